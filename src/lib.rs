@@ -1,0 +1,4 @@
+//! dlmp: a server for the DLMP protocol. The spec lives in `../shared/spec/`.
+
+pub mod protocol;
+pub mod serial;

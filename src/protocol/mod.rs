@@ -1,0 +1,19 @@
+//! The DLMP wire protocol: every packet of connection.md, player.md, world.md and
+//! vehicles.md as a typed value with strict `decode` and validating `encode`.
+//!
+//! Layout: the shared machinery (`wire`, `error`, `text`, `ids`, `check`, `packet`), then
+//! one folder per spec page with one file per packet family.
+
+pub mod check;
+pub mod connection;
+pub mod error;
+pub mod geometry;
+pub mod ids;
+pub mod packet;
+pub mod sample;
+pub mod text;
+pub mod wire;
+
+pub use error::{DecodeError, EncodeError, ErrorKind, FieldError, Rule};
+pub use packet::{Direction, MAX_DATAGRAM, Packet};
+pub use wire::{Validate, Wire};

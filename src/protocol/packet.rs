@@ -1,0 +1,151 @@
+//! The packet contract (connection.md §1): one packet per datagram, `packet_id` first,
+//! exact length, at most [`MAX_DATAGRAM`] bytes. Decoding checks everything a page says
+//! fails decoding; encoding checks the same, so the server never sends what a client's
+//! decoder drops.
+
+use core::fmt::Debug;
+
+use super::error::{DecodeError, EncodeError, FieldError, Rule};
+use super::wire::{Reader, Validate, Wire, Writer};
+
+/// The largest datagram the server sends or accepts (connection.md §1).
+pub const MAX_DATAGRAM: usize = 1200;
+
+/// Who sends a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    ClientToServer,
+    ServerToClient,
+}
+
+/// A packet of one direction, declared with [`packet!`](crate::packet).
+pub trait Packet: Wire + Validate + Debug + Clone + PartialEq {
+    /// `packet_id`, the first byte.
+    const ID: u8;
+    /// The name the pages use.
+    const NAME: &'static str;
+    const DIRECTION: Direction;
+
+    /// Byte offset of a top-level field in the encoded packet (after `packet_id`), for
+    /// tests that patch raw bytes.
+    fn byte_offset(field: &str) -> Option<usize>;
+
+    /// Strictly decodes one datagram.
+    fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let err = |field, rule| DecodeError {
+            packet: Self::NAME,
+            field,
+            rule,
+        };
+        let expected = 1 + Self::SIZE;
+        let Some((&id, body)) = bytes.split_first() else {
+            return Err(err(
+                "",
+                Rule::Length {
+                    expected,
+                    actual: 0,
+                },
+            ));
+        };
+        if id != Self::ID {
+            return Err(err("packet_id", Rule::UnknownPacket(id)));
+        }
+        if (Self::FIXED && bytes.len() != expected) || bytes.len() > MAX_DATAGRAM {
+            return Err(err(
+                "",
+                Rule::Length {
+                    expected,
+                    actual: bytes.len(),
+                },
+            ));
+        }
+        let mut r = Reader::new(body);
+        let packet = Self::read(&mut r).map_err(|e| e.decoding(Self::NAME))?;
+        if r.remaining() != 0 {
+            return Err(err("", Rule::Trailing));
+        }
+        Ok(packet)
+    }
+
+    /// Bytes the encoded packet takes.
+    fn encoded_len(&self) -> usize {
+        1 + self.wire_len()
+    }
+
+    /// Encodes into `buf` after checking every rule a receiver's decoder applies; returns
+    /// the length written. Never allocates.
+    fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
+        self.check().map_err(|e| e.encoding(Self::NAME))?;
+        self.encode_unchecked(buf)
+    }
+
+    /// Encodes without the page's rules: only for tests that build invalid packets.
+    #[doc(hidden)]
+    fn encode_unchecked(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
+        let len = self.encoded_len();
+        if len > MAX_DATAGRAM {
+            return Err(FieldError::rule(Rule::Length {
+                expected: MAX_DATAGRAM,
+                actual: len,
+            })
+            .encoding(Self::NAME));
+        }
+        if buf.len() < len {
+            return Err(FieldError::rule(Rule::BufferTooSmall { needed: len }).encoding(Self::NAME));
+        }
+        let mut w = Writer::new(&mut buf[..len]);
+        w.put(&[Self::ID]);
+        self.write(&mut w);
+        Ok(len)
+    }
+
+    /// Encodes into a new vector: for tests and tools, not the hot path.
+    fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut buf = vec![0; self.encoded_len().min(MAX_DATAGRAM)];
+        let n = self.encode(&mut buf)?;
+        buf.truncate(n);
+        Ok(buf)
+    }
+}
+
+/// Declares a packet: its fields in page order after `packet_id`, its id and direction.
+///
+/// ```ignore
+/// packet! {
+///     /// SetWanted (player.md): the recipient's own wanted level.
+///     pub struct SetWanted = 0x11, ServerToClient {
+///         pub event_id: EventId,
+///         pub level: u8,
+///     }
+/// }
+/// impl Validate for SetWanted {
+///     fn validate(&self) -> Result<(), FieldError> { check::range("level", self.level, 0..=6) }
+/// }
+/// ```
+#[macro_export]
+macro_rules! packet {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident = $id:literal, $dir:ident {
+            $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $crate::wire_struct! {
+            $(#[$meta])*
+            $vis struct $name {
+                $( $(#[$fmeta])* $fvis $field : $ty ),*
+            }
+        }
+
+        impl $crate::protocol::packet::Packet for $name {
+            const ID: u8 = $id;
+            const NAME: &'static str = stringify!($name);
+            const DIRECTION: $crate::protocol::packet::Direction =
+                $crate::protocol::packet::Direction::$dir;
+
+            fn byte_offset(field: &str) -> Option<usize> {
+                $name::offset_of(field).map(|at| at + 1)
+            }
+        }
+    };
+}

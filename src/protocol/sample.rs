@@ -1,0 +1,70 @@
+//! The fixture table: one valid packet per fixture file in `fixtures/` (the pages'
+//! "Example: name.bin" names). The fixture test decodes each file and compares it with its
+//! entry; `cargo run --example fixtures` writes the files from the same entries.
+
+use core::fmt::Debug;
+
+use super::error::EncodeError;
+use super::packet::{Direction, Packet};
+
+/// One fixture: a file name and the packet it holds, type-erased so that every page's
+/// table is one list.
+pub trait Sample: Send + Sync {
+    /// The fixture's file name in `fixtures/`.
+    fn file(&self) -> &'static str;
+    /// The packet's name as the pages spell it.
+    fn packet(&self) -> &'static str;
+    fn id(&self) -> u8;
+    fn direction(&self) -> Direction;
+    /// The fixture's bytes.
+    fn encode(&self) -> Result<Vec<u8>, EncodeError>;
+    /// Decodes `bytes` as this packet type and compares every field with the entry.
+    fn check(&self, bytes: &[u8]) -> Result<(), String>;
+}
+
+struct Typed<P> {
+    file: &'static str,
+    packet: P,
+}
+
+impl<P: Packet + Send + Sync + Debug> Sample for Typed<P> {
+    fn file(&self) -> &'static str {
+        self.file
+    }
+    fn packet(&self) -> &'static str {
+        P::NAME
+    }
+    fn id(&self) -> u8 {
+        P::ID
+    }
+    fn direction(&self) -> Direction {
+        P::DIRECTION
+    }
+    fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        self.packet.to_bytes()
+    }
+    fn check(&self, bytes: &[u8]) -> Result<(), String> {
+        let decoded = P::decode(bytes).map_err(|e| format!("{}: {e}", self.file))?;
+        if decoded == self.packet {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: decoded {decoded:?}\nexpected {:?}",
+                self.file, self.packet
+            ))
+        }
+    }
+}
+
+/// A fixture entry.
+pub fn sample<P: Packet + Send + Sync + 'static>(file: &'static str, packet: P) -> Box<dyn Sample> {
+    Box::new(Typed { file, packet })
+}
+
+/// Every fixture entry of every page.
+pub fn all() -> Vec<Box<dyn Sample>> {
+    [super::connection::samples::all()]
+        .into_iter()
+        .flatten()
+        .collect()
+}

@@ -1,0 +1,327 @@
+//! Reading and writing wire fields (connection.md §1): little-endian, no padding, no
+//! NaN or infinity in an `f32` unless a page allows it.
+//!
+//! [`Wire`] is implemented by every field type; structures and packets get theirs from
+//! [`wire_struct!`](crate::wire_struct) and [`packet!`](crate::packet).
+
+use super::error::{FieldError, Rule};
+
+/// A cursor over an inbound datagram. Reads never panic: running out is [`Rule::Truncated`].
+pub struct Reader<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf }
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], FieldError> {
+        let (head, tail) = self
+            .buf
+            .split_first_chunk::<N>()
+            .ok_or(FieldError::rule(Rule::Truncated))?;
+        self.buf = tail;
+        Ok(*head)
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], FieldError> {
+        if n > self.buf.len() {
+            return Err(FieldError::rule(Rule::Truncated));
+        }
+        let (head, tail) = self.buf.split_at(n);
+        self.buf = tail;
+        Ok(head)
+    }
+}
+
+/// A cursor over the caller's outbound buffer. The packet's encoder checks the buffer's
+/// size before writing, so a write past the end is a bug in a [`Wire`] impl's length.
+pub struct Writer<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> Writer<'a> {
+    pub fn new(buf: &'a mut [u8]) -> Self {
+        Writer { buf, pos: 0 }
+    }
+
+    pub fn put(&mut self, bytes: &[u8]) {
+        let end = self.pos + bytes.len();
+        self.buf[self.pos..end].copy_from_slice(bytes);
+        self.pos = end;
+    }
+
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+/// A value with a wire form.
+pub trait Wire: Sized {
+    /// Bytes on the wire; for a variable-size type, the smallest encoding.
+    const SIZE: usize;
+    /// Whether every value takes exactly [`Wire::SIZE`] bytes.
+    const FIXED: bool = true;
+
+    /// Reads the value, checking what the type itself guarantees (finite floats, known
+    /// enum values, valid text). Page rules on combinations belong to [`Validate`].
+    fn read(r: &mut Reader<'_>) -> Result<Self, FieldError>;
+
+    /// Writes the value; the caller has checked that [`Wire::wire_len`] bytes fit.
+    fn write(&self, w: &mut Writer<'_>);
+
+    /// The checks of [`Wire::read`] for a value built in code, so that the server never
+    /// sends what a client's decoder would reject.
+    fn check(&self) -> Result<(), FieldError> {
+        Ok(())
+    }
+
+    /// Bytes this value takes on the wire.
+    fn wire_len(&self) -> usize {
+        Self::SIZE
+    }
+}
+
+/// The rules a page states on a structure or packet beyond its field types: ranges,
+/// allowlists, combinations. Run after reading and before writing.
+pub trait Validate {
+    fn validate(&self) -> Result<(), FieldError> {
+        Ok(())
+    }
+}
+
+macro_rules! impl_int {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            const SIZE: usize = size_of::<$t>();
+            fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
+                Ok(<$t>::from_le_bytes(r.array()?))
+            }
+            fn write(&self, w: &mut Writer<'_>) {
+                w.put(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+impl_int!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+/// An `f32` must be finite (connection.md §1); a field that may carry NaN would use a
+/// newtype of its own.
+impl Wire for f32 {
+    const SIZE: usize = 4;
+    fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
+        let v = f32::from_le_bytes(r.array()?);
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(FieldError::rule(Rule::NonFinite))
+        }
+    }
+    fn write(&self, w: &mut Writer<'_>) {
+        w.put(&self.to_le_bytes());
+    }
+    fn check(&self) -> Result<(), FieldError> {
+        if self.is_finite() {
+            Ok(())
+        } else {
+            Err(FieldError::rule(Rule::NonFinite))
+        }
+    }
+}
+
+/// A `u8` that is 0 or 1; any other value is an unknown enum value.
+impl Wire for bool {
+    const SIZE: usize = 1;
+    fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
+        match u8::read(r)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(FieldError::rule(Rule::UnknownValue(u64::from(v)))),
+        }
+    }
+    fn write(&self, w: &mut Writer<'_>) {
+        w.put(&[u8::from(*self)]);
+    }
+}
+
+/// A fixed array of fixed-size elements, in order.
+impl<T: Wire + Copy + Default, const N: usize> Wire for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    const FIXED: bool = T::FIXED;
+    fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
+        let mut out = [T::default(); N];
+        for slot in &mut out {
+            *slot = T::read(r)?;
+        }
+        Ok(out)
+    }
+    fn write(&self, w: &mut Writer<'_>) {
+        for v in self {
+            v.write(w);
+        }
+    }
+    fn check(&self) -> Result<(), FieldError> {
+        self.iter().try_for_each(Wire::check)
+    }
+    fn wire_len(&self) -> usize {
+        self.iter().map(Wire::wire_len).sum()
+    }
+}
+
+/// Declares a structure of wire fields in page order, with its [`Wire`] impl.
+///
+/// The structure must also implement [`Validate`] (empty when the page states no rule),
+/// which runs after reading and before writing. `offset_of("field")` gives a field's byte
+/// offset for tests that patch raw bytes.
+#[macro_export]
+macro_rules! wire_struct {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        $vis struct $name {
+            $( $(#[$fmeta])* $fvis $field: $ty, )*
+        }
+
+        impl $name {
+            /// Field names in wire order with their sizes (the smallest, for variable ones).
+            pub const FIELDS: &'static [(&'static str, usize)] =
+                &[$( (stringify!($field), <$ty as $crate::protocol::wire::Wire>::SIZE) ),*];
+
+            /// Byte offset of a field inside this structure, counting the fields before it
+            /// at their smallest size.
+            pub fn offset_of(field: &str) -> Option<usize> {
+                let mut at = 0;
+                for (name, size) in Self::FIELDS {
+                    if *name == field {
+                        return Some(at);
+                    }
+                    at += size;
+                }
+                None
+            }
+        }
+
+        impl $crate::protocol::wire::Wire for $name {
+            const SIZE: usize = 0 $( + <$ty as $crate::protocol::wire::Wire>::SIZE )*;
+            const FIXED: bool = true $( && <$ty as $crate::protocol::wire::Wire>::FIXED )*;
+
+            fn read(
+                r: &mut $crate::protocol::wire::Reader<'_>,
+            ) -> Result<Self, $crate::protocol::error::FieldError> {
+                let v = $name {
+                    $( $field: <$ty as $crate::protocol::wire::Wire>::read(r)
+                        .map_err(|e| e.at(stringify!($field)))?, )*
+                };
+                $crate::protocol::wire::Validate::validate(&v)?;
+                Ok(v)
+            }
+
+            fn write(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
+                $( $crate::protocol::wire::Wire::write(&self.$field, w); )*
+            }
+
+            fn check(&self) -> Result<(), $crate::protocol::error::FieldError> {
+                $( $crate::protocol::wire::Wire::check(&self.$field)
+                    .map_err(|e| e.at(stringify!($field)))?; )*
+                $crate::protocol::wire::Validate::validate(self)
+            }
+
+            fn wire_len(&self) -> usize {
+                if <Self as $crate::protocol::wire::Wire>::FIXED {
+                    <Self as $crate::protocol::wire::Wire>::SIZE
+                } else {
+                    0 $( + $crate::protocol::wire::Wire::wire_len(&self.$field) )*
+                }
+            }
+        }
+    };
+}
+
+/// Declares a newtype over an integer with the inner type's wire form.
+#[macro_export]
+macro_rules! wire_newtype {
+    ($( $(#[$meta:meta])* $vis:vis struct $name:ident($inner:ty); )*) => {$(
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        $vis struct $name(pub $inner);
+
+        impl $crate::protocol::wire::Wire for $name {
+            const SIZE: usize = <$inner as $crate::protocol::wire::Wire>::SIZE;
+            fn read(
+                r: &mut $crate::protocol::wire::Reader<'_>,
+            ) -> Result<Self, $crate::protocol::error::FieldError> {
+                <$inner as $crate::protocol::wire::Wire>::read(r).map($name)
+            }
+            fn write(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
+                $crate::protocol::wire::Wire::write(&self.0, w);
+            }
+        }
+
+        impl From<$inner> for $name {
+            fn from(v: $inner) -> Self {
+                $name(v)
+            }
+        }
+    )*};
+}
+
+/// Declares a wire enum over an integer; a value the page does not list fails reading
+/// with [`Rule::UnknownValue`].
+#[macro_export]
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident : $repr:ty {
+            $( $(#[$vmeta:meta])* $variant:ident = $value:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr($repr)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant = $value, )*
+        }
+
+        impl $name {
+            /// Every variant in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            pub fn from_repr(v: $repr) -> Option<Self> {
+                match v {
+                    $( x if x == $value => Some($name::$variant), )*
+                    _ => None,
+                }
+            }
+
+            pub fn to_repr(self) -> $repr {
+                self as $repr
+            }
+        }
+
+        impl $crate::protocol::wire::Wire for $name {
+            const SIZE: usize = <$repr as $crate::protocol::wire::Wire>::SIZE;
+            fn read(
+                r: &mut $crate::protocol::wire::Reader<'_>,
+            ) -> Result<Self, $crate::protocol::error::FieldError> {
+                let v = <$repr as $crate::protocol::wire::Wire>::read(r)?;
+                $name::from_repr(v).ok_or($crate::protocol::error::FieldError::rule(
+                    $crate::protocol::error::Rule::UnknownValue(v as u64),
+                ))
+            }
+            fn write(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
+                $crate::protocol::wire::Wire::write(&self.to_repr(), w);
+            }
+        }
+    };
+}
