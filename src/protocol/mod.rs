@@ -10,9 +10,12 @@ pub mod error;
 pub mod geometry;
 pub mod ids;
 pub mod packet;
+pub mod player;
 pub mod sample;
 pub mod text;
+pub mod vehicle;
 pub mod wire;
+pub mod world;
 
 pub use error::{DecodeError, EncodeError, ErrorKind, FieldError, Rule};
 pub use packet::{Direction, MAX_DATAGRAM, Packet};

@@ -63,8 +63,13 @@ pub fn sample<P: Packet + Send + Sync + 'static>(file: &'static str, packet: P) 
 
 /// Every fixture entry of every page.
 pub fn all() -> Vec<Box<dyn Sample>> {
-    [super::connection::samples::all()]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        super::connection::samples::all(),
+        super::player::samples::all(),
+        super::world::samples::all(),
+        super::vehicle::samples::all(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }

@@ -5,5 +5,6 @@ use crate::protocol::sample::Sample;
 pub mod handshake;
 
 pub fn all() -> Vec<Box<dyn Sample>> {
-    [handshake::all()].into_iter().flatten().collect()
+    let families = [handshake::all()];
+    families.into_iter().flatten().collect()
 }

@@ -1,0 +1,3 @@
+//! player.md: on-foot sync, streaming, life cycle and every server command to a player.
+
+pub mod samples;

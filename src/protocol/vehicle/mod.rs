@@ -1,0 +1,3 @@
+//! vehicles.md: streaming, seats, frames, shots, towing, trains, RC, damage, parameters, tuning, handling, transform, colors.
+
+pub mod samples;

@@ -1,0 +1,3 @@
+//! world.md: pickups, clock and weather, garages, labels, markers, objects, waypoints.
+
+pub mod samples;

@@ -1,0 +1,64 @@
+//! Every fixture in `fixtures/` decodes to its entry in the fixture table and re-encodes
+//! byte for byte; every fixture file has an entry and every entry a file.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use dlmp::protocol::sample;
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+#[test]
+fn every_fixture_decodes_to_its_table_entry_and_reencodes_byte_for_byte() {
+    let mut failures = Vec::new();
+    for s in sample::all() {
+        let path = fixtures_dir().join(s.file());
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                failures.push(format!("{}: {e}", s.file()));
+                continue;
+            }
+        };
+        if let Err(e) = s.check(&bytes) {
+            failures.push(e);
+        }
+        match s.encode() {
+            Ok(encoded) if encoded == bytes => {}
+            Ok(encoded) => failures.push(format!(
+                "{}: re-encoded {encoded:02x?}, file {bytes:02x?}",
+                s.file()
+            )),
+            Err(e) => failures.push(format!("{}: {e}", s.file())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_fixture_file_has_a_table_entry_and_every_entry_a_file() {
+    let table: BTreeSet<String> = sample::all().iter().map(|s| s.file().to_owned()).collect();
+    assert_eq!(
+        table.len(),
+        sample::all().len(),
+        "two entries share a file name"
+    );
+    let files: BTreeSet<String> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures/ exists")
+        .map(|e| {
+            e.expect("readable entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.ends_with(".bin"))
+        .collect();
+    let no_entry: Vec<_> = files.difference(&table).collect();
+    let no_file: Vec<_> = table.difference(&files).collect();
+    assert!(
+        no_entry.is_empty() && no_file.is_empty(),
+        "files without entry: {no_entry:?}; entries without file: {no_file:?}"
+    );
+}
