@@ -1,3 +1,4 @@
 //! player.md: on-foot sync, streaming, life cycle and every server command to a player.
 
+pub mod action;
 pub mod samples;
