@@ -62,3 +62,43 @@ fn every_fixture_file_has_a_table_entry_and_every_entry_a_file() {
         "files without entry: {no_entry:?}; entries without file: {no_file:?}"
     );
 }
+
+#[test]
+fn every_packet_type_has_a_fixture_and_every_fixture_a_packet_type() {
+    use dlmp::protocol::{ClientPacket, Direction, ServerPacket};
+    let typed: BTreeSet<(Direction, u8, &str)> = ClientPacket::PACKETS
+        .iter()
+        .map(|&(id, name)| (Direction::ClientToServer, id, name))
+        .chain(ServerPacket::PACKETS.iter().map(|&(id, name)| (Direction::ServerToClient, id, name)))
+        .collect();
+    let fixtured: BTreeSet<(Direction, u8, &str)> =
+        sample::all().iter().map(|s| (s.direction(), s.id(), s.packet())).collect();
+    let no_fixture: Vec<_> = typed.difference(&fixtured).collect();
+    let no_type: Vec<_> = fixtured.difference(&typed).collect();
+    assert!(
+        no_fixture.is_empty() && no_type.is_empty(),
+        "packet types without a fixture: {no_fixture:?}; fixtures of no dispatched type: {no_type:?}"
+    );
+}
+
+#[test]
+fn every_fixture_decodes_through_its_direction_enum() {
+    use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket};
+    for s in sample::all() {
+        let bytes = std::fs::read(fixtures_dir().join(s.file())).expect("fixture file");
+        let mut buf = [0u8; MAX_DATAGRAM];
+        let n = match s.direction() {
+            Direction::ClientToServer => {
+                let p = ClientPacket::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.file()));
+                assert_eq!(p.name(), s.packet());
+                p.encode(&mut buf)
+            }
+            Direction::ServerToClient => {
+                let p = ServerPacket::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.file()));
+                assert_eq!(p.name(), s.packet());
+                p.encode(&mut buf)
+            }
+        };
+        assert_eq!(&buf[..n.expect("re-encodes")], &bytes[..], "{}", s.file());
+    }
+}

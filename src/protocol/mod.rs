@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod connection;
+pub mod dispatch;
 pub mod error;
 pub mod geometry;
 pub mod ids;
@@ -20,3 +21,4 @@ pub mod world;
 pub use error::{DecodeError, EncodeError, ErrorKind, FieldError, Rule};
 pub use packet::{Direction, MAX_DATAGRAM, Packet};
 pub use wire::{Validate, Wire};
+pub use dispatch::{ClientPacket, ServerPacket};

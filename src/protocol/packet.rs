@@ -12,7 +12,7 @@ use super::wire::{Reader, Validate, Wire, Writer};
 pub const MAX_DATAGRAM: usize = 1200;
 
 /// Who sends a packet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
     ClientToServer,
     ServerToClient,

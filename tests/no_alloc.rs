@@ -1,0 +1,85 @@
+//! Decoding and encoding never touch the heap: every fixture is decoded through its
+//! direction's enum and encoded into a stack buffer under a counting allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use dlmp::protocol::sample;
+use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+#[expect(unsafe_code, reason = "a global allocator is an unsafe trait")]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[test]
+fn decode_and_encode_of_every_packet_do_not_allocate() {
+    let cases: Vec<_> = sample::all()
+        .iter()
+        .map(|s| (s.file(), s.direction(), s.encode().expect("fixture encodes")))
+        .collect();
+    assert!(!cases.is_empty());
+    for (file, dir, bytes) in &cases {
+        let mut buf = [0u8; MAX_DATAGRAM];
+        let n = allocations_during(|| match dir {
+            Direction::ClientToServer => {
+                let p = ClientPacket::decode(bytes).expect("valid");
+                p.encode(&mut buf).expect("encodes");
+            }
+            Direction::ServerToClient => {
+                let p = ServerPacket::decode(bytes).expect("valid");
+                p.encode(&mut buf).expect("encodes");
+            }
+        });
+        assert_eq!(n, 0, "{file}: {n} allocations");
+    }
+}
+
+#[test]
+fn rejecting_garbage_does_not_allocate() {
+    let garbage = [0x03u8, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x80];
+    let n = allocations_during(|| {
+        for len in 0..garbage.len() {
+            let _ = ClientPacket::decode(&garbage[..len]);
+            let _ = ServerPacket::decode(&garbage[..len]);
+        }
+    });
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn the_counter_sees_an_allocation() {
+    let n = allocations_during(|| {
+        std::hint::black_box(vec![1u8; 16]);
+    });
+    assert_eq!(n, 1);
+}
