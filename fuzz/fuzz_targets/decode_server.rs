@@ -1,0 +1,14 @@
+//! Any datagram a server could send (what a client decoder sees): decoding must not panic, and a packet that decodes
+//! re-encodes to the same bytes.
+#![no_main]
+
+use dlmp::protocol::{ServerPacket, MAX_DATAGRAM};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(packet) = ServerPacket::decode(data) {
+        let mut buf = [0u8; MAX_DATAGRAM];
+        let n = packet.encode(&mut buf).expect("a decoded packet encodes");
+        assert_eq!(&buf[..n], data);
+    }
+});

@@ -1,0 +1,23 @@
+# dlmp tasks. `just --list` shows them.
+
+# Run every test (the README's test command).
+test:
+    cargo test
+
+# Formatting and lints as CI checks them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --all-targets -- -D warnings
+
+# Criterion benchmarks (codec hot paths).
+bench:
+    cargo bench
+
+# Rewrite fixtures/ from the fixture table after a field change.
+fixtures:
+    cargo run --example fixtures
+
+# Fuzz one direction's decoder: `just fuzz decode_client` or `just fuzz decode_server`.
+# Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP lets it use the stable toolchain.
+fuzz target="decode_client" seconds="60":
+    cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run {{target}} -- -max_total_time={{seconds}} -max_len=1300
