@@ -1,4 +1,9 @@
 //! player.md: on-foot sync, streaming, life cycle and every server command to a player.
 
 pub mod action;
+pub mod animation;
+pub mod appearance;
+pub mod control;
+pub mod hud;
+pub mod physics;
 pub mod samples;

@@ -2,7 +2,19 @@
 
 use crate::protocol::sample::Sample;
 
+pub mod animation;
+pub mod appearance;
+pub mod control;
+pub mod hud;
+pub mod physics;
+
 pub fn all() -> Vec<Box<dyn Sample>> {
-    let families: [Vec<Box<dyn Sample>>; 0] = [];
+    let families = [
+        appearance::all(),
+        hud::all(),
+        animation::all(),
+        control::all(),
+        physics::all(),
+    ];
     families.into_iter().flatten().collect()
 }
