@@ -3,6 +3,11 @@
 //! malformed input never reaches the game.
 
 use super::connection::handshake::*;
+use super::player::animation::*;
+use super::player::appearance::*;
+use super::player::control::*;
+use super::player::hud::*;
+use super::player::physics::*;
 use super::error::{DecodeError, EncodeError, Rule};
 use super::packet::{Direction, Packet};
 
@@ -98,5 +103,26 @@ dispatch! {
         ServerHello,
         ConnectRefused,
         ServerDisconnect,
+        PlayerSkills,
+        SetWanted,
+        TeleportPlayer,
+        SetSkin,
+        SetMoney,
+        ApplyAnimation,
+        ClearAnimations,
+        SetWalkingStyle,
+        SetAnimationProgress,
+        SetAnimationSpeed,
+        SetFightingStyle,
+        SetHeadless,
+        SetOnFire,
+        SetSpecialAction,
+        SetFrozen,
+        SetCamera,
+        SetVelocity,
+        SetGravity,
+        SetDrunkLevel,
+        SetPlayerStats,
+        SetWorldBounds,
     }
 }
