@@ -2,9 +2,21 @@
 
 use crate::protocol::sample::Sample;
 
+pub mod chat;
+pub mod damage;
 pub mod handshake;
+pub mod lane;
+pub mod roster;
+pub mod weapons;
 
 pub fn all() -> Vec<Box<dyn Sample>> {
-    let families = [handshake::all()];
+    let families = [
+        handshake::all(),
+        lane::all(),
+        chat::all(),
+        roster::all(),
+        weapons::all(),
+        damage::all(),
+    ];
     families.into_iter().flatten().collect()
 }
