@@ -2,7 +2,11 @@
 
 use crate::protocol::sample::Sample;
 
+pub mod life;
+pub mod streaming;
+pub mod sync;
+
 pub fn all() -> Vec<Box<dyn Sample>> {
-    let families: [Vec<Box<dyn Sample>>; 0] = [];
+    let families = [sync::all(), streaming::all(), life::all()];
     families.into_iter().flatten().collect()
 }
