@@ -5,5 +5,8 @@ pub mod animation;
 pub mod appearance;
 pub mod control;
 pub mod hud;
+pub mod life;
 pub mod physics;
 pub mod samples;
+pub mod streaming;
+pub mod sync;

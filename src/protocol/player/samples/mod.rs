@@ -1,4 +1,4 @@
-//! Fixture values for player, one file per packet family.
+//! Fixture values for player.md, one file per packet family.
 
 use crate::protocol::sample::Sample;
 
@@ -6,10 +6,16 @@ pub mod animation;
 pub mod appearance;
 pub mod control;
 pub mod hud;
+pub mod life;
 pub mod physics;
+pub mod streaming;
+pub mod sync;
 
 pub fn all() -> Vec<Box<dyn Sample>> {
     let families = [
+        sync::all(),
+        streaming::all(),
+        life::all(),
         appearance::all(),
         hud::all(),
         animation::all(),
