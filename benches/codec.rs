@@ -12,7 +12,9 @@ use dlmp::protocol::{ClientPacket, MAX_DATAGRAM, Packet};
 
 fn codec(c: &mut Criterion) {
     let player_sync = player::player_sync().to_bytes().expect("fixture encodes");
-    let vehicle_frame = vehicle::vehicle_frame().to_bytes().expect("fixture encodes");
+    let vehicle_frame = vehicle::vehicle_frame()
+        .to_bytes()
+        .expect("fixture encodes");
     let remote_player_sync = player::remote_player_sync();
     let remote_vehicle_frame = vehicle::remote_vehicle_frame();
     let mut buf = [0u8; MAX_DATAGRAM];

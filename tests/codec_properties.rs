@@ -2,7 +2,7 @@
 //! packet, decode then encode gives back the same bytes (so encode then decode is the
 //! identity on valid packets).
 
-use dlmp::protocol::sample::{self, Sample};
+use dlmp::protocol::sample;
 use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket};
 use proptest::prelude::*;
 
@@ -11,14 +11,22 @@ fn round_trip_if_valid(dir: Direction, bytes: &[u8]) -> Result<bool, TestCaseErr
     let mut buf = [0u8; MAX_DATAGRAM];
     match dir {
         Direction::ClientToServer => {
-            let Ok(p) = ClientPacket::decode(bytes) else { return Ok(false) };
-            let n = p.encode(&mut buf).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let Ok(p) = ClientPacket::decode(bytes) else {
+                return Ok(false);
+            };
+            let n = p
+                .encode(&mut buf)
+                .map_err(|e| TestCaseError::fail(format!("{e}")))?;
             prop_assert_eq!(&buf[..n], bytes);
             prop_assert_eq!(ClientPacket::decode(&buf[..n]), Ok(p));
         }
         Direction::ServerToClient => {
-            let Ok(p) = ServerPacket::decode(bytes) else { return Ok(false) };
-            let n = p.encode(&mut buf).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let Ok(p) = ServerPacket::decode(bytes) else {
+                return Ok(false);
+            };
+            let n = p
+                .encode(&mut buf)
+                .map_err(|e| TestCaseError::fail(format!("{e}")))?;
             prop_assert_eq!(&buf[..n], bytes);
             prop_assert_eq!(ServerPacket::decode(&buf[..n]), Ok(p));
         }
@@ -29,7 +37,7 @@ fn round_trip_if_valid(dir: Direction, bytes: &[u8]) -> Result<bool, TestCaseErr
 fn samples() -> Vec<(Direction, Vec<u8>)> {
     sample::all()
         .iter()
-        .map(|s: &Box<dyn Sample>| (s.direction(), s.encode().expect("fixtures encode")))
+        .map(|s| (s.direction(), s.encode().expect("fixtures encode")))
         .collect()
 }
 
@@ -37,8 +45,11 @@ fn samples() -> Vec<(Direction, Vec<u8>)> {
 /// field checks, not just the length check.
 fn mutated() -> impl Strategy<Value = (Direction, Vec<u8>)> {
     let all = samples();
-    (0..all.len(), prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4)).prop_map(
-        move |(i, edits)| {
+    (
+        0..all.len(),
+        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+    )
+        .prop_map(move |(i, edits)| {
             let (dir, mut bytes) = all[i].clone();
             for (at, value) in edits {
                 // packet_id stays: the mutation exercises one packet's fields.
@@ -46,8 +57,7 @@ fn mutated() -> impl Strategy<Value = (Direction, Vec<u8>)> {
                 bytes[at] = value;
             }
             (dir, bytes)
-        },
-    )
+        })
 }
 
 proptest! {

@@ -69,10 +69,16 @@ fn every_packet_type_has_a_fixture_and_every_fixture_a_packet_type() {
     let typed: BTreeSet<(Direction, u8, &str)> = ClientPacket::PACKETS
         .iter()
         .map(|&(id, name)| (Direction::ClientToServer, id, name))
-        .chain(ServerPacket::PACKETS.iter().map(|&(id, name)| (Direction::ServerToClient, id, name)))
+        .chain(
+            ServerPacket::PACKETS
+                .iter()
+                .map(|&(id, name)| (Direction::ServerToClient, id, name)),
+        )
         .collect();
-    let fixtured: BTreeSet<(Direction, u8, &str)> =
-        sample::all().iter().map(|s| (s.direction(), s.id(), s.packet())).collect();
+    let fixtured: BTreeSet<(Direction, u8, &str)> = sample::all()
+        .iter()
+        .map(|s| (s.direction(), s.id(), s.packet()))
+        .collect();
     let no_fixture: Vec<_> = typed.difference(&fixtured).collect();
     let no_type: Vec<_> = fixtured.difference(&typed).collect();
     assert!(
@@ -89,12 +95,14 @@ fn every_fixture_decodes_through_its_direction_enum() {
         let mut buf = [0u8; MAX_DATAGRAM];
         let n = match s.direction() {
             Direction::ClientToServer => {
-                let p = ClientPacket::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.file()));
+                let p =
+                    ClientPacket::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.file()));
                 assert_eq!(p.name(), s.packet());
                 p.encode(&mut buf)
             }
             Direction::ServerToClient => {
-                let p = ServerPacket::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.file()));
+                let p =
+                    ServerPacket::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.file()));
                 assert_eq!(p.name(), s.packet());
                 p.encode(&mut buf)
             }

@@ -45,7 +45,13 @@ fn allocations_during(f: impl FnOnce()) -> usize {
 fn decode_and_encode_of_every_packet_do_not_allocate() {
     let cases: Vec<_> = sample::all()
         .iter()
-        .map(|s| (s.file(), s.direction(), s.encode().expect("fixture encodes")))
+        .map(|s| {
+            (
+                s.file(),
+                s.direction(),
+                s.encode().expect("fixture encodes"),
+            )
+        })
         .collect();
     assert!(!cases.is_empty());
     for (file, dir, bytes) in &cases {
@@ -66,7 +72,9 @@ fn decode_and_encode_of_every_packet_do_not_allocate() {
 
 #[test]
 fn rejecting_garbage_does_not_allocate() {
-    let garbage = [0x03u8, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x80];
+    let garbage = [
+        0x03u8, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x80,
+    ];
     let n = allocations_during(|| {
         for len in 0..garbage.len() {
             let _ = ClientPacket::decode(&garbage[..len]);

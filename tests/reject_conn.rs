@@ -28,11 +28,11 @@ fn assert_accepts<P: Packet>(valid: &P, mutate: impl FnOnce(&mut P)) {
 }
 
 fn name(s: &str) -> FixedText<24> {
-    FixedText::new(s).unwrap()
+    FixedText::new(s).expect("valid test value")
 }
 
 fn chat_text(s: &str) -> ChatText {
-    ChatText::new(s).unwrap()
+    ChatText::new(s).expect("valid test value")
 }
 
 #[rstest]

@@ -2,14 +2,40 @@
 //! (connection.md §1). The network thread decodes every datagram through one of them, so
 //! malformed input never reaches the game.
 
+use super::connection::chat::*;
+use super::connection::damage::*;
 use super::connection::handshake::*;
+use super::connection::lane::*;
+use super::connection::roster::*;
+use super::connection::weapons::*;
+use super::error::{DecodeError, EncodeError, Rule};
+use super::packet::{Direction, Packet};
 use super::player::animation::*;
 use super::player::appearance::*;
 use super::player::control::*;
 use super::player::hud::*;
+use super::player::life::*;
 use super::player::physics::*;
-use super::error::{DecodeError, EncodeError, Rule};
-use super::packet::{Direction, Packet};
+use super::player::streaming::*;
+use super::player::sync::*;
+use super::vehicle::damage::*;
+use super::vehicle::frame::*;
+use super::vehicle::life::*;
+use super::vehicle::params::*;
+use super::vehicle::remote::*;
+use super::vehicle::seats::*;
+use super::vehicle::shot::*;
+use super::vehicle::sync::*;
+use super::vehicle::towing::*;
+use super::vehicle::train::*;
+use super::vehicle::transform::*;
+use super::vehicle::tuning::*;
+use super::world::environment::*;
+use super::world::label::*;
+use super::world::markers::*;
+use super::world::object::*;
+use super::world::pickup::*;
+use super::world::waypoint::*;
 
 /// Declares a direction's enum over its packet types. A packet of the other direction or
 /// two packets with one id fail to compile.
@@ -93,7 +119,28 @@ dispatch! {
     /// Every Client → Server packet.
     pub enum ClientPacket: ClientToServer {
         ClientHello,
+        PlayerSync,
         ClientDisconnect,
+        ClientChat,
+        RespawnRequest,
+        ClientAck,
+        PickupTouch,
+        WeaponShot,
+        DeathReport,
+        DamageReport,
+        RequestSpawn,
+        VehicleEnter,
+        VehicleExit,
+        VehicleFrame,
+        VehicleExplode,
+        VehicleDamage,
+        VehicleControl,
+        VehicleShot,
+        VehicleTow,
+        VehicleRemoteExit,
+        VehicleRemoteEnter,
+        VehicleWinch,
+        PlayerWaypoint,
     }
 }
 
@@ -101,28 +148,73 @@ dispatch! {
     /// Every Server → Client packet.
     pub enum ServerPacket: ServerToClient {
         ServerHello,
+        RemotePlayerSync,
         ConnectRefused,
         ServerDisconnect,
+        ChatMessage,
+        PlayerNametag,
+        PlayerLeave,
+        PlayerJoin,
+        RespawnPlayer,
+        ServerAck,
         PlayerSkills,
         SetWanted,
+        PickupSync,
         TeleportPlayer,
+        GiveWeapon,
+        GiveHealth,
+        GiveArmor,
+        RemoteWeaponShot,
+        PlayerWasted,
+        PlayerSpawned,
         SetSkin,
+        SetTime,
+        SetWeather,
+        RunClock,
         SetMoney,
+        SpawnPlayer,
         ApplyAnimation,
         ClearAnimations,
         SetWalkingStyle,
         SetAnimationProgress,
         SetAnimationSpeed,
+        VehicleSync,
+        VehicleOccupancy,
+        RemoteVehicleFrame,
+        VehicleSyncer,
+        VehicleDeath,
+        RemoteVehicleDamage,
+        VehicleHealth,
+        VehicleParams,
+        PlayerStreamOut,
+        RemoteVehicleShot,
+        VehicleTrailer,
+        TrainState,
+        VehicleRemote,
+        VehicleLift,
+        GarageDoors,
+        VehicleTuning,
+        VehicleHandling,
+        VehicleTransform,
+        VehicleColors,
         SetFightingStyle,
         SetHeadless,
         SetOnFire,
         SetSpecialAction,
+        ScopeChanged,
+        Label3D,
+        Checkpoint,
+        Blip,
+        GangZone,
         SetFrozen,
         SetCamera,
+        ObjectState,
         SetVelocity,
         SetGravity,
         SetDrunkLevel,
         SetPlayerStats,
         SetWorldBounds,
+        ColshapeShape,
+        SetWaypoint,
     }
 }

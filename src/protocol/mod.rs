@@ -18,7 +18,7 @@ pub mod vehicle;
 pub mod wire;
 pub mod world;
 
+pub use dispatch::{ClientPacket, ServerPacket};
 pub use error::{DecodeError, EncodeError, ErrorKind, FieldError, Rule};
 pub use packet::{Direction, MAX_DATAGRAM, Packet};
 pub use wire::{Validate, Wire};
-pub use dispatch::{ClientPacket, ServerPacket};
