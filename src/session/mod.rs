@@ -1,0 +1,26 @@
+//! Sessions, the I/O-free core of the handshake (connection.md §2, "Handshake and
+//! sessions") and of ids and generations (§5, "Sequence and generation"):
+//!
+//! - [`ratelimit`]: the token bucket behind the hello limit (4 a second per address, §2)
+//!   and the chat limit (5 at once, 1 a second, §4).
+//! - [`registry`]: [`Sessions`], the player slots `0..max_players` (smallest free id,
+//!   reused after a disconnect), the server-wide generation counter (player_token, never
+//!   0), CSPRNG session tokens (never 0, unique among live sessions), the token-and-address
+//!   check of every inbound packet (§1), the 10 s silence timeout and the ban set.
+//! - [`hello`]: [`HelloGate`], what becomes of a ClientHello: accepted, repeated, refused
+//!   (ConnectRefused reasons 0..=5) or ignored, and the one builder of a ServerHello.
+//!
+//! Everything takes the time as a [`Duration`](std::time::Duration) since server start and
+//! returns what the caller must send or broadcast; nothing here touches a socket or a
+//! clock. Decisions the spec left open: docs/decisions/0004-sessions.md.
+
+pub mod hello;
+pub mod ratelimit;
+pub mod registry;
+
+pub use hello::{HelloGate, HelloLimits, HelloOutcome, Ignored, WorldInfo, server_hello};
+pub use ratelimit::{RateLimit, TokenBucket};
+pub use registry::{
+    Ended, InsertError, Inserted, NewSession, PlayerName, SESSION_TIMEOUT, Session, Sessions,
+    Stranger, TokenSource, os_tokens,
+};
