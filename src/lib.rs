@@ -1,4 +1,5 @@
 //! dlmp: a server for the DLMP protocol. The spec lives in `../shared/spec/`.
 
+pub mod lane;
 pub mod protocol;
 pub mod serial;
