@@ -1,5 +1,6 @@
 //! dlmp: a server for the DLMP protocol. The spec lives in `../shared/spec/`.
 
+pub mod lane;
 pub mod protocol;
 pub mod serial;
 pub mod session;
