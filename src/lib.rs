@@ -1,6 +1,7 @@
 //! dlmp: a server for the DLMP protocol. The spec lives in `../shared/spec/`.
 
 pub mod lane;
+pub mod net;
 pub mod protocol;
 pub mod serial;
 pub mod session;

@@ -1,0 +1,26 @@
+//! The network side (connection.md §1): one thread owns the UDP socket, decodes every
+//! datagram into a typed [`ClientPacket`] and hands it to the app over a channel; the app
+//! hands back encoded datagrams. Malformed input never crosses the channel, and nothing in
+//! the app blocks on I/O.
+
+mod stats;
+
+use std::net::SocketAddr;
+
+pub use stats::{DropReason, NetStats};
+
+use crate::protocol::ClientPacket;
+
+/// A decoded datagram from the network thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inbound {
+    pub from: SocketAddr,
+    pub packet: ClientPacket,
+}
+
+/// An encoded datagram for the network thread to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Datagram {
+    pub to: SocketAddr,
+    pub bytes: Vec<u8>,
+}

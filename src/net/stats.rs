@@ -1,0 +1,142 @@
+//! Drop and traffic counters shared by the network thread and the app, readable at any
+//! time (the periodic stats log line, the console `stats` command).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::protocol::ErrorKind;
+
+/// Why an inbound datagram was dropped before reaching the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    /// Strict decoding failed (connection.md §1), by kind.
+    Decode(ErrorKind),
+    /// The session token belongs to no live session.
+    UnknownToken,
+    /// The token is live but the datagram came from another address or port.
+    WrongAddress,
+    /// A hello past the per-address limit.
+    RateLimited,
+    /// The app's inbound queue was full.
+    Overloaded,
+}
+
+impl DropReason {
+    /// Every reason, in counter order.
+    pub fn all() -> impl Iterator<Item = DropReason> {
+        ErrorKind::ALL.into_iter().map(DropReason::Decode).chain([
+            DropReason::UnknownToken,
+            DropReason::WrongAddress,
+            DropReason::RateLimited,
+            DropReason::Overloaded,
+        ])
+    }
+
+    fn index(self) -> usize {
+        let decode = ErrorKind::ALL.len();
+        match self {
+            DropReason::Decode(kind) => kind.index(),
+            DropReason::UnknownToken => decode,
+            DropReason::WrongAddress => decode + 1,
+            DropReason::RateLimited => decode + 2,
+            DropReason::Overloaded => decode + 3,
+        }
+    }
+
+    /// A short stable name for logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::Decode(kind) => kind.as_str(),
+            DropReason::UnknownToken => "unknown_token",
+            DropReason::WrongAddress => "wrong_address",
+            DropReason::RateLimited => "rate_limited",
+            DropReason::Overloaded => "overloaded",
+        }
+    }
+}
+
+const REASONS: usize = ErrorKind::ALL.len() + 4;
+
+/// Counters; cheap relaxed atomics, shared behind an `Arc`.
+#[derive(Debug, Default)]
+pub struct NetStats {
+    drops: [AtomicU64; REASONS],
+    received: AtomicU64,
+    sent: AtomicU64,
+    send_errors: AtomicU64,
+}
+
+impl NetStats {
+    pub fn drop(&self, reason: DropReason) {
+        self.drops[reason.index()].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn drops(&self, reason: DropReason) -> u64 {
+        self.drops[reason.index()].load(Ordering::Relaxed)
+    }
+
+    /// Every reason with a non-zero count.
+    pub fn nonzero_drops(&self) -> Vec<(DropReason, u64)> {
+        DropReason::all().map(|r| (r, self.drops(r))).filter(|&(_, n)| n > 0).collect()
+    }
+
+    pub fn total_drops(&self) -> u64 {
+        DropReason::all().map(|r| self.drops(r)).sum()
+    }
+
+    /// A datagram decoded and handed to the app.
+    pub fn received(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn received_count(&self) -> u64 {
+        self.received.load(Ordering::Relaxed)
+    }
+
+    pub fn sent(&self) {
+        self.sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn sent_count(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
+    }
+
+    pub fn send_error(&self) {
+        self.send_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn send_error_count(&self) -> u64 {
+        self.send_errors.load(Ordering::Relaxed)
+    }
+
+    /// One line for the periodic stats log.
+    pub fn summary(&self) -> String {
+        let drops: Vec<String> =
+            self.nonzero_drops().iter().map(|(r, n)| format!("{}={n}", r.as_str())).collect();
+        format!(
+            "received={} sent={} send_errors={} drops[{}]",
+            self.received_count(),
+            self.sent_count(),
+            self.send_error_count(),
+            drops.join(" ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_has_its_own_counter() {
+        let stats = NetStats::default();
+        for (i, r) in DropReason::all().enumerate() {
+            for _ in 0..=i {
+                stats.drop(r);
+            }
+        }
+        for (i, r) in DropReason::all().enumerate() {
+            assert_eq!(stats.drops(r), i as u64 + 1, "{}", r.as_str());
+        }
+        assert_eq!(DropReason::all().count(), REASONS);
+    }
+}
