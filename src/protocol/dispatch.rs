@@ -9,6 +9,7 @@ use super::connection::lane::*;
 use super::connection::roster::*;
 use super::connection::weapons::*;
 use super::error::{DecodeError, EncodeError, Rule};
+use super::ids::EventId;
 use super::packet::{Direction, Packet};
 use super::player::animation::*;
 use super::player::appearance::*;
@@ -37,10 +38,38 @@ use super::world::object::*;
 use super::world::pickup::*;
 use super::world::waypoint::*;
 
-/// Declares a direction's enum over its packet types. A packet of the other direction or
+/// The `event_id` of a packet on a reliable lane (connection.md §3), `None` otherwise.
+macro_rules! event_id_of {
+    ($p:ident reliable) => {
+        Some($p.event_id)
+    };
+    ($p:ident) => {{
+        let _ = $p;
+        None
+    }};
+}
+
+/// Sets the `event_id` of a packet on a reliable lane; `false` for other packets.
+macro_rules! set_event_id_of {
+    ($p:ident, $id:ident, reliable) => {{
+        $p.event_id = $id;
+        true
+    }};
+    ($p:ident, $id:ident,) => {{
+        let _ = ($p, $id);
+        false
+    }};
+}
+
+/// Declares a direction's enum over its packet types; `[reliable]` marks the packets that
+/// ride a reliable event lane (they carry `event_id`). A packet of the other direction or
 /// two packets with one id fail to compile.
 macro_rules! dispatch {
-    ($(#[$meta:meta])* $vis:vis enum $name:ident : $dir:ident { $($ty:ident),* $(,)? }) => {
+    (
+        $(#[$meta:meta])* $vis:vis enum $name:ident : $dir:ident {
+            $($ty:ident $([$rel:ident])?),* $(,)?
+        }
+    ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
         $vis enum $name {
@@ -86,6 +115,21 @@ macro_rules! dispatch {
                     $( $name::$ty(_) => <$ty as Packet>::NAME, )*
                 }
             }
+
+            /// The position in its reliable lane; `None` for an unreliable packet.
+            pub fn event_id(&self) -> Option<EventId> {
+                match self {
+                    $( $name::$ty(p) => event_id_of!(p $($rel)?), )*
+                }
+            }
+
+            /// Stamps the position in its reliable lane; `false` (and no change) for an
+            /// unreliable packet.
+            pub fn set_event_id(&mut self, id: EventId) -> bool {
+                match self {
+                    $( $name::$ty(p) => set_event_id_of!(p, id, $($rel)?), )*
+                }
+            }
         }
 
         $(
@@ -121,26 +165,26 @@ dispatch! {
         ClientHello,
         PlayerSync,
         ClientDisconnect,
-        ClientChat,
+        ClientChat [reliable],
         RespawnRequest,
         ClientAck,
-        PickupTouch,
+        PickupTouch [reliable],
         WeaponShot,
-        DeathReport,
-        DamageReport,
+        DeathReport [reliable],
+        DamageReport [reliable],
         RequestSpawn,
-        VehicleEnter,
-        VehicleExit,
+        VehicleEnter [reliable],
+        VehicleExit [reliable],
         VehicleFrame,
-        VehicleExplode,
-        VehicleDamage,
-        VehicleControl,
+        VehicleExplode [reliable],
+        VehicleDamage [reliable],
+        VehicleControl [reliable],
         VehicleShot,
-        VehicleTow,
-        VehicleRemoteExit,
-        VehicleRemoteEnter,
-        VehicleWinch,
-        PlayerWaypoint,
+        VehicleTow [reliable],
+        VehicleRemoteExit [reliable],
+        VehicleRemoteEnter [reliable],
+        VehicleWinch [reliable],
+        PlayerWaypoint [reliable],
     }
 }
 
@@ -151,70 +195,97 @@ dispatch! {
         RemotePlayerSync,
         ConnectRefused,
         ServerDisconnect,
-        ChatMessage,
-        PlayerNametag,
-        PlayerLeave,
-        PlayerJoin,
+        ChatMessage [reliable],
+        PlayerNametag [reliable],
+        PlayerLeave [reliable],
+        PlayerJoin [reliable],
         RespawnPlayer,
         ServerAck,
-        PlayerSkills,
-        SetWanted,
-        PickupSync,
-        TeleportPlayer,
-        GiveWeapon,
-        GiveHealth,
-        GiveArmor,
+        PlayerSkills [reliable],
+        SetWanted [reliable],
+        PickupSync [reliable],
+        TeleportPlayer [reliable],
+        GiveWeapon [reliable],
+        GiveHealth [reliable],
+        GiveArmor [reliable],
         RemoteWeaponShot,
-        PlayerWasted,
-        PlayerSpawned,
-        SetSkin,
-        SetTime,
-        SetWeather,
-        RunClock,
-        SetMoney,
+        PlayerWasted [reliable],
+        PlayerSpawned [reliable],
+        SetSkin [reliable],
+        SetTime [reliable],
+        SetWeather [reliable],
+        RunClock [reliable],
+        SetMoney [reliable],
         SpawnPlayer,
-        ApplyAnimation,
-        ClearAnimations,
-        SetWalkingStyle,
-        SetAnimationProgress,
-        SetAnimationSpeed,
-        VehicleSync,
-        VehicleOccupancy,
+        ApplyAnimation [reliable],
+        ClearAnimations [reliable],
+        SetWalkingStyle [reliable],
+        SetAnimationProgress [reliable],
+        SetAnimationSpeed [reliable],
+        VehicleSync [reliable],
+        VehicleOccupancy [reliable],
         RemoteVehicleFrame,
-        VehicleSyncer,
-        VehicleDeath,
-        RemoteVehicleDamage,
-        VehicleHealth,
-        VehicleParams,
-        PlayerStreamOut,
+        VehicleSyncer [reliable],
+        VehicleDeath [reliable],
+        RemoteVehicleDamage [reliable],
+        VehicleHealth [reliable],
+        VehicleParams [reliable],
+        PlayerStreamOut [reliable],
         RemoteVehicleShot,
-        VehicleTrailer,
-        TrainState,
-        VehicleRemote,
-        VehicleLift,
-        GarageDoors,
-        VehicleTuning,
-        VehicleHandling,
-        VehicleTransform,
-        VehicleColors,
-        SetFightingStyle,
-        SetHeadless,
-        SetOnFire,
-        SetSpecialAction,
-        ScopeChanged,
-        Label3D,
-        Checkpoint,
-        Blip,
-        GangZone,
-        SetFrozen,
-        SetCamera,
-        ObjectState,
-        SetVelocity,
-        SetGravity,
-        SetDrunkLevel,
-        SetPlayerStats,
-        SetWorldBounds,
-        ColshapeShape,
-        SetWaypoint,
+        VehicleTrailer [reliable],
+        TrainState [reliable],
+        VehicleRemote [reliable],
+        VehicleLift [reliable],
+        GarageDoors [reliable],
+        VehicleTuning [reliable],
+        VehicleHandling [reliable],
+        VehicleTransform [reliable],
+        VehicleColors [reliable],
+        SetFightingStyle [reliable],
+        SetHeadless [reliable],
+        SetOnFire [reliable],
+        SetSpecialAction [reliable],
+        ScopeChanged [reliable],
+        Label3D [reliable],
+        Checkpoint [reliable],
+        Blip [reliable],
+        GangZone [reliable],
+        SetFrozen [reliable],
+        SetCamera [reliable],
+        ObjectState [reliable],
+        SetVelocity [reliable],
+        SetGravity [reliable],
+        SetDrunkLevel [reliable],
+        SetPlayerStats [reliable],
+        SetWorldBounds [reliable],
+        ColshapeShape [reliable],
+        SetWaypoint [reliable],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::connection::samples::{chat, lane};
+    use crate::protocol::player::samples::sync;
+
+    #[test]
+    fn reliable_packets_carry_and_take_their_event_id() {
+        let mut chat: ClientPacket = chat::client_chat().into();
+        assert!(chat.set_event_id(EventId(77)));
+        assert_eq!(chat.event_id(), Some(EventId(77)));
+        let mut message: ServerPacket = chat::chat_message().into();
+        assert!(message.set_event_id(EventId(9)));
+        assert_eq!(message.event_id(), Some(EventId(9)));
+    }
+
+    #[test]
+    fn acks_and_frames_are_not_reliable_events() {
+        let mut ack: ClientPacket = lane::client_ack().into();
+        assert_eq!(ack.event_id(), None);
+        assert!(!ack.set_event_id(EventId(3)));
+        assert_eq!(ack, lane::client_ack().into());
+        assert_eq!(ServerPacket::from(lane::server_ack()).event_id(), None);
+        assert_eq!(ClientPacket::from(sync::player_sync()).event_id(), None);
     }
 }
