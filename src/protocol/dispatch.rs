@@ -9,7 +9,7 @@ use super::connection::lane::*;
 use super::connection::roster::*;
 use super::connection::weapons::*;
 use super::error::{DecodeError, EncodeError, Rule};
-use super::ids::EventId;
+use super::ids::{EventId, SessionToken};
 use super::packet::{Direction, Packet};
 use super::player::animation::*;
 use super::player::appearance::*;
@@ -260,6 +260,38 @@ dispatch! {
         SetWorldBounds [reliable],
         ColshapeShape [reliable],
         SetWaypoint [reliable],
+    }
+}
+
+impl ClientPacket {
+    /// The session token every packet after the handshake carries (connection.md §1);
+    /// `None` for ClientHello.
+    pub fn session_token(&self) -> Option<SessionToken> {
+        match self {
+            ClientPacket::ClientHello(_) => None,
+            ClientPacket::PlayerSync(p) => Some(p.session_token),
+            ClientPacket::ClientDisconnect(p) => Some(p.session_token),
+            ClientPacket::ClientChat(p) => Some(p.session_token),
+            ClientPacket::RespawnRequest(p) => Some(p.session_token),
+            ClientPacket::ClientAck(p) => Some(p.session_token),
+            ClientPacket::PickupTouch(p) => Some(p.session_token),
+            ClientPacket::WeaponShot(p) => Some(p.session_token),
+            ClientPacket::DeathReport(p) => Some(p.session_token),
+            ClientPacket::DamageReport(p) => Some(p.session_token),
+            ClientPacket::RequestSpawn(p) => Some(p.session_token),
+            ClientPacket::VehicleEnter(p) => Some(p.session_token),
+            ClientPacket::VehicleExit(p) => Some(p.session_token),
+            ClientPacket::VehicleFrame(p) => Some(p.session_token),
+            ClientPacket::VehicleExplode(p) => Some(p.session_token),
+            ClientPacket::VehicleDamage(p) => Some(p.session_token),
+            ClientPacket::VehicleControl(p) => Some(p.session_token),
+            ClientPacket::VehicleShot(p) => Some(p.session_token),
+            ClientPacket::VehicleTow(p) => Some(p.session_token),
+            ClientPacket::VehicleRemoteExit(p) => Some(p.session_token),
+            ClientPacket::VehicleRemoteEnter(p) => Some(p.session_token),
+            ClientPacket::VehicleWinch(p) => Some(p.session_token),
+            ClientPacket::PlayerWaypoint(p) => Some(p.session_token),
+        }
     }
 }
 

@@ -93,7 +93,7 @@ packet! {
     /// VehicleDamage (0x3F), Client → Server: the controlling player's damage status of
     /// its copy, at most ~10 a second (vehicles.md).
     pub struct VehicleDamage = 0x3F, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         pub vehicle_id: VehicleId,
         pub epoch: VehicleEpoch,

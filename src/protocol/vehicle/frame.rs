@@ -10,7 +10,7 @@ packet! {
     /// VehicleFrame (0x3A), Client → Server, unreliable: the state of a vehicle the sender
     /// drives (~30 Hz) or syncs (every ~100 ms while it changes).
     pub struct VehicleFrame = 0x3A, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         /// The sender's cyclic frame counter over all its vehicles (not PlayerSync's).
         pub seq: Seq,
         pub vehicle_id: VehicleId,

@@ -53,7 +53,7 @@ packet! {
     /// VehicleExplode (0x3D), Client → Server: the controlling player's copy should blow up
     /// or has drowned; repeated at most once a second until VehicleDeath.
     pub struct VehicleExplode = 0x3D, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         pub vehicle_id: VehicleId,
         /// The generation that blew up.

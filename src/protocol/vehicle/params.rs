@@ -88,7 +88,7 @@ wire_enum! {
 packet! {
     /// VehicleControl (0x43), Client → Server: the driver's engine, lights or lock key.
     pub struct VehicleControl = 0x43, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         pub vehicle_id: VehicleId,
         pub control: VehicleControlKind,

@@ -33,7 +33,7 @@ packet! {
     /// VehicleRemoteExit (0x4D), Client → Server, reliable: the F key while the sender
     /// drives an RC.
     pub struct VehicleRemoteExit = 0x4D, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         /// The RC the sender drives.
         pub vehicle_id: VehicleId,
@@ -46,7 +46,7 @@ packet! {
     /// VehicleRemoteEnter (0x4E), Client → Server, reliable: the F key on foot near an RC,
     /// to take it again.
     pub struct VehicleRemoteEnter = 0x4E, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         /// An RC near the sender.
         pub vehicle_id: VehicleId,

@@ -9,7 +9,7 @@ packet! {
     /// VehicleEnter (0x37), Client → Server, reliable: a seat request (seat 0 of a driven
     /// vehicle is a jack request). The seat's existence is the server's check.
     pub struct VehicleEnter = 0x37, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         pub vehicle_id: VehicleId,
         /// 0 = driver, 1.. = passenger seat.
@@ -23,7 +23,7 @@ packet! {
     /// VehicleExit (0x38), Client → Server, reliable: the sender left the vehicle or
     /// cancelled its entry.
     pub struct VehicleExit = 0x38, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         pub vehicle_id: VehicleId,
     }

@@ -53,7 +53,7 @@ packet! {
     /// VehicleShot (0x47), Client → Server, unreliable: one salvo of the driver's vehicle
     /// weapon, as its game computed the rays.
     pub struct VehicleShot = 0x47, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         /// Number of the first ray; the rays take order..order+count−1 of the counter
         /// shared with WeaponShot.
         pub order: Seq,

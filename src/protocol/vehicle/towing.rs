@@ -26,7 +26,7 @@ packet! {
     /// VehicleTow (0x49), Client → Server, reliable: the tractor's controlling player's
     /// game hitched or unhitched a trailer.
     pub struct VehicleTow = 0x49, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         /// The trailer (or towed vehicle); never 0xFFFFFFFF.
         pub trailer_id: VehicleId,
@@ -73,7 +73,7 @@ packet! {
     /// VehicleWinch (0x4F), Client → Server, reliable: the helicopter's controlling
     /// player's magnet picked up or released a vehicle.
     pub struct VehicleWinch = 0x4F, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         /// The load; never 0xFFFFFFFF.
         pub vehicle_id: VehicleId,

@@ -82,7 +82,7 @@ packet! {
     /// PickupTouch (0x13), Client → Server, reliable (the ClientChat stream): the player
     /// entered a pickup's radius. The server checks the touch against its own state.
     pub struct PickupTouch = 0x13, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         pub pickup_id: PickupId,
     }

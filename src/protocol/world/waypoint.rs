@@ -50,7 +50,7 @@ packet! {
     /// acknowledged*, which a decoding failure would not be (the lane would stall). The
     /// receiver acknowledges the event, then asks [`PlayerWaypoint::waypoint`].
     pub struct PlayerWaypoint = 0x9D, ClientToServer {
-        pub token: SessionToken,
+        pub session_token: SessionToken,
         pub event_id: EventId,
         /// 1 = a waypoint at x, y; 0 = no waypoint; anything else is dropped.
         pub active: u8,

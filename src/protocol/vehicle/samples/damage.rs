@@ -17,7 +17,7 @@ pub fn crashed_status() -> VehicleDamageStatus {
 
 pub fn vehicle_damage() -> VehicleDamage {
     VehicleDamage {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(318),
         vehicle_id: VehicleId(1042),
         epoch: VehicleEpoch(3),

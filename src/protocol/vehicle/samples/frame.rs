@@ -98,7 +98,7 @@ pub fn maverick_state() -> VehicleState {
 
 pub fn vehicle_frame() -> VehicleFrame {
     VehicleFrame {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         seq: Seq(18_204),
         vehicle_id: VehicleId(1_337),
         state: savanna_state(),

@@ -14,7 +14,7 @@ pub fn vehicle_syncer() -> VehicleSyncer {
 
 pub fn vehicle_explode() -> VehicleExplode {
     VehicleExplode {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(322),
         vehicle_id: VehicleId(1042),
         epoch: VehicleEpoch(3),

@@ -19,7 +19,7 @@ pub fn vehicle_params() -> VehicleParams {
 
 pub fn vehicle_control() -> VehicleControl {
     VehicleControl {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(325),
         vehicle_id: VehicleId(1042),
         control: VehicleControlKind::Lights,

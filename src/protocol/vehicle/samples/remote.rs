@@ -15,7 +15,7 @@ pub fn vehicle_remote() -> VehicleRemote {
 
 pub fn vehicle_remote_exit() -> VehicleRemoteExit {
     VehicleRemoteExit {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(251),
         vehicle_id: VehicleId(2_600),
     }
@@ -23,7 +23,7 @@ pub fn vehicle_remote_exit() -> VehicleRemoteExit {
 
 pub fn vehicle_remote_enter() -> VehicleRemoteEnter {
     VehicleRemoteEnter {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(258),
         vehicle_id: VehicleId(2_600),
     }

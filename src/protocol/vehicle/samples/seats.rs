@@ -6,7 +6,7 @@ use crate::protocol::vehicle::seats::*;
 
 pub fn vehicle_enter() -> VehicleEnter {
     VehicleEnter {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(214),
         vehicle_id: VehicleId(1_337),
         seat: 1,
@@ -15,7 +15,7 @@ pub fn vehicle_enter() -> VehicleEnter {
 
 pub fn vehicle_exit() -> VehicleExit {
     VehicleExit {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(219),
         vehicle_id: VehicleId(1_337),
     }

@@ -9,7 +9,7 @@ use crate::protocol::vehicle::shot::*;
 /// A Hunter (425) fires its machine gun at a car on the Verdant Bluffs road.
 pub fn vehicle_shot() -> VehicleShot {
     VehicleShot {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         order: Seq(3_071),
         vehicle_id: VehicleId(2_051),
         count: 1,

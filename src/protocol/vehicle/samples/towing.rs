@@ -7,7 +7,7 @@ use crate::protocol::vehicle::towing::*;
 /// A Linerunner (403) backs up to an Article Trailer (435).
 pub fn vehicle_tow() -> VehicleTow {
     VehicleTow {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(233),
         trailer_id: VehicleId(1_402),
         trailer_epoch: VehicleEpoch(1),
@@ -29,7 +29,7 @@ pub fn vehicle_trailer() -> VehicleTrailer {
 /// A Leviathan's magnet picks up a Sultan.
 pub fn vehicle_winch() -> VehicleWinch {
     VehicleWinch {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(240),
         vehicle_id: VehicleId(1_377),
         vehicle_epoch: VehicleEpoch(2),

@@ -22,7 +22,7 @@ pub fn pickup_sync() -> PickupSync {
 
 pub fn pickup_touch() -> PickupTouch {
     PickupTouch {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(27),
         pickup_id: PickupId(42),
     }

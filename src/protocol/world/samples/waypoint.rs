@@ -6,7 +6,7 @@ use crate::protocol::world::waypoint::*;
 
 pub fn player_waypoint() -> PlayerWaypoint {
     PlayerWaypoint {
-        token: SessionToken(0x8F3A_11C0_7D2E_9B45),
+        session_token: SessionToken(0x8F3A_11C0_7D2E_9B45),
         event_id: EventId(28),
         active: 1,
         x: AnyF32(1245.5),
