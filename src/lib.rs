@@ -1,7 +1,11 @@
 //! dlmp: a server for the DLMP protocol. The spec lives in `../shared/spec/`.
 
+pub mod chat;
+pub mod config;
+pub mod harness;
 pub mod lane;
 pub mod net;
 pub mod protocol;
 pub mod serial;
+pub mod server;
 pub mod session;

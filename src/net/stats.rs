@@ -66,7 +66,7 @@ pub struct NetStats {
 }
 
 impl NetStats {
-    pub fn drop(&self, reason: DropReason) {
+    pub fn count_drop(&self, reason: DropReason) {
         self.drops[reason.index()].fetch_add(1, Ordering::Relaxed);
     }
 
@@ -137,7 +137,7 @@ mod tests {
         let stats = NetStats::default();
         for (i, r) in DropReason::all().enumerate() {
             for _ in 0..=i {
-                stats.drop(r);
+                stats.count_drop(r);
             }
         }
         for (i, r) in DropReason::all().enumerate() {

@@ -138,6 +138,17 @@ macro_rules! dispatch {
                     $name::$ty(p)
                 }
             }
+
+            impl TryFrom<$name> for $ty {
+                type Error = $name;
+                fn try_from(p: $name) -> Result<Self, $name> {
+                    match p {
+                        $name::$ty(inner) => Ok(inner),
+                        #[allow(unreachable_patterns, reason = "a one-packet direction")]
+                        other => Err(other),
+                    }
+                }
+            }
         )*
 
         const _: () = {

@@ -14,9 +14,18 @@
 //! returns what the caller must send or broadcast; nothing here touches a socket or a
 //! clock. Decisions the spec left open: docs/decisions/0004-sessions.md.
 
+pub mod components;
+pub mod connection;
 pub mod hello;
+pub mod plugin;
 pub mod ratelimit;
 pub mod registry;
+
+pub use components::{
+    EndSession, Farewells, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex, Received,
+};
+pub use connection::{Connection, SendError};
+pub use plugin::{HelloWorld, SessionPlugin, SessionSettings, SessionState};
 
 pub use hello::{HelloGate, HelloLimits, HelloOutcome, Ignored, WorldInfo, server_hello};
 pub use ratelimit::{RateLimit, TokenBucket};

@@ -1,0 +1,191 @@
+//! Server settings (connection.md §7): defaults, a TOML file (`--config`), and flags that
+//! override the file.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Parser;
+use serde::Deserialize;
+
+/// Everything the server reads at start. Each field's default is the spec's.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Address the UDP socket binds. Default `127.0.0.1:7777`.
+    pub bind: SocketAddr,
+    /// Player slots. Default 1000.
+    pub max_players: u16,
+    /// Simulation rate in ticks a second. Default 50.
+    pub tick_hz: u16,
+    /// The gamemode resources folder. Default `scripts/`.
+    pub scripts: PathBuf,
+    /// Resources started at boot; empty means every folder in `scripts` with a manifest.
+    pub resources: Vec<String>,
+    /// Silence after which a session ends, in milliseconds. Default 10 000 (connection.md
+    /// §2); lower it only for tests.
+    pub session_timeout_ms: u64,
+    /// Seconds between two stats log lines; 0 turns them off. Default 60.
+    pub stats_interval_secs: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: SocketAddr::from(([127, 0, 0, 1], 7777)),
+            max_players: 1000,
+            tick_hz: 50,
+            scripts: PathBuf::from("scripts"),
+            resources: Vec::new(),
+            session_timeout_ms: 10_000,
+            stats_interval_secs: 60,
+        }
+    }
+}
+
+impl Config {
+    pub fn session_timeout(&self) -> Duration {
+        Duration::from_millis(self.session_timeout_ms)
+    }
+
+    /// One fixed tick.
+    pub fn tick(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / f64::from(self.tick_hz.max(1)))
+    }
+
+    /// Reads a TOML file.
+    pub fn from_file(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("reading {}: {e}", path.display())))?;
+        toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", path.display())))
+    }
+
+    /// The file named by `--config` (or the defaults), then the flags on top.
+    pub fn from_cli(cli: &Cli) -> Result<Config, ConfigError> {
+        let mut config = match &cli.config {
+            Some(path) => Config::from_file(path)?,
+            None => Config::default(),
+        };
+        if let Some(bind) = cli.bind {
+            config.bind = bind;
+        }
+        if let Some(n) = cli.max_players {
+            config.max_players = n;
+        }
+        if let Some(hz) = cli.tick_hz {
+            config.tick_hz = hz;
+        }
+        if let Some(dir) = &cli.scripts {
+            config.scripts.clone_from(dir);
+        }
+        if !cli.resource.is_empty() {
+            config.resources.clone_from(&cli.resource);
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Ranges the wire can carry: ServerHello has a u16 `max_players` and `tick_hz`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_players == 0 {
+            return Err(ConfigError("max_players must be at least 1".into()));
+        }
+        if !(1..=1000).contains(&self.tick_hz) {
+            return Err(ConfigError("tick_hz must be in 1..=1000".into()));
+        }
+        Ok(())
+    }
+}
+
+/// A setting that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// `dlmp-server` flags; each overrides the config file.
+#[derive(Debug, Clone, Default, Parser)]
+#[command(
+    name = "dlmp-server",
+    version,
+    about = "A server for the DLMP protocol"
+)]
+pub struct Cli {
+    /// A TOML file with any of the settings below.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Address to bind [default: 127.0.0.1:7777].
+    #[arg(long)]
+    pub bind: Option<SocketAddr>,
+    /// Player slots [default: 1000].
+    #[arg(long)]
+    pub max_players: Option<u16>,
+    /// Simulation rate in ticks a second [default: 50].
+    #[arg(long)]
+    pub tick_hz: Option<u16>,
+    /// Gamemode resources folder [default: scripts/].
+    #[arg(long)]
+    pub scripts: Option<PathBuf>,
+    /// A resource to start at boot (repeatable) [default: every resource in the folder].
+    #[arg(long)]
+    pub resource: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_spec_table() {
+        let c = Config::default();
+        assert_eq!(c.bind.to_string(), "127.0.0.1:7777");
+        assert_eq!((c.max_players, c.tick_hz), (1000, 50));
+        assert_eq!(c.scripts, PathBuf::from("scripts"));
+        assert!(c.resources.is_empty());
+        assert_eq!(c.session_timeout(), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn flags_override_the_file() {
+        let dir = std::env::temp_dir().join(format!("dlmp-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("server.toml");
+        std::fs::write(
+            &path,
+            "bind = \"0.0.0.0:9000\"\nmax_players = 64\ntick_hz = 30\n",
+        )
+        .expect("write");
+        let cli = Cli::parse_from([
+            "dlmp-server",
+            "--config",
+            path.to_str().expect("utf-8 path"),
+            "--tick-hz",
+            "60",
+            "--resource",
+            "freeroam",
+            "--resource",
+            "race",
+        ]);
+        let c = Config::from_cli(&cli).expect("valid");
+        assert_eq!(c.bind.to_string(), "0.0.0.0:9000");
+        assert_eq!(c.max_players, 64);
+        assert_eq!(c.tick_hz, 60);
+        assert_eq!(c.resources, ["freeroam", "race"]);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        assert!(toml::from_str::<Config>("bnd = \"x\"").is_err());
+        let cli = Cli {
+            tick_hz: Some(0),
+            ..Cli::default()
+        };
+        assert!(Config::from_cli(&cli).is_err());
+    }
+}

@@ -1,0 +1,379 @@
+//! The deterministic test harness (DEVELOPERS.md): the app without a socket, virtual
+//! clients that speak typed packets, a manual clock stepped tick by tick, and exactly what
+//! each client was sent, decoded, with the client's side of the reliable lane applied.
+//!
+//! ```
+//! use dlmp::harness::Harness;
+//! use dlmp::protocol::connection::roster::PlayerJoin;
+//!
+//! let mut h = Harness::new();
+//! let alice = h.connect("alice");
+//! let bob = h.connect("bob");
+//! h.step();
+//! assert_eq!(h.packets::<PlayerJoin>(alice).len(), 1);
+//! assert_eq!(h.packets::<PlayerJoin>(bob)[0].name.as_str(), "alice");
+//! ```
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use bevy_app::App;
+use bevy_ecs::world::World;
+use bevy_time::{Fixed, Time, TimeUpdateStrategy};
+use crossbeam_channel::{Receiver, Sender, unbounded};
+
+use crate::config::Config;
+use crate::lane::{InboundLane, Verdict};
+use crate::net::{Datagram, Inbound, NetStats};
+use crate::protocol::connection::chat::{ChatText, ClientChat};
+use crate::protocol::connection::handshake::{
+    ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
+};
+use crate::protocol::connection::lane::ClientAck;
+use crate::protocol::ids::{EventId, PlayerId, SessionToken};
+use crate::protocol::text::FixedText;
+use crate::protocol::{ClientPacket, ServerPacket};
+use crate::serial::Serial;
+use crate::server::{Transport, build_app};
+
+/// A virtual client of a [`Harness`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientId(usize);
+
+/// The client side of one virtual connection.
+#[derive(Debug)]
+struct VirtualClient {
+    addr: SocketAddr,
+    nonce: u32,
+    hello: Option<ServerHello>,
+    /// The client's receiver of server events.
+    lane: InboundLane,
+    /// The client's own next event id.
+    next_event: EventId,
+    auto_ack: bool,
+    ack_due: bool,
+    /// Every packet applied, in order: unreliable ones as they came, events once each.
+    inbox: Vec<ServerPacket>,
+    /// Every datagram decoded, resends and duplicates included.
+    wire: Vec<ServerPacket>,
+}
+
+/// The server app with virtual clients. See the module doc.
+pub struct Harness {
+    app: App,
+    to_server: Sender<Inbound>,
+    from_server: Receiver<Datagram>,
+    shutdown: Arc<AtomicBool>,
+    stats: Arc<NetStats>,
+    clients: Vec<VirtualClient>,
+    /// Datagrams to addresses no virtual client owns.
+    stray: Vec<Datagram>,
+}
+
+impl Default for Harness {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Harness {
+    /// A server with the default config (stats lines off).
+    pub fn new() -> Self {
+        Self::with_config(Config {
+            stats_interval_secs: 0,
+            ..Config::default()
+        })
+    }
+
+    /// A server with `config`; no socket is bound.
+    pub fn with_config(config: Config) -> Self {
+        Self::with_app(config, |_| {})
+    }
+
+    /// A server with `config` and extra plugins or resources added by `setup` (a plugin's
+    /// own tests add the plugin here).
+    pub fn with_app(config: Config, setup: impl FnOnce(&mut App)) -> Self {
+        let (to_server, inbound) = unbounded();
+        let (outbound, from_server) = unbounded();
+        let stats = Arc::new(NetStats::default());
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let transport = Transport {
+            inbound,
+            outbound,
+            stats: stats.clone(),
+        };
+        let mut app = build_app(&config, transport, shutdown.clone());
+        app.insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+        setup(&mut app);
+        app.finish();
+        app.cleanup();
+        // The first update has no delta and runs no fixed tick.
+        app.update();
+        Harness {
+            app,
+            to_server,
+            from_server,
+            shutdown,
+            stats,
+            clients: Vec::new(),
+            stray: Vec::new(),
+        }
+    }
+
+    pub fn app(&mut self) -> &mut App {
+        &mut self.app
+    }
+
+    pub fn world(&self) -> &World {
+        self.app.world()
+    }
+
+    pub fn world_mut(&mut self) -> &mut World {
+        self.app.world_mut()
+    }
+
+    pub fn stats(&self) -> &NetStats {
+        &self.stats
+    }
+
+    /// Server time since start.
+    pub fn now(&self) -> Duration {
+        self.app.world().resource::<Time<Fixed>>().elapsed()
+    }
+
+    /// One fixed tick.
+    pub fn tick(&self) -> Duration {
+        self.app.world().resource::<Time<Fixed>>().timestep()
+    }
+
+    /// Runs one tick: the clients' due acks go in first, then the server's datagrams are
+    /// delivered to their clients.
+    pub fn step(&mut self) {
+        for i in 0..self.clients.len() {
+            let c = &mut self.clients[i];
+            if c.auto_ack && std::mem::take(&mut c.ack_due) {
+                self.ack(ClientId(i));
+            }
+        }
+        self.app.update();
+        self.deliver();
+    }
+
+    /// Runs `n` ticks.
+    pub fn steps(&mut self, n: usize) {
+        for _ in 0..n {
+            self.step();
+        }
+    }
+
+    /// Runs ticks until at least `d` of server time has passed.
+    pub fn advance(&mut self, d: Duration) {
+        let until = self.now() + d;
+        while self.now() < until {
+            self.step();
+        }
+    }
+
+    fn deliver(&mut self) {
+        while let Ok(datagram) = self.from_server.try_recv() {
+            let Some(c) = self.clients.iter_mut().find(|c| c.addr == datagram.to) else {
+                self.stray.push(datagram);
+                continue;
+            };
+            let packet = ServerPacket::decode(&datagram.bytes)
+                .unwrap_or_else(|e| panic!("the server sent a packet a client rejects: {e}"));
+            c.wire.push(packet.clone());
+            if let ServerPacket::ServerHello(hello) = &packet {
+                c.hello = Some(hello.clone());
+            }
+            match packet.event_id() {
+                Some(id) => {
+                    c.ack_due = true;
+                    if c.lane.receive(id).0 == Verdict::Apply {
+                        c.inbox.push(packet);
+                    }
+                }
+                None => c.inbox.push(packet),
+            }
+        }
+    }
+
+    /// A client with an address but no session yet.
+    pub fn add_client(&mut self) -> ClientId {
+        let port = 20_000 + u16::try_from(self.clients.len()).expect("fewer than 45 000 clients");
+        self.clients.push(VirtualClient {
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            nonce: 0x1000 + u32::from(port),
+            hello: None,
+            lane: InboundLane::new(),
+            next_event: EventId(1),
+            auto_ack: true,
+            ack_due: false,
+            inbox: Vec::new(),
+            wire: Vec::new(),
+        });
+        ClientId(self.clients.len() - 1)
+    }
+
+    /// A well-formed ClientHello of `client` asking for `name`.
+    pub fn client_hello(&self, client: ClientId, name: &str) -> ClientHello {
+        ClientHello {
+            magic: MAGIC,
+            protocol: PROTOCOL_VERSION,
+            nonce: self.clients[client.0].nonce,
+            name: FixedText::new(name).expect("a name of at most 24 bytes"),
+            pad: [0; 29],
+        }
+    }
+
+    /// A new client that completes the handshake as `name`.
+    #[track_caller]
+    pub fn connect(&mut self, name: &str) -> ClientId {
+        let client = self.add_client();
+        let hello = self.client_hello(client, name);
+        self.send(client, hello);
+        self.step();
+        assert!(
+            self.clients[client.0].hello.is_some(),
+            "{name} got no ServerHello"
+        );
+        client
+    }
+
+    /// Sends `packet` from `client` as it is.
+    pub fn send(&mut self, client: ClientId, packet: impl Into<ClientPacket>) {
+        let from = self.clients[client.0].addr;
+        self.send_from(from, packet);
+    }
+
+    /// Sends `packet` from any address (a stranger, another port).
+    pub fn send_from(&mut self, from: SocketAddr, packet: impl Into<ClientPacket>) {
+        let inbound = Inbound {
+            from,
+            packet: packet.into(),
+        };
+        self.to_server
+            .send(inbound)
+            .expect("the app holds the receiver");
+    }
+
+    /// Sends a client event with the client's next event id; returns that id.
+    pub fn send_event(&mut self, client: ClientId, packet: impl Into<ClientPacket>) -> EventId {
+        let mut packet = packet.into();
+        let c = &mut self.clients[client.0];
+        let id = c.next_event;
+        assert!(
+            packet.set_event_id(id),
+            "{} is not a client event",
+            packet.name()
+        );
+        c.next_event = id.next();
+        self.send(client, packet);
+        id
+    }
+
+    /// Sends a chat line (or command) as a client event.
+    pub fn chat(&mut self, client: ClientId, text: &str) -> EventId {
+        let chat = ClientChat {
+            session_token: self.token(client),
+            event_id: EventId(0),
+            text: ChatText::new(text).expect("at most 144 bytes"),
+        };
+        self.send_event(client, chat)
+    }
+
+    /// The client leaves with Disconnect.
+    pub fn disconnect(&mut self, client: ClientId) {
+        let packet = ClientDisconnect {
+            session_token: self.token(client),
+        };
+        self.send(client, packet);
+    }
+
+    /// Sends ClientAck for every event the client applied.
+    pub fn ack(&mut self, client: ClientId) {
+        let c = &self.clients[client.0];
+        let ack = ClientAck {
+            session_token: self.token(client),
+            event_id: c.lane.last_applied(),
+        };
+        self.send(client, ack);
+    }
+
+    /// Turns the automatic ClientAck after each tick on or off (on by default).
+    pub fn set_auto_ack(&mut self, client: ClientId, on: bool) {
+        self.clients[client.0].auto_ack = on;
+    }
+
+    pub fn addr(&self, client: ClientId) -> SocketAddr {
+        self.clients[client.0].addr
+    }
+
+    /// The ServerHello the client got.
+    #[track_caller]
+    pub fn hello(&self, client: ClientId) -> &ServerHello {
+        self.clients[client.0]
+            .hello
+            .as_ref()
+            .expect("the client has a session")
+    }
+
+    pub fn token(&self, client: ClientId) -> SessionToken {
+        self.clients[client.0]
+            .hello
+            .as_ref()
+            .map_or(SessionToken(0), |h| h.session_token)
+    }
+
+    pub fn player_id(&self, client: ClientId) -> PlayerId {
+        self.hello(client).player_id
+    }
+
+    /// Everything the client applied so far, in order.
+    pub fn received(&self, client: ClientId) -> &[ServerPacket] {
+        &self.clients[client.0].inbox
+    }
+
+    /// Every datagram the client got, resends and duplicates included.
+    pub fn wire(&self, client: ClientId) -> &[ServerPacket] {
+        &self.clients[client.0].wire
+    }
+
+    /// Forgets what the client received so far (applied and on the wire).
+    pub fn clear(&mut self, client: ClientId) {
+        self.clients[client.0].inbox.clear();
+        self.clients[client.0].wire.clear();
+    }
+
+    /// Takes what the client applied so far.
+    pub fn take(&mut self, client: ClientId) -> Vec<ServerPacket> {
+        self.clients[client.0].wire.clear();
+        std::mem::take(&mut self.clients[client.0].inbox)
+    }
+
+    /// The packets of type `P` the client applied, in order.
+    pub fn packets<P: TryFrom<ServerPacket>>(&self, client: ClientId) -> Vec<P> {
+        self.received(client)
+            .iter()
+            .cloned()
+            .filter_map(|p| P::try_from(p).ok())
+            .collect()
+    }
+
+    /// Datagrams sent to addresses no virtual client owns.
+    pub fn stray(&self) -> &[Datagram] {
+        &self.stray
+    }
+
+    /// Asks the server to stop, as Ctrl-C does.
+    pub fn request_shutdown(&mut self) {
+        self.shutdown.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the app asked to exit.
+    pub fn exited(&self) -> bool {
+        self.app.should_exit().is_some()
+    }
+}

@@ -1,0 +1,56 @@
+//! The headless bevy app: one fixed tick of ordered sets ([`ServerSystems`]) and the
+//! feature plugins that fill them. [`build_app`] assembles it around a [`Transport`]; the
+//! binary connects that to the network thread, the test harness to virtual clients.
+
+mod sets;
+mod shutdown;
+mod stats;
+mod transport;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use bevy_app::App;
+use bevy_time::{Fixed, Time, TimePlugin};
+
+pub use sets::ServerSystems;
+pub use shutdown::{ServerShutdown, ShutdownFlag};
+pub use stats::StatsSettings;
+pub use transport::Transport;
+
+use crate::chat::ChatPlugin;
+use crate::config::Config;
+use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
+
+/// The app for `config`, talking through `transport`. `shutdown` asks it to end every
+/// session and exit. The caller picks the runner and the time strategy.
+pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool>) -> App {
+    let mut app = App::new();
+    app.add_plugins(TimePlugin)
+        .insert_resource(Time::<Fixed>::from_hz(f64::from(config.tick_hz)))
+        .insert_resource(transport)
+        .insert_resource(HelloWorld(WorldInfo {
+            tick_hz: config.tick_hz,
+            ..WorldInfo::default()
+        }));
+    sets::configure(&mut app);
+    app.add_plugins((
+        SessionPlugin {
+            settings: SessionSettings {
+                max_players: config.max_players,
+                timeout: config.session_timeout(),
+            },
+        },
+        ChatPlugin,
+        shutdown::ShutdownPlugin {
+            flag: ShutdownFlag(shutdown),
+        },
+        stats::StatsPlugin {
+            settings: StatsSettings {
+                interval: Duration::from_secs(config.stats_interval_secs),
+            },
+        },
+    ));
+    app
+}

@@ -1,0 +1,47 @@
+//! The ordered system sets of one tick (DEVELOPERS.md, "The shape of the system"),
+//! configured once, here. Every feature plugin puts its systems into these sets.
+
+use bevy_app::{App, FixedUpdate};
+use bevy_ecs::schedule::{IntoScheduleConfigs, SystemSet};
+
+/// One fixed tick, in order. A set may rely on everything the sets before it did in the
+/// same tick.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ServerSystems {
+    /// Datagrams the network thread decoded are taken: hellos answered, strangers dropped,
+    /// acks applied, client events put in lane order, everything else written as
+    /// [`Received`](crate::session::Received) messages. Sessions that ended (quit,
+    /// timeout) are queued for closing.
+    Ingest,
+    /// Frames and requests are checked against the server's state (admission).
+    Validation,
+    /// Health and armor ledgers settle damage and deaths.
+    Ledger,
+    /// Scripts and Rust gameplay plugins run; they queue packets on connections.
+    Gameplay,
+    /// Per-recipient shown sets are reconciled; shows and hides are queued.
+    Streaming,
+    /// Vehicles without a driver get their syncer.
+    SyncerElection,
+    /// Sessions that must end are closed (PlayerLeave, Disconnect), then every queued
+    /// packet is encoded and handed to the network thread. Datagrams written after this
+    /// set go out next tick.
+    Outbound,
+}
+
+/// Chains the sets in [`FixedUpdate`].
+pub(crate) fn configure(app: &mut App) {
+    app.configure_sets(
+        FixedUpdate,
+        (
+            ServerSystems::Ingest,
+            ServerSystems::Validation,
+            ServerSystems::Ledger,
+            ServerSystems::Gameplay,
+            ServerSystems::Streaming,
+            ServerSystems::SyncerElection,
+            ServerSystems::Outbound,
+        )
+            .chain(),
+    );
+}

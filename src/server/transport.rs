@@ -1,0 +1,17 @@
+//! The app's ends of the network channels (DEVELOPERS.md: the ECS never blocks on I/O).
+
+use std::sync::Arc;
+
+use bevy_ecs::resource::Resource;
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::net::{Datagram, Inbound, NetStats};
+
+/// Decoded datagrams in, encoded datagrams out. The network thread owns the other ends in
+/// production; the test harness owns them in tests.
+#[derive(Resource, Clone)]
+pub struct Transport {
+    pub inbound: Receiver<Inbound>,
+    pub outbound: Sender<Datagram>,
+    pub stats: Arc<NetStats>,
+}

@@ -1,0 +1,400 @@
+//! The session feature in the app: hellos, the token and address check, client events in
+//! lane order, timeouts, PlayerJoin / PlayerLeave, Disconnect, and the outbound flush
+//! (connection.md §1-§4). Thin systems around the I/O-free [`Sessions`], [`HelloGate`] and
+//! lanes.
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::{debug, info, warn};
+
+use super::components::{
+    EndSession, Farewells, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex, Received,
+};
+use super::connection::Connection;
+use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
+use crate::lane::{Delivery, LaneHealth, Verdict};
+use crate::net::{Datagram, DropReason, Inbound};
+use crate::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
+use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
+use crate::protocol::ids::EventId;
+use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
+use crate::server::{ServerSystems, Transport};
+
+/// Session settings.
+#[derive(Resource, Debug, Clone, Copy)]
+pub struct SessionSettings {
+    /// Player slots. Default 1000.
+    pub max_players: u16,
+    /// Silence that ends a session. Default 10 s.
+    pub timeout: Duration,
+}
+
+/// The world as a ServerHello tells it; the clock, weather and garage features keep it
+/// current.
+#[derive(Resource, Debug, Clone, Copy, Default)]
+pub struct HelloWorld(pub WorldInfo);
+
+/// The session registry and the hello gate.
+#[derive(Resource, Debug)]
+pub struct SessionState {
+    pub sessions: Sessions,
+    pub gate: HelloGate,
+}
+
+/// Datagrams taken this tick that are not hellos, routed after the new sessions exist.
+#[derive(Resource, Debug, Default)]
+struct InboundBatch(Vec<Inbound>);
+
+/// Datagrams to addresses without a connection (ConnectRefused).
+#[derive(Resource, Debug, Default)]
+struct Direct(Vec<Datagram>);
+
+/// Adds sessions to the app.
+pub struct SessionPlugin {
+    pub settings: SessionSettings,
+}
+
+impl Plugin for SessionPlugin {
+    fn build(&self, app: &mut App) {
+        let settings = self.settings;
+        app.insert_resource(settings)
+            .insert_resource(SessionState {
+                sessions: Sessions::new(settings.max_players).with_timeout(settings.timeout),
+                gate: HelloGate::default(),
+            })
+            .init_resource::<HelloWorld>()
+            .init_resource::<PlayerIndex>()
+            .init_resource::<Farewells>()
+            .init_resource::<InboundBatch>()
+            .init_resource::<Direct>()
+            .add_message::<Received>()
+            .add_message::<PlayerConnected>()
+            .add_message::<PlayerDisconnected>()
+            .add_message::<EndSession>()
+            .add_systems(
+                FixedUpdate,
+                (take_hellos, route_packets, expire_sessions)
+                    .chain()
+                    .in_set(ServerSystems::Ingest),
+            )
+            .add_systems(
+                FixedUpdate,
+                (check_lanes, end_sessions, flush)
+                    .chain()
+                    .in_set(ServerSystems::Outbound),
+            );
+    }
+}
+
+fn encode(packet: impl Into<ServerPacket>) -> Option<Vec<u8>> {
+    let mut buf = [0u8; MAX_DATAGRAM];
+    match packet.into().encode(&mut buf) {
+        Ok(n) => Some(buf[..n].to_vec()),
+        Err(e) => {
+            warn!("not sent: {e}");
+            None
+        }
+    }
+}
+
+/// Answers every hello of the tick and spawns the new players; keeps the other datagrams
+/// for [`route_packets`].
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn take_hellos(
+    mut commands: Commands,
+    transport: Res<Transport>,
+    time: Res<Time>,
+    world: Res<HelloWorld>,
+    mut state: ResMut<SessionState>,
+    mut index: ResMut<PlayerIndex>,
+    mut batch: ResMut<InboundBatch>,
+    mut direct: ResMut<Direct>,
+    mut connections: Query<(Entity, &Player, &Name, &mut Connection)>,
+    mut connected: MessageWriter<PlayerConnected>,
+    mut ended: MessageWriter<EndSession>,
+) {
+    let now = time.elapsed();
+    let state = &mut *state;
+    while let Ok(inbound) = transport.inbound.try_recv() {
+        let ClientPacket::ClientHello(hello) = &inbound.packet else {
+            batch.0.push(inbound);
+            continue;
+        };
+        let from = inbound.from;
+        let outcome = state
+            .gate
+            .handle(&mut state.sessions, hello, from, now, &world.0);
+        if let Some(old) = outcome.replaced()
+            && let Some(entity) = index.get(old.session.id())
+        {
+            ended.write(EndSession {
+                player: entity,
+                leave: LeaveReason::Timeout,
+                disconnect: None,
+            });
+        }
+        match outcome {
+            HelloOutcome::Accepted { hello, .. } => {
+                let player = Player {
+                    id: hello.player_id,
+                    token: hello.player_token,
+                };
+                let name = Name(
+                    state
+                        .sessions
+                        .get(player.id)
+                        .map(|s| *s.name())
+                        .unwrap_or_default(),
+                );
+                let mut conn = Connection::new(from, hello.session_token);
+                if let Err(e) = conn.send(hello) {
+                    warn!("ServerHello not sent: {e}");
+                }
+                for (_, other, other_name, mut other_conn) in &mut connections {
+                    join(&mut conn, other, other_name);
+                    join(&mut other_conn, &player, &name);
+                }
+                info!(id = player.id.0, name = name.as_str(), %from, "player connected");
+                let entity = commands.spawn((player, name, conn)).id();
+                index.insert(player.id, entity);
+                connected.write(PlayerConnected {
+                    player: entity,
+                    id: player.id,
+                    token: player.token,
+                });
+            }
+            HelloOutcome::Repeated { hello } => {
+                if let Some(entity) = index.get(hello.player_id)
+                    && let Ok((_, _, _, mut conn)) = connections.get_mut(entity)
+                    && let Err(e) = conn.send(hello)
+                {
+                    warn!("ServerHello not repeated: {e}");
+                }
+            }
+            HelloOutcome::Refused { answer, .. } => {
+                debug!(%from, reason = ?answer.reason, "hello refused");
+                if let Some(bytes) = encode(answer) {
+                    direct.0.push(Datagram { to: from, bytes });
+                }
+            }
+            HelloOutcome::Ignored(why) => {
+                debug!(%from, why = why.kind(), "hello ignored");
+                if why == Ignored::RateLimited {
+                    transport.stats.count_drop(DropReason::RateLimited);
+                }
+            }
+        }
+    }
+}
+
+/// PlayerJoin of `subject` on `to`'s lane: critical (connection.md §4).
+fn join(to: &mut Connection, subject: &Player, name: &Name) {
+    let packet = PlayerJoin {
+        id: subject.id,
+        player_token: subject.token,
+        event_id: EventId(0),
+        name: name.0,
+    };
+    if let Err(e) = to.send_event(packet, Delivery::Critical) {
+        debug!("PlayerJoin: {e}");
+    }
+}
+
+/// Takes the non-hello datagrams: strangers are dropped and counted, acks applied, client
+/// events applied once and in order, everything else passed on as [`Received`].
+fn route_packets(
+    transport: Res<Transport>,
+    time: Res<Time>,
+    mut state: ResMut<SessionState>,
+    index: Res<PlayerIndex>,
+    mut batch: ResMut<InboundBatch>,
+    mut connections: Query<&mut Connection>,
+    mut received: MessageWriter<Received>,
+    mut ended: MessageWriter<EndSession>,
+) {
+    let now = time.elapsed();
+    for Inbound { from, packet } in batch.0.drain(..) {
+        let Some(token) = packet.session_token() else {
+            continue;
+        };
+        let id = match state.sessions.accept(token, from, now) {
+            Ok(id) => id,
+            Err(stranger) => {
+                transport.stats.count_drop(match stranger {
+                    Stranger::UnknownToken => DropReason::UnknownToken,
+                    Stranger::WrongAddress => DropReason::WrongAddress,
+                });
+                continue;
+            }
+        };
+        let Some(player) = index.get(id) else {
+            continue;
+        };
+        let Ok(mut conn) = connections.get_mut(player) else {
+            continue;
+        };
+        match &packet {
+            ClientPacket::ClientDisconnect(_) => {
+                ended.write(EndSession {
+                    player,
+                    leave: LeaveReason::Quit,
+                    disconnect: None,
+                });
+            }
+            ClientPacket::ClientAck(ack) => {
+                conn.on_ack(ack.event_id, now);
+            }
+            _ => match packet.event_id() {
+                Some(event) if conn.receive_event(event) != Verdict::Apply => {}
+                _ => {
+                    received.write(Received { player, packet });
+                }
+            },
+        }
+    }
+}
+
+/// Ends sessions silent for the timeout (connection.md §2, reason 1).
+fn expire_sessions(
+    time: Res<Time>,
+    state: Res<SessionState>,
+    index: Res<PlayerIndex>,
+    mut ended: MessageWriter<EndSession>,
+) {
+    for id in state.sessions.expired(time.elapsed()) {
+        if let Some(player) = index.get(id) {
+            ended.write(EndSession {
+                player,
+                leave: LeaveReason::Timeout,
+                disconnect: Some(LeaveReason::Timeout),
+            });
+        }
+    }
+}
+
+/// Ends sessions whose lane overflowed (Disconnect 2) or stalled (reason 1), connection.md §3.
+fn check_lanes(
+    time: Res<Time>,
+    connections: Query<(Entity, &Connection)>,
+    mut ended: MessageWriter<EndSession>,
+) {
+    let now = time.elapsed();
+    for (player, conn) in &connections {
+        let disconnect = match conn.health(now) {
+            LaneHealth::Healthy => continue,
+            LaneHealth::Overflowed => LeaveReason::Kicked,
+            LaneHealth::Stalled => LeaveReason::Timeout,
+        };
+        ended.write(EndSession {
+            player,
+            leave: LeaveReason::Timeout,
+            disconnect: Some(disconnect),
+        });
+    }
+}
+
+/// Closes the sessions asked to end this tick: the slot is freed, the entity despawned,
+/// PlayerLeave goes to everyone else (critical), `Disconnect` to the player if asked.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn end_sessions(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut requests: MessageReader<EndSession>,
+    mut state: ResMut<SessionState>,
+    mut index: ResMut<PlayerIndex>,
+    mut farewells: ResMut<Farewells>,
+    mut connections: Query<(Entity, &Player, &Name, &mut Connection)>,
+    mut disconnected: MessageWriter<PlayerDisconnected>,
+) {
+    let mut ending: Vec<EndSession> = Vec::new();
+    let mut seen = HashSet::new();
+    for request in requests.read() {
+        if seen.insert(request.player) && connections.contains(request.player) {
+            ending.push(*request);
+        }
+    }
+    if ending.is_empty() {
+        return;
+    }
+    let mut leaves = Vec::with_capacity(ending.len());
+    for request in &ending {
+        let Ok((entity, player, name, conn)) = connections.get(request.player) else {
+            continue;
+        };
+        if state
+            .sessions
+            .get(player.id)
+            .is_some_and(|s| s.token() == player.token)
+        {
+            state.sessions.remove(player.id);
+        }
+        index.remove(player.id, entity);
+        if let Some(reason) = request.disconnect {
+            farewells.push(conn.addr(), reason, time.elapsed());
+        }
+        info!(id = player.id.0, name = name.as_str(), reason = ?request.leave, "player left");
+        disconnected.write(PlayerDisconnected {
+            player: entity,
+            id: player.id,
+            token: player.token,
+            name: name.0,
+            reason: request.leave,
+        });
+        leaves.push(PlayerLeave {
+            id: player.id,
+            player_token: player.token,
+            event_id: EventId(0),
+            reason: request.leave,
+        });
+        commands.entity(entity).despawn();
+    }
+    for (entity, _, _, mut conn) in &mut connections {
+        if seen.contains(&entity) {
+            continue;
+        }
+        for leave in &leaves {
+            if let Err(e) = conn.send_event(leave.clone(), Delivery::Critical) {
+                debug!("PlayerLeave: {e}");
+            }
+        }
+    }
+}
+
+/// Hands every datagram of the tick to the network thread.
+fn flush(
+    time: Res<Time>,
+    transport: Res<Transport>,
+    mut direct: ResMut<Direct>,
+    mut farewells: ResMut<Farewells>,
+    mut connections: Query<&mut Connection>,
+) {
+    let now = time.elapsed();
+    let send = |datagram: Datagram| {
+        if transport.outbound.send(datagram).is_err() {
+            transport.stats.send_error();
+        }
+    };
+    for datagram in direct.0.drain(..) {
+        send(datagram);
+    }
+    for mut conn in &mut connections {
+        let to: SocketAddr = conn.addr();
+        conn.drain(now, |bytes| send(Datagram { to, bytes }));
+    }
+    farewells.due(now, |to, reason| {
+        if let Some(bytes) = encode(ServerDisconnect { reason }) {
+            send(Datagram { to, bytes });
+        }
+    });
+}
