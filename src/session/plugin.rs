@@ -50,7 +50,7 @@ pub struct SessionState {
 #[derive(Resource, Debug, Default)]
 struct InboundBatch(Vec<Inbound>);
 
-/// Datagrams to addresses without a connection (ConnectRefused).
+/// Answers to hellos outside a connection's queue: ConnectRefused, a repeated ServerHello.
 #[derive(Resource, Debug, Default)]
 struct Direct(Vec<Datagram>);
 
@@ -172,11 +172,8 @@ fn take_hellos(
                 });
             }
             HelloOutcome::Repeated { hello } => {
-                if let Some(entity) = index.get(hello.player_id)
-                    && let Ok((_, _, _, mut conn)) = connections.get_mut(entity)
-                    && let Err(e) = conn.send(hello)
-                {
-                    warn!("ServerHello not repeated: {e}");
+                if let Some(bytes) = encode(hello) {
+                    direct.0.push(Datagram { to: from, bytes });
                 }
             }
             HelloOutcome::Refused { answer, .. } => {

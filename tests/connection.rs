@@ -1,0 +1,454 @@
+//! connection.md §2-§4 in the deterministic harness: handshake, refusals, strangers,
+//! timeouts, join and leave, Disconnect, the reliable lane seen from a client, shutdown.
+
+use std::time::Duration;
+
+use dlmp::config::Config;
+use dlmp::harness::Harness;
+use dlmp::lane::Delivery;
+use dlmp::net::DropReason;
+use dlmp::protocol::ServerPacket;
+use dlmp::protocol::connection::chat::ChatMessage;
+use dlmp::protocol::connection::handshake::{
+    ConnectRefused, LeaveReason, RefuseReason, ServerDisconnect, ServerHello,
+};
+use dlmp::protocol::connection::roster::{PlayerJoin, PlayerLeave};
+use dlmp::protocol::ids::{EventId, PlayerId, SessionToken};
+use dlmp::protocol::{ClientPacket, Packet};
+use dlmp::session::{Connection, PlayerIndex, SessionState};
+use rstest::rstest;
+
+fn config() -> Config {
+    Config {
+        stats_interval_secs: 0,
+        ..Config::default()
+    }
+}
+
+fn connection(h: &mut Harness, id: PlayerId) -> bevy_ecs::world::EntityWorldMut<'_> {
+    let entity = h
+        .world()
+        .resource::<PlayerIndex>()
+        .get(id)
+        .expect("a live player");
+    h.world_mut().entity_mut(entity)
+}
+
+#[test]
+fn a_hello_is_answered_with_the_smallest_free_id_and_a_token() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    let (ha, hb) = (h.hello(a).clone(), h.hello(b).clone());
+    assert_eq!((ha.player_id, hb.player_id), (PlayerId(0), PlayerId(1)));
+    assert_ne!(ha.session_token, SessionToken(0));
+    assert_ne!(ha.session_token, hb.session_token);
+    assert!(hb.player_token.0 > ha.player_token.0);
+    assert_eq!((ha.max_players, ha.tick_hz, ha.weather), (1000, 50, 0));
+}
+
+#[test]
+fn a_repeated_hello_gets_the_same_server_hello() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let hello = h.client_hello(a, "alice");
+    h.send(a, hello);
+    h.step();
+    let hellos = h.packets::<ServerHello>(a);
+    assert_eq!(hellos.len(), 2);
+    assert_eq!(hellos[0], hellos[1]);
+}
+
+fn refused(
+    h: &mut Harness,
+    name: &str,
+    mutate: impl FnOnce(&mut dlmp::protocol::connection::handshake::ClientHello),
+) -> Vec<ConnectRefused> {
+    let c = h.add_client();
+    let mut hello = h.client_hello(c, name);
+    mutate(&mut hello);
+    h.send(c, hello);
+    h.step();
+    assert!(h.packets::<ServerHello>(c).is_empty());
+    h.packets::<ConnectRefused>(c)
+}
+
+#[rstest]
+#[case::wrong_protocol("carl", 2, RefuseReason::WrongProtocol)]
+#[case::short_name("cj", 1, RefuseReason::InvalidName)]
+#[case::bad_character("c j", 1, RefuseReason::InvalidName)]
+#[case::name_in_use("ALICE", 1, RefuseReason::NameInUse)]
+fn a_hello_is_refused_for_each_reason(
+    #[case] name: &str,
+    #[case] protocol: u16,
+    #[case] reason: RefuseReason,
+) {
+    let mut h = Harness::new();
+    h.connect("alice");
+    let answers = refused(&mut h, name, |hello| hello.protocol = protocol);
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0].reason, reason);
+}
+
+#[test]
+fn a_full_server_refuses_with_reason_0() {
+    let mut h = Harness::with_config(Config {
+        max_players: 1,
+        ..config()
+    });
+    h.connect("alice");
+    let answers = refused(&mut h, "bob", |_| {});
+    assert_eq!(answers[0].reason, RefuseReason::ServerFull);
+}
+
+#[test]
+fn a_banned_address_is_refused_with_reason_4() {
+    let mut h = Harness::new();
+    let c = h.add_client();
+    let ip = h.addr(c).ip();
+    h.world_mut()
+        .resource_mut::<SessionState>()
+        .sessions
+        .ban(ip);
+    let hello = h.client_hello(c, "mallory");
+    h.send(c, hello);
+    h.step();
+    let answers = h.packets::<ConnectRefused>(c);
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0].reason, RefuseReason::Banned);
+}
+
+#[test]
+fn hellos_past_four_a_second_from_one_address_get_no_answer() {
+    let mut h = Harness::new();
+    let c = h.add_client();
+    for _ in 0..6 {
+        let hello = h.client_hello(c, "carl");
+        h.send(c, hello);
+    }
+    h.step();
+    assert_eq!(h.packets::<ServerHello>(c).len(), 4);
+    assert_eq!(h.stats().drops(DropReason::RateLimited), 2);
+}
+
+#[test]
+fn a_new_nonce_from_the_same_address_replaces_the_session() {
+    let mut h = Harness::new();
+    let watcher = h.connect("watcher");
+    let a = h.connect("alice");
+    let old = h.hello(a).clone();
+    let mut hello = h.client_hello(a, "alice");
+    hello.nonce ^= 0xFFFF;
+    h.send(a, hello);
+    h.step();
+    let leaves = h.packets::<PlayerLeave>(watcher);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(
+        (leaves[0].id, leaves[0].player_token, leaves[0].reason),
+        (old.player_id, old.player_token, LeaveReason::Timeout)
+    );
+    let fresh = h.hello(a).clone();
+    assert_ne!(fresh.session_token, old.session_token);
+    assert!(
+        h.packets::<ServerDisconnect>(a).is_empty(),
+        "the address belongs to the new session"
+    );
+}
+
+#[test]
+fn packets_with_an_unknown_token_or_from_another_port_are_dropped_silently() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.take(a);
+    h.take(b);
+    let token = h.token(a);
+    let chat = |token| {
+        ClientPacket::from(dlmp::protocol::connection::chat::ClientChat {
+            session_token: token,
+            event_id: EventId(1),
+            text: dlmp::protocol::connection::chat::ChatText::new("hi").expect("text"),
+        })
+    };
+    h.send(a, chat(SessionToken(token.0 ^ 1)));
+    let mut other_port = h.addr(a);
+    other_port.set_port(other_port.port() + 1000);
+    h.send_from(other_port, chat(token));
+    h.steps(2);
+    assert!(h.received(a).is_empty() && h.received(b).is_empty());
+    assert!(h.stray().is_empty(), "no answer to strangers");
+    assert_eq!(h.stats().drops(DropReason::UnknownToken), 1);
+    assert_eq!(h.stats().drops(DropReason::WrongAddress), 1);
+}
+
+#[test]
+fn a_newcomer_gets_a_player_join_for_everyone_already_connected() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    let c = h.connect("carl");
+    h.step();
+    let names = |h: &Harness, c| {
+        h.packets::<PlayerJoin>(c)
+            .iter()
+            .map(|j| j.name.as_str().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&h, c), ["alice", "bob"]);
+    assert_eq!(names(&h, a), ["bob", "carl"]);
+    assert_eq!(names(&h, b), ["alice", "carl"]);
+    let join = &h.packets::<PlayerJoin>(c)[0];
+    assert_eq!(
+        (join.id, join.player_token),
+        (h.player_id(a), h.hello(a).player_token)
+    );
+}
+
+#[test]
+fn a_client_disconnect_sends_player_leave_reason_0_to_the_others() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.disconnect(a);
+    h.step();
+    let leaves = h.packets::<PlayerLeave>(b);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(
+        (leaves[0].id, leaves[0].reason),
+        (h.player_id(a), LeaveReason::Quit)
+    );
+    assert!(h.packets::<ServerDisconnect>(a).is_empty());
+    assert_eq!(h.world().resource::<PlayerIndex>().len(), 1);
+}
+
+#[test]
+fn ten_seconds_of_silence_end_a_session_with_reason_1() {
+    let mut h = Harness::new();
+    let quiet = h.connect("quiet");
+    let talker = h.connect("talker");
+    h.set_auto_ack(quiet, false);
+    // The talker keeps its session alive with acks; the quiet one says nothing more.
+    h.advance(Duration::from_millis(9_900));
+    assert!(
+        h.packets::<PlayerLeave>(talker).is_empty(),
+        "still alive before 10 s"
+    );
+    h.advance(Duration::from_millis(200));
+    let leaves = h.packets::<PlayerLeave>(talker);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(
+        (leaves[0].id, leaves[0].reason),
+        (h.player_id(quiet), LeaveReason::Timeout)
+    );
+    h.advance(Duration::from_millis(200));
+    let bye = h.packets::<ServerDisconnect>(quiet);
+    assert_eq!(bye.len(), 3, "Disconnect is sent 3 times");
+    assert!(bye.iter().all(|d| d.reason == LeaveReason::Timeout));
+}
+
+#[test]
+fn a_reliable_event_is_resent_until_acknowledged_and_applied_once() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    h.set_auto_ack(a, false);
+    let b = h.connect("bob");
+    h.step();
+    let on_wire = h
+        .wire(a)
+        .iter()
+        .filter(|p| matches!(p, ServerPacket::PlayerJoin(_)))
+        .count();
+    assert_eq!(on_wire, 1);
+    // Unacknowledged: the join of bob comes again after the retransmission timeout.
+    h.advance(Duration::from_millis(1_200));
+    let on_wire = h
+        .wire(a)
+        .iter()
+        .filter(|p| matches!(p, ServerPacket::PlayerJoin(_)))
+        .count();
+    assert!(on_wire >= 2, "resent, {on_wire} copies");
+    assert_eq!(h.packets::<PlayerJoin>(a).len(), 1, "applied once");
+    h.ack(a);
+    h.step();
+    h.clear(a);
+    h.advance(Duration::from_secs(2));
+    assert!(
+        h.wire(a)
+            .iter()
+            .all(|p| !matches!(p, ServerPacket::PlayerJoin(_))),
+        "no resend after the ack"
+    );
+    let _ = b;
+}
+
+#[test]
+fn a_lane_without_acks_for_15_seconds_ends_the_session() {
+    let mut h = Harness::with_config(Config {
+        session_timeout_ms: 60_000,
+        ..config()
+    });
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.set_auto_ack(a, false);
+    h.connect("carl");
+    // alice keeps sending (so no silence timeout) but never acks carl's join.
+    let keepalive = |h: &mut Harness| {
+        let ping = dlmp::protocol::connection::lane::ClientAck {
+            session_token: h.token(a),
+            event_id: EventId(1),
+        };
+        h.send(a, ping);
+    };
+    for _ in 0..(14_500 / 20) {
+        keepalive(&mut h);
+        h.step();
+    }
+    assert!(h.packets::<PlayerLeave>(b).is_empty());
+    for _ in 0..50 {
+        keepalive(&mut h);
+        h.step();
+    }
+    let leaves = h.packets::<PlayerLeave>(b);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(
+        (leaves[0].id, leaves[0].reason),
+        (h.player_id(a), LeaveReason::Timeout)
+    );
+}
+
+#[test]
+fn a_critical_event_past_512_waiting_overflows_the_lane_and_ends_the_session() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.set_auto_ack(a, false);
+    h.step();
+    let id = h.player_id(a);
+    let mut entity = connection(&mut h, id);
+    let mut conn = entity.get_mut::<Connection>().expect("a connection");
+    let waiting = conn.waiting();
+    let line = |n: usize| ChatMessage {
+        event_id: EventId(0),
+        color: dlmp::protocol::connection::chat::Color(0x00FF_FFFF),
+        text: dlmp::chat::chat_text(&format!("line {n}")),
+    };
+    for n in waiting..512 {
+        conn.send_event(line(n), Delivery::Critical)
+            .expect("room up to 512");
+    }
+    assert_eq!(
+        conn.send_event(line(0), Delivery::Normal),
+        Err(dlmp::session::SendError::QueueFull)
+    );
+    assert_eq!(
+        conn.send_event(line(513), Delivery::Critical),
+        Err(dlmp::session::SendError::Overflowed)
+    );
+    h.step();
+    let leaves = h.packets::<PlayerLeave>(b);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(leaves[0].reason, LeaveReason::Timeout);
+    h.advance(Duration::from_millis(150));
+    let bye = h.packets::<ServerDisconnect>(a);
+    assert_eq!(bye.len(), 3);
+    assert!(
+        bye.iter().all(|d| d.reason == LeaveReason::Kicked),
+        "Disconnect reason 2"
+    );
+}
+
+#[test]
+fn a_droppable_event_is_refused_at_480_waiting() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    h.set_auto_ack(a, false);
+    let id = h.player_id(a);
+    let mut entity = connection(&mut h, id);
+    let mut conn = entity.get_mut::<Connection>().expect("a connection");
+    let line = ChatMessage {
+        event_id: EventId(0),
+        color: dlmp::protocol::connection::chat::Color(0),
+        text: dlmp::chat::chat_text("x"),
+    };
+    while conn.waiting() < 479 {
+        conn.send_event(line.clone(), Delivery::Normal)
+            .expect("room");
+    }
+    assert!(
+        conn.send_event(line.clone(), Delivery::Droppable).is_ok(),
+        "479 waiting: taken"
+    );
+    assert_eq!(
+        conn.send_event(line.clone(), Delivery::Droppable),
+        Err(dlmp::session::SendError::QueueFull)
+    );
+    assert!(
+        conn.send_event(line, Delivery::Critical).is_ok(),
+        "critical always queued"
+    );
+}
+
+#[test]
+fn an_invalid_packet_is_refused_to_its_sender_not_sent() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let id = h.player_id(a);
+    let mut entity = connection(&mut h, id);
+    let mut conn = entity.get_mut::<Connection>().expect("a connection");
+    let bad = ChatMessage {
+        event_id: EventId(0),
+        color: dlmp::protocol::connection::chat::Color(0x0100_0000),
+        text: dlmp::chat::chat_text("x"),
+    };
+    assert!(matches!(
+        conn.send_event(bad, Delivery::Normal),
+        Err(dlmp::session::SendError::Invalid(_))
+    ));
+    let ack = dlmp::protocol::connection::lane::ServerAck {
+        event_id: EventId(1),
+    };
+    assert_eq!(
+        conn.send_event(ack, Delivery::Normal),
+        Err(dlmp::session::SendError::WrongLane)
+    );
+}
+
+#[test]
+fn shutdown_sends_every_client_disconnect_and_exits() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.request_shutdown();
+    for _ in 0..20 {
+        if h.exited() {
+            break;
+        }
+        h.step();
+    }
+    assert!(h.exited());
+    for c in [a, b] {
+        let bye = h.packets::<ServerDisconnect>(c);
+        assert_eq!(bye.len(), 3, "three copies");
+        assert!(bye.iter().all(|d| d.reason == LeaveReason::Quit));
+    }
+}
+
+#[test]
+fn every_packet_the_server_sent_in_these_scenarios_decodes() {
+    // The harness panics on a datagram a client would reject; this runs a busy scenario.
+    let mut h = Harness::new();
+    let clients: Vec<_> = (0..8).map(|i| h.connect(&format!("player{i}"))).collect();
+    for &c in &clients {
+        h.chat(c, "hello everyone");
+    }
+    h.steps(5);
+    for &c in &clients {
+        assert_eq!(h.packets::<ChatMessage>(c).len(), 8);
+        for p in h.received(c) {
+            let mut buf = [0u8; 1200];
+            let n = p.encode(&mut buf).expect("valid");
+            assert_eq!(&ServerPacket::decode(&buf[..n]).expect("decodes"), p);
+        }
+    }
+    let _ = ServerDisconnect::ID;
+}
