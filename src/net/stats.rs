@@ -76,7 +76,10 @@ impl NetStats {
 
     /// Every reason with a non-zero count.
     pub fn nonzero_drops(&self) -> Vec<(DropReason, u64)> {
-        DropReason::all().map(|r| (r, self.drops(r))).filter(|&(_, n)| n > 0).collect()
+        DropReason::all()
+            .map(|r| (r, self.drops(r)))
+            .filter(|&(_, n)| n > 0)
+            .collect()
     }
 
     pub fn total_drops(&self) -> u64 {
@@ -110,8 +113,11 @@ impl NetStats {
 
     /// One line for the periodic stats log.
     pub fn summary(&self) -> String {
-        let drops: Vec<String> =
-            self.nonzero_drops().iter().map(|(r, n)| format!("{}={n}", r.as_str())).collect();
+        let drops: Vec<String> = self
+            .nonzero_drops()
+            .iter()
+            .map(|(r, n)| format!("{}={n}", r.as_str()))
+            .collect();
         format!(
             "received={} sent={} send_errors={} drops[{}]",
             self.received_count(),
