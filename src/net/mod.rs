@@ -4,10 +4,12 @@
 //! the app blocks on I/O.
 
 mod stats;
+mod thread;
 
 use std::net::SocketAddr;
 
 pub use stats::{DropReason, NetStats};
+pub use thread::{NetConfig, NetHandle, spawn};
 
 use crate::protocol::ClientPacket;
 
