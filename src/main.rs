@@ -25,7 +25,13 @@ fn main() -> ExitCode {
         }
     };
     let stats = Arc::new(NetStats::default());
-    let net = match net::spawn(NetConfig { bind: config.bind, ..NetConfig::default() }, stats.clone()) {
+    let net = match net::spawn(
+        NetConfig {
+            bind: config.bind,
+            ..NetConfig::default()
+        },
+        stats.clone(),
+    ) {
         Ok(net) => net,
         Err(e) => {
             error!("cannot bind {}: {e}", config.bind);
@@ -44,11 +50,17 @@ fn main() -> ExitCode {
     if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
         error!("cannot install the Ctrl-C handler: {e}");
     }
-    let transport = Transport { inbound: net.inbound.clone(), outbound: net.outbound.clone(), stats };
+    let transport = Transport {
+        inbound: net.inbound.clone(),
+        outbound: net.outbound.clone(),
+        stats,
+    };
     let mut app = build_app(&config, transport, shutdown);
     app.add_plugins(ScheduleRunnerPlugin::run_loop(config.tick()));
     let exit = app.run();
-    net.shutdown();
+    if net.shutdown().is_err() {
+        error!("the network thread panicked");
+    }
     info!("stopped");
     match exit {
         AppExit::Success => ExitCode::SUCCESS,

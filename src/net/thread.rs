@@ -331,9 +331,8 @@ impl NetThread {
         }
     }
 
-    /// `self.stats.drop(..)` would resolve to `Drop::drop` of the `Arc`.
     fn count_drop(&self, reason: DropReason) {
-        NetStats::drop(&self.stats, reason);
+        self.stats.count_drop(reason);
     }
 
     /// Sends everything the app has queued, without waiting for more.

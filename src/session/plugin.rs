@@ -104,10 +104,6 @@ fn encode(packet: impl Into<ServerPacket>) -> Option<Vec<u8>> {
 
 /// Answers every hello of the tick and spawns the new players; keeps the other datagrams
 /// for [`route_packets`].
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system's parameters are its dependencies"
-)]
 fn take_hellos(
     mut commands: Commands,
     transport: Res<Transport>,
@@ -300,10 +296,6 @@ fn check_lanes(
 
 /// Closes the sessions asked to end this tick: the slot is freed, the entity despawned,
 /// PlayerLeave goes to everyone else (critical), `Disconnect` to the player if asked.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system's parameters are its dependencies"
-)]
 fn end_sessions(
     mut commands: Commands,
     time: Res<Time>,
