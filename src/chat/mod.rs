@@ -92,30 +92,61 @@ pub struct PlayerChat {
     pub text: String,
 }
 
+/// This tick's accepted chat lines and commands, between [`ChatSystems::Intake`] and
+/// [`ChatSystems::Finish`]: gameplay (the scripts) may refuse a line or handle a command
+/// in between.
+#[derive(Resource, Debug, Default)]
+pub struct PendingChat {
+    pub lines: Vec<PendingLine>,
+    pub commands: Vec<PendingCommand>,
+}
+
+/// A chat line waiting for its broadcast.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingLine {
+    pub player: Entity,
+    pub text: String,
+    /// A gameplay handler refused the broadcast (`player_chat` returned false).
+    pub refused: bool,
+}
+
+/// A command waiting for a handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingCommand {
+    pub call: CommandCall,
+    /// A gameplay handler took it (`player_command` returned true).
+    pub handled: bool,
+}
+
+/// The two halves of chat handling inside [`ServerSystems::Gameplay`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChatSystems {
+    /// Lines are rate-limited and parsed into [`PendingChat`].
+    Intake,
+    /// Unhandled commands go to [`ChatCommands`] or get "Unknown command"; lines not
+    /// refused are broadcast.
+    Finish,
+}
+
 pub struct ChatPlugin;
 
 impl Plugin for ChatPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ChatCommands>()
+            .init_resource::<PendingChat>()
             .add_message::<PlayerChat>()
-            .add_systems(
+            .configure_sets(
                 FixedUpdate,
-                (give_chat_limit, handle_chat)
-                    .chain()
-                    .in_set(ServerSystems::Gameplay),
-            );
+                (ChatSystems::Intake, ChatSystems::Finish).chain().in_set(ServerSystems::Gameplay),
+            )
+            .add_systems(FixedUpdate, (give_chat_limit, take_chat).chain().in_set(ChatSystems::Intake))
+            .add_systems(FixedUpdate, finish_chat.in_set(ChatSystems::Finish));
     }
 }
 
-fn give_chat_limit(
-    mut commands: Commands,
-    time: Res<Time>,
-    mut connected: MessageReader<PlayerConnected>,
-) {
+fn give_chat_limit(mut commands: Commands, time: Res<Time>, mut connected: MessageReader<PlayerConnected>) {
     for c in connected.read() {
-        commands
-            .entity(c.player)
-            .insert(ChatLimit::new(time.elapsed()));
+        commands.entity(c.player).insert(ChatLimit::new(time.elapsed()));
     }
 }
 
@@ -130,34 +161,30 @@ pub fn chat_text(text: &str) -> ChatText {
 
 /// Sends one notice line to one player.
 pub fn notify(conn: &mut Connection, text: &str) {
-    let message = ChatMessage {
-        event_id: EventId(0),
-        color: NOTICE_COLOR,
-        text: chat_text(text),
-    };
+    say(conn, NOTICE_COLOR, text);
+}
+
+/// Sends one line in `color` to one player; a full queue drops it (connection.md §3).
+pub fn say(conn: &mut Connection, color: Color, text: &str) {
+    let message = ChatMessage { event_id: EventId(0), color, text: chat_text(text) };
     if let Err(e) = conn.send_event(message, Delivery::Normal) {
-        debug!("notice not sent: {e}");
+        debug!("chat line not delivered: {e}");
     }
 }
 
-fn handle_chat(
-    mut commands: Commands,
+/// Rate-limits the tick's ClientChat lines and sorts them into lines and commands.
+fn take_chat(
     time: Res<Time>,
-    registry: Res<ChatCommands>,
+    mut pending: ResMut<PendingChat>,
     mut received: MessageReader<Received>,
-    mut speakers: Query<(&Name, &mut ChatLimit)>,
+    mut speakers: Query<&mut ChatLimit>,
     mut connections: Query<&mut Connection>,
-    mut said: MessageWriter<PlayerChat>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
-        let ClientPacket::ClientChat(chat) = packet else {
-            continue;
-        };
+        let ClientPacket::ClientChat(chat) = packet else { continue };
         let player = *player;
-        let Ok((name, mut limit)) = speakers.get_mut(player) else {
-            continue;
-        };
+        let Ok(mut limit) = speakers.get_mut(player) else { continue };
         if !limit.bucket.try_take(now) {
             if !std::mem::replace(&mut limit.told, true)
                 && let Ok(mut conn) = connections.get_mut(player)
@@ -168,40 +195,49 @@ fn handle_chat(
         }
         limit.told = false;
         let text = chat.text.as_str();
-        if let Some((command, args)) = parse_command(text) {
-            match registry.get(&command) {
-                Some(handler) => {
-                    commands.run_system_with(
-                        handler,
-                        CommandCall {
-                            player,
-                            name: command,
-                            args: args.to_owned(),
-                        },
-                    );
-                }
-                None => {
-                    if let Ok(mut conn) = connections.get_mut(player) {
-                        notify(&mut conn, "Unknown command");
-                    }
-                }
-            }
+        match parse_command(text) {
+            Some((name, args)) => pending.commands.push(PendingCommand {
+                call: CommandCall { player, name, args: args.to_owned() },
+                handled: false,
+            }),
+            None => pending.lines.push(PendingLine { player, text: text.to_owned(), refused: false }),
+        }
+    }
+}
+
+/// Runs or answers the commands nobody handled and broadcasts the lines nobody refused.
+fn finish_chat(
+    mut commands: Commands,
+    registry: Res<ChatCommands>,
+    mut pending: ResMut<PendingChat>,
+    names: Query<&Name>,
+    mut connections: Query<&mut Connection>,
+    mut said: MessageWriter<PlayerChat>,
+) {
+    for PendingCommand { call, handled } in pending.commands.drain(..) {
+        if handled {
             continue;
         }
-        let line = chat_text(&format!("{}: {text}", name.as_str()));
-        for mut conn in &mut connections {
-            let message = ChatMessage {
-                event_id: EventId(0),
-                color: CHAT_COLOR,
-                text: line,
-            };
-            if let Err(e) = conn.send_event(message, Delivery::Normal) {
-                debug!("chat line not delivered: {e}");
+        match registry.get(&call.name) {
+            Some(handler) => {
+                commands.run_system_with(handler, call);
+            }
+            None => {
+                if let Ok(mut conn) = connections.get_mut(call.player) {
+                    notify(&mut conn, "Unknown command");
+                }
             }
         }
-        said.write(PlayerChat {
-            player,
-            text: text.to_owned(),
-        });
+    }
+    for PendingLine { player, text, refused } in pending.lines.drain(..) {
+        if refused {
+            continue;
+        }
+        let Ok(name) = names.get(player) else { continue };
+        let line = format!("{}: {text}", name.as_str());
+        for mut conn in &mut connections {
+            say(&mut conn, CHAT_COLOR, &line);
+        }
+        said.write(PlayerChat { player, text });
     }
 }
