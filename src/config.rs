@@ -27,6 +27,8 @@ pub struct Config {
     pub session_timeout_ms: u64,
     /// Seconds between two stats log lines; 0 turns them off. Default 60.
     pub stats_interval_secs: u64,
+    /// Lua instructions one script call may run before it is cut off. Default 5 000 000.
+    pub script_instruction_budget: u64,
 }
 
 impl Default for Config {
@@ -39,6 +41,7 @@ impl Default for Config {
             resources: Vec::new(),
             session_timeout_ms: 10_000,
             stats_interval_secs: 60,
+            script_instruction_budget: 5_000_000,
         }
     }
 }

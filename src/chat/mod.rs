@@ -18,7 +18,7 @@ use crate::lane::Delivery;
 use crate::protocol::ClientPacket;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, Color, MAX_CHAT};
 use crate::protocol::ids::EventId;
-use crate::server::ServerSystems;
+use crate::server::GameplaySystems;
 use crate::session::ratelimit::{RateLimit, TokenBucket};
 use crate::session::{Connection, Name, PlayerConnected, Received};
 
@@ -92,9 +92,9 @@ pub struct PlayerChat {
     pub text: String,
 }
 
-/// This tick's accepted chat lines and commands, between [`ChatSystems::Intake`] and
-/// [`ChatSystems::Finish`]: gameplay (the scripts) may refuse a line or handle a command
-/// in between.
+/// This tick's accepted chat lines and commands, between [`GameplaySystems::Intake`] and
+/// [`GameplaySystems::Apply`]: the scripts may refuse a line or handle a command in
+/// between.
 #[derive(Resource, Debug, Default)]
 pub struct PendingChat {
     pub lines: Vec<PendingLine>,
@@ -118,16 +118,6 @@ pub struct PendingCommand {
     pub handled: bool,
 }
 
-/// The two halves of chat handling inside [`ServerSystems::Gameplay`].
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ChatSystems {
-    /// Lines are rate-limited and parsed into [`PendingChat`].
-    Intake,
-    /// Unhandled commands go to [`ChatCommands`] or get "Unknown command"; lines not
-    /// refused are broadcast.
-    Finish,
-}
-
 pub struct ChatPlugin;
 
 impl Plugin for ChatPlugin {
@@ -135,18 +125,25 @@ impl Plugin for ChatPlugin {
         app.init_resource::<ChatCommands>()
             .init_resource::<PendingChat>()
             .add_message::<PlayerChat>()
-            .configure_sets(
+            .add_systems(
                 FixedUpdate,
-                (ChatSystems::Intake, ChatSystems::Finish).chain().in_set(ServerSystems::Gameplay),
+                (give_chat_limit, take_chat)
+                    .chain()
+                    .in_set(GameplaySystems::Intake),
             )
-            .add_systems(FixedUpdate, (give_chat_limit, take_chat).chain().in_set(ChatSystems::Intake))
-            .add_systems(FixedUpdate, finish_chat.in_set(ChatSystems::Finish));
+            .add_systems(FixedUpdate, finish_chat.in_set(GameplaySystems::Apply));
     }
 }
 
-fn give_chat_limit(mut commands: Commands, time: Res<Time>, mut connected: MessageReader<PlayerConnected>) {
+fn give_chat_limit(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut connected: MessageReader<PlayerConnected>,
+) {
     for c in connected.read() {
-        commands.entity(c.player).insert(ChatLimit::new(time.elapsed()));
+        commands
+            .entity(c.player)
+            .insert(ChatLimit::new(time.elapsed()));
     }
 }
 
@@ -166,7 +163,11 @@ pub fn notify(conn: &mut Connection, text: &str) {
 
 /// Sends one line in `color` to one player; a full queue drops it (connection.md §3).
 pub fn say(conn: &mut Connection, color: Color, text: &str) {
-    let message = ChatMessage { event_id: EventId(0), color, text: chat_text(text) };
+    let message = ChatMessage {
+        event_id: EventId(0),
+        color,
+        text: chat_text(text),
+    };
     if let Err(e) = conn.send_event(message, Delivery::Normal) {
         debug!("chat line not delivered: {e}");
     }
@@ -182,9 +183,13 @@ fn take_chat(
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
-        let ClientPacket::ClientChat(chat) = packet else { continue };
+        let ClientPacket::ClientChat(chat) = packet else {
+            continue;
+        };
         let player = *player;
-        let Ok(mut limit) = speakers.get_mut(player) else { continue };
+        let Ok(mut limit) = speakers.get_mut(player) else {
+            continue;
+        };
         if !limit.bucket.try_take(now) {
             if !std::mem::replace(&mut limit.told, true)
                 && let Ok(mut conn) = connections.get_mut(player)
@@ -197,10 +202,18 @@ fn take_chat(
         let text = chat.text.as_str();
         match parse_command(text) {
             Some((name, args)) => pending.commands.push(PendingCommand {
-                call: CommandCall { player, name, args: args.to_owned() },
+                call: CommandCall {
+                    player,
+                    name,
+                    args: args.to_owned(),
+                },
                 handled: false,
             }),
-            None => pending.lines.push(PendingLine { player, text: text.to_owned(), refused: false }),
+            None => pending.lines.push(PendingLine {
+                player,
+                text: text.to_owned(),
+                refused: false,
+            }),
         }
     }
 }
@@ -229,11 +242,18 @@ fn finish_chat(
             }
         }
     }
-    for PendingLine { player, text, refused } in pending.lines.drain(..) {
+    for PendingLine {
+        player,
+        text,
+        refused,
+    } in pending.lines.drain(..)
+    {
         if refused {
             continue;
         }
-        let Ok(name) = names.get(player) else { continue };
+        let Ok(name) = names.get(player) else {
+            continue;
+        };
         let line = format!("{}: {text}", name.as_str());
         for mut conn in &mut connections {
             say(&mut conn, CHAT_COLOR, &line);

@@ -79,12 +79,18 @@ impl Default for Harness {
 }
 
 impl Harness {
-    /// A server with the default config (stats lines off).
+    /// A server with the default config, without gamemode resources and stats lines.
     pub fn new() -> Self {
-        Self::with_config(Config {
+        Self::with_config(Self::config())
+    }
+
+    /// The harness's base config: the defaults, with no scripts folder and no stats line.
+    pub fn config() -> Config {
+        Config {
             stats_interval_secs: 0,
+            scripts: std::path::PathBuf::new(),
             ..Config::default()
-        })
+        }
     }
 
     /// A server with `config`; no socket is bound.

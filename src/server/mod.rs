@@ -14,13 +14,15 @@ use std::time::Duration;
 use bevy_app::App;
 use bevy_time::{Fixed, Time, TimePlugin};
 
-pub use sets::ServerSystems;
+pub use sets::{GameplaySystems, ServerSystems};
 pub use shutdown::{ServerShutdown, ShutdownFlag};
 pub use stats::StatsSettings;
 pub use transport::Transport;
 
 use crate::chat::ChatPlugin;
 use crate::config::Config;
+use crate::player::PlayerPlugin;
+use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
@@ -43,6 +45,14 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             },
         },
         ChatPlugin,
+        PlayerPlugin,
+        ScriptPlugin {
+            settings: ScriptSettings {
+                scripts: config.scripts.clone(),
+                resources: config.resources.clone(),
+                instruction_budget: config.script_instruction_budget,
+            },
+        },
         shutdown::ShutdownPlugin {
             flag: ShutdownFlag(shutdown),
         },

@@ -29,6 +29,17 @@ pub enum ServerSystems {
     Outbound,
 }
 
+/// The phases inside [`ServerSystems::Gameplay`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameplaySystems {
+    /// Features turn this tick's requests into pending decisions (chat lines, commands).
+    Intake,
+    /// Gamemode scripts run: events, timers; their commands are applied at the end.
+    Scripts,
+    /// Features act on the decisions: broadcasts, unhandled commands, spawn grants.
+    Apply,
+}
+
 /// Chains the sets in [`FixedUpdate`].
 pub(crate) fn configure(app: &mut App) {
     app.configure_sets(
@@ -43,5 +54,15 @@ pub(crate) fn configure(app: &mut App) {
             ServerSystems::Outbound,
         )
             .chain(),
+    );
+    app.configure_sets(
+        FixedUpdate,
+        (
+            GameplaySystems::Intake,
+            GameplaySystems::Scripts,
+            GameplaySystems::Apply,
+        )
+            .chain()
+            .in_set(ServerSystems::Gameplay),
     );
 }

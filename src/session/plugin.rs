@@ -299,6 +299,7 @@ fn check_lanes(
 fn end_sessions(
     mut commands: Commands,
     time: Res<Time>,
+    transport: Res<Transport>,
     mut requests: MessageReader<EndSession>,
     mut state: ResMut<SessionState>,
     mut index: ResMut<PlayerIndex>,
@@ -318,7 +319,7 @@ fn end_sessions(
     }
     let mut leaves = Vec::with_capacity(ending.len());
     for request in &ending {
-        let Ok((entity, player, name, conn)) = connections.get(request.player) else {
+        let Ok((entity, player, name, mut conn)) = connections.get_mut(request.player) else {
             continue;
         };
         if state
@@ -329,8 +330,13 @@ fn end_sessions(
             state.sessions.remove(player.id);
         }
         index.remove(player.id, entity);
+        // What the player was sent this tick (a kick's reason) still goes out.
+        let to = conn.addr();
+        conn.drain(time.elapsed(), |bytes| {
+            send(&transport, Datagram { to, bytes })
+        });
         if let Some(reason) = request.disconnect {
-            farewells.push(conn.addr(), reason, time.elapsed());
+            farewells.push(to, reason, time.elapsed());
         }
         info!(id = player.id.0, name = name.as_str(), reason = ?request.leave, "player left");
         disconnected.write(PlayerDisconnected {
@@ -360,6 +366,13 @@ fn end_sessions(
     }
 }
 
+/// Hands one datagram to the network thread.
+fn send(transport: &Transport, datagram: Datagram) {
+    if transport.outbound.send(datagram).is_err() {
+        transport.stats.send_error();
+    }
+}
+
 /// Hands every datagram of the tick to the network thread.
 fn flush(
     time: Res<Time>,
@@ -369,11 +382,7 @@ fn flush(
     mut connections: Query<&mut Connection>,
 ) {
     let now = time.elapsed();
-    let send = |datagram: Datagram| {
-        if transport.outbound.send(datagram).is_err() {
-            transport.stats.send_error();
-        }
-    };
+    let send = |datagram: Datagram| send(&transport, datagram);
     for datagram in direct.0.drain(..) {
         send(datagram);
     }

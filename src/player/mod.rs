@@ -1,0 +1,56 @@
+//! A player's server-side state that several features read (player.md): where it is, its
+//! world scope, its life, and its connect spawn.
+
+pub mod spawn;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+
+use crate::protocol::geometry::Vec3;
+use crate::server::ServerSystems;
+use crate::session::PlayerConnected;
+
+pub use spawn::{SpawnGranted, SpawnInfo, SpawnState};
+
+/// The server's position of the player, in world units.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct Position(pub Vec3);
+
+/// The world scope: only players (and things) in the same virtual world and interior see
+/// each other (player.md, "Player streaming"). Never on the wire.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Scope {
+    pub virtual_world: u32,
+    /// 0 = outside.
+    pub interior: u8,
+}
+
+/// The life state: spawned once the connect spawn is granted, alive until a death.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Life {
+    pub spawned: bool,
+    pub alive: bool,
+}
+
+/// Gives every new player its state components and handles the connect spawn.
+pub struct PlayerPlugin;
+
+impl Plugin for PlayerPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins(spawn::SpawnPlugin).add_systems(
+            FixedUpdate,
+            give_player_state.in_set(ServerSystems::Validation),
+        );
+    }
+}
+
+fn give_player_state(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
+    for c in connected.read() {
+        commands.entity(c.player).insert((
+            Position::default(),
+            Scope::default(),
+            Life::default(),
+            SpawnState::default(),
+        ));
+    }
+}

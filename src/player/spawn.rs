@@ -1,0 +1,116 @@
+//! The connect spawn (player.md, RequestSpawn and SpawnPlayer): the gamemode sets the
+//! spawn info, the client asks until SpawnPlayer arrives, the server grants idempotently
+//! until the first living frame confirms the spawn.
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use tracing::debug;
+
+use super::{Life, Position, Scope};
+use crate::protocol::ClientPacket;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::player::life::SpawnPlayer;
+use crate::server::GameplaySystems;
+use crate::session::{Connection, Received};
+
+/// Where and how the gamemode spawns a player (`dlmp.spawn_player`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpawnInfo {
+    pub position: Vec3,
+    /// Radians (the gamemode API takes degrees).
+    pub heading: f32,
+    /// Interior of the point, 0 = outside.
+    pub interior: u8,
+    pub skin: u32,
+    /// ≥ 1.
+    pub variant: u16,
+}
+
+impl SpawnInfo {
+    /// The SpawnPlayer packet for this info.
+    pub fn packet(&self) -> SpawnPlayer {
+        SpawnPlayer {
+            spawn: self.position,
+            heading: self.heading,
+            area: i32::from(self.interior),
+            skin: self.skin,
+            variant: self.variant,
+        }
+    }
+}
+
+/// The connect spawn's progress.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct SpawnState {
+    /// Set by the gamemode; `None` until then.
+    pub info: Option<SpawnInfo>,
+    /// A RequestSpawn arrived this tick.
+    requested: bool,
+    /// SpawnPlayer went out at least once.
+    pub granted: bool,
+    /// The first living PlayerSync arrived: requests are dropped from now on.
+    pub confirmed: bool,
+}
+
+/// The connect spawn was granted for the first time (`player_spawn`).
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpawnGranted {
+    pub player: Entity,
+}
+
+pub(crate) struct SpawnPlugin;
+
+impl Plugin for SpawnPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<SpawnGranted>()
+            .add_systems(FixedUpdate, take_requests.in_set(GameplaySystems::Intake))
+            .add_systems(FixedUpdate, grant_spawns.in_set(GameplaySystems::Apply));
+    }
+}
+
+/// Notes every RequestSpawn; it also kept the session alive (it passed the token check).
+fn take_requests(mut received: MessageReader<Received>, mut states: Query<&mut SpawnState>) {
+    for Received { player, packet } in received.read() {
+        if let ClientPacket::RequestSpawn(_) = packet
+            && let Ok(mut state) = states.get_mut(*player)
+            && !state.confirmed
+        {
+            state.requested = true;
+        }
+    }
+}
+
+/// Answers this tick's requests with SpawnPlayer once the gamemode has set the spawn info;
+/// the grant marks the player spawned, moves it and its interior scope to the point.
+fn grant_spawns(
+    mut players: Query<(
+        Entity,
+        &mut SpawnState,
+        &mut Life,
+        &mut Position,
+        &mut Scope,
+        &mut Connection,
+    )>,
+    mut granted: MessageWriter<SpawnGranted>,
+) {
+    for (entity, mut state, mut life, mut position, mut scope, mut conn) in &mut players {
+        if !std::mem::take(&mut state.requested) {
+            continue;
+        }
+        let Some(info) = state.info else { continue };
+        if let Err(e) = conn.send(info.packet()) {
+            debug!("SpawnPlayer not sent: {e}");
+            continue;
+        }
+        if !state.granted {
+            state.granted = true;
+            granted.write(SpawnGranted { player: entity });
+        }
+        *life = Life {
+            spawned: true,
+            alive: true,
+        };
+        position.0 = info.position;
+        scope.interior = info.interior;
+    }
+}

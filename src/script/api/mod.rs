@@ -1,0 +1,198 @@
+//! The `dlmp` table every resource sees (lua-api.md, "The core, with exact signatures").
+//! Each resource gets its own copy whose functions know the resource, so what it registers
+//! (handlers, timers, exports) is removed when it stops.
+
+pub(crate) mod args;
+pub mod player;
+pub mod timer;
+
+use std::time::Duration;
+
+use mlua::{Error, Lua, MultiValue, Result, Table, Value, Variadic};
+
+use self::player::LuaPlayer;
+use self::timer::LuaTimer;
+use super::state::{Handler, ResourceId, ScriptCommand, ScriptState, Timer};
+use crate::chat::CHAT_COLOR;
+use crate::player::SpawnInfo;
+use crate::protocol::connection::chat::Color;
+use crate::protocol::geometry::Vec3;
+
+fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
+    lua.app_data_mut::<ScriptState>()
+        .ok_or_else(|| Error::runtime("no script state"))
+}
+
+fn state(lua: &Lua) -> Result<mlua::AppDataRef<'_, ScriptState>> {
+    lua.app_data_ref::<ScriptState>()
+        .ok_or_else(|| Error::runtime("no script state"))
+}
+
+/// Builds the `dlmp` table of `resource`.
+pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Table> {
+    let dlmp = lua.create_table()?;
+    let resource_name = name.to_owned();
+
+    dlmp.set(
+        "on",
+        lua.create_function(move |lua, (event, func): (Value, Value)| {
+            let event = args::string("on", "event", &event)?;
+            let func = args::function("on", "fn", func)?;
+            let mut state = state_mut(lua)?;
+            let handle = state.next_handle();
+            state.handlers.entry(event).or_default().push(Handler {
+                handle,
+                resource,
+                func,
+            });
+            Ok(handle)
+        })?,
+    )?;
+
+    dlmp.set(
+        "off",
+        lua.create_function(|lua, handle: Value| {
+            let handle = args::integer("off", "handle", &handle, 0..=i64::MAX)? as u64;
+            let mut state = state_mut(lua)?;
+            let mut removed = false;
+            for list in state.handlers.values_mut() {
+                let before = list.len();
+                list.retain(|h| h.handle != handle);
+                removed |= list.len() != before;
+            }
+            Ok(removed)
+        })?,
+    )?;
+
+    let owner = resource_name.clone();
+    dlmp.set(
+        "export",
+        lua.create_function(move |lua, (name, func): (Value, Value)| {
+            let name = args::string("export", "name", &name)?;
+            let func = args::function("export", "fn", func)?;
+            state_mut(lua)?.exports.insert((owner.clone(), name), func);
+            Ok(())
+        })?,
+    )?;
+
+    dlmp.set(
+        "call",
+        lua.create_function(|lua, mut rest: MultiValue| {
+            let target = args::string("call", "resource", &rest.pop_front().unwrap_or(Value::Nil))?;
+            let name = args::string("call", "name", &rest.pop_front().unwrap_or(Value::Nil))?;
+            let func = state(lua)?
+                .exports
+                .get(&(target.clone(), name.clone()))
+                .cloned()
+                .ok_or_else(|| {
+                    Error::runtime(format!("call: {target} exports no function {name}"))
+                })?;
+            func.call::<MultiValue>(rest)
+        })?,
+    )?;
+
+    dlmp.set(
+        "set_timer",
+        lua.create_function(
+            move |lua, (ms, func, repeating): (Value, Value, Option<bool>)| {
+                let ms = args::integer("set_timer", "ms", &ms, 0..=i64::from(u32::MAX))?;
+                let func = args::function("set_timer", "fn", func)?;
+                let mut state = state_mut(lua)?;
+                let id = state.next_handle();
+                let interval = Duration::from_millis(ms.unsigned_abs());
+                let due = state.now + interval;
+                state.timers.push(Timer {
+                    id,
+                    resource,
+                    due,
+                    interval,
+                    repeating: repeating.unwrap_or(false),
+                    func,
+                });
+                Ok(LuaTimer { id })
+            },
+        )?,
+    )?;
+
+    dlmp.set(
+        "send_chat",
+        lua.create_function(|lua, (text, color, players): (Value, Value, Value)| {
+            let text = args::string("send_chat", "text", &text)?;
+            let color = Color(args::integer_or(
+                "send_chat",
+                "color",
+                &color,
+                0..=0x00FF_FFFF,
+                i64::from(CHAT_COLOR.0),
+            )? as u32);
+            let to = if players.is_nil() {
+                None
+            } else {
+                Some(
+                    args::players("send_chat", "players", &players)?
+                        .iter()
+                        .map(|p| p.entity)
+                        .collect(),
+                )
+            };
+            state_mut(lua)?
+                .commands
+                .push(ScriptCommand::SendChat { text, color, to });
+            Ok(())
+        })?,
+    )?;
+
+    dlmp.set(
+        "players",
+        lua.create_function(|lua, ()| {
+            let state = state(lua)?;
+            let mut list: Vec<_> = state.players.iter().filter(|(_, p)| p.connected).collect();
+            list.sort_by_key(|(_, p)| p.id);
+            let handles: Vec<LuaPlayer> = list
+                .into_iter()
+                .map(|(&entity, p)| LuaPlayer {
+                    entity,
+                    token: p.token,
+                })
+                .collect();
+            drop(state);
+            lua.create_sequence_from(handles)
+        })?,
+    )?;
+
+    dlmp.set(
+        "spawn_player",
+        lua.create_function(|lua, a: Variadic<Value>| {
+            const F: &str = "spawn_player";
+            let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Nil);
+            let player = args::player(F, "player", &arg(0))?;
+            let x = args::number(F, "x", &arg(1))?;
+            let y = args::number(F, "y", &arg(2))?;
+            let z = args::number(F, "z", &arg(3))?;
+            let heading = args::number(F, "heading", &arg(4))?;
+            let skin = args::integer_or(F, "skin", &arg(5), 0..=i64::from(u32::MAX), 0)?;
+            let variant = args::integer_or(F, "variant", &arg(6), 1..=i64::from(u16::MAX), 1)?;
+            let interior = args::integer_or(F, "interior", &arg(7), 0..=255, 0)?;
+            if state(lua)?.player(player.entity, player.token).is_none() {
+                return Err(Error::runtime(
+                    "spawn_player: the player has left the server",
+                ));
+            }
+            let info = SpawnInfo {
+                position: Vec3::new(x as f32, y as f32, z as f32),
+                heading: heading.to_radians() as f32,
+                interior: interior as u8,
+                skin: skin as u32,
+                variant: variant as u16,
+            };
+            state_mut(lua)?.commands.push(ScriptCommand::SpawnPlayer {
+                player: player.entity,
+                info,
+            });
+            Ok(())
+        })?,
+    )?;
+
+    dlmp.set("resource_name", resource_name)?;
+    Ok(dlmp)
+}

@@ -1,0 +1,95 @@
+//! `Player` handles (lua-api.md, "The core"): a player entity and its generation. A handle
+//! to a player that has left raises a clear error; `player:exists()` tells.
+
+use bevy_ecs::entity::Entity;
+use mlua::{Error, Lua, MetaMethod, Result, UserData, UserDataMethods};
+
+use super::super::state::{PlayerView, ScriptCommand, ScriptState};
+use crate::protocol::ids::PlayerToken;
+
+/// A Lua handle to a player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LuaPlayer {
+    pub entity: Entity,
+    pub token: PlayerToken,
+}
+
+impl LuaPlayer {
+    /// Reads the player's view, or fails with "player:METHOD: the player has left".
+    fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&PlayerView) -> R) -> Result<R> {
+        let state = lua
+            .app_data_ref::<ScriptState>()
+            .ok_or_else(|| Error::runtime("no script state"))?;
+        state.player(self.entity, self.token).map(f).ok_or_else(|| {
+            Error::runtime(format!("player:{method}: the player has left the server"))
+        })
+    }
+
+    fn command(lua: &Lua, command: ScriptCommand) -> Result<()> {
+        let mut state = lua
+            .app_data_mut::<ScriptState>()
+            .ok_or_else(|| Error::runtime("no script state"))?;
+        state.commands.push(command);
+        Ok(())
+    }
+}
+
+impl UserData for LuaPlayer {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("exists", |lua, this, ()| {
+            Ok(lua.app_data_ref::<ScriptState>().is_some_and(|s| {
+                s.player(this.entity, this.token)
+                    .is_some_and(|p| p.connected)
+            }))
+        });
+        methods.add_method("id", |lua, this, ()| this.with(lua, "id", |p| p.id.0));
+        methods.add_method("name", |lua, this, ()| {
+            this.with(lua, "name", |p| p.name.clone())
+        });
+        methods.add_method("is_spawned", |lua, this, ()| {
+            this.with(lua, "is_spawned", |p| p.spawned)
+        });
+        methods.add_method("is_alive", |lua, this, ()| {
+            this.with(lua, "is_alive", |p| p.alive)
+        });
+        methods.add_method("position", |lua, this, ()| {
+            this.with(lua, "position", |p| {
+                (p.position.x, p.position.y, p.position.z)
+            })
+        });
+        methods.add_method("virtual_world", |lua, this, ()| {
+            this.with(lua, "virtual_world", |p| p.virtual_world)
+        });
+        methods.add_method("interior", |lua, this, ()| {
+            this.with(lua, "interior", |p| p.interior)
+        });
+        methods.add_method("kick", |lua, this, reason: Option<String>| {
+            let connected = this.with(lua, "kick", |p| p.connected)?;
+            if connected {
+                Self::command(
+                    lua,
+                    ScriptCommand::Kick {
+                        player: this.entity,
+                        reason: reason.unwrap_or_default(),
+                    },
+                )?;
+            }
+            Ok(())
+        });
+        methods.add_meta_method(
+            MetaMethod::Eq,
+            |_, this, other: mlua::UserDataRef<LuaPlayer>| Ok(*this == *other),
+        );
+        methods.add_meta_method(MetaMethod::ToString, |lua, this, ()| {
+            Ok(
+                match lua
+                    .app_data_ref::<ScriptState>()
+                    .and_then(|s| s.player(this.entity, this.token).cloned())
+                {
+                    Some(p) => format!("Player({}, {})", p.id.0, p.name),
+                    None => "Player(gone)".to_owned(),
+                },
+            )
+        });
+    }
+}

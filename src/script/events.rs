@@ -1,0 +1,75 @@
+//! The events the server raises to scripts (lua-api.md, "Events"). Each is one line of
+//! [`script_events!`]: its name, its arguments in order; a feature adds an event with one
+//! line here and its emit site.
+
+use mlua::{IntoLuaMulti, Lua, MultiValue, Result};
+
+use super::api::player::LuaPlayer;
+use crate::protocol::connection::handshake::LeaveReason;
+
+macro_rules! script_events {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal ( $($arg:ident : $ty:ty),* ) ),* $(,)?) => {
+        /// An event for the scripts' handlers.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum ScriptEvent {
+            $( $(#[$doc])* $variant { $($arg: $ty),* }, )*
+        }
+
+        impl ScriptEvent {
+            /// The name handlers register with `dlmp.on`.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( ScriptEvent::$variant { .. } => $name, )*
+                }
+            }
+
+            /// The handler's arguments, in order.
+            pub(crate) fn args(&self, lua: &Lua) -> Result<MultiValue> {
+                match self {
+                    $( ScriptEvent::$variant { $($arg),* } => ($($arg.clone(),)*).into_lua_multi(lua), )*
+                }
+            }
+        }
+    };
+}
+
+script_events! {
+    /// A session opened: the player is connected, not spawned.
+    PlayerConnect => "player_connect" (player: LuaPlayer),
+    /// A session closed; `reason` is "quit", "timeout" or "kicked".
+    PlayerDisconnect => "player_disconnect" (player: LuaPlayer, reason: &'static str),
+    /// The connect spawn was granted.
+    PlayerSpawn => "player_spawn" (player: LuaPlayer),
+    /// A chat line; a handler returning false cancels the broadcast.
+    PlayerChat => "player_chat" (player: LuaPlayer, text: String),
+    /// A `/command`; a handler returning true has handled it.
+    PlayerCommand => "player_command" (player: LuaPlayer, name: String, args: Vec<String>),
+    /// A resource started (sent to every resource, the new one included).
+    ResourceStart => "resource_start" (name: String),
+    /// A resource is stopping (sent before its handlers are removed).
+    ResourceStop => "resource_stop" (name: String),
+    /// The server is shutting down.
+    ServerShutdown => "server_shutdown" (),
+    /// Once per server tick, for handlers that asked for it.
+    Tick => "tick" (dt_ms: f64),
+}
+
+/// The Lua word for a PlayerLeave reason.
+pub fn reason_name(reason: LeaveReason) -> &'static str {
+    match reason {
+        LeaveReason::Quit => "quit",
+        LeaveReason::Timeout => "timeout",
+        LeaveReason::Kicked => "kicked",
+    }
+}
+
+/// What the handlers of one event decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Outcome {
+    /// A handler returned false (refusable events).
+    pub refused: bool,
+    /// A handler returned true (commands).
+    pub handled: bool,
+    /// Handlers that ran.
+    pub handlers: usize,
+}

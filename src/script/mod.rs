@@ -1,0 +1,18 @@
+//! Lua gamemodes (lua-api.md): resources, events, timers and the core API. The VM lives
+//! on the simulation thread; scripts run in [`GameplaySystems::Scripts`] of every tick,
+//! see a consistent view of the world, and their commands apply in the same tick.
+
+pub mod api;
+pub mod events;
+pub mod host;
+pub mod manifest;
+pub mod state;
+mod systems;
+
+pub use events::{Outcome, ScriptEvent};
+pub use host::{ResourceError, ScriptHost};
+pub use state::{PlayerView, ResourceId, ScriptCommand};
+pub use systems::{ScriptPlugin, ScriptSettings};
+
+#[allow(unused_imports, reason = "the set scripts run in")]
+use crate::server::GameplaySystems;

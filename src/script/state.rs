@@ -1,0 +1,107 @@
+//! What the Lua side of the server holds between calls (Lua app data): the handlers,
+//! timers and exports of every resource, the read-only view of the world the API answers
+//! from, and the commands scripts issued, applied by the app after the call.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use bevy_ecs::entity::Entity;
+use mlua::Function;
+
+use crate::player::SpawnInfo;
+use crate::protocol::connection::chat::Color;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{PlayerId, PlayerToken};
+
+/// A running resource's number; never reused during a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResourceId(pub u32);
+
+/// `dlmp.on` registration.
+#[derive(Debug, Clone)]
+pub(crate) struct Handler {
+    pub(crate) handle: u64,
+    pub(crate) resource: ResourceId,
+    pub(crate) func: Function,
+}
+
+/// `dlmp.set_timer` registration.
+#[derive(Debug, Clone)]
+pub(crate) struct Timer {
+    pub(crate) id: u64,
+    pub(crate) resource: ResourceId,
+    pub(crate) due: Duration,
+    pub(crate) interval: Duration,
+    pub(crate) repeating: bool,
+    pub(crate) func: Function,
+}
+
+/// A player as scripts see it this tick.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerView {
+    pub id: PlayerId,
+    pub token: PlayerToken,
+    pub name: String,
+    pub spawned: bool,
+    pub alive: bool,
+    pub position: Vec3,
+    pub virtual_world: u32,
+    pub interior: u8,
+    /// False once the session ended (inside `player_disconnect`).
+    pub connected: bool,
+}
+
+/// What a script asked the server to do; applied in order after the call, in the same tick.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScriptCommand {
+    SendChat {
+        text: String,
+        color: Color,
+        to: Option<Vec<Entity>>,
+    },
+    SpawnPlayer {
+        player: Entity,
+        info: SpawnInfo,
+    },
+    Kick {
+        player: Entity,
+        reason: String,
+    },
+}
+
+/// The Lua app data.
+#[derive(Debug, Default)]
+pub(crate) struct ScriptState {
+    pub(crate) handlers: HashMap<String, Vec<Handler>>,
+    pub(crate) timers: Vec<Timer>,
+    pub(crate) exports: HashMap<(String, String), Function>,
+    pub(crate) resource_names: BTreeMap<ResourceId, String>,
+    pub(crate) next_handle: u64,
+    pub(crate) now: Duration,
+    pub(crate) players: HashMap<Entity, PlayerView>,
+    pub(crate) commands: Vec<ScriptCommand>,
+}
+
+impl ScriptState {
+    pub(crate) fn next_handle(&mut self) -> u64 {
+        self.next_handle += 1;
+        self.next_handle
+    }
+
+    /// Removes everything `resource` registered.
+    pub(crate) fn forget(&mut self, resource: ResourceId) {
+        for list in self.handlers.values_mut() {
+            list.retain(|h| h.resource != resource);
+        }
+        self.handlers.retain(|_, list| !list.is_empty());
+        self.timers.retain(|t| t.resource != resource);
+        if let Some(name) = self.resource_names.remove(&resource) {
+            self.exports.retain(|(owner, _), _| *owner != name);
+        }
+    }
+
+    /// The player behind a handle, if it still exists as that generation.
+    pub(crate) fn player(&self, entity: Entity, token: PlayerToken) -> Option<&PlayerView> {
+        self.players.get(&entity).filter(|p| p.token == token)
+    }
+}

@@ -1,0 +1,279 @@
+//! The scripts in the app: the VM as non-send data, boot-time resource starts, and one
+//! pass per tick in [`GameplaySystems::Scripts`]: refresh the view, raise the tick's
+//! events, fire timers, apply the commands.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bevy_app::{App, FixedUpdate, Plugin, Startup};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::{debug, error};
+
+use super::api::player::LuaPlayer;
+use super::events::{ScriptEvent, reason_name};
+use super::host::ScriptHost;
+use super::state::{PlayerView, ScriptCommand};
+use crate::chat::{PendingChat, notify, say};
+use crate::player::{Life, Position, Scope, SpawnGranted, SpawnState};
+use crate::protocol::connection::handshake::LeaveReason;
+use crate::server::{GameplaySystems, ServerShutdown};
+use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
+
+/// Script settings.
+#[derive(Resource, Debug, Clone)]
+pub struct ScriptSettings {
+    /// The resources folder. Default `scripts/`.
+    pub scripts: PathBuf,
+    /// Resources started at boot; empty = every resource in the folder.
+    pub resources: Vec<String>,
+    /// Lua instructions one call may run before it is cut off. Default 5 000 000.
+    pub instruction_budget: u64,
+}
+
+impl Default for ScriptSettings {
+    fn default() -> Self {
+        ScriptSettings {
+            scripts: PathBuf::from("scripts"),
+            resources: Vec::new(),
+            instruction_budget: 5_000_000,
+        }
+    }
+}
+
+/// Adds the Lua VM and its systems.
+pub struct ScriptPlugin {
+    pub settings: ScriptSettings,
+}
+
+impl Plugin for ScriptPlugin {
+    fn build(&self, app: &mut App) {
+        match ScriptHost::new(
+            self.settings.scripts.clone(),
+            self.settings.instruction_budget,
+        ) {
+            Ok(host) => {
+                app.insert_non_send(host);
+            }
+            Err(e) => {
+                error!("the Lua VM did not start: {e}");
+                return;
+            }
+        }
+        app.insert_resource(self.settings.clone())
+            .add_systems(Startup, start_resources)
+            .add_systems(FixedUpdate, run_scripts.in_set(GameplaySystems::Scripts));
+    }
+}
+
+fn start_resources(mut host: NonSendMut<ScriptHost>, settings: Res<ScriptSettings>) {
+    host.start_all(&settings.resources);
+}
+
+/// What the script view reads of a player.
+type PlayerParts = (
+    Entity,
+    &'static Player,
+    &'static Name,
+    Option<&'static Life>,
+    Option<&'static Position>,
+    Option<&'static Scope>,
+);
+
+fn handle(entity: Entity, player: &Player) -> LuaPlayer {
+    LuaPlayer {
+        entity,
+        token: player.token,
+    }
+}
+
+/// The whole script pass of a tick.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn run_scripts(
+    mut host: NonSendMut<ScriptHost>,
+    time: Res<Time>,
+    mut pending: ResMut<PendingChat>,
+    players: Query<PlayerParts>,
+    mut connected: MessageReader<PlayerConnected>,
+    mut spawned: MessageReader<SpawnGranted>,
+    mut disconnected: MessageReader<PlayerDisconnected>,
+    mut shutdown: MessageReader<ServerShutdown>,
+    mut connections: Query<&mut Connection>,
+    mut spawn_states: Query<&mut SpawnState>,
+    mut ended: MessageWriter<EndSession>,
+    mut last_tick: Local<Option<Duration>>,
+) {
+    let now = time.elapsed();
+    let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
+    refresh_view(&host, now, &players, &left);
+
+    let mut events: Vec<ScriptEvent> = left
+        .iter()
+        .map(|d| ScriptEvent::PlayerDisconnect {
+            player: LuaPlayer {
+                entity: d.player,
+                token: d.token,
+            },
+            reason: reason_name(d.reason),
+        })
+        .collect();
+    events.extend(connected.read().map(|c| ScriptEvent::PlayerConnect {
+        player: LuaPlayer {
+            entity: c.player,
+            token: c.token,
+        },
+    }));
+    events.extend(
+        spawned
+            .read()
+            .filter_map(|s| players.get(s.player).ok())
+            .map(|(entity, player, ..)| ScriptEvent::PlayerSpawn {
+                player: handle(entity, player),
+            }),
+    );
+    for event in &events {
+        host.emit(event);
+    }
+    host.state_mut().players.retain(|_, view| view.connected);
+
+    for line in &mut pending.lines {
+        let Ok((entity, player, ..)) = players.get(line.player) else {
+            continue;
+        };
+        let event = ScriptEvent::PlayerChat {
+            player: handle(entity, player),
+            text: line.text.clone(),
+        };
+        line.refused |= host.emit(&event).refused;
+    }
+    for command in &mut pending.commands {
+        let Ok((entity, player, ..)) = players.get(command.call.player) else {
+            continue;
+        };
+        let event = ScriptEvent::PlayerCommand {
+            player: handle(entity, player),
+            name: command.call.name.clone(),
+            args: command
+                .call
+                .args
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+        };
+        command.handled |= host.emit(&event).handled;
+    }
+    if shutdown.read().next().is_some() {
+        host.emit(&ScriptEvent::ServerShutdown {});
+    }
+
+    host.run_timers(now);
+    if host.listens("tick") {
+        let dt = last_tick.map_or(Duration::ZERO, |last| now.saturating_sub(last));
+        host.emit(&ScriptEvent::Tick {
+            dt_ms: dt.as_secs_f64() * 1000.0,
+        });
+    }
+    *last_tick = Some(now);
+
+    apply(&mut host, &mut connections, &mut spawn_states, &mut ended);
+}
+
+/// Rebuilds the players scripts see: everyone connected, plus those who left this tick
+/// (for their `player_disconnect`).
+fn refresh_view(
+    host: &ScriptHost,
+    now: Duration,
+    players: &Query<PlayerParts>,
+    left: &[&PlayerDisconnected],
+) {
+    let mut state = host.state_mut();
+    state.now = now;
+    state.players.clear();
+    for (entity, player, name, life, position, scope) in players {
+        let life = life.copied().unwrap_or_default();
+        let scope = scope.copied().unwrap_or_default();
+        state.players.insert(
+            entity,
+            PlayerView {
+                id: player.id,
+                token: player.token,
+                name: name.as_str().to_owned(),
+                spawned: life.spawned,
+                alive: life.alive,
+                position: position.map(|p| p.0).unwrap_or_default(),
+                virtual_world: scope.virtual_world,
+                interior: scope.interior,
+                connected: true,
+            },
+        );
+    }
+    for d in left {
+        state.players.insert(
+            d.player,
+            PlayerView {
+                id: d.id,
+                token: d.token,
+                name: d.name.as_str().to_owned(),
+                spawned: false,
+                alive: false,
+                position: Default::default(),
+                virtual_world: 0,
+                interior: 0,
+                connected: false,
+            },
+        );
+    }
+}
+
+fn apply(
+    host: &mut ScriptHost,
+    connections: &mut Query<&mut Connection>,
+    spawn_states: &mut Query<&mut SpawnState>,
+    ended: &mut MessageWriter<EndSession>,
+) {
+    for command in host.take_commands() {
+        match command {
+            ScriptCommand::SendChat {
+                text,
+                color,
+                to: None,
+            } => {
+                for mut conn in connections.iter_mut() {
+                    say(&mut conn, color, &text);
+                }
+            }
+            ScriptCommand::SendChat {
+                text,
+                color,
+                to: Some(to),
+            } => {
+                for player in to {
+                    if let Ok(mut conn) = connections.get_mut(player) {
+                        say(&mut conn, color, &text);
+                    }
+                }
+            }
+            ScriptCommand::SpawnPlayer { player, info } => {
+                if let Ok(mut state) = spawn_states.get_mut(player) {
+                    state.info = Some(info);
+                }
+            }
+            ScriptCommand::Kick { player, reason } => {
+                if !reason.is_empty()
+                    && let Ok(mut conn) = connections.get_mut(player)
+                {
+                    notify(&mut conn, &format!("You were kicked: {reason}"));
+                }
+                debug!(?player, "kicked by a script");
+                ended.write(EndSession {
+                    player,
+                    leave: LeaveReason::Kicked,
+                    disconnect: Some(LeaveReason::Kicked),
+                });
+            }
+        }
+    }
+}

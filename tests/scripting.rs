@@ -1,0 +1,440 @@
+//! lua-api.md in the harness: resources, events, isolation, timers and the core calls,
+//! each scenario driven by a small resource written to a temporary scripts folder.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dlmp::config::Config;
+use dlmp::harness::{ClientId, Harness};
+use dlmp::protocol::connection::chat::ChatMessage;
+use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
+use dlmp::script::ScriptHost;
+
+/// A scripts folder of its own for one test.
+struct Scripts {
+    dir: PathBuf,
+}
+
+impl Scripts {
+    fn new(test: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("dlmp-scripts-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scripts { dir }
+    }
+
+    /// Writes resource `name` with `main.lua` = `code`.
+    fn resource(&self, name: &str, code: &str) -> &Self {
+        self.resource_with(name, "", code)
+    }
+
+    fn resource_with(&self, name: &str, manifest_extra: &str, code: &str) -> &Self {
+        let dir = self.dir.join(name);
+        std::fs::create_dir_all(&dir).expect("resource dir");
+        std::fs::write(
+            dir.join("resource.toml"),
+            format!("name = \"{name}\"\n{manifest_extra}\n"),
+        )
+        .expect("manifest");
+        std::fs::write(dir.join("main.lua"), code).expect("main.lua");
+        self
+    }
+
+    fn harness(&self) -> Harness {
+        self.harness_with(|c| c)
+    }
+
+    fn harness_with(&self, f: impl FnOnce(Config) -> Config) -> Harness {
+        Harness::with_config(f(Config {
+            scripts: self.dir.clone(),
+            ..Harness::config()
+        }))
+    }
+
+    fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Scripts {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn texts(h: &Harness, c: ClientId) -> Vec<String> {
+    h.packets::<ChatMessage>(c)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect()
+}
+
+fn host(h: &Harness) -> &ScriptHost {
+    h.world().non_send::<ScriptHost>()
+}
+
+fn request_spawn(h: &mut Harness, c: ClientId) {
+    let request = RequestSpawn {
+        session_token: h.token(c),
+    };
+    h.send(c, request);
+    h.step();
+}
+
+#[test]
+fn a_resource_spawns_a_connecting_player_at_its_point() {
+    let s = Scripts::new("spawn");
+    s.resource(
+        "gm",
+        r#"dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, -200.5, 10, 90, 7, 2, 3) end)"#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    request_spawn(&mut h, a);
+    let spawns = h.packets::<SpawnPlayer>(a);
+    assert_eq!(spawns.len(), 1);
+    let sp = &spawns[0];
+    assert_eq!((sp.spawn.x, sp.spawn.y, sp.spawn.z), (100.0, -200.5, 10.0));
+    assert!(
+        (sp.heading - std::f32::consts::FRAC_PI_2).abs() < 1e-6,
+        "degrees become radians"
+    );
+    assert_eq!((sp.skin, sp.variant, sp.area), (7, 2, 3));
+    // Repeats before confirmation grant again, idempotently.
+    request_spawn(&mut h, a);
+    assert_eq!(h.packets::<SpawnPlayer>(a).len(), 2);
+    assert_eq!(h.packets::<SpawnPlayer>(a)[1], *sp);
+}
+
+#[test]
+fn without_spawn_info_a_spawn_request_grants_nothing() {
+    let s = Scripts::new("nospawn");
+    s.resource("gm", "-- no spawn");
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    request_spawn(&mut h, a);
+    assert!(h.packets::<SpawnPlayer>(a).is_empty());
+}
+
+#[test]
+fn player_spawn_fires_on_the_first_grant() {
+    let s = Scripts::new("spawnevent");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 1, 2, 3, 0) end)
+        dlmp.on("player_spawn", function(p) dlmp.send_chat(p:name() .. " spawned " .. tostring(p:is_spawned())) end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    request_spawn(&mut h, a);
+    request_spawn(&mut h, a);
+    h.step();
+    assert_eq!(texts(&h, a), ["alice spawned true"]);
+}
+
+#[test]
+fn a_handler_returning_false_refuses_the_chat_line_and_every_handler_still_runs() {
+    let s = Scripts::new("refuse");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_chat", function(p, text) if text:find("darn") then return false end end)
+        dlmp.on("player_chat", function(p, text) dlmp.send_chat("seen: " .. text, 0x00FF00, {p}) end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.chat(a, "oh darn");
+    h.chat(a, "hello");
+    h.steps(2);
+    assert_eq!(texts(&h, b), ["alice: hello"]);
+    assert_eq!(
+        texts(&h, a),
+        ["seen: oh darn", "seen: hello", "alice: hello"]
+    );
+}
+
+#[test]
+fn a_command_a_handler_takes_is_not_unknown() {
+    let s = Scripts::new("command");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_command", function(p, name, args)
+            if name == "add" then
+                dlmp.send_chat(tostring(tonumber(args[1]) + tonumber(args[2])), nil, {p})
+                return true
+            end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.chat(a, "/add 2 40");
+    h.chat(a, "/fly");
+    h.steps(2);
+    assert_eq!(texts(&h, a), ["42", "Unknown command"]);
+}
+
+#[test]
+fn a_runtime_error_leaves_the_server_and_other_resources_working() {
+    let s = Scripts::new("error");
+    s.resource(
+        "broken",
+        r#"dlmp.on("player_connect", function(p) error("boom") end)"#,
+    );
+    s.resource("greeter", r#"dlmp.on("player_connect", function(p) dlmp.send_chat("welcome " .. p:name(), nil, {p}) end)"#);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(texts(&h, a), ["welcome alice"]);
+    assert_eq!(host(&h).errors(), 1);
+    let b = h.connect("bob");
+    h.step();
+    assert_eq!(texts(&h, b), ["welcome bob"]);
+    assert_eq!(host(&h).errors(), 2);
+}
+
+#[test]
+fn an_endless_loop_is_cut_off_by_the_instruction_budget() {
+    let s = Scripts::new("loop");
+    s.resource(
+        "spin",
+        r#"dlmp.on("player_chat", function() while true do end end)"#,
+    );
+    let mut h = s.harness_with(|c| Config {
+        script_instruction_budget: 200_000,
+        ..c
+    });
+    let a = h.connect("alice");
+    h.chat(a, "still here");
+    h.steps(2);
+    assert_eq!(
+        texts(&h, a),
+        ["alice: still here"],
+        "the failed handler refuses nothing"
+    );
+    assert_eq!(host(&h).errors(), 1);
+    h.chat(a, "and again");
+    h.steps(2);
+    assert_eq!(texts(&h, a).len(), 2);
+}
+
+#[test]
+fn an_endless_loop_at_load_fails_the_resource_start_only() {
+    let s = Scripts::new("loadloop");
+    s.resource("spin", "while true do end");
+    s.resource(
+        "ok",
+        r#"dlmp.on("player_connect", function(p) dlmp.send_chat("hi", nil, {p}) end)"#,
+    );
+    let mut h = s.harness_with(|c| Config {
+        script_instruction_budget: 100_000,
+        ..c
+    });
+    let running: Vec<String> = host(&h).running().map(str::to_owned).collect();
+    assert_eq!(running, ["ok"]);
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(texts(&h, a), ["hi"]);
+}
+
+#[test]
+fn timers_fire_on_the_stepped_clock() {
+    let s = Scripts::new("timers");
+    s.resource(
+        "gm",
+        r#"
+        local n = 0
+        dlmp.on("player_connect", function(p)
+            dlmp.set_timer(100, function() dlmp.send_chat("once") end)
+            dlmp.set_timer(200, function() n = n + 1; dlmp.send_chat("tick " .. n) end, true)
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.advance(Duration::from_millis(80));
+    assert!(texts(&h, a).is_empty(), "nothing before 100 ms");
+    h.advance(Duration::from_millis(40));
+    assert_eq!(texts(&h, a), ["once"]);
+    // Set at 20 ms (the connect tick): the repeating one fires at 220, 420 and 620 ms.
+    h.advance(Duration::from_millis(460));
+    assert_eq!(texts(&h, a), ["once", "tick 1", "tick 2"]);
+    h.advance(Duration::from_millis(40));
+    assert_eq!(texts(&h, a), ["once", "tick 1", "tick 2", "tick 3"]);
+}
+
+#[test]
+fn stopping_a_resource_removes_its_timers_and_handlers() {
+    let s = Scripts::new("stop");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.set_timer(100, function() dlmp.send_chat("beat") end, true)
+        dlmp.on("player_chat", function() return false end)
+        dlmp.on("resource_stop", function(name) dlmp.send_chat("stopping " .. name) end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.advance(Duration::from_millis(250));
+    assert_eq!(texts(&h, a), ["beat", "beat"]);
+    h.world_mut()
+        .non_send_mut::<ScriptHost>()
+        .stop("gm")
+        .expect("running");
+    h.step();
+    h.advance(Duration::from_millis(500));
+    h.chat(a, "free again");
+    h.steps(2);
+    assert_eq!(
+        texts(&h, a),
+        ["beat", "beat", "stopping gm", "alice: free again"]
+    );
+}
+
+#[test]
+fn restart_reloads_changed_code() {
+    let s = Scripts::new("restart");
+    s.resource(
+        "gm",
+        r#"dlmp.on("player_connect", function(p) dlmp.send_chat("v1", nil, {p}) end)"#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    s.resource(
+        "gm",
+        r#"dlmp.on("player_connect", function(p) dlmp.send_chat("v2", nil, {p}) end)"#,
+    );
+    h.world_mut()
+        .non_send_mut::<ScriptHost>()
+        .restart("gm")
+        .expect("restarts");
+    let b = h.connect("bob");
+    h.step();
+    assert_eq!(texts(&h, a), ["v1"]);
+    assert_eq!(texts(&h, b), ["v2"]);
+}
+
+#[test]
+fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
+    let s = Scripts::new("badargs");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_connect", function(p)
+            local calls = {
+                function() dlmp.set_timer("soon", function() end) end,
+                function() dlmp.spawn_player(p, 0, 0, 0/0, 0) end,
+                function() dlmp.spawn_player(p, 0, 0, 0, 0, 1, 1, 300) end,
+                function() dlmp.send_chat("x", 0x1000000) end,
+                function() dlmp.spawn_player("alice", 0, 0, 0, 0) end,
+            }
+            for _, f in ipairs(calls) do
+                local ok, err = pcall(f)
+                dlmp.send_chat(tostring(err):match("^[^\n]*"), nil, {p})
+            end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    let got = texts(&h, a);
+    let expect = [
+        "set_timer: ms must be a number, got \"soon\"",
+        "spawn_player: z must be finite",
+        "spawn_player: interior 300 is outside 0..=255",
+        "send_chat: color 16777216 is outside 0..=16777215",
+        "spawn_player: player must be a Player, got \"alice\"",
+    ];
+    assert_eq!(got.len(), expect.len(), "{got:?}");
+    for (g, e) in got.iter().zip(expect) {
+        assert!(g.contains(e), "{g:?} should say {e:?}");
+    }
+}
+
+#[test]
+fn a_handle_to_a_player_who_left_raises_a_clear_error() {
+    let s = Scripts::new("gone");
+    s.resource(
+        "gm",
+        r#"
+        local kept
+        dlmp.on("player_connect", function(p) if p:name() == "alice" then kept = p end end)
+        dlmp.on("player_disconnect", function(p, reason)
+            dlmp.send_chat(p:name() .. " left (" .. reason .. "), exists=" .. tostring(p:exists()))
+            dlmp.set_timer(0, function()
+                local ok, err = pcall(function() return kept:name() end)
+                dlmp.send_chat(tostring(err):match("^[^\n]*"))
+            end)
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.disconnect(a);
+    h.steps(4);
+    let got = texts(&h, b);
+    assert_eq!(got[0], "alice left (quit), exists=false");
+    assert!(
+        got[1].contains("player:name: the player has left the server"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn resources_talk_through_exports_and_hear_each_others_start() {
+    let s = Scripts::new("exports");
+    s.resource(
+        "math",
+        r#"dlmp.export("add", function(a, b) return a + b end)"#,
+    );
+    s.resource_with(
+        "user",
+        "depends = [\"math\"]",
+        r#"
+        dlmp.on("player_connect", function(p)
+            dlmp.send_chat("2+3=" .. dlmp.call("math", "add", 2, 3), nil, {p})
+            local ok, err = pcall(dlmp.call, "math", "mul", 2, 3)
+            dlmp.send_chat(tostring(err):match("^[^\n]*"), nil, {p})
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let running: Vec<String> = host(&h).running().map(str::to_owned).collect();
+    assert_eq!(running, ["math", "user"]);
+    let a = h.connect("alice");
+    h.step();
+    let got = texts(&h, a);
+    assert_eq!(got[0], "2+3=5");
+    assert!(
+        got[1].contains("call: math exports no function mul"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn kick_ends_the_session_with_reason_kicked() {
+    let s = Scripts::new("kick");
+    s.resource("gm", r#"dlmp.on("player_command", function(p, name) if name == "leave" then p:kick("bye") return true end end)"#);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.chat(a, "/leave");
+    h.steps(3);
+    let leaves = h.packets::<dlmp::protocol::connection::roster::PlayerLeave>(b);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(
+        leaves[0].reason,
+        dlmp::protocol::connection::handshake::LeaveReason::Kicked
+    );
+    assert!(texts(&h, a).iter().any(|t| t == "You were kicked: bye"));
+    let _ = s.path();
+}
