@@ -438,3 +438,31 @@ fn kick_ends_the_session_with_reason_kicked() {
     assert!(texts(&h, a).iter().any(|t| t == "You were kicked: bye"));
     let _ = s.path();
 }
+
+#[test]
+fn stopping_a_resource_despawns_everything_it_owned() {
+    use dlmp::script::Owned;
+    let s = Scripts::new("owned");
+    s.resource("gm", "-- owns things")
+        .resource("other", "-- owns other things");
+    let mut h = s.harness();
+    let gm = host(&h).resource_id("gm").expect("running");
+    let other = host(&h).resource_id("other").expect("running");
+    let mine: Vec<_> = (0..1000)
+        .map(|_| h.world_mut().spawn(Owned(gm)).id())
+        .collect();
+    let theirs = h.world_mut().spawn(Owned(other)).id();
+    h.world_mut()
+        .non_send_mut::<ScriptHost>()
+        .stop("gm")
+        .expect("running");
+    h.step();
+    assert!(
+        mine.iter().all(|&e| h.world().get_entity(e).is_err()),
+        "all of gm's things are gone"
+    );
+    assert!(
+        h.world().get_entity(theirs).is_ok(),
+        "other resources keep theirs"
+    );
+}

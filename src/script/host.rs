@@ -63,6 +63,8 @@ pub struct ScriptHost {
     budget: u64,
     remaining: Rc<Cell<i64>>,
     running: BTreeMap<String, Running>,
+    /// Resources stopped since the app last removed what they owned.
+    stopped: Vec<ResourceId>,
     next_id: u32,
     errors: u64,
 }
@@ -117,6 +119,7 @@ impl ScriptHost {
             budget,
             remaining,
             running: BTreeMap::new(),
+            stopped: Vec::new(),
             next_id: 0,
             errors: 0,
         })
@@ -265,6 +268,7 @@ impl ScriptHost {
         });
         if let Some(running) = self.running.remove(name) {
             self.state_mut().forget(running.id);
+            self.stopped.push(running.id);
         }
         info!(resource = name, "resource stopped");
         Ok(())
@@ -365,6 +369,16 @@ impl ScriptHost {
                 self.log_error(&name, "timer", &e);
             }
         }
+    }
+
+    /// The id of a running resource.
+    pub fn resource_id(&self, name: &str) -> Option<ResourceId> {
+        self.running.get(name).map(|r| r.id)
+    }
+
+    /// Resources stopped since the last call: the app removes what they owned.
+    pub fn take_stopped(&mut self) -> Vec<ResourceId> {
+        std::mem::take(&mut self.stopped)
     }
 
     /// The commands scripts issued since the last call.

@@ -6,11 +6,13 @@ pub mod api;
 pub mod events;
 pub mod host;
 pub mod manifest;
+pub mod ownership;
 pub mod state;
 mod systems;
 
 pub use events::{Outcome, ScriptEvent};
 pub use host::{ResourceError, ScriptHost};
+pub use ownership::{Owned, ResourceStopped};
 pub use state::{PlayerView, ResourceId, ScriptCommand};
 pub use systems::{ScriptPlugin, ScriptSettings};
 

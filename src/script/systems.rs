@@ -13,6 +13,7 @@ use tracing::{debug, error};
 use super::api::player::LuaPlayer;
 use super::events::{ScriptEvent, reason_name};
 use super::host::ScriptHost;
+use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
 use crate::player::{Life, Position, Scope, SpawnGranted, SpawnState};
@@ -61,8 +62,22 @@ impl Plugin for ScriptPlugin {
             }
         }
         app.insert_resource(self.settings.clone())
+            .add_message::<ResourceStopped>()
             .add_systems(Startup, start_resources)
-            .add_systems(FixedUpdate, run_scripts.in_set(GameplaySystems::Scripts));
+            .add_systems(
+                FixedUpdate,
+                (run_scripts, report_stopped, despawn_owned)
+                    .chain()
+                    .in_set(GameplaySystems::Scripts),
+            );
+    }
+}
+
+/// Turns the resources stopped since the last pass (by the console, by a restart) into
+/// [`ResourceStopped`] messages.
+fn report_stopped(mut host: NonSendMut<ScriptHost>, mut stopped: MessageWriter<ResourceStopped>) {
+    for id in host.take_stopped() {
+        stopped.write(ResourceStopped(id));
     }
 }
 
