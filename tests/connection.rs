@@ -452,3 +452,47 @@ fn every_packet_the_server_sent_in_these_scenarios_decodes() {
     }
     let _ = ServerDisconnect::ID;
 }
+
+// Known bugs, found while writing tests/real_socket.rs and benches/server.rs. Each test
+// states what the spec asks; remove the `ignore` once the server does it.
+
+#[test]
+#[ignore = "bug: take_hellos only sees players spawned in earlier ticks"]
+fn hellos_of_the_same_tick_get_each_others_player_join() {
+    let mut h = Harness::new();
+    let a = h.add_client();
+    let b = h.add_client();
+    let (hello_a, hello_b) = (h.client_hello(a, "alice"), h.client_hello(b, "bob"));
+    h.send(a, hello_a);
+    h.send(b, hello_b);
+    h.steps(2);
+    assert_eq!(h.packets::<ServerHello>(a).len(), 1);
+    assert_eq!(h.packets::<ServerHello>(b).len(), 1);
+    assert_eq!(
+        h.packets::<PlayerJoin>(a).len(),
+        1,
+        "alice never hears of bob"
+    );
+    assert_eq!(
+        h.packets::<PlayerJoin>(b).len(),
+        1,
+        "bob never hears of alice"
+    );
+}
+
+#[test]
+#[ignore = "bug: a roster of more than 512 PlayerJoins overflows the newcomer's lane"]
+fn the_514th_player_can_connect() {
+    let mut h = Harness::new();
+    for i in 0..513 {
+        h.connect(&format!("player{i:03}"));
+    }
+    // Today it gets Disconnect reason 2 three times and no ServerHello.
+    let late = h.add_client();
+    let hello = h.client_hello(late, "latecomer");
+    h.send(late, hello);
+    h.steps(2);
+    assert_eq!(h.packets::<ServerHello>(late).len(), 1);
+    assert!(h.packets::<ServerDisconnect>(late).is_empty());
+    assert_eq!(h.world().resource::<PlayerIndex>().len(), 514);
+}
