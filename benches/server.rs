@@ -23,19 +23,16 @@ const DRAIN_TICKS: usize = 2000;
 
 /// A harness with [`CLIENTS`] connected clients and every lane empty.
 ///
-/// All hellos go in before one tick: connecting one client per tick costs O(n²) in the
-/// harness (each step delivers to every client) and, past 513 players, a newcomer's
-/// roster of PlayerJoins overflows its 512-event lane and it is kicked at once. Hellos of
-/// one tick do not exchange PlayerJoins today, so the lanes start nearly empty; the
-/// setup still steps (clients auto-ack) until every lane is empty, and checks that all
-/// 1000 are connected, so it stays honest if the roster changes.
+/// All hellos go in before one tick (connecting one client per tick costs O(n²) in the
+/// harness, as each step delivers to every client). Each newcomer then gets the other
+/// 999 PlayerJoins, paced through its lane; the setup steps (clients auto-ack) until every
+/// lane and roster backlog is empty, and checks that all 1000 are connected.
 fn full_house() -> Harness {
     let mut h = Harness::with_config(Config {
         max_players: u16::try_from(CLIENTS).expect("fits u16"),
-        stats_interval_secs: 0,
         // Idle clients send nothing: keep their sessions alive for the whole run.
         session_timeout_ms: 24 * 3600 * 1000,
-        ..Config::default()
+        ..Harness::config()
     });
     let clients: Vec<ClientId> = (0..CLIENTS)
         .map(|i| {
@@ -51,7 +48,7 @@ fn full_house() -> Harness {
         world
             .query::<&Connection>()
             .iter(world)
-            .map(Connection::waiting)
+            .map(|c| c.waiting() + c.roster_backlog())
             .sum()
     };
     for _ in 0..DRAIN_TICKS {

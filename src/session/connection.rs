@@ -2,6 +2,7 @@
 //! lanes, and what it is sent this tick. Every packet is encoded when queued, so an
 //! invalid one is refused to its caller at once (connection.md §1) and never sent.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -40,6 +41,11 @@ impl fmt::Display for SendError {
 
 impl std::error::Error for SendError {}
 
+/// Roster events (PlayerJoin, PlayerLeave) are fed into the lane only while fewer than
+/// this many events wait: a newcomer's snapshot of up to `max_players` joins must not
+/// overflow its 512-event lane (docs/decisions/0005-server-core.md).
+pub const ROSTER_WINDOW: usize = 256;
+
 /// The session's transport state; one per player entity.
 #[derive(Component)]
 pub struct Connection {
@@ -49,6 +55,8 @@ pub struct Connection {
     inbound: InboundLane,
     unreliable: Vec<Vec<u8>>,
     ack_due: bool,
+    /// Roster events not yet in the lane, in order.
+    roster: VecDeque<ServerPacket>,
 }
 
 impl fmt::Debug for Connection {
@@ -76,6 +84,7 @@ impl Connection {
             inbound: InboundLane::new(),
             unreliable: Vec::new(),
             ack_due: false,
+            roster: VecDeque::new(),
         }
     }
 
@@ -115,6 +124,33 @@ impl Connection {
         })
     }
 
+    /// Queues a roster event (PlayerJoin, PlayerLeave): delivered reliably and in order
+    /// with the other roster events, fed into the lane at most [`ROSTER_WINDOW`] deep.
+    pub fn send_roster(&mut self, packet: impl Into<ServerPacket>) -> Result<(), SendError> {
+        let packet = packet.into();
+        if packet.event_id().is_none() {
+            return Err(SendError::WrongLane);
+        }
+        encode(&packet)?;
+        self.roster.push_back(packet);
+        self.pump_roster();
+        Ok(())
+    }
+
+    /// Roster events still waiting outside the lane.
+    pub fn roster_backlog(&self) -> usize {
+        self.roster.len()
+    }
+
+    fn pump_roster(&mut self) {
+        while self.outbound.waiting() < ROSTER_WINDOW
+            && let Some(packet) = self.roster.pop_front()
+        {
+            // Checked in send_roster; a critical push never refuses.
+            let _ = self.send_event(packet, Delivery::Critical);
+        }
+    }
+
     /// Events a push of `delivery` may still add before it is refused.
     pub fn room(&self, delivery: Delivery) -> usize {
         self.outbound.room(delivery)
@@ -143,6 +179,7 @@ impl Connection {
     /// Everything to send this tick, in order: the ServerAck if due, the unreliable
     /// packets, then the lane's resends and new events.
     pub(crate) fn drain(&mut self, now: Duration, mut out: impl FnMut(Vec<u8>)) {
+        self.pump_roster();
         if std::mem::take(&mut self.ack_due) {
             let ack = crate::protocol::connection::lane::ServerAck {
                 event_id: self.inbound.last_applied(),

@@ -17,7 +17,7 @@ use super::components::{
 };
 use super::connection::Connection;
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
-use crate::lane::{Delivery, LaneHealth, Verdict};
+use crate::lane::{LaneHealth, Verdict};
 use crate::net::{Datagram, DropReason, Inbound};
 use crate::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
@@ -119,6 +119,8 @@ fn take_hellos(
 ) {
     let now = time.elapsed();
     let state = &mut *state;
+    // Players accepted this tick; their entities exist once the commands apply.
+    let mut fresh: Vec<(Entity, Player, Name, Connection)> = Vec::new();
     while let Ok(inbound) = transport.inbound.try_recv() {
         let ClientPacket::ClientHello(hello) = &inbound.packet else {
             batch.0.push(inbound);
@@ -158,14 +160,14 @@ fn take_hellos(
                     join(&mut conn, other, other_name);
                     join(&mut other_conn, &player, &name);
                 }
+                for (_, other, other_name, other_conn) in &mut fresh {
+                    join(&mut conn, other, other_name);
+                    join(other_conn, &player, &name);
+                }
                 info!(id = player.id.0, name = name.as_str(), %from, "player connected");
-                let entity = commands.spawn((player, name, conn)).id();
+                let entity = commands.spawn_empty().id();
                 index.insert(player.id, entity);
-                connected.write(PlayerConnected {
-                    player: entity,
-                    id: player.id,
-                    token: player.token,
-                });
+                fresh.push((entity, player, name, conn));
             }
             HelloOutcome::Repeated { hello } => {
                 if let Some(bytes) = encode(hello) {
@@ -186,9 +188,17 @@ fn take_hellos(
             }
         }
     }
+    for (entity, player, name, conn) in fresh {
+        commands.entity(entity).insert((player, name, conn));
+        connected.write(PlayerConnected {
+            player: entity,
+            id: player.id,
+            token: player.token,
+        });
+    }
 }
 
-/// PlayerJoin of `subject` on `to`'s lane: critical (connection.md §4).
+/// PlayerJoin of `subject` to `to`: a roster event, delivered like a critical one (connection.md §4).
 fn join(to: &mut Connection, subject: &Player, name: &Name) {
     let packet = PlayerJoin {
         id: subject.id,
@@ -196,7 +206,7 @@ fn join(to: &mut Connection, subject: &Player, name: &Name) {
         event_id: EventId(0),
         name: name.0,
     };
-    if let Err(e) = to.send_event(packet, Delivery::Critical) {
+    if let Err(e) = to.send_roster(packet) {
         debug!("PlayerJoin: {e}");
     }
 }
@@ -359,7 +369,7 @@ fn end_sessions(
             continue;
         }
         for leave in &leaves {
-            if let Err(e) = conn.send_event(leave.clone(), Delivery::Critical) {
+            if let Err(e) = conn.send_roster(leave.clone()) {
                 debug!("PlayerLeave: {e}");
             }
         }
