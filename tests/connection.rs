@@ -497,3 +497,41 @@ fn the_514th_player_can_connect() {
     assert_eq!(joins.len(), 513);
     assert!(joins.windows(2).all(|w| w[0].id.0 < w[1].id.0));
 }
+
+#[test]
+fn a_rename_sends_the_nametag_to_the_player() {
+    use dlmp::protocol::connection::roster::PlayerNametag;
+    use dlmp::session::{Name, NametagColor, PlayerIndex};
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    h.step();
+    assert!(
+        h.packets::<PlayerNametag>(a).is_empty(),
+        "no nametag on connect"
+    );
+    let entity = h
+        .world()
+        .resource::<PlayerIndex>()
+        .get(h.player_id(a))
+        .expect("live");
+    let renamed = dlmp::protocol::text::FixedText::new("alicia").expect("name");
+    h.world_mut().entity_mut(entity).insert(Name(renamed));
+    h.step();
+    h.world_mut()
+        .entity_mut(entity)
+        .insert(NametagColor(dlmp::protocol::connection::chat::Color(
+            0x00FF_0000,
+        )));
+    h.step();
+    let tags = h.packets::<PlayerNametag>(a);
+    assert_eq!(tags.len(), 2);
+    assert_eq!(
+        (tags[0].name.as_str(), tags[0].color.0),
+        ("alicia", 0x00FF_FFFF)
+    );
+    assert_eq!(
+        (tags[1].name.as_str(), tags[1].color.0),
+        ("alicia", 0x00FF_0000)
+    );
+    assert_eq!(tags[0].id, h.player_id(a));
+}

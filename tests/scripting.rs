@@ -466,3 +466,24 @@ fn stopping_a_resource_despawns_everything_it_owned() {
         "other resources keep theirs"
     );
 }
+
+#[test]
+fn a_timer_that_re_arms_itself_at_0_ms_fires_once_per_tick() {
+    let s = Scripts::new("rearm");
+    s.resource(
+        "gm",
+        r#"
+        local n = 0
+        local function again() n = n + 1; dlmp.set_timer(0, again) end
+        dlmp.set_timer(0, again)
+        dlmp.on("player_command", function(p) dlmp.send_chat(tostring(n), nil, {p}) return true end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.steps(4);
+    h.chat(a, "/count");
+    h.step();
+    let n: u32 = texts(&h, a)[0].parse().expect("a count");
+    assert!((5..=7).contains(&n), "once per tick, got {n}");
+}

@@ -337,14 +337,20 @@ impl ScriptHost {
 
     /// Sets the script clock and fires the timers due by `now`, earliest first.
     pub fn run_timers(&mut self, now: Duration) {
-        self.state_mut().now = now;
+        // Timers set during this pass wait for the next one, so a timer that re-arms
+        // itself at 0 ms cannot keep the tick from ending.
+        let newest = {
+            let mut state = self.state_mut();
+            state.now = now;
+            state.next_handle
+        };
         loop {
             let next = {
                 let state = self.state();
                 state
                     .timers
                     .iter()
-                    .filter(|t| t.due <= now)
+                    .filter(|t| t.due <= now && t.id <= newest)
                     .min_by_key(|t| (t.due, t.id))
                     .map(|t| t.id)
             };

@@ -17,6 +17,7 @@
 pub mod components;
 pub mod connection;
 pub mod hello;
+pub mod nametag;
 pub mod plugin;
 pub mod ratelimit;
 pub mod registry;
@@ -25,6 +26,7 @@ pub use components::{
     EndSession, Farewells, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex, Received,
 };
 pub use connection::{Connection, SendError};
+pub use nametag::NametagColor;
 pub use plugin::{HelloWorld, SessionPlugin, SessionSettings, SessionState};
 
 pub use hello::{HelloGate, HelloLimits, HelloOutcome, Ignored, WorldInfo, server_hello};

@@ -16,6 +16,7 @@ use super::components::{
     EndSession, Farewells, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex, Received,
 };
 use super::connection::Connection;
+use super::nametag::{NametagColor, send_nametags};
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
 use crate::lane::{LaneHealth, Verdict};
 use crate::net::{Datagram, DropReason, Inbound};
@@ -82,6 +83,7 @@ impl Plugin for SessionPlugin {
                     .chain()
                     .in_set(ServerSystems::Ingest),
             )
+            .add_systems(FixedUpdate, send_nametags.in_set(ServerSystems::Streaming))
             .add_systems(
                 FixedUpdate,
                 (check_lanes, end_sessions, flush)
@@ -189,7 +191,9 @@ fn take_hellos(
         }
     }
     for (entity, player, name, conn) in fresh {
-        commands.entity(entity).insert((player, name, conn));
+        commands
+            .entity(entity)
+            .insert((player, name, conn, NametagColor::default()));
         connected.write(PlayerConnected {
             player: entity,
             id: player.id,
