@@ -1,0 +1,172 @@
+-- freeroam: the default gamemode, and the example to copy.
+--
+-- Every connecting player is spawned at one of a few points, greeted, and announced to the
+-- others. Chat commands: /help, /tp, /v, /w. The last three call API functions that later
+-- features add (player:set_position, dlmp.create_vehicle, player:give_weapon); until those
+-- exist, the commands say so instead of failing.
+
+-- Chat colors (0xRRGGBB).
+local INFO = 0x9CC4E4
+local JOIN = 0x7FD17F
+local ERROR = 0xE48A8A
+
+-- Spawn points: x, y, z and heading in degrees. Players get them in turn (round-robin).
+local SPAWNS = {
+    { name = "Grove Street", x = 2495.33, y = -1687.82, z = 13.52, heading = 0 },
+    { name = "Pershing Square", x = 1481.02, y = -1741.58, z = 13.55, heading = 180 },
+    { name = "Santa Maria Beach", x = 369.85, y = -2047.86, z = 7.67, heading = 90 },
+    { name = "Doherty", x = -2026.16, y = 156.72, z = 29.04, heading = 270 },
+    { name = "The Strip", x = 2027.48, y = 1008.21, z = 10.82, heading = 270 },
+}
+local next_spawn = 1
+
+local function tell(player, text, color)
+    dlmp.send_chat(text, color or INFO, { player })
+end
+
+-- Everyone but `player`.
+local function others(player)
+    local list = {}
+    for _, p in ipairs(dlmp.players()) do
+        if p ~= player then
+            list[#list + 1] = p
+        end
+    end
+    return list
+end
+
+-- The first line of an error raised by an API call (drops the traceback).
+local function first_line(err)
+    return (tostring(err):match("^[^\n]*"))
+end
+
+-- Calls an API function; on an error, tells the player why instead of failing the handler.
+local function try(player, fn, ...)
+    local ok, err = pcall(fn, ...)
+    if not ok then
+        tell(player, first_line(err), ERROR)
+    end
+    return ok
+end
+
+-- `word` as a number, or nil if it is not a finite number.
+local function number(word)
+    local n = tonumber(word)
+    if n and n == n and n ~= math.huge and n ~= -math.huge then
+        return n
+    end
+end
+
+-- `word` as a whole number in lo..hi, or nil.
+local function whole(word, lo, hi)
+    local n = number(word)
+    if n and n == math.floor(n) and n >= lo and n <= hi then
+        return math.tointeger(n)
+    end
+end
+
+dlmp.on("player_connect", function(player)
+    local point = SPAWNS[next_spawn]
+    next_spawn = next_spawn % #SPAWNS + 1
+    dlmp.spawn_player(player, point.x, point.y, point.z, point.heading)
+
+    tell(player, "Welcome to freeroam, " .. player:name() .. "! Type /help for the commands.")
+    dlmp.send_chat(player:name() .. " joined the server.", JOIN, others(player))
+end)
+
+dlmp.on("player_disconnect", function(player, reason)
+    -- reason is "quit", "timeout" or "kicked"; the player is no longer in dlmp.players().
+    local why = { quit = "left", timeout = "timed out", kicked = "was kicked" }
+    dlmp.send_chat(player:name() .. " " .. (why[reason] or "left") .. ".", JOIN, dlmp.players())
+end)
+
+-- The commands: name -> { usage, help, run(player, args) }.
+local commands = {}
+
+commands.help = {
+    usage = "/help",
+    help = "this list",
+    run = function(player)
+        tell(player, "Commands:")
+        for _, name in ipairs({ "help", "tp", "v", "w" }) do
+            tell(player, commands[name].usage .. " - " .. commands[name].help)
+        end
+        return true
+    end,
+}
+
+commands.tp = {
+    usage = "/tp x y z",
+    help = "teleport to a position",
+    run = function(player, args)
+        local x, y, z = number(args[1]), number(args[2]), number(args[3])
+        if #args ~= 3 or not (x and y and z) then
+            return false
+        end
+        -- The world the protocol allows: |x|, |y| <= 6000, z in -200..4000.
+        if math.abs(x) > 6000 or math.abs(y) > 6000 or z < -200 or z > 4000 then
+            tell(player, "That is outside the world (|x|, |y| <= 6000, z -200..4000).", ERROR)
+            return true
+        end
+        if not player.set_position then
+            tell(player, "/tp is not available yet.", ERROR)
+        elseif try(player, player.set_position, player, x, y, z) then
+            tell(player, string.format("Teleported to %.1f, %.1f, %.1f.", x, y, z))
+        end
+        return true
+    end,
+}
+
+commands.v = {
+    usage = "/v model",
+    help = "a vehicle next to you (model 400..611)",
+    run = function(player, args)
+        local model = whole(args[1], 400, 611)
+        if #args ~= 1 or not model then
+            return false
+        end
+        if not dlmp.create_vehicle then
+            tell(player, "/v is not available yet.", ERROR)
+            return true
+        end
+        local x, y, z = player:position()
+        if try(player, dlmp.create_vehicle, model, x + 3, y, z, 0) then
+            tell(player, "Here is your vehicle " .. model .. ".")
+        end
+        return true
+    end,
+}
+
+commands.w = {
+    usage = "/w weapon [ammo]",
+    help = "a weapon (1..46), 500 ammo unless given",
+    run = function(player, args)
+        local weapon = whole(args[1], 1, 46)
+        local ammo = 500
+        if args[2] then
+            ammo = whole(args[2], 1, 65535)
+        end
+        if #args < 1 or #args > 2 or not weapon or not ammo then
+            return false
+        end
+        if not player.give_weapon then
+            tell(player, "/w is not available yet.", ERROR)
+        elseif try(player, player.give_weapon, player, weapon, ammo) then
+            tell(player, "Weapon " .. weapon .. " with " .. ammo .. " ammo.")
+        end
+        return true
+    end,
+}
+
+-- A command's run returns false for bad arguments; the player then gets the usage line.
+-- Returning true from the handler marks the command as handled (no "Unknown command").
+dlmp.on("player_command", function(player, name, args)
+    local command = commands[name]
+    if not command then
+        return -- not ours: another resource may take it, or the player hears "Unknown command"
+    end
+    if not command.run(player, args) then
+        tell(player, "Usage: " .. command.usage, ERROR)
+    end
+    return true
+end)

@@ -1,0 +1,160 @@
+//! The default gamemode, scripts/freeroam, in the harness: spawn points, greetings, join
+//! and leave lines, and its chat commands. Runs from the crate root (cargo's working dir).
+
+use dlmp::config::Config;
+use dlmp::harness::{ClientId, Harness};
+use dlmp::protocol::connection::chat::ChatMessage;
+use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
+use dlmp::script::ScriptHost;
+
+/// scripts/freeroam/main.lua's SPAWNS: x, y, z, heading in degrees.
+const POINTS: [(f32, f32, f32, f32); 5] = [
+    (2495.33, -1687.82, 13.52, 0.0),
+    (1481.02, -1741.58, 13.55, 180.0),
+    (369.85, -2047.86, 7.67, 90.0),
+    (-2026.16, 156.72, 29.04, 270.0),
+    (2027.48, 1008.21, 10.82, 270.0),
+];
+
+fn freeroam() -> Harness {
+    let h = Harness::with_config(Config {
+        scripts: "scripts".into(),
+        resources: vec!["freeroam".into()],
+        ..Harness::config()
+    });
+    let running: Vec<&str> = host(&h).running().collect();
+    assert_eq!(running, ["freeroam"]);
+    h
+}
+
+fn host(h: &Harness) -> &ScriptHost {
+    h.world().non_send::<ScriptHost>()
+}
+
+fn texts(h: &Harness, c: ClientId) -> Vec<String> {
+    h.packets::<ChatMessage>(c)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect()
+}
+
+/// Sends `line` and returns what `c` was told in answer.
+fn say(h: &mut Harness, c: ClientId, line: &str) -> Vec<String> {
+    let before = texts(h, c).len();
+    h.chat(c, line);
+    h.steps(2);
+    texts(h, c).split_off(before)
+}
+
+fn request_spawn(h: &mut Harness, c: ClientId) -> SpawnPlayer {
+    let request = RequestSpawn {
+        session_token: h.token(c),
+    };
+    h.send(c, request);
+    h.step();
+    let mut spawns = h.packets::<SpawnPlayer>(c);
+    assert_eq!(spawns.len(), 1, "one grant");
+    spawns.remove(0)
+}
+
+#[test]
+fn a_connecting_player_is_greeted_and_spawned_at_a_freeroam_point() {
+    let mut h = freeroam();
+    let mut used = Vec::new();
+    for name in ["alice", "bob", "carol"] {
+        let c = h.connect(name);
+        h.step();
+        assert!(
+            texts(&h, c)
+                .iter()
+                .any(|t| t.starts_with(&format!("Welcome to freeroam, {name}!"))),
+            "{:?}",
+            texts(&h, c)
+        );
+        let sp = request_spawn(&mut h, c);
+        let point = POINTS
+            .iter()
+            .position(|&(x, y, z, heading)| {
+                (sp.spawn.x, sp.spawn.y, sp.spawn.z) == (x, y, z)
+                    && (sp.heading - heading.to_radians()).abs() < 1e-5
+            })
+            .unwrap_or_else(|| panic!("{sp:?} is not a freeroam point"));
+        assert_eq!(sp.area, 0, "every point is outside");
+        used.push(point);
+    }
+    assert_eq!(used, [0, 1, 2], "round-robin");
+    assert_eq!(host(&h).errors(), 0);
+}
+
+#[test]
+fn others_see_who_joins_and_leaves() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    let b = h.connect("bob");
+    h.step();
+    assert!(texts(&h, a).contains(&"bob joined the server.".to_owned()));
+    assert!(
+        !texts(&h, b).iter().any(|t| t.contains("joined")),
+        "the newcomer is greeted instead: {:?}",
+        texts(&h, b)
+    );
+    h.disconnect(b);
+    h.steps(2);
+    assert!(texts(&h, a).contains(&"bob left.".to_owned()));
+    assert_eq!(host(&h).errors(), 0);
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    let got = say(&mut h, a, "/help");
+    assert_eq!(got[0], "Commands:");
+    for usage in ["/help", "/tp x y z", "/v model", "/w weapon [ammo]"] {
+        assert!(got.iter().any(|t| t.starts_with(usage)), "{usage}: {got:?}");
+    }
+    assert!(!got.iter().any(|t| t == "Unknown command"), "{got:?}");
+}
+
+#[test]
+fn bad_arguments_get_the_usage_line() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    for (line, usage) in [
+        ("/tp", "Usage: /tp x y z"),
+        ("/tp 1 2", "Usage: /tp x y z"),
+        ("/tp 1 two 3", "Usage: /tp x y z"),
+        ("/tp 1 2 3 4", "Usage: /tp x y z"),
+        ("/v", "Usage: /v model"),
+        ("/v 12", "Usage: /v model"),
+        ("/w rocket", "Usage: /w weapon [ammo]"),
+        ("/w 24 lots", "Usage: /w weapon [ammo]"),
+    ] {
+        assert_eq!(say(&mut h, a, line), [usage], "{line}");
+        // Five lines at once, then one a second (the chat limit).
+        h.advance(std::time::Duration::from_secs(1));
+    }
+    assert_eq!(host(&h).errors(), 0);
+}
+
+#[test]
+fn commands_of_later_features_say_they_are_not_available_yet() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(
+        say(&mut h, a, "/tp 2495 -1688 13.5"),
+        ["/tp is not available yet."]
+    );
+    assert_eq!(
+        say(&mut h, a, "/tp 9000 0 10"),
+        ["That is outside the world (|x|, |y| <= 6000, z -200..4000)."]
+    );
+    assert_eq!(say(&mut h, a, "/v 411"), ["/v is not available yet."]);
+    assert_eq!(say(&mut h, a, "/w 24"), ["/w is not available yet."]);
+    assert_eq!(say(&mut h, a, "/fly"), ["Unknown command"]);
+    assert_eq!(host(&h).errors(), 0);
+}
