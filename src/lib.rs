@@ -2,6 +2,7 @@
 
 pub mod chat;
 pub mod config;
+pub mod console;
 pub mod harness;
 pub mod lane;
 pub mod net;

@@ -1,5 +1,6 @@
-//! `dlmp-server`: binds the UDP socket, runs the app at `--tick-hz` until Ctrl-C or
-//! SIGTERM, then says Disconnect to every client and stops.
+//! `dlmp-server`: binds the UDP socket, runs the app at `--tick-hz` until Ctrl-C, SIGTERM
+//! or the console's `quit`, then says Disconnect to every client and stops. Console
+//! commands are read from stdin.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bevy_app::{AppExit, ScheduleRunnerPlugin};
 use clap::Parser;
 use dlmp::config::{Cli, Config};
+use dlmp::console::ConsolePlugin;
 use dlmp::net::{self, NetConfig, NetStats};
 use dlmp::server::{Transport, build_app};
 use tracing::{error, info};
@@ -56,7 +58,10 @@ fn main() -> ExitCode {
         stats,
     };
     let mut app = build_app(&config, transport, shutdown);
-    app.add_plugins(ScheduleRunnerPlugin::run_loop(config.tick()));
+    app.add_plugins((
+        ScheduleRunnerPlugin::run_loop(config.tick()),
+        ConsolePlugin::stdin(),
+    ));
     let exit = app.run();
     if net.shutdown().is_err() {
         error!("the network thread panicked");

@@ -1,0 +1,382 @@
+//! The server console in the harness: every command, its mistakes, and what the clients
+//! see (`say`, `kick`, `quit`), each driven through `dlmp::console::execute`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crossbeam_channel::unbounded;
+use dlmp::config::Config;
+use dlmp::console::{ConsolePlugin, SAY_COLOR, execute};
+use dlmp::harness::{ClientId, Harness};
+use dlmp::protocol::connection::chat::ChatMessage;
+use dlmp::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
+use dlmp::protocol::connection::roster::PlayerLeave;
+use dlmp::script::ScriptHost;
+
+/// A scripts folder of its own for one test.
+struct Scripts {
+    dir: PathBuf,
+}
+
+impl Scripts {
+    fn new(test: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("dlmp-console-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scripts { dir }
+    }
+
+    /// Writes resource `name` with `main.lua` = `code`.
+    fn resource(&self, name: &str, manifest_extra: &str, code: &str) -> &Self {
+        let dir = self.dir.join(name);
+        std::fs::create_dir_all(&dir).expect("resource dir");
+        std::fs::write(
+            dir.join("resource.toml"),
+            format!("name = \"{name}\"\n{manifest_extra}\n"),
+        )
+        .expect("manifest");
+        std::fs::write(dir.join("main.lua"), code).expect("main.lua");
+        self
+    }
+
+    fn harness(&self) -> Harness {
+        Harness::with_config(Config {
+            scripts: self.dir.clone(),
+            ..Harness::config()
+        })
+    }
+}
+
+impl Drop for Scripts {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A harness with one resource, `gm`, that greets every connecting player.
+fn with_gm(test: &str) -> (Scripts, Harness) {
+    let s = Scripts::new(test);
+    s.resource(
+        "gm",
+        "",
+        r#"dlmp.on("player_connect", function(p) dlmp.send_chat("hi " .. p:name(), nil, {p}) end)"#,
+    );
+    let h = s.harness();
+    (s, h)
+}
+
+fn run(h: &mut Harness, line: &str) -> Vec<String> {
+    execute(h.world_mut(), line)
+}
+
+fn texts(h: &Harness, c: ClientId) -> Vec<String> {
+    h.packets::<ChatMessage>(c)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect()
+}
+
+fn running(h: &Harness) -> Vec<String> {
+    h.world()
+        .non_send::<ScriptHost>()
+        .running()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn help_lists_every_command() {
+    let mut h = Harness::new();
+    let out = run(&mut h, "help").join("\n");
+    for command in [
+        "help",
+        "resources",
+        "start NAME",
+        "stop NAME",
+        "restart NAME",
+        "players",
+        "say TEXT",
+        "kick ID|NAME",
+        "stats",
+        "quit",
+    ] {
+        assert!(out.contains(command), "{command} missing from:\n{out}");
+    }
+}
+
+#[test]
+fn an_empty_line_prints_nothing_and_an_unknown_command_points_to_help() {
+    let mut h = Harness::new();
+    assert!(run(&mut h, "").is_empty());
+    assert!(run(&mut h, "   ").is_empty());
+    assert_eq!(
+        run(&mut h, "fly away"),
+        [
+            "unknown command: fly",
+            "type `help` for the list of commands"
+        ]
+    );
+}
+
+#[test]
+fn resources_shows_stop_start_and_restart() {
+    let (s, mut h) = with_gm("resources");
+    s.resource("idle", "", "");
+    assert_eq!(
+        run(&mut h, "resources"),
+        [
+            "2 resources, 1 running:",
+            "  gm    running",
+            "  idle  stopped"
+        ],
+        "a resource added on disk after boot is listed, not started"
+    );
+    assert_eq!(run(&mut h, "start idle"), ["started idle"]);
+    h.step();
+    assert_eq!(run(&mut h, "stop gm"), ["stopped gm"]);
+    assert_eq!(running(&h), ["idle"]);
+    assert_eq!(
+        run(&mut h, "resources"),
+        [
+            "2 resources, 1 running:",
+            "  gm    stopped",
+            "  idle  running"
+        ]
+    );
+    let a = h.connect("alice");
+    h.step();
+    assert!(texts(&h, a).is_empty(), "a stopped resource hears nothing");
+
+    assert_eq!(run(&mut h, "start gm"), ["started gm"]);
+    assert_eq!(run(&mut h, "resources")[1], "  gm    running");
+    let b = h.connect("bob");
+    h.step();
+    assert_eq!(texts(&h, b), ["hi bob"]);
+
+    s.resource(
+        "gm",
+        "",
+        r#"dlmp.on("player_connect", function(p) dlmp.send_chat("hello " .. p:name(), nil, {p}) end)"#,
+    );
+    assert_eq!(run(&mut h, "restart gm"), ["restarted gm"]);
+    assert_eq!(run(&mut h, "resources")[1], "  gm    running");
+    let c = h.connect("carol");
+    h.step();
+    assert_eq!(texts(&h, c), ["hello carol"], "restart reloads from disk");
+}
+
+#[test]
+fn resource_commands_report_dependencies_that_follow() {
+    let s = Scripts::new("deps");
+    s.resource("base", "", "");
+    s.resource("mode", "depends = [\"base\"]", "");
+    let mut h = s.harness();
+    assert_eq!(run(&mut h, "stop base"), ["stopped base", "stopped mode"]);
+    assert_eq!(run(&mut h, "start mode"), ["started base", "started mode"]);
+    assert_eq!(
+        run(&mut h, "restart base"),
+        ["restarted base", "stopped mode"]
+    );
+}
+
+#[test]
+fn resource_mistakes_are_reported_as_lines() {
+    let (s, mut h) = with_gm("mistakes");
+    assert_eq!(run(&mut h, "start nope"), ["error: no resource named nope"]);
+    assert_eq!(run(&mut h, "stop nope"), ["error: nope is not running"]);
+    assert_eq!(run(&mut h, "restart nope"), ["error: nope is not running"]);
+    assert_eq!(run(&mut h, "start gm"), ["error: gm is already running"]);
+    assert_eq!(run(&mut h, "start"), ["usage: start NAME"]);
+    assert_eq!(run(&mut h, "restart"), ["usage: restart NAME"]);
+
+    s.resource("gm", "", "this is not lua");
+    let out = run(&mut h, "restart gm");
+    assert_eq!(out[0], "stopped gm");
+    assert!(out[1].starts_with("error: gm failed to start"), "{out:?}");
+    assert!(running(&h).is_empty());
+}
+
+#[test]
+fn resources_in_an_empty_folder() {
+    let s = Scripts::new("empty");
+    let mut h = s.harness();
+    let out = run(&mut h, "resources");
+    assert_eq!(out.len(), 1);
+    assert!(out[0].starts_with("no resources in "), "{out:?}");
+}
+
+#[test]
+fn players_lists_id_name_and_address() {
+    let mut h = Harness::new();
+    assert_eq!(run(&mut h, "players"), ["no players connected"]);
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    let out = run(&mut h, "players");
+    assert_eq!(out[0], "2 players:");
+    assert_eq!(out.len(), 3);
+    for (line, (c, name)) in out[1..].iter().zip([(a, "alice"), (b, "bob")]) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            words,
+            [
+                h.player_id(c).0.to_string().as_str(),
+                name,
+                h.addr(c).to_string().as_str()
+            ]
+        );
+    }
+    h.disconnect(a);
+    h.step();
+    let out = run(&mut h, "players");
+    assert_eq!(out[0], "1 player:");
+    assert!(out[1].contains("bob"));
+}
+
+#[test]
+fn say_reaches_every_client() {
+    let mut h = Harness::new();
+    let clients = [h.connect("alice"), h.connect("bob"), h.connect("carol")];
+    assert_eq!(
+        run(&mut h, "say  restart in 5 minutes "),
+        ["* Server: restart in 5 minutes"]
+    );
+    h.step();
+    for c in clients {
+        let got = h.packets::<ChatMessage>(c);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].text.as_str(), "* Server: restart in 5 minutes");
+        assert_eq!(got[0].color, SAY_COLOR);
+    }
+    assert_eq!(run(&mut h, "say"), ["usage: say TEXT"]);
+}
+
+#[test]
+fn kick_by_name_ends_the_session_with_the_reason() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    assert_eq!(
+        run(&mut h, "kick ALICE spamming the chat"),
+        [format!(
+            "kicked alice (id {}): spamming the chat",
+            h.player_id(a).0
+        )]
+    );
+    h.step();
+    assert_eq!(texts(&h, a), ["You were kicked: spamming the chat"]);
+    let leaves = h.packets::<PlayerLeave>(b);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(leaves[0].id, h.player_id(a));
+    assert_eq!(
+        leaves[0].reason,
+        LeaveReason::Kicked,
+        "PlayerLeave reason 2"
+    );
+    h.advance(Duration::from_millis(150));
+    let bye = h.packets::<ServerDisconnect>(a);
+    assert_eq!(bye.len(), 3);
+    assert!(bye.iter().all(|d| d.reason == LeaveReason::Kicked));
+    assert_eq!(run(&mut h, "players")[0], "1 player:");
+}
+
+#[test]
+fn kick_by_id_without_a_reason() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    let id = h.player_id(b).0;
+    assert_eq!(
+        run(&mut h, &format!("kick {id}")),
+        [format!("kicked bob (id {id})")]
+    );
+    h.step();
+    assert_eq!(texts(&h, b), ["You were kicked."]);
+    assert_eq!(h.packets::<PlayerLeave>(a).len(), 1);
+    h.advance(Duration::from_millis(150));
+    assert_eq!(h.packets::<ServerDisconnect>(b).len(), 3);
+}
+
+#[test]
+fn kick_of_an_unknown_player_changes_nothing() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    assert_eq!(
+        run(&mut h, "kick mallory"),
+        ["error: no player with id or name mallory"]
+    );
+    assert_eq!(
+        run(&mut h, "kick 77 bye"),
+        ["error: no player with id or name 77"]
+    );
+    assert_eq!(run(&mut h, "kick"), ["usage: kick ID|NAME [REASON]"]);
+    h.steps(10);
+    assert!(h.packets::<ServerDisconnect>(a).is_empty());
+    assert_eq!(run(&mut h, "players")[0], "1 player:");
+}
+
+#[test]
+fn stats_counts_players_traffic_and_script_errors() {
+    let s = Scripts::new("stats");
+    s.resource(
+        "broken",
+        "",
+        r#"dlmp.on("player_connect", function() error("boom") end)"#,
+    );
+    let mut h = s.harness();
+    h.connect("alice");
+    h.connect("bob");
+    h.step();
+    let out = run(&mut h, "stats");
+    assert_eq!(out[0], "players: 2 / 1000");
+    assert!(out[1].starts_with("net: received="), "{out:?}");
+    assert!(out[1].contains("drops["), "{out:?}");
+    assert_eq!(out[2], "scripts: 1 running, 2 errors");
+    assert!(out[3].starts_with("uptime: "), "{out:?}");
+}
+
+#[test]
+fn quit_disconnects_everyone_and_exits() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    assert_eq!(run(&mut h, "quit"), ["stopping: disconnecting 2 players"]);
+    for _ in 0..20 {
+        if h.exited() {
+            break;
+        }
+        h.step();
+    }
+    assert!(h.exited(), "the app exits after a few ticks");
+    for c in [a, b] {
+        let bye = h.packets::<ServerDisconnect>(c);
+        assert_eq!(bye.len(), 3);
+        assert!(bye.iter().all(|d| d.reason == LeaveReason::Quit));
+    }
+}
+
+#[test]
+fn the_plugin_runs_typed_lines_in_the_tick_and_never_waits() {
+    let (to_console, input) = unbounded();
+    let (output, printed) = unbounded();
+    let mut h = Harness::with_app(Harness::config(), |app| {
+        app.add_plugins(ConsolePlugin::with_channels(input, output));
+    });
+    let a = h.connect("alice");
+    h.steps(3);
+    assert!(printed.try_recv().is_err(), "no input, no output");
+
+    to_console.send("say hello".to_owned()).unwrap();
+    to_console.send(String::new()).unwrap();
+    to_console.send("players".to_owned()).unwrap();
+    h.step();
+    let lines: Vec<String> = printed.try_iter().collect();
+    assert_eq!(lines[0], "* Server: hello");
+    assert_eq!(lines[1], "1 player:");
+    assert!(lines[2].contains("alice"));
+    assert_eq!(texts(&h, a), ["* Server: hello"], "said in the same tick");
+
+    drop(to_console);
+    h.steps(3);
+    assert!(!h.exited(), "the end of the input does not stop the server");
+}
