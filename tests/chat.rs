@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use bevy_ecs::prelude::*;
 use dlmp::chat::{ChatCommandsExt, CommandCall, notify};
-use dlmp::config::Config;
 use dlmp::harness::Harness;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::session::Connection;
@@ -24,15 +23,9 @@ fn echo(In(call): In<CommandCall>, mut connections: Query<&mut Connection>) {
 }
 
 fn with_echo() -> Harness {
-    Harness::with_app(
-        Config {
-            stats_interval_secs: 0,
-            ..Config::default()
-        },
-        |app| {
-            app.add_chat_command("echo", echo);
-        },
-    )
+    Harness::with_app(Harness::config(), |app| {
+        app.add_chat_command("echo", echo);
+    })
 }
 
 #[test]

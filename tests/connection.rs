@@ -19,10 +19,7 @@ use dlmp::session::{Connection, PlayerIndex, SessionState};
 use rstest::rstest;
 
 fn config() -> Config {
-    Config {
-        stats_interval_secs: 0,
-        ..Config::default()
-    }
+    Harness::config()
 }
 
 fn connection(h: &mut Harness, id: PlayerId) -> bevy_ecs::world::EntityWorldMut<'_> {

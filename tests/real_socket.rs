@@ -37,8 +37,7 @@ fn loopback() -> SocketAddr {
 fn config() -> Config {
     Config {
         bind: loopback(),
-        stats_interval_secs: 0,
-        ..Config::default()
+        ..dlmp::harness::Harness::config()
     }
 }
 
