@@ -2,6 +2,7 @@
 //! world scope, its life, and its connect spawn.
 
 pub mod spawn;
+pub mod state;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -11,6 +12,9 @@ use crate::server::ServerSystems;
 use crate::session::PlayerConnected;
 
 pub use spawn::{SpawnGranted, SpawnInfo, SpawnState};
+pub use state::{
+    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, StreamCenter, Team, Viewers,
+};
 
 /// The server's position of the player, in world units.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
@@ -47,10 +51,20 @@ impl Plugin for PlayerPlugin {
 fn give_player_state(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
     for c in connected.read() {
         commands.entity(c.player).insert((
-            Position::default(),
-            Scope::default(),
-            Life::default(),
-            SpawnState::default(),
+            (
+                Position::default(),
+                Scope::default(),
+                Life::default(),
+                SpawnState::default(),
+            ),
+            (
+                LastFrame::default(),
+                Ledger::default(),
+                Inventory::default(),
+                Appearance::default(),
+            ),
+            (Team::default(), Body::default(), DeathEpoch::default()),
+            (StreamCenter::default(), Viewers::default()),
         ));
     }
 }

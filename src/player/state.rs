@@ -1,0 +1,210 @@
+//! Per-player state that the on-foot features share (player.md, connection.md §5-§6):
+//! what the relay stamps into RemotePlayerSync, what streaming reads, what the ledger and
+//! the inventory keep. Each component has one owner feature that writes it; others read.
+
+use bevy_ecs::prelude::*;
+use bitvec::vec::BitVec;
+
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{PlayerId, Revision, Seq};
+use crate::protocol::player::action::SpecialAction;
+use crate::protocol::player::sync::{Frame, Keys};
+
+/// The last frame accepted from the owner (frame admission writes it).
+#[derive(Component, Debug, Clone, PartialEq, Default)]
+pub struct LastFrame {
+    /// The seq of the last accepted PlayerSync; `None` before the first.
+    pub seq: Option<Seq>,
+    /// The accepted frame, after world bounds, freeze and the movement check.
+    pub frame: Option<Frame>,
+}
+
+/// The health ledger (connection.md §6). Health and armor 0..=200; 100 and 0 at a spawn.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Ledger {
+    pub health: f32,
+    pub armor: f32,
+    /// Raised by every gamemode health or armor command.
+    pub vital_rev: Revision,
+    /// The highest DamageReport seq received.
+    pub damage_seq: Seq,
+}
+
+impl Default for Ledger {
+    fn default() -> Self {
+        Ledger {
+            health: 100.0,
+            armor: 0.0,
+            vital_rev: Revision(0),
+            damage_seq: Seq(0),
+        }
+    }
+}
+
+/// The server's weapon inventory (player.md, weapon_rev; connection.md §6 GiveWeapon).
+#[derive(Component, Debug, Clone, PartialEq)]
+pub struct Inventory {
+    /// Rounds held per weapon id 0..=46; a weapon is held when it is in `held`.
+    pub ammo: [u16; 47],
+    /// Weapons in the inventory, by id.
+    pub held: BitVec,
+    /// The weapon the player last confirmably armed (0 = unarmed).
+    pub armed: u8,
+    /// The clip of the armed weapon by the last reconciled frame.
+    pub clip: u16,
+    /// Raised by every gamemode weapon change.
+    pub weapon_rev: Revision,
+}
+
+impl Default for Inventory {
+    fn default() -> Self {
+        let mut held = BitVec::repeat(false, 47);
+        held.set(0, true);
+        Inventory {
+            ammo: [0; 47],
+            held,
+            armed: 0,
+            clip: 0,
+            weapon_rev: Revision(0),
+        }
+    }
+}
+
+impl Inventory {
+    pub fn holds(&self, weapon: u8) -> bool {
+        self.held.get(usize::from(weapon)).is_some_and(|b| *b)
+    }
+}
+
+/// What the player looks like to others; stamped into every relay (player.md,
+/// RemotePlayerSync tail). The setters are the gamemode's commands (SetSkin, ...).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Appearance {
+    pub skin: u32,
+    /// ≥ 1.
+    pub variant: u16,
+    pub walk_style: u8,
+    /// 15 grab-kick is the game's default.
+    pub fight_style: u8,
+    pub headless: bool,
+}
+
+impl Default for Appearance {
+    fn default() -> Self {
+        Appearance {
+            skin: 0,
+            variant: 1,
+            walk_style: 0,
+            fight_style: 15,
+            headless: false,
+        }
+    }
+}
+
+/// Damage group and its relation revision (connection.md §6, "Damage groups and
+/// relations"). Group 0 = none.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Team {
+    pub group: u32,
+    /// Grows on every change of the group.
+    pub relation_rev: u32,
+}
+
+impl Team {
+    /// Whether `self` and `other` are teammates: equal groups, not 0.
+    pub fn is_teammate_of(&self, other: &Team) -> bool {
+        self.group != 0 && self.group == other.group
+    }
+}
+
+/// Server-owned body state the relay carries (player.md, "paused", "on_fire",
+/// "special_action", SetGravity).
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Body {
+    pub paused: bool,
+    pub on_fire: bool,
+    pub special_action: SpecialAction,
+    /// The body's gravity; the game's own is 0.008 units per step².
+    pub gravity: f32,
+    /// Keys held by the last accepted frame (bits 0..8), zero while paused or frozen.
+    pub keys: Keys,
+    /// Velocity by the last living frame, m/s.
+    pub velocity: Vec3,
+    /// Normalised camera direction by the last living frame.
+    pub camera_front: Vec3,
+    pub ducked: bool,
+    pub on_ground: bool,
+}
+
+/// The game's own gravity (player.md, SetGravity).
+pub const DEFAULT_GRAVITY: f32 = 0.008;
+
+impl Default for Body {
+    fn default() -> Self {
+        Body {
+            paused: false,
+            on_fire: false,
+            special_action: SpecialAction::None,
+            gravity: DEFAULT_GRAVITY,
+            keys: Keys::NONE,
+            velocity: Vec3::ZERO,
+            camera_front: Vec3::ZERO,
+            ducked: false,
+            on_ground: true,
+        }
+    }
+}
+
+/// The life generation within the connection, raised on every respawn (player.md,
+/// death_epoch).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeathEpoch(pub u16);
+
+/// The point the player's streaming distance is measured from (player.md, "Player
+/// streaming"): its body, or its camera while the camera is not its own (SetCamera).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct StreamCenter {
+    /// Where a fixed or spectating camera puts the center; `None` = the body.
+    pub camera: Option<Vec3>,
+    /// A spectate target (SetCamera mode 2), shown at any distance.
+    pub spectating: Option<PlayerId>,
+}
+
+/// Which recipients (by player slot) this subject is shown to: the one source of truth of
+/// player streaming. Relays about the subject go exactly to these (player.md, routing).
+#[derive(Component, Debug, Clone, PartialEq, Eq, Default)]
+pub struct Viewers(pub BitVec);
+
+impl Viewers {
+    pub fn contains(&self, recipient: PlayerId) -> bool {
+        usize::try_from(recipient.0)
+            .ok()
+            .and_then(|i| self.0.get(i).map(|b| *b))
+            .unwrap_or(false)
+    }
+
+    pub fn insert(&mut self, recipient: PlayerId) {
+        let Ok(i) = usize::try_from(recipient.0) else {
+            return;
+        };
+        if self.0.len() <= i {
+            self.0.resize(i + 1, false);
+        }
+        self.0.set(i, true);
+    }
+
+    pub fn remove(&mut self, recipient: PlayerId) {
+        if let Ok(i) = usize::try_from(recipient.0)
+            && i < self.0.len()
+        {
+            self.0.set(i, false);
+        }
+    }
+
+    /// Recipient slots, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        self.0
+            .iter_ones()
+            .filter_map(|i| u32::try_from(i).ok().map(PlayerId))
+    }
+}
