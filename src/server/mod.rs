@@ -14,7 +14,7 @@ use std::time::Duration;
 use bevy_app::App;
 use bevy_time::{Fixed, Time, TimePlugin};
 
-pub use sets::{GameplaySystems, ServerSystems};
+pub use sets::{GameplaySystems, ServerSystems, StreamingSystems};
 pub use shutdown::{ServerShutdown, ShutdownFlag};
 pub use stats::StatsSettings;
 pub use transport::Transport;

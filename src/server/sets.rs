@@ -40,6 +40,16 @@ pub enum GameplaySystems {
     Apply,
 }
 
+/// The phases inside [`ServerSystems::Streaming`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamingSystems {
+    /// Per-recipient shown sets are reconciled; shows and hides are queued. After it,
+    /// `Viewers` says exactly who sees each subject this tick.
+    Reconcile,
+    /// Relays about subjects (RemotePlayerSync, ...) go to their viewers.
+    Relay,
+}
+
 /// Chains the sets in [`FixedUpdate`].
 pub(crate) fn configure(app: &mut App) {
     app.configure_sets(
@@ -64,5 +74,11 @@ pub(crate) fn configure(app: &mut App) {
         )
             .chain()
             .in_set(ServerSystems::Gameplay),
+    );
+    app.configure_sets(
+        FixedUpdate,
+        (StreamingSystems::Reconcile, StreamingSystems::Relay)
+            .chain()
+            .in_set(ServerSystems::Streaming),
     );
 }
