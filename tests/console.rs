@@ -1,62 +1,20 @@
 //! The server console in the harness: every command, its mistakes, and what the clients
 //! see (`say`, `kick`, `quit`), each driven through `dlmp::console::execute`.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crossbeam_channel::unbounded;
-use dlmp::config::Config;
 use dlmp::console::{ConsolePlugin, SAY_COLOR, execute};
-use dlmp::harness::{ClientId, Harness};
+use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
 use dlmp::protocol::connection::roster::PlayerLeave;
 use dlmp::script::ScriptHost;
 
-/// A scripts folder of its own for one test.
-struct Scripts {
-    dir: PathBuf,
-}
-
-impl Scripts {
-    fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("dlmp-console-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scripts { dir }
-    }
-
-    /// Writes resource `name` with `main.lua` = `code`.
-    fn resource(&self, name: &str, manifest_extra: &str, code: &str) -> &Self {
-        let dir = self.dir.join(name);
-        std::fs::create_dir_all(&dir).expect("resource dir");
-        std::fs::write(
-            dir.join("resource.toml"),
-            format!("name = \"{name}\"\n{manifest_extra}\n"),
-        )
-        .expect("manifest");
-        std::fs::write(dir.join("main.lua"), code).expect("main.lua");
-        self
-    }
-
-    fn harness(&self) -> Harness {
-        Harness::with_config(Config {
-            scripts: self.dir.clone(),
-            ..Harness::config()
-        })
-    }
-}
-
-impl Drop for Scripts {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// A harness with one resource, `gm`, that greets every connecting player.
-fn with_gm(test: &str) -> (Scripts, Harness) {
-    let s = Scripts::new(test);
-    s.resource(
+fn with_gm(test: &str) -> (TempScripts, Harness) {
+    let s = TempScripts::new(test);
+    s.resource_with(
         "gm",
         "",
         r#"dlmp.on("player_connect", function(p) dlmp.send_chat("hi " .. p:name(), nil, {p}) end)"#,
@@ -121,7 +79,7 @@ fn an_empty_line_prints_nothing_and_an_unknown_command_points_to_help() {
 #[test]
 fn resources_shows_stop_start_and_restart() {
     let (s, mut h) = with_gm("resources");
-    s.resource("idle", "", "");
+    s.resource_with("idle", "", "");
     assert_eq!(
         run(&mut h, "resources"),
         [
@@ -153,8 +111,7 @@ fn resources_shows_stop_start_and_restart() {
     h.step();
     assert_eq!(texts(&h, b), ["hi bob"]);
 
-    s.resource(
-        "gm",
+    s.resource_with("gm",
         "",
         r#"dlmp.on("player_connect", function(p) dlmp.send_chat("hello " .. p:name(), nil, {p}) end)"#,
     );
@@ -167,9 +124,9 @@ fn resources_shows_stop_start_and_restart() {
 
 #[test]
 fn resource_commands_report_dependencies_that_follow() {
-    let s = Scripts::new("deps");
-    s.resource("base", "", "");
-    s.resource("mode", "depends = [\"base\"]", "");
+    let s = TempScripts::new("deps");
+    s.resource_with("base", "", "");
+    s.resource_with("mode", "depends = [\"base\"]", "");
     let mut h = s.harness();
     assert_eq!(run(&mut h, "stop base"), ["stopped base", "stopped mode"]);
     assert_eq!(run(&mut h, "start mode"), ["started base", "started mode"]);
@@ -189,7 +146,7 @@ fn resource_mistakes_are_reported_as_lines() {
     assert_eq!(run(&mut h, "start"), ["usage: start NAME"]);
     assert_eq!(run(&mut h, "restart"), ["usage: restart NAME"]);
 
-    s.resource("gm", "", "this is not lua");
+    s.resource_with("gm", "", "this is not lua");
     let out = run(&mut h, "restart gm");
     assert_eq!(out[0], "stopped gm");
     assert!(out[1].starts_with("error: gm failed to start"), "{out:?}");
@@ -198,7 +155,7 @@ fn resource_mistakes_are_reported_as_lines() {
 
 #[test]
 fn resources_in_an_empty_folder() {
-    let s = Scripts::new("empty");
+    let s = TempScripts::new("empty");
     let mut h = s.harness();
     let out = run(&mut h, "resources");
     assert_eq!(out.len(), 1);
@@ -317,8 +274,8 @@ fn kick_of_an_unknown_player_changes_nothing() {
 
 #[test]
 fn stats_counts_players_traffic_and_script_errors() {
-    let s = Scripts::new("stats");
-    s.resource(
+    let s = TempScripts::new("stats");
+    s.resource_with(
         "broken",
         "",
         r#"dlmp.on("player_connect", function() error("boom") end)"#,

@@ -1,66 +1,13 @@
 //! lua-api.md in the harness: resources, events, isolation, timers and the core calls,
 //! each scenario driven by a small resource written to a temporary scripts folder.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dlmp::config::Config;
-use dlmp::harness::{ClientId, Harness};
+use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
 use dlmp::script::ScriptHost;
-
-/// A scripts folder of its own for one test.
-struct Scripts {
-    dir: PathBuf,
-}
-
-impl Scripts {
-    fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("dlmp-scripts-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scripts { dir }
-    }
-
-    /// Writes resource `name` with `main.lua` = `code`.
-    fn resource(&self, name: &str, code: &str) -> &Self {
-        self.resource_with(name, "", code)
-    }
-
-    fn resource_with(&self, name: &str, manifest_extra: &str, code: &str) -> &Self {
-        let dir = self.dir.join(name);
-        std::fs::create_dir_all(&dir).expect("resource dir");
-        std::fs::write(
-            dir.join("resource.toml"),
-            format!("name = \"{name}\"\n{manifest_extra}\n"),
-        )
-        .expect("manifest");
-        std::fs::write(dir.join("main.lua"), code).expect("main.lua");
-        self
-    }
-
-    fn harness(&self) -> Harness {
-        self.harness_with(|c| c)
-    }
-
-    fn harness_with(&self, f: impl FnOnce(Config) -> Config) -> Harness {
-        Harness::with_config(f(Config {
-            scripts: self.dir.clone(),
-            ..Harness::config()
-        }))
-    }
-
-    fn path(&self) -> &Path {
-        &self.dir
-    }
-}
-
-impl Drop for Scripts {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn texts(h: &Harness, c: ClientId) -> Vec<String> {
     h.packets::<ChatMessage>(c)
@@ -83,7 +30,7 @@ fn request_spawn(h: &mut Harness, c: ClientId) {
 
 #[test]
 fn a_resource_spawns_a_connecting_player_at_its_point() {
-    let s = Scripts::new("spawn");
+    let s = TempScripts::new("spawn");
     s.resource(
         "gm",
         r#"dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, -200.5, 10, 90, 7, 2, 3) end)"#,
@@ -108,7 +55,7 @@ fn a_resource_spawns_a_connecting_player_at_its_point() {
 
 #[test]
 fn without_spawn_info_a_spawn_request_grants_nothing() {
-    let s = Scripts::new("nospawn");
+    let s = TempScripts::new("nospawn");
     s.resource("gm", "-- no spawn");
     let mut h = s.harness();
     let a = h.connect("alice");
@@ -118,7 +65,7 @@ fn without_spawn_info_a_spawn_request_grants_nothing() {
 
 #[test]
 fn player_spawn_fires_on_the_first_grant() {
-    let s = Scripts::new("spawnevent");
+    let s = TempScripts::new("spawnevent");
     s.resource(
         "gm",
         r#"
@@ -136,7 +83,7 @@ fn player_spawn_fires_on_the_first_grant() {
 
 #[test]
 fn a_handler_returning_false_refuses_the_chat_line_and_every_handler_still_runs() {
-    let s = Scripts::new("refuse");
+    let s = TempScripts::new("refuse");
     s.resource(
         "gm",
         r#"
@@ -159,7 +106,7 @@ fn a_handler_returning_false_refuses_the_chat_line_and_every_handler_still_runs(
 
 #[test]
 fn a_command_a_handler_takes_is_not_unknown() {
-    let s = Scripts::new("command");
+    let s = TempScripts::new("command");
     s.resource(
         "gm",
         r#"
@@ -181,7 +128,7 @@ fn a_command_a_handler_takes_is_not_unknown() {
 
 #[test]
 fn a_runtime_error_leaves_the_server_and_other_resources_working() {
-    let s = Scripts::new("error");
+    let s = TempScripts::new("error");
     s.resource(
         "broken",
         r#"dlmp.on("player_connect", function(p) error("boom") end)"#,
@@ -200,7 +147,7 @@ fn a_runtime_error_leaves_the_server_and_other_resources_working() {
 
 #[test]
 fn an_endless_loop_is_cut_off_by_the_instruction_budget() {
-    let s = Scripts::new("loop");
+    let s = TempScripts::new("loop");
     s.resource(
         "spin",
         r#"dlmp.on("player_chat", function() while true do end end)"#,
@@ -225,7 +172,7 @@ fn an_endless_loop_is_cut_off_by_the_instruction_budget() {
 
 #[test]
 fn an_endless_loop_at_load_fails_the_resource_start_only() {
-    let s = Scripts::new("loadloop");
+    let s = TempScripts::new("loadloop");
     s.resource("spin", "while true do end");
     s.resource(
         "ok",
@@ -244,7 +191,7 @@ fn an_endless_loop_at_load_fails_the_resource_start_only() {
 
 #[test]
 fn timers_fire_on_the_stepped_clock() {
-    let s = Scripts::new("timers");
+    let s = TempScripts::new("timers");
     s.resource(
         "gm",
         r#"
@@ -270,7 +217,7 @@ fn timers_fire_on_the_stepped_clock() {
 
 #[test]
 fn stopping_a_resource_removes_its_timers_and_handlers() {
-    let s = Scripts::new("stop");
+    let s = TempScripts::new("stop");
     s.resource(
         "gm",
         r#"
@@ -299,7 +246,7 @@ fn stopping_a_resource_removes_its_timers_and_handlers() {
 
 #[test]
 fn restart_reloads_changed_code() {
-    let s = Scripts::new("restart");
+    let s = TempScripts::new("restart");
     s.resource(
         "gm",
         r#"dlmp.on("player_connect", function(p) dlmp.send_chat("v1", nil, {p}) end)"#,
@@ -323,7 +270,7 @@ fn restart_reloads_changed_code() {
 
 #[test]
 fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
-    let s = Scripts::new("badargs");
+    let s = TempScripts::new("badargs");
     s.resource(
         "gm",
         r#"
@@ -361,7 +308,7 @@ fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
 
 #[test]
 fn a_handle_to_a_player_who_left_raises_a_clear_error() {
-    let s = Scripts::new("gone");
+    let s = TempScripts::new("gone");
     s.resource(
         "gm",
         r#"
@@ -391,7 +338,7 @@ fn a_handle_to_a_player_who_left_raises_a_clear_error() {
 
 #[test]
 fn resources_talk_through_exports_and_hear_each_others_start() {
-    let s = Scripts::new("exports");
+    let s = TempScripts::new("exports");
     s.resource(
         "math",
         r#"dlmp.export("add", function(a, b) return a + b end)"#,
@@ -422,7 +369,7 @@ fn resources_talk_through_exports_and_hear_each_others_start() {
 
 #[test]
 fn kick_ends_the_session_with_reason_kicked() {
-    let s = Scripts::new("kick");
+    let s = TempScripts::new("kick");
     s.resource("gm", r#"dlmp.on("player_command", function(p, name) if name == "leave" then p:kick("bye") return true end end)"#);
     let mut h = s.harness();
     let a = h.connect("alice");
@@ -442,7 +389,7 @@ fn kick_ends_the_session_with_reason_kicked() {
 #[test]
 fn stopping_a_resource_despawns_everything_it_owned() {
     use dlmp::script::Owned;
-    let s = Scripts::new("owned");
+    let s = TempScripts::new("owned");
     s.resource("gm", "-- owns things")
         .resource("other", "-- owns other things");
     let mut h = s.harness();
@@ -469,7 +416,7 @@ fn stopping_a_resource_despawns_everything_it_owned() {
 
 #[test]
 fn a_timer_that_re_arms_itself_at_0_ms_fires_once_per_tick() {
-    let s = Scripts::new("rearm");
+    let s = TempScripts::new("rearm");
     s.resource(
         "gm",
         r#"

@@ -14,6 +14,8 @@
 //! assert_eq!(h.packets::<PlayerJoin>(bob)[0].name.as_str(), "alice");
 //! ```
 
+mod scripts;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +39,8 @@ use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
 use crate::serial::Serial;
 use crate::server::{Transport, build_app};
+
+pub use scripts::TempScripts;
 
 /// A virtual client of a [`Harness`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
