@@ -1,5 +1,9 @@
 # dlmp tasks. `just --list` shows them.
 
+# Start the server with the default gamemode (the README's start command).
+run *args:
+    cargo run --release -- {{args}}
+
 # Run every test (the README's test command).
 test:
     cargo test
