@@ -96,6 +96,8 @@ pub struct Movement {
     carry_h: f32,
     carry_up: f32,
     carry_throw: f32,
+    /// The next check allows at least [`FRESH_START`] (a spawn or teleport).
+    fresh: bool,
     throws: VecDeque<Throw>,
     pending: VecDeque<Pending>,
     /// The last revision sent and the last echo accepted.
@@ -113,6 +115,7 @@ impl Default for Movement {
             carry_h: 0.0,
             carry_up: 0.0,
             carry_throw: 0.0,
+            fresh: false,
             throws: VecDeque::new(),
             pending: VecDeque::new(),
             sent: Revision(0),
@@ -215,7 +218,8 @@ impl Movement {
     /// A teleport, a respawn or entering a vehicle: the check starts again at `pos`, and
     /// throws not echoed yet are discarded.
     pub fn restart(&mut self, pos: Vec3, now: Duration) {
-        self.last = Some((pos, now.saturating_sub(FRESH_START)));
+        self.last = Some((pos, now));
+        self.fresh = true;
         self.carry_h = 0.0;
         self.carry_up = 0.0;
         self.carry_throw = 0.0;
@@ -272,7 +276,10 @@ impl Movement {
             _ => self.restart(server, now),
         }
         let (start, then) = self.last.unwrap_or((server, now));
-        let dt = now.saturating_sub(then).as_secs_f32();
+        let mut dt = now.saturating_sub(then).as_secs_f32();
+        if std::mem::take(&mut self.fresh) {
+            dt = dt.max(FRESH_START.as_secs_f32());
+        }
         let l = self.limits;
         let d = Vec3::new(
             claimed.x - start.x,
