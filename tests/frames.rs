@@ -583,3 +583,194 @@ fn a_gravity_echo_reaches_the_relay() {
     sync(&mut h, a, 1, f);
     assert_eq!(last_relay(&h, b).gravity, 0.002);
 }
+
+/// A scripts folder with one resource, `gm`, for the Lua tests.
+struct Scripts {
+    dir: std::path::PathBuf,
+}
+
+impl Scripts {
+    fn new(test: &str, code: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("dlmp-frames-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let gm = dir.join("gm");
+        std::fs::create_dir_all(&gm).expect("resource dir");
+        std::fs::write(gm.join("resource.toml"), "name = \"gm\"\n").expect("manifest");
+        std::fs::write(gm.join("main.lua"), code).expect("main.lua");
+        Scripts { dir }
+    }
+
+    fn harness(&self) -> Harness {
+        Harness::with_config(dlmp::config::Config {
+            scripts: self.dir.clone(),
+            ..Harness::config()
+        })
+    }
+}
+
+impl Drop for Scripts {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Reports every frame event to the player as a chat line; `/reads` answers the reads.
+const REPORTER: &str = r#"
+local function say(p, s) dlmp.send_chat(s, nil, { p }) end
+dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
+dlmp.on("player_key_change", function(p, key, pressed) say(p, "key " .. key .. " " .. tostring(pressed)) end)
+dlmp.on("player_pause", function(p, paused) say(p, "pause " .. tostring(paused) .. " " .. tostring(p:is_paused())) end)
+dlmp.on("player_weapon_reload", function(p, w) say(p, "reload " .. w) end)
+dlmp.on("player_state_change", function(p, s, prev) say(p, "state " .. s .. " " .. prev) end)
+dlmp.on("player_interior_change", function(p, i, prev) say(p, "interior " .. i .. " " .. prev) end)
+dlmp.on("player_command", function(p, name)
+    if name ~= "reads" then return end
+    local vx, vy, vz = p:velocity()
+    local cx, cy, cz = p:camera_front()
+    say(p, string.format("reads %d %.1f %.1f %.1f %.1f %.1f %.1f %s %s", p:keys(),
+        vx, vy, vz, cx, cy, cz, tostring(p:is_paused()), tostring(p:is_on_fire())))
+    return true
+end)
+"#;
+
+/// Chat lines `c` got since the last call.
+fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
+    use dlmp::protocol::connection::chat::ChatMessage;
+    let lines = h
+        .packets::<ChatMessage>(c)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect();
+    h.clear(c);
+    lines
+}
+
+/// Alice, spawned by the gamemode through RequestSpawn.
+fn scripted(test: &str) -> (Scripts, Harness, ClientId) {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let s = Scripts::new(test, REPORTER);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    let request = RequestSpawn {
+        session_token: h.token(a),
+    };
+    h.send(a, request);
+    h.steps(4);
+    assert_eq!(told(&mut h, a), ["state on_foot none"]);
+    (s, h, a)
+}
+
+#[test]
+fn scripts_read_keys_velocity_camera_pause_and_fire() {
+    let (_s, mut h, a) = scripted("reads");
+    let mut f = frame();
+    f.keys = Keys::FORWARD | Keys::FIRE;
+    f.vel = Vec3::new(0.1, 0.0, 0.0);
+    f.cam = Vec3::new(0.0, 2.0, 0.0);
+    f.on_fire = true;
+    sync(&mut h, a, 1, f);
+    assert_eq!(told(&mut h, a), ["key forward true", "key fire true"]);
+    h.chat(a, "/reads");
+    h.steps(2);
+    assert_eq!(
+        told(&mut h, a),
+        ["reads 129 5.0 0.0 0.0 0.0 1.0 0.0 false true"]
+    );
+}
+
+#[test]
+fn key_changes_wait_50_ms_and_a_release_is_never_lost() {
+    let (_s, mut h, a) = scripted("keys");
+    let mut f = frame();
+    f.keys = Keys::JUMP;
+    sync(&mut h, a, 1, f);
+    assert_eq!(told(&mut h, a), ["key jump true"]);
+    f.keys = Keys::NONE;
+    sync(&mut h, a, 2, f);
+    assert!(told(&mut h, a).is_empty(), "20 ms later: held back");
+    h.steps(3);
+    sync(&mut h, a, 3, f);
+    assert_eq!(told(&mut h, a), ["key jump false"]);
+}
+
+#[test]
+fn pause_raises_player_pause_and_releases_keys() {
+    let (_s, mut h, a) = scripted("pause");
+    let mut f = frame();
+    f.keys = Keys::SPRINT;
+    sync(&mut h, a, 1, f);
+    assert_eq!(told(&mut h, a), ["key sprint true"]);
+    h.steps(3);
+    f.paused = true;
+    sync(&mut h, a, 2, f);
+    assert_eq!(told(&mut h, a), ["pause true true", "key sprint false"]);
+    f.paused = false;
+    sync(&mut h, a, 3, f);
+    assert!(told(&mut h, a).is_empty(), "one change a second");
+}
+
+#[test]
+fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
+    let (_s, mut h, a) = scripted("reload");
+    with::<Inventory>(&mut h, a, |i| {
+        i.held.set(24, true);
+        i.ammo[24] = 30;
+    });
+    let mut f = frame();
+    f.weapon = 24;
+    f.clip = 7;
+    f.total = 30;
+    f.state = 2;
+    sync(&mut h, a, 1, f);
+    assert_eq!(told(&mut h, a), ["reload 24"]);
+    sync(&mut h, a, 2, f);
+    f.state = 0;
+    sync(&mut h, a, 3, f);
+    f.state = 2;
+    sync(&mut h, a, 4, f);
+    assert!(
+        told(&mut h, a).is_empty(),
+        "not a start, then within 250 ms"
+    );
+    f.state = 0;
+    sync(&mut h, a, 5, f);
+    h.advance(std::time::Duration::from_millis(300));
+    f.state = 2;
+    sync(&mut h, a, 6, f);
+    assert_eq!(told(&mut h, a), ["reload 24"]);
+    // An overtaken weapon_rev, or a weapon not held, raises nothing.
+    with::<Inventory>(&mut h, a, |i| i.weapon_rev = Revision(1));
+    h.advance(std::time::Duration::from_millis(300));
+    f.state = 0;
+    sync(&mut h, a, 7, f);
+    f.state = 2;
+    sync(&mut h, a, 8, f);
+    assert!(told(&mut h, a).is_empty());
+}
+
+#[test]
+fn state_and_interior_changes_come_from_the_server_pass() {
+    let (_s, mut h, a) = scripted("state");
+    with::<Life>(&mut h, a, |l| l.alive = false);
+    h.steps(4);
+    assert_eq!(told(&mut h, a), ["state dead on_foot"]);
+
+    with::<dlmp::player::Scope>(&mut h, a, |s| s.interior = 3);
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        h.step();
+        seen = told(&mut h, a);
+        if !seen.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(seen, ["interior 3 0"]);
+    // That tick was a pass; the next comes 50 ms later. A change and its reversal before it
+    // raise nothing.
+    with::<dlmp::player::Scope>(&mut h, a, |s| s.interior = 5);
+    h.step();
+    with::<dlmp::player::Scope>(&mut h, a, |s| s.interior = 3);
+    h.steps(5);
+    assert!(told(&mut h, a).is_empty());
+}
