@@ -136,11 +136,13 @@ fn relay_frames(
     mut recipients: Query<(&Team, &mut Connection)>,
     index: Res<PlayerIndex>,
     mut stats: ResMut<RelayStats>,
+    mut fresh: Local<Vec<Entity>>,
 ) {
-    let mut fresh: Vec<Entity> = accepted.read().map(|a| a.player).collect();
+    fresh.clear();
+    fresh.extend(accepted.read().map(|a| a.player));
     fresh.sort_unstable();
     fresh.dedup();
-    for subject in fresh {
+    for &subject in fresh.iter() {
         let Ok((player, last, life, epoch, position, body, ledger, inv, look, team, viewers, fs)) =
             subjects.get(subject)
         else {

@@ -199,6 +199,9 @@ type FrameParts = (
     &'static mut FrameState,
 );
 
+/// One player's [`FrameParts`], fetched.
+type FrameItem<'w> = bevy_ecs::query::QueryItem<'w, 'w, FrameParts>;
+
 /// Takes this tick's PlayerSync frames, in arrival order.
 fn admit_frames(
     time: Res<Time>,
@@ -234,16 +237,7 @@ fn admit_frames(
 fn admit(
     player: Entity,
     sync: &PlayerSync,
-    (mut spawn, life, epoch, mut last, mut position, mut body, mut inv, mut state): (
-        Mut<SpawnState>,
-        &Life,
-        &DeathEpoch,
-        Mut<LastFrame>,
-        Mut<Position>,
-        Mut<Body>,
-        Mut<Inventory>,
-        Mut<FrameState>,
-    ),
+    (mut spawn, life, epoch, mut last, mut position, mut body, mut inv, mut state): FrameItem<'_>,
     now: Duration,
     emit: &mut impl FnMut(FrameEvent),
 ) -> Result<(), FrameDrop> {
@@ -313,15 +307,13 @@ fn admit(
     }
     f.pos = position.0;
 
-    let mut changes = Vec::new();
-    state.keys.observe(body.keys, now, |c| changes.push(c));
-    for c in changes {
+    state.keys.observe(body.keys, now, |c| {
         emit(FrameEvent::KeyChange {
             player,
             key: c.key,
             pressed: c.pressed,
         });
-    }
+    });
 
     // weapon_rev: reconcile only with the current echo.
     let current = living && f.weapon_rev == inv.weapon_rev && f.death_epoch == epoch.0;

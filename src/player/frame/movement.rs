@@ -323,9 +323,10 @@ mod tests {
     }
 
     fn started(at: Vec3, t: f32) -> Movement {
-        let mut m = Movement::default();
-        m.last = Some((at, s(t)));
-        m
+        Movement {
+            last: Some((at, s(t))),
+            ..Movement::default()
+        }
     }
 
     #[test]
