@@ -774,3 +774,42 @@ fn state_and_interior_changes_come_from_the_server_pass() {
     h.steps(5);
     assert!(told(&mut h, a).is_empty());
 }
+
+#[test]
+fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
+    use dlmp::player::frame::Bounds;
+    let (mut h, a, b) = two();
+    with::<FrameState>(&mut h, a, |s| {
+        s.bounds = Some(Bounds {
+            min_x: 90.0,
+            min_y: 190.0,
+            max_x: 101.0,
+            max_y: 210.0,
+        })
+    });
+    let mut f = frame();
+    f.pos = Vec3::new(102.0, 200.0, 10.0);
+    f.vel = Vec3::new(0.2, 0.1, 0.0);
+    f.shift_y = 0.4;
+    sync(&mut h, a, 1, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.pos, Vec3::new(101.0, 200.0, 10.0));
+    assert_eq!((r.vel.x, r.vel.y), (0.0, 0.1));
+    assert_eq!(r.shift_y, 0.0);
+}
+
+#[test]
+fn a_frozen_player_keeps_no_keys_and_stays_near_its_anchor() {
+    let (mut h, a, b) = two();
+    with::<FrameState>(&mut h, a, |s| s.frozen = Some(SPAWN));
+    let mut f = frame();
+    f.keys = Keys::FORWARD;
+    f.pos = Vec3::new(100.0, 210.0, 9.0);
+    f.vel = Vec3::new(0.0, 0.2, 0.0);
+    sync(&mut h, a, 1, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.keys, Keys::NONE);
+    assert_eq!(r.pos, Vec3::new(100.0, 208.0, 9.0), "8 m, falling free");
+    assert_eq!(r.vel, Vec3::ZERO);
+    assert_eq!(get::<Body>(&h, a).keys, Keys::NONE);
+}
