@@ -813,3 +813,40 @@ fn a_frozen_player_keeps_no_keys_and_stays_near_its_anchor() {
     assert_eq!(r.vel, Vec3::ZERO);
     assert_eq!(get::<Body>(&h, a).keys, Keys::NONE);
 }
+
+#[test]
+fn death_releases_the_keys_on_the_next_server_pass() {
+    let (_s, mut h, a) = scripted("death-keys");
+    let mut f = frame();
+    f.keys = Keys::AIM;
+    sync(&mut h, a, 1, f);
+    assert_eq!(told(&mut h, a), ["key aim true"]);
+    h.steps(3);
+    with::<Life>(&mut h, a, |l| l.alive = false);
+    h.steps(4);
+    assert_eq!(told(&mut h, a), ["key aim false", "state dead on_foot"]);
+    assert_eq!(get::<Body>(&h, a).keys, Keys::NONE);
+}
+
+#[test]
+fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
+    use dlmp::player::frame::Bounds;
+    let (mut h, a, _) = two();
+    sync(&mut h, a, 1, frame());
+    with::<FrameState>(&mut h, a, |s| {
+        s.bounds = Some(Bounds {
+            min_x: 500.0,
+            min_y: 0.0,
+            max_x: 600.0,
+            max_y: 400.0,
+        })
+    });
+    let mut f = frame();
+    f.pos = Vec3::new(500.0, 200.0, 10.0);
+    sync(&mut h, a, 2, f);
+    assert_eq!(
+        get::<Position>(&h, a).0,
+        f.pos,
+        "on the edge, not 400 m away"
+    );
+}

@@ -294,7 +294,14 @@ fn admit(
 
     if living {
         spawn.confirmed = true;
-        position.0 = state.movement.check(position.0, f.pos, now);
+        // A teleport or new bounds that leave the body outside start the check from the
+        // edge.
+        let mut from = position.0;
+        if let Some(b) = state.bounds {
+            from.x = from.x.clamp(b.min_x, b.max_x);
+            from.y = from.y.clamp(b.min_y, b.max_y);
+        }
+        position.0 = state.movement.check(from, f.pos, now);
         body.velocity = rules::velocity_mps(f.vel);
         if let Some(front) = rules::normalized(f.cam) {
             body.camera_front = front;
@@ -396,11 +403,19 @@ fn hold_frozen(f: &mut Frame, anchor: Vec3) {
 }
 
 /// Computes state and interior changes from the server's own state, at most 20 times a
-/// second: a change and its reversal between two passes raise nothing.
+/// second: a change and its reversal between two passes raise nothing. The same pass
+/// releases the keys of a dead or frozen player.
 fn watch_state(
     time: Res<Time>,
     mut last_pass: Local<Option<Duration>>,
-    mut players: Query<(Entity, &Life, &Scope, &mut Watched)>,
+    mut players: Query<(
+        Entity,
+        &Life,
+        &Scope,
+        &mut Watched,
+        &mut Body,
+        &mut FrameState,
+    )>,
     mut events: MessageWriter<FrameEvent>,
 ) {
     let now = time.elapsed();
@@ -408,7 +423,22 @@ fn watch_state(
         return;
     }
     *last_pass = Some(now);
-    for (player, life, scope, mut watched) in &mut players {
+    for (player, life, scope, mut watched, mut body, mut frame_state) in &mut players {
+        // Freezing and death release the keys without waiting for a frame.
+        if !life.alive || frame_state.frozen.is_some() {
+            if body.keys != Keys::NONE {
+                body.keys = Keys::NONE;
+            }
+            if frame_state.keys.reported() != Keys::NONE {
+                frame_state.keys.observe(Keys::NONE, now, |c| {
+                    events.write(FrameEvent::KeyChange {
+                        player,
+                        key: c.key,
+                        pressed: c.pressed,
+                    });
+                });
+            }
+        }
         let state = PlayerState::of(life);
         if state != watched.state {
             events.write(FrameEvent::StateChange {
