@@ -624,6 +624,11 @@ dlmp.on("player_weapon_reload", function(p, w) say(p, "reload " .. w) end)
 dlmp.on("player_state_change", function(p, s, prev) say(p, "state " .. s .. " " .. prev) end)
 dlmp.on("player_interior_change", function(p, i, prev) say(p, "interior " .. i .. " " .. prev) end)
 dlmp.on("player_command", function(p, name)
+    if name == "target" then
+        local t = p:target()
+        say(p, "target " .. (t and t:name() or "none"))
+        return true
+    end
     if name ~= "reads" then return end
     local vx, vy, vz = p:velocity()
     local cx, cy, cz = p:camera_front()
@@ -848,5 +853,52 @@ fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
         get::<Position>(&h, a).0,
         f.pos,
         "on the edge, not 400 m away"
+    );
+}
+
+#[test]
+fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let (_s, mut h, a) = scripted("aim");
+    let b = h.connect("bob");
+    h.step();
+    let request = RequestSpawn {
+        session_token: h.token(b),
+    };
+    h.send(b, request);
+    h.steps(4);
+    let mut fb = frame();
+    fb.pos = Vec3::new(115.0, 200.0, 10.0);
+    sync(&mut h, b, 1, fb);
+    show(&mut h, b, a);
+    told(&mut h, a);
+
+    let mut target = |h: &mut Harness| {
+        h.chat(a, "/target");
+        h.steps(2);
+        told(h, a)
+    };
+    let mut f = frame();
+    f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
+    sync(&mut h, a, 1, f);
+    assert_eq!(target(&mut h), ["target bob"], "on the ray");
+
+    with::<Viewers>(&mut h, b, |v| v.0.clear());
+    assert_eq!(target(&mut h), ["target none"], "no longer shown");
+    show(&mut h, b, a);
+    assert_eq!(target(&mut h), ["target bob"]);
+
+    f.cam = Vec3::new(0.0, 1.0, 0.0);
+    sync(&mut h, a, 2, f);
+    assert_eq!(target(&mut h), ["target none"], "15 m off the ray");
+
+    f.cam = Vec3::new(1.0, 0.0, 0.0);
+    f.paused = true;
+    sync(&mut h, a, 3, f);
+    told(&mut h, a);
+    assert_eq!(
+        target(&mut h),
+        ["target none"],
+        "a paused sender has no target"
     );
 }

@@ -55,6 +55,8 @@ pub struct PlayerView {
     pub camera_front: Vec3,
     pub paused: bool,
     pub on_fire: bool,
+    /// The player under its aim, checked again at this tick's view (aim_target).
+    pub target: Option<(Entity, PlayerToken)>,
     /// False once the session ended (inside `player_disconnect`).
     pub connected: bool,
 }

@@ -16,9 +16,9 @@ use super::host::ScriptHost;
 use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
-use crate::player::frame::FrameEvent;
 use crate::player::frame::keys::KEY_NAMES;
-use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState};
+use crate::player::frame::{FrameEvent, FrameState, aim_holds};
+use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewers};
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
@@ -96,6 +96,8 @@ type PlayerParts = (
     Option<&'static Position>,
     Option<&'static Scope>,
     Option<&'static Body>,
+    Option<&'static FrameState>,
+    Option<&'static Viewers>,
 );
 
 fn handle(entity: Entity, player: &Player) -> LuaPlayer {
@@ -258,9 +260,20 @@ fn refresh_view(
     let mut state = host.state_mut();
     state.now = now;
     state.players.clear();
-    for (entity, player, name, life, position, scope, body) in players {
+    for (entity, player, name, life, position, scope, body, frame_state, _) in players {
         let life = life.copied().unwrap_or_default();
         let body = body.copied().unwrap_or_default();
+        let frozen = frame_state.is_some_and(|s| s.frozen.is_some());
+        let target = frame_state.and_then(|s| s.aim).filter(|aim| {
+            players
+                .get(aim.entity)
+                .is_ok_and(|(_, tp, _, tl, _, _, _, _, tv)| {
+                    tp.token == aim.token
+                        && tl.is_some_and(|tl| {
+                            tv.is_some_and(|tv| aim_holds((player, &life, &body), frozen, (tl, tv)))
+                        })
+                })
+        });
         let scope = scope.copied().unwrap_or_default();
         state.players.insert(
             entity,
@@ -278,6 +291,7 @@ fn refresh_view(
                 camera_front: body.camera_front,
                 paused: body.paused,
                 on_fire: body.on_fire,
+                target: target.map(|aim| (aim.entity, aim.token)),
                 connected: true,
             },
         );
@@ -299,6 +313,7 @@ fn refresh_view(
                 camera_front: Default::default(),
                 paused: false,
                 on_fire: false,
+                target: None,
                 connected: false,
             },
         );

@@ -18,15 +18,15 @@ use tracing::debug;
 
 use self::keys::KeyTracker;
 use self::movement::Movement;
-use super::{Body, DeathEpoch, Inventory, LastFrame, Life, Position, Scope, SpawnState};
+use super::{Body, DeathEpoch, Inventory, LastFrame, Life, Position, Scope, SpawnState, Viewers};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::Revision;
+use crate::protocol::ids::{PlayerId, PlayerToken, Revision};
 use crate::protocol::player::action::SpecialAction;
 use crate::protocol::player::sync::{Frame, Keys, PlayerSync, WeaponState};
 use crate::serial::Serial;
 use crate::server::{GameplaySystems, ServerSystems};
-use crate::session::{PlayerConnected, Received};
+use crate::session::{Player, PlayerConnected, PlayerIndex, Received};
 
 /// Why a well-formed PlayerSync was dropped whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +86,23 @@ pub struct FrameState {
     last_state: u8,
     /// The movement check and the physics echoes.
     pub movement: Movement,
+    /// The accepted aim target (aim_target), with its generation.
+    pub aim: Option<AimTarget>,
 }
+
+/// A player under the sender's aim, as the server accepted it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AimTarget {
+    pub entity: Entity,
+    pub id: PlayerId,
+    pub token: PlayerToken,
+}
+
+/// The aim target may be this far from the sender's camera ray, m, plus the target's
+/// speed over [`AIM_LEAD`].
+pub const AIM_REACH: f32 = 10.0;
+/// See [`AIM_REACH`], seconds.
+pub const AIM_LEAD: f32 = 0.5;
 
 /// A frame was accepted this tick; the relay sends it to the subject's viewers.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,7 +188,7 @@ impl Plugin for FramePlugin {
             .add_message::<FrameEvent>()
             .add_systems(
                 FixedUpdate,
-                (give_frame_state, admit_frames)
+                (give_frame_state, admit_frames, take_aim_targets)
                     .chain()
                     .in_set(ServerSystems::Validation),
             )
@@ -424,8 +440,12 @@ fn watch_state(
     }
     *last_pass = Some(now);
     for (player, life, scope, mut watched, mut body, mut frame_state) in &mut players {
-        // Freezing and death release the keys without waiting for a frame.
+        // Freezing and death release the keys and the aim target without waiting for a
+        // frame.
         if !life.alive || frame_state.frozen.is_some() {
+            if frame_state.aim.is_some() {
+                frame_state.aim = None;
+            }
             if body.keys != Keys::NONE {
                 body.keys = Keys::NONE;
             }
@@ -455,6 +475,79 @@ fn watch_state(
                 previous: watched.interior,
             });
             watched.interior = scope.interior;
+        }
+    }
+}
+
+/// Distance from `point` to the ray from `origin` along the unit `dir` (behind the origin:
+/// to the origin).
+pub fn ray_distance(origin: Vec3, dir: Vec3, point: Vec3) -> f32 {
+    let d = Vec3::new(point.x - origin.x, point.y - origin.y, point.z - origin.z);
+    let along = (d.x * dir.x + d.y * dir.y + d.z * dir.z).max(0.0);
+    let closest = Vec3::new(
+        d.x - dir.x * along,
+        d.y - dir.y * along,
+        d.z - dir.z * along,
+    );
+    closest.length()
+}
+
+/// What the aim check reads of a player.
+type AimParts = (
+    &'static Player,
+    &'static LastFrame,
+    &'static Life,
+    &'static Body,
+    &'static Position,
+    &'static Viewers,
+);
+
+/// Whether `target` may stand under the aim of `sender`: the target alive and shown to
+/// the sender; the sender alive, not paused, not frozen. Checked on the frame and again
+/// on reading.
+pub fn aim_holds(sender: (&Player, &Life, &Body), frozen: bool, target: (&Life, &Viewers)) -> bool {
+    let (player, life, body) = sender;
+    life.alive && !body.paused && !frozen && target.0.alive && target.1.contains(player.id)
+}
+
+/// The claim of each accepted frame: accepted only within reach of the sender's camera
+/// ray (from its position: the camera's own position is not on the wire); otherwise there
+/// is no target and the frame still stands.
+fn take_aim_targets(
+    mut accepted: MessageReader<FrameAccepted>,
+    players: Query<AimParts>,
+    mut states: Query<&mut FrameState>,
+    index: Res<PlayerIndex>,
+) {
+    for &FrameAccepted { player: sender } in accepted.read() {
+        let Ok((player, last, life, body, position, _)) = players.get(sender) else {
+            continue;
+        };
+        let Ok(mut state) = states.get_mut(sender) else {
+            continue;
+        };
+        let claim = last
+            .frame
+            .map_or(crate::protocol::player::sync::NO_AIM_TARGET, |f| {
+                f.aim_target
+            });
+        let frozen = state.frozen.is_some();
+        let aim = index
+            .get(PlayerId(u32::from(claim)))
+            .filter(|&t| t != sender && claim != crate::protocol::player::sync::NO_AIM_TARGET)
+            .and_then(|t| players.get(t).ok().map(|parts| (t, parts)))
+            .filter(|(_, (_, _, t_life, t_body, t_pos, t_viewers))| {
+                aim_holds((player, life, body), frozen, (t_life, t_viewers))
+                    && ray_distance(position.0, body.camera_front, t_pos.0)
+                        <= AIM_REACH + t_body.velocity.length() * AIM_LEAD
+            })
+            .map(|(t, (tp, ..))| AimTarget {
+                entity: t,
+                id: tp.id,
+                token: tp.token,
+            });
+        if state.aim != aim {
+            state.aim = aim;
         }
     }
 }

@@ -80,6 +80,11 @@ impl UserData for LuaPlayer {
         methods.add_method("is_on_fire", |lua, this, ()| {
             this.with(lua, "is_on_fire", |p| p.on_fire)
         });
+        methods.add_method("target", |lua, this, ()| {
+            this.with(lua, "target", |p| {
+                p.target.map(|(entity, token)| LuaPlayer { entity, token })
+            })
+        });
         methods.add_method("kick", |lua, this, reason: Option<String>| {
             let connected = this.with(lua, "kick", |p| p.connected)?;
             if connected {
