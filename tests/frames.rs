@@ -873,7 +873,7 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     show(&mut h, b, a);
     told(&mut h, a);
 
-    let mut target = |h: &mut Harness| {
+    let target = |h: &mut Harness| {
         h.chat(a, "/target");
         h.steps(2);
         told(h, a)
