@@ -317,6 +317,8 @@ fn admit(
             from.x = from.x.clamp(b.min_x, b.max_x);
             from.y = from.y.clamp(b.min_y, b.max_y);
         }
+        let jetpack = body.special_action == SpecialAction::Jetpack;
+        state.movement.airborne(f.on_ground, jetpack, now);
         position.0 = state.movement.check(from, f.pos, now);
         body.velocity = rules::velocity_mps(f.vel);
         if let Some(front) = rules::normalized(f.cam) {

@@ -105,7 +105,14 @@ pub struct Movement {
     echo: Revision,
     /// The gravity the client applied, units per step².
     pub gravity: f32,
+    /// Since when the frames say the body is in the air; `None` on the ground.
+    air_since: Option<Duration>,
+    /// The body may hover (a jetpack).
+    hover: bool,
 }
+
+/// The time in the air allowed to rise at the game's own gravity.
+pub const AIR_TIME: Duration = Duration::from_secs(4);
 
 impl Default for Movement {
     fn default() -> Self {
@@ -116,12 +123,43 @@ impl Default for Movement {
             carry_up: 0.0,
             carry_throw: 0.0,
             fresh: false,
+            air_since: None,
+            hover: false,
             throws: VecDeque::new(),
             pending: VecDeque::new(),
             sent: Revision(0),
             echo: Revision(0),
             gravity: DEFAULT_GRAVITY,
         }
+    }
+}
+
+impl Movement {
+    /// What the frame says of the body before [`Movement::check`]: on the ground or in the
+    /// air, and whether it may hover (a jetpack).
+    pub fn airborne(&mut self, on_ground: bool, hover: bool, now: Duration) {
+        self.hover = hover;
+        if on_ground {
+            self.air_since = None;
+        } else if self.air_since.is_none() {
+            self.air_since = Some(now);
+        }
+    }
+
+    /// The time in the air the body may still rise: 4 s at the game's gravity, 4 s /
+    /// (g / 0.008) below it, unlimited at g <= 0.
+    pub fn air_time(&self) -> Option<Duration> {
+        (self.gravity > 0.0)
+            .then(|| AIR_TIME.mul_f32((DEFAULT_GRAVITY / self.gravity).max(1.0).min(1.0e6)))
+    }
+
+    /// Whether the body has been in the air longer than it may rise.
+    fn grounded_rise(&self, now: Duration) -> bool {
+        !self.hover
+            && self.air_since.is_some_and(|since| {
+                self.air_time()
+                    .is_some_and(|limit| now.saturating_sub(since) > limit)
+            })
     }
 }
 
@@ -281,6 +319,13 @@ impl Movement {
             dt = dt.max(FRESH_START.as_secs_f32());
         }
         let l = self.limits;
+        let (rise, rise_slack) = if self.grounded_rise(now) {
+            // Past the time in the air: only falling (and throws) from here on.
+            self.carry_up = 0.0;
+            (0.0, 0.0)
+        } else {
+            (l.rise, l.slack)
+        };
         let d = Vec3::new(
             claimed.x - start.x,
             claimed.y - start.y,
@@ -289,7 +334,7 @@ impl Movement {
         let h = horizontal(d);
         let up = d.z.max(0.0);
         let allowed_h = l.horizontal * dt + l.slack + self.carry_h;
-        let allowed_up = l.rise * dt + l.slack + self.carry_up;
+        let allowed_up = rise * dt + rise_slack + self.carry_up;
         let excess_h = (h - allowed_h).max(0.0);
         let excess_up = (up - allowed_up).max(0.0);
         let throw = self.throw_allowance(then, now) + self.carry_throw;
@@ -308,7 +353,7 @@ impl Movement {
             Vec3::new(start.x + d.x * sh, start.y + d.y * sh, start.z + z)
         };
         self.carry_h = (allowed_h - h).clamp(0.0, CARRY * l.horizontal);
-        self.carry_up = (allowed_up - up).clamp(0.0, CARRY * l.rise);
+        self.carry_up = (allowed_up - up).clamp(0.0, CARRY * rise);
         self.last = Some((taken, now));
         taken
     }
@@ -421,6 +466,26 @@ mod tests {
         assert!(m.echo(r1, s(1.1)));
         assert_eq!(m.gravity, 0.004);
         assert!(!m.echo(r1, s(1.2)), "not newer");
+    }
+
+    #[test]
+    fn past_the_time_in_the_air_the_body_may_not_rise() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        m.airborne(false, false, s(10.0));
+        let up = Vec3::new(0.0, 0.0, 1.0);
+        m.airborne(false, false, s(10.1));
+        assert_eq!(m.check(Vec3::ZERO, up, s(10.1)), up);
+        m.airborne(false, false, s(14.2));
+        let p = m.check(up, Vec3::new(0.0, 0.0, 3.0), s(14.2));
+        assert_eq!(p, up, "held at its height");
+        // A jetpack hovers; lower gravity lengthens the time.
+        m.airborne(false, true, s(14.3));
+        let p2 = Vec3::new(0.0, 0.0, p.z + 1.0);
+        assert_eq!(m.check(p, p2, s(14.3)), p2);
+        m.gravity = 0.004;
+        assert_eq!(m.air_time(), Some(Duration::from_secs(8)));
+        m.gravity = 0.0;
+        assert_eq!(m.air_time(), None);
     }
 
     #[test]
