@@ -150,7 +150,7 @@ impl Movement {
     /// (g / 0.008) below it, unlimited at g <= 0.
     pub fn air_time(&self) -> Option<Duration> {
         (self.gravity > 0.0)
-            .then(|| AIR_TIME.mul_f32((DEFAULT_GRAVITY / self.gravity).max(1.0).min(1.0e6)))
+            .then(|| AIR_TIME.mul_f32((DEFAULT_GRAVITY / self.gravity).clamp(1.0, 1.0e6)))
     }
 
     /// Whether the body has been in the air longer than it may rise.
