@@ -902,3 +902,32 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
         "a paused sender has no target"
     );
 }
+
+#[test]
+fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
+    let (mut h, a, _) = two();
+    with::<Inventory>(&mut h, a, |i| {
+        i.held.set(37, true);
+        i.ammo[37] = 100;
+    });
+    let mut f = frame();
+    f.weapon = 37;
+    f.total = 100;
+    f.weapon_rev = Revision(1);
+    f.keys = Keys::FIRE;
+    for seq in 1..=11 {
+        sync(&mut h, a, seq, f);
+        h.steps(4);
+    }
+    let ammo = get::<Inventory>(&h, a).ammo[37];
+    assert!((85..=90).contains(&ammo), "{ammo}");
+    f.keys = Keys::NONE;
+    sync(&mut h, a, 12, f);
+    h.advance(std::time::Duration::from_secs(1));
+    sync(&mut h, a, 13, f);
+    assert_eq!(
+        get::<Inventory>(&h, a).ammo[37],
+        ammo,
+        "nothing without fire"
+    );
+}

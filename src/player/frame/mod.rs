@@ -88,6 +88,20 @@ pub struct FrameState {
     pub movement: Movement,
     /// The accepted aim target (aim_target), with its generation.
     pub aim: Option<AimTarget>,
+    /// A continuous weapon held firing since the last frame: the weapon and when its
+    /// rounds were last spent.
+    spray: Option<(u8, Duration)>,
+    /// Rounds owed by a continuous weapon, fractions included.
+    spray_owed: f32,
+}
+
+/// Rounds a continuous weapon (flamethrower, spray can, extinguisher) spends at least per
+/// second of fire held.
+pub const SPRAY_ROUNDS_PER_SECOND: f32 = 10.0;
+
+/// The continuous weapons: flamethrower, spray can, fire extinguisher.
+pub fn is_continuous(weapon: u8) -> bool {
+    matches!(weapon, 37 | 41 | 42)
 }
 
 /// A player under the sender's aim, as the server accepted it.
@@ -345,6 +359,36 @@ fn admit(
     if current {
         rules::reconcile(&mut inv, &f);
     }
+    // Continuous weapons spend from the inventory while fire is held, whatever the frame.
+    let held = rules::relay_weapon(&f, &inv);
+    let firing = living && is_continuous(held) && f.keys.contains(Keys::FIRE);
+    if firing
+        && let Some((w, since)) = state.spray
+        && w == held
+    {
+        state.spray_owed += SPRAY_ROUNDS_PER_SECOND * now.saturating_sub(since).as_secs_f32();
+        let whole = state.spray_owed.floor();
+        state.spray_owed -= whole;
+        // Whole rounds: `whole` is small and non-negative.
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "floor of a small non-negative value"
+        )]
+        let spend = whole.min(f32::from(u16::MAX)) as u16;
+        let left = inv.ammo[usize::from(held)].saturating_sub(spend);
+        inv.ammo[usize::from(held)] = left;
+        if held == inv.armed {
+            inv.clip = inv.clip.min(left);
+        }
+    }
+    if firing {
+        state.spray = Some((held, now));
+    } else {
+        state.spray = None;
+        state.spray_owed = 0.0;
+    }
+
     let reload_start = f.weapon_state() == WeaponState::Reloading && state.last_state != f.state;
     state.last_state = f.state;
     if reload_start
