@@ -1,6 +1,8 @@
 //! A player's server-side state that several features read (player.md): where it is, its
 //! world scope, its life, and its connect spawn.
 
+pub mod frame;
+pub mod relay;
 pub mod spawn;
 pub mod state;
 
@@ -41,10 +43,11 @@ pub struct PlayerPlugin;
 
 impl Plugin for PlayerPlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins(spawn::SpawnPlugin).add_systems(
-            FixedUpdate,
-            give_player_state.in_set(ServerSystems::Validation),
-        );
+        app.add_plugins((spawn::SpawnPlugin, frame::FramePlugin, relay::RelayPlugin))
+            .add_systems(
+                FixedUpdate,
+                give_player_state.in_set(ServerSystems::Validation),
+            );
     }
 }
 

@@ -40,6 +40,17 @@ script_events! {
     PlayerDisconnect => "player_disconnect" (player: LuaPlayer, reason: &'static str),
     /// The connect spawn was granted.
     PlayerSpawn => "player_spawn" (player: LuaPlayer),
+    /// A key of the player's frames changed (50 ms per key); `key` is its name, see
+    /// `player:keys()`.
+    PlayerKeyChange => "player_key_change" (player: LuaPlayer, key: &'static str, pressed: bool),
+    /// The player's game menu opened or closed (at most one change a second).
+    PlayerPause => "player_pause" (player: LuaPlayer, paused: bool),
+    /// The player started reloading `weapon` (at most once per 250 ms).
+    PlayerWeaponReload => "player_weapon_reload" (player: LuaPlayer, weapon: u8),
+    /// The player's state changed: "none", "on_foot" or "dead" (20 passes a second).
+    PlayerStateChange => "player_state_change" (player: LuaPlayer, state: &'static str, previous: &'static str),
+    /// The player's interior changed (20 passes a second).
+    PlayerInteriorChange => "player_interior_change" (player: LuaPlayer, interior: u8, previous: u8),
     /// A chat line; a handler returning false cancels the broadcast.
     PlayerChat => "player_chat" (player: LuaPlayer, text: String),
     /// A `/command`; a handler returning true has handled it.

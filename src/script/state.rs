@@ -47,6 +47,16 @@ pub struct PlayerView {
     pub position: Vec3,
     pub virtual_world: u32,
     pub interior: u8,
+    /// Keys held by the last frame (bits 0..8), 0 while paused or frozen.
+    pub keys: u16,
+    /// m/s, by the last living frame.
+    pub velocity: Vec3,
+    /// Unit aim direction by the last living frame (zero before one).
+    pub camera_front: Vec3,
+    pub paused: bool,
+    pub on_fire: bool,
+    /// The player under its aim, checked again at this tick's view (aim_target).
+    pub target: Option<(Entity, PlayerToken)>,
     /// False once the session ended (inside `player_disconnect`).
     pub connected: bool,
 }

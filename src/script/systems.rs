@@ -16,7 +16,9 @@ use super::host::ScriptHost;
 use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
-use crate::player::{Life, Position, Scope, SpawnGranted, SpawnState};
+use crate::player::frame::keys::KEY_NAMES;
+use crate::player::frame::{FrameEvent, FrameState, aim_holds};
+use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewers};
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
@@ -93,6 +95,9 @@ type PlayerParts = (
     Option<&'static Life>,
     Option<&'static Position>,
     Option<&'static Scope>,
+    Option<&'static Body>,
+    Option<&'static FrameState>,
+    Option<&'static Viewers>,
 );
 
 fn handle(entity: Entity, player: &Player) -> LuaPlayer {
@@ -114,6 +119,7 @@ fn run_scripts(
     players: Query<PlayerParts>,
     mut connected: MessageReader<PlayerConnected>,
     mut spawned: MessageReader<SpawnGranted>,
+    mut frame_events: MessageReader<FrameEvent>,
     mut disconnected: MessageReader<PlayerDisconnected>,
     mut shutdown: MessageReader<ServerShutdown>,
     mut connections: Query<&mut Connection>,
@@ -148,6 +154,11 @@ fn run_scripts(
             .map(|(entity, player, ..)| ScriptEvent::PlayerSpawn {
                 player: handle(entity, player),
             }),
+    );
+    events.extend(
+        frame_events
+            .read()
+            .filter_map(|e| script_event(e, &players)),
     );
     for event in &events {
         host.emit(event);
@@ -196,6 +207,48 @@ fn run_scripts(
     apply(&mut host, &mut connections, &mut spawn_states, &mut ended);
 }
 
+/// The script event of a frame event, for a player still here.
+fn script_event(event: &FrameEvent, players: &Query<PlayerParts>) -> Option<ScriptEvent> {
+    let lua = |entity: Entity| players.get(entity).ok().map(|(e, p, ..)| handle(e, p));
+    Some(match *event {
+        FrameEvent::KeyChange {
+            player,
+            key,
+            pressed,
+        } => ScriptEvent::PlayerKeyChange {
+            player: lua(player)?,
+            key: KEY_NAMES.get(usize::from(key)).copied()?,
+            pressed,
+        },
+        FrameEvent::Pause { player, paused } => ScriptEvent::PlayerPause {
+            player: lua(player)?,
+            paused,
+        },
+        FrameEvent::WeaponReload { player, weapon } => ScriptEvent::PlayerWeaponReload {
+            player: lua(player)?,
+            weapon,
+        },
+        FrameEvent::StateChange {
+            player,
+            state,
+            previous,
+        } => ScriptEvent::PlayerStateChange {
+            player: lua(player)?,
+            state: state.name(),
+            previous: previous.name(),
+        },
+        FrameEvent::InteriorChange {
+            player,
+            interior,
+            previous,
+        } => ScriptEvent::PlayerInteriorChange {
+            player: lua(player)?,
+            interior,
+            previous,
+        },
+    })
+}
+
 /// Rebuilds the players scripts see: everyone connected, plus those who left this tick
 /// (for their `player_disconnect`).
 fn refresh_view(
@@ -207,8 +260,20 @@ fn refresh_view(
     let mut state = host.state_mut();
     state.now = now;
     state.players.clear();
-    for (entity, player, name, life, position, scope) in players {
+    for (entity, player, name, life, position, scope, body, frame_state, _) in players {
         let life = life.copied().unwrap_or_default();
+        let body = body.copied().unwrap_or_default();
+        let frozen = frame_state.is_some_and(|s| s.frozen.is_some());
+        let target = frame_state.and_then(|s| s.aim).filter(|aim| {
+            players
+                .get(aim.entity)
+                .is_ok_and(|(_, tp, _, tl, _, _, _, _, tv)| {
+                    tp.token == aim.token
+                        && tl.is_some_and(|tl| {
+                            tv.is_some_and(|tv| aim_holds((player, &life, &body), frozen, (tl, tv)))
+                        })
+                })
+        });
         let scope = scope.copied().unwrap_or_default();
         state.players.insert(
             entity,
@@ -221,6 +286,12 @@ fn refresh_view(
                 position: position.map(|p| p.0).unwrap_or_default(),
                 virtual_world: scope.virtual_world,
                 interior: scope.interior,
+                keys: body.keys.0,
+                velocity: body.velocity,
+                camera_front: body.camera_front,
+                paused: body.paused,
+                on_fire: body.on_fire,
+                target: target.map(|aim| (aim.entity, aim.token)),
                 connected: true,
             },
         );
@@ -237,6 +308,12 @@ fn refresh_view(
                 position: Default::default(),
                 virtual_world: 0,
                 interior: 0,
+                keys: 0,
+                velocity: Default::default(),
+                camera_front: Default::default(),
+                paused: false,
+                on_fire: false,
+                target: None,
                 connected: false,
             },
         );

@@ -63,6 +63,28 @@ impl UserData for LuaPlayer {
         methods.add_method("interior", |lua, this, ()| {
             this.with(lua, "interior", |p| p.interior)
         });
+        methods.add_method("keys", |lua, this, ()| this.with(lua, "keys", |p| p.keys));
+        methods.add_method("velocity", |lua, this, ()| {
+            this.with(lua, "velocity", |p| {
+                (p.velocity.x, p.velocity.y, p.velocity.z)
+            })
+        });
+        methods.add_method("camera_front", |lua, this, ()| {
+            this.with(lua, "camera_front", |p| {
+                (p.camera_front.x, p.camera_front.y, p.camera_front.z)
+            })
+        });
+        methods.add_method("is_paused", |lua, this, ()| {
+            this.with(lua, "is_paused", |p| p.paused)
+        });
+        methods.add_method("is_on_fire", |lua, this, ()| {
+            this.with(lua, "is_on_fire", |p| p.on_fire)
+        });
+        methods.add_method("target", |lua, this, ()| {
+            this.with(lua, "target", |p| {
+                p.target.map(|(entity, token)| LuaPlayer { entity, token })
+            })
+        });
         methods.add_method("kick", |lua, this, reason: Option<String>| {
             let connected = this.with(lua, "kick", |p| p.connected)?;
             if connected {

@@ -1,0 +1,503 @@
+//! The movement check (player.md, Admission and physics_rev): a living player's position
+//! is held to what the body could have covered since the previous frame. Pure: positions
+//! and times in, the held position out. Decisions: docs/decisions/0009-frame-admission.md.
+//!
+//! - Base limits ([`Limits::BASE`]): horizontal and upward speed over the time since the
+//!   previous accepted frame, plus a small slack; falling is free. Unused allowance carries
+//!   over to the next frame, at most 0.25 s at the limit.
+//! - Throws (SetVelocity, through [`Movement::send`]): once applied (echo, or the ack and
+//!   stall rules), each grants, beyond the base limits, the distance the body could have
+//!   covered moving no faster than the fastest throw possible at each moment of the frame's
+//!   interval. Horizontal and vertical excess combine as the legs of a right triangle.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use crate::player::state::DEFAULT_GRAVITY;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::Revision;
+use crate::serial::Serial;
+
+/// Speeds a body reaches on its own, m/s, and a per-frame slack, m.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// Horizontal speed: a sprint is about 7 m/s, a jetpack about 12; 16 leaves margin.
+    pub horizontal: f32,
+    /// Upward speed: a jump starts at about 6 m/s, a jetpack climbs slower. player.md
+    /// holds the rise to 12.5 m/s even without gravity; the same figure is the base.
+    pub rise: f32,
+    /// Added to every frame's allowance: float rounding and animation shift.
+    pub slack: f32,
+}
+
+impl Limits {
+    pub const BASE: Limits = Limits {
+        horizontal: 16.0,
+        rise: 12.5,
+        slack: 0.5,
+    };
+}
+
+/// Unused allowance carries over at most this long at the current speed.
+pub const CARRY: f32 = 0.25;
+/// A throw's window runs until its upper bound plus this (a body in the air barely slows);
+/// it also caps the throw's total grant (speed × this).
+pub const THROW_TAIL: Duration = Duration::from_secs(4);
+/// Throws tracked at once; a newer one evicts the earliest.
+pub const MAX_THROWS: usize = 8;
+/// Commands awaiting their echo at most; beyond that the gamemode's call is refused.
+pub const MAX_PENDING: usize = 32;
+/// Without an echo, the client applied a command by its ClientAck plus this.
+pub const APPLY_WINDOW: Duration = Duration::from_secs(1);
+/// A command counts as applied this long after its ClientAck ...
+pub const ACKED_APPLIED: Duration = Duration::from_secs(2);
+/// ... or this long after sending (the stall limit of the reliable lane).
+pub const STALL: Duration = Duration::from_secs(15);
+/// The time a fresh start (spawn, teleport) allows, as if that long had passed.
+pub const FRESH_START: Duration = Duration::from_secs(1);
+
+/// A physics command the client echoes through physics_rev.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PhysicsCommand {
+    /// SetVelocity: the body's new velocity, m/s (its length is what counts).
+    Throw { speed: f32 },
+    /// SetGravity, units per step².
+    Gravity(f32),
+}
+
+/// The gamemode's call is refused: 32 commands already await their echo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueFull;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Pending {
+    rev: Revision,
+    sent: Duration,
+    ack: Option<Duration>,
+    command: PhysicsCommand,
+}
+
+/// An applied throw and what it may still grant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Throw {
+    speed: f32,
+    start: Duration,
+    end: Duration,
+    /// Distance it may still grant, m.
+    left: f32,
+}
+
+/// One player's movement check state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Movement {
+    pub limits: Limits,
+    /// The last held position and when it was taken; `None` before the first frame.
+    last: Option<(Vec3, Duration)>,
+    carry_h: f32,
+    carry_up: f32,
+    carry_throw: f32,
+    /// The next check allows at least [`FRESH_START`] (a spawn or teleport).
+    fresh: bool,
+    throws: VecDeque<Throw>,
+    pending: VecDeque<Pending>,
+    /// The last revision sent and the last echo accepted.
+    sent: Revision,
+    echo: Revision,
+    /// The gravity the client applied, units per step².
+    pub gravity: f32,
+    /// Since when the frames say the body is in the air; `None` on the ground.
+    air_since: Option<Duration>,
+    /// The body may hover (a jetpack).
+    hover: bool,
+}
+
+/// The time in the air allowed to rise at the game's own gravity.
+pub const AIR_TIME: Duration = Duration::from_secs(4);
+
+impl Default for Movement {
+    fn default() -> Self {
+        Movement {
+            limits: Limits::BASE,
+            last: None,
+            carry_h: 0.0,
+            carry_up: 0.0,
+            carry_throw: 0.0,
+            fresh: false,
+            air_since: None,
+            hover: false,
+            throws: VecDeque::new(),
+            pending: VecDeque::new(),
+            sent: Revision(0),
+            echo: Revision(0),
+            gravity: DEFAULT_GRAVITY,
+        }
+    }
+}
+
+impl Movement {
+    /// What the frame says of the body before [`Movement::check`]: on the ground or in the
+    /// air, and whether it may hover (a jetpack).
+    pub fn airborne(&mut self, on_ground: bool, hover: bool, now: Duration) {
+        self.hover = hover;
+        if on_ground {
+            self.air_since = None;
+        } else if self.air_since.is_none() {
+            self.air_since = Some(now);
+        }
+    }
+
+    /// The time in the air the body may still rise: 4 s at the game's gravity, 4 s /
+    /// (g / 0.008) below it, unlimited at g <= 0.
+    pub fn air_time(&self) -> Option<Duration> {
+        (self.gravity > 0.0)
+            .then(|| AIR_TIME.mul_f32((DEFAULT_GRAVITY / self.gravity).clamp(1.0, 1.0e6)))
+    }
+
+    /// Whether the body has been in the air longer than it may rise.
+    fn grounded_rise(&self, now: Duration) -> bool {
+        !self.hover
+            && self.air_since.is_some_and(|since| {
+                self.air_time()
+                    .is_some_and(|limit| now.saturating_sub(since) > limit)
+            })
+    }
+}
+
+fn horizontal(d: Vec3) -> f32 {
+    (d.x * d.x + d.y * d.y).sqrt()
+}
+
+impl Movement {
+    /// Records a SetVelocity / SetGravity sent at `now`; its revision goes on the wire.
+    pub fn send(&mut self, command: PhysicsCommand, now: Duration) -> Result<Revision, QueueFull> {
+        if self.pending.len() >= MAX_PENDING {
+            return Err(QueueFull);
+        }
+        self.sent = self.sent.next();
+        self.pending.push_back(Pending {
+            rev: self.sent,
+            sent: now,
+            ack: None,
+            command,
+        });
+        Ok(self.sent)
+    }
+
+    /// The client acknowledged the event carrying `rev` at `now`.
+    pub fn acked(&mut self, rev: Revision, now: Duration) {
+        for p in &mut self.pending {
+            if p.rev == rev && p.ack.is_none() {
+                p.ack = Some(now);
+            }
+        }
+    }
+
+    /// A frame echoes `rev` at `now`: an echo newer than the previous one and not newer than
+    /// the last sent applies, in order, every command up to it. Returns whether the gravity
+    /// changed.
+    pub fn echo(&mut self, rev: Revision, now: Duration) -> bool {
+        if !rev.is_newer_than(self.echo) || rev.is_newer_than(self.sent) {
+            return false;
+        }
+        self.echo = rev;
+        let mut gravity = false;
+        while let Some(p) = self.pending.front().copied() {
+            if p.rev.is_newer_than(rev) {
+                break;
+            }
+            self.pending.pop_front();
+            gravity |= self.apply(p, now);
+        }
+        gravity
+    }
+
+    /// Commands without an echo count as applied 2 s after their ack or 15 s after sending.
+    /// Returns whether the gravity changed.
+    pub fn expire(&mut self, now: Duration) -> bool {
+        let mut gravity = false;
+        while let Some(p) = self.pending.front().copied() {
+            let by_ack = p.ack.is_some_and(|a| now >= a + ACKED_APPLIED);
+            if !(by_ack || now >= p.sent + STALL) {
+                break;
+            }
+            self.pending.pop_front();
+            let upper = p.ack.map_or(p.sent + STALL, |a| a + APPLY_WINDOW);
+            gravity |= self.apply(p, upper);
+        }
+        gravity
+    }
+
+    fn apply(&mut self, p: Pending, upper: Duration) -> bool {
+        match p.command {
+            PhysicsCommand::Gravity(g) => {
+                self.gravity = g;
+                true
+            }
+            PhysicsCommand::Throw { speed } => {
+                let speed = speed.max(0.0);
+                // A throw sets the velocity: earlier throws end at its upper bound.
+                for t in &mut self.throws {
+                    t.end = t.end.min(upper);
+                }
+                if self.throws.len() >= MAX_THROWS {
+                    self.throws.pop_front();
+                }
+                self.throws.push_back(Throw {
+                    speed,
+                    start: p.sent,
+                    end: upper + THROW_TAIL,
+                    left: speed * THROW_TAIL.as_secs_f32(),
+                });
+                false
+            }
+        }
+    }
+
+    /// A teleport, a respawn or entering a vehicle: the check starts again at `pos`, and
+    /// throws not echoed yet are discarded.
+    pub fn restart(&mut self, pos: Vec3, now: Duration) {
+        self.last = Some((pos, now));
+        self.fresh = true;
+        self.carry_h = 0.0;
+        self.carry_up = 0.0;
+        self.carry_throw = 0.0;
+        self.pending
+            .retain(|p| !matches!(p.command, PhysicsCommand::Throw { .. }));
+    }
+
+    /// The throw allowance over `[from, to]`: at each moment the fastest throw still
+    /// granting; each throw's grant is used up as it is given.
+    fn throw_allowance(&mut self, from: Duration, to: Duration) -> f32 {
+        let mut cuts: Vec<Duration> = vec![from, to];
+        for t in &self.throws {
+            for c in [t.start, t.end] {
+                if c > from && c < to {
+                    cuts.push(c);
+                }
+            }
+        }
+        cuts.sort();
+        let mut total = 0.0;
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let secs = (b - a).as_secs_f32();
+            let best = self
+                .throws
+                .iter_mut()
+                .filter(|t| t.start <= a && t.end >= b && t.left > 0.0)
+                .max_by(|x, y| x.speed.total_cmp(&y.speed));
+            if let Some(t) = best {
+                let grant = (t.speed * secs).min(t.left);
+                t.left -= grant;
+                total += grant;
+            }
+        }
+        self.throws.retain(|t| t.left > 0.0 && t.end > to);
+        total
+    }
+
+    /// The fastest throw still granting at `now`, m/s.
+    fn throw_speed(&self, now: Duration) -> f32 {
+        self.throws
+            .iter()
+            .filter(|t| t.start <= now && t.end > now && t.left > 0.0)
+            .map(|t| t.speed)
+            .fold(0.0, f32::max)
+    }
+
+    /// Holds `claimed` to what the body could have covered from the server's position
+    /// `server` since the previous frame; returns the position to take. A server position
+    /// other than the last one taken (a spawn, a teleport) starts the check anew there.
+    pub fn check(&mut self, server: Vec3, claimed: Vec3, now: Duration) -> Vec3 {
+        match self.last {
+            Some((pos, _)) if pos == server => {}
+            _ => self.restart(server, now),
+        }
+        let (start, then) = self.last.unwrap_or((server, now));
+        let mut dt = now.saturating_sub(then).as_secs_f32();
+        if std::mem::take(&mut self.fresh) {
+            dt = dt.max(FRESH_START.as_secs_f32());
+        }
+        let l = self.limits;
+        let (rise, rise_slack) = if self.grounded_rise(now) {
+            // Past the time in the air: only falling (and throws) from here on.
+            self.carry_up = 0.0;
+            (0.0, 0.0)
+        } else {
+            (l.rise, l.slack)
+        };
+        let d = Vec3::new(
+            claimed.x - start.x,
+            claimed.y - start.y,
+            claimed.z - start.z,
+        );
+        let h = horizontal(d);
+        let up = d.z.max(0.0);
+        let allowed_h = l.horizontal * dt + l.slack + self.carry_h;
+        let allowed_up = rise * dt + rise_slack + self.carry_up;
+        let excess_h = (h - allowed_h).max(0.0);
+        let excess_up = (up - allowed_up).max(0.0);
+        let throw = self.throw_allowance(then, now) + self.carry_throw;
+        let excess = excess_h.hypot(excess_up);
+
+        let taken = if excess <= throw {
+            self.carry_throw = (throw - excess).min(CARRY * self.throw_speed(now));
+            claimed
+        } else {
+            self.carry_throw = 0.0;
+            let k = if excess > 0.0 { throw / excess } else { 0.0 };
+            let keep_h = allowed_h + excess_h * k;
+            let keep_up = allowed_up + excess_up * k;
+            let sh = if h > keep_h { keep_h / h } else { 1.0 };
+            let z = if up > keep_up { keep_up } else { d.z };
+            Vec3::new(start.x + d.x * sh, start.y + d.y * sh, start.z + z)
+        };
+        self.carry_h = (allowed_h - h).clamp(0.0, CARRY * l.horizontal);
+        self.carry_up = (allowed_up - up).clamp(0.0, CARRY * rise);
+        self.last = Some((taken, now));
+        taken
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(secs: f32) -> Duration {
+        Duration::from_secs_f32(secs)
+    }
+
+    fn started(at: Vec3, t: f32) -> Movement {
+        Movement {
+            last: Some((at, s(t))),
+            ..Movement::default()
+        }
+    }
+
+    #[test]
+    fn walking_is_taken() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let p = Vec3::new(0.7, 0.0, 0.0);
+        assert_eq!(m.check(Vec3::ZERO, p, s(10.1)), p);
+    }
+
+    #[test]
+    fn a_jump_across_the_map_is_held_to_the_limit() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let p = m.check(Vec3::ZERO, Vec3::new(500.0, 0.0, 0.0), s(10.1));
+        let limit = 16.0 * 0.1 + 0.5;
+        assert!((p.x - limit).abs() < 1e-3, "{p:?}");
+    }
+
+    #[test]
+    fn rising_is_held_and_falling_is_free() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let p = m.check(Vec3::ZERO, Vec3::new(0.0, 0.0, 50.0), s(10.1));
+        assert!(p.z < 2.0, "{p:?}");
+        let down = Vec3::new(0.0, 0.0, p.z - 40.0);
+        assert_eq!(m.check(p, down, s(10.2)), down);
+    }
+
+    #[test]
+    fn a_server_move_starts_the_check_anew() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let there = Vec3::new(1000.0, 0.0, 0.0);
+        let p = Vec3::new(1005.0, 0.0, 0.0);
+        assert_eq!(
+            m.check(there, p, s(10.1)),
+            p,
+            "a second's worth from the new point"
+        );
+    }
+
+    #[test]
+    fn unused_allowance_carries_at_most_a_quarter_second() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        m.check(Vec3::ZERO, Vec3::ZERO, s(20.0));
+        // 10 s stood still; only 0.25 s of it carries over.
+        let p = m.check(Vec3::ZERO, Vec3::new(100.0, 0.0, 0.0), s(20.1));
+        let limit = 16.0 * 0.1 + 0.5 + 16.0 * 0.25;
+        assert!((p.x - limit).abs() < 1e-3, "{p:?}");
+    }
+
+    #[test]
+    fn an_echoed_throw_allows_its_path() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let rev = m
+            .send(PhysicsCommand::Throw { speed: 50.0 }, s(10.0))
+            .expect("room");
+        assert!(!m.echo(rev, s(10.1)));
+        let p = Vec3::new(0.0, 0.0, 5.0);
+        assert_eq!(m.check(Vec3::ZERO, p, s(10.2)), p, "10 m/s over 0.2 s");
+    }
+
+    #[test]
+    fn a_throw_is_not_allowed_before_it_counts_as_applied() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        m.send(PhysicsCommand::Throw { speed: 50.0 }, s(10.0))
+            .expect("room");
+        let p = m.check(Vec3::ZERO, Vec3::new(0.0, 0.0, 5.0), s(10.2));
+        assert!(p.z < 5.0);
+    }
+
+    #[test]
+    fn a_throw_grants_at_most_four_seconds_of_its_speed() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let rev = m
+            .send(PhysicsCommand::Throw { speed: 10.0 }, s(10.0))
+            .expect("room");
+        m.acked(rev, s(10.05));
+        // No echo: applied 2 s after the ack, by ack + 1 s.
+        assert!(!m.expire(s(11.0)));
+        m.expire(s(12.1));
+        // Over 10 s the throw grants at most 40 m beyond the base limits.
+        let p = m.check(Vec3::ZERO, Vec3::new(0.0, 0.0, 1000.0), s(20.0));
+        let base = 12.5 * 10.0 + 0.5;
+        assert!(p.z <= base + 40.0 + 1e-3 && p.z > base + 39.0, "{p:?}");
+    }
+
+    #[test]
+    fn echoes_must_be_newer_and_not_beyond_the_last_sent() {
+        let mut m = Movement::default();
+        let r1 = m
+            .send(PhysicsCommand::Gravity(0.004), s(1.0))
+            .expect("room");
+        assert!(!m.echo(Revision(5), s(1.1)), "never sent");
+        assert!(m.echo(r1, s(1.1)));
+        assert_eq!(m.gravity, 0.004);
+        assert!(!m.echo(r1, s(1.2)), "not newer");
+    }
+
+    #[test]
+    fn past_the_time_in_the_air_the_body_may_not_rise() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        m.airborne(false, false, s(10.0));
+        let up = Vec3::new(0.0, 0.0, 1.0);
+        m.airborne(false, false, s(10.1));
+        assert_eq!(m.check(Vec3::ZERO, up, s(10.1)), up);
+        m.airborne(false, false, s(14.2));
+        let p = m.check(up, Vec3::new(0.0, 0.0, 3.0), s(14.2));
+        assert_eq!(p, up, "held at its height");
+        // A jetpack hovers; lower gravity lengthens the time.
+        m.airborne(false, true, s(14.3));
+        let p2 = Vec3::new(0.0, 0.0, p.z + 1.0);
+        assert_eq!(m.check(p, p2, s(14.3)), p2);
+        m.gravity = 0.004;
+        assert_eq!(m.air_time(), Some(Duration::from_secs(8)));
+        m.gravity = 0.0;
+        assert_eq!(m.air_time(), None);
+    }
+
+    #[test]
+    fn at_most_32_commands_await_their_echo() {
+        let mut m = Movement::default();
+        for _ in 0..MAX_PENDING {
+            m.send(PhysicsCommand::Gravity(0.008), s(0.0))
+                .expect("room");
+        }
+        assert_eq!(
+            m.send(PhysicsCommand::Gravity(0.008), s(0.0)),
+            Err(QueueFull)
+        );
+    }
+}

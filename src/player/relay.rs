@@ -1,0 +1,200 @@
+//! The relay (player.md, RemotePlayerSync and "Fields"): each subject with a newly accepted
+//! frame goes, as RemotePlayerSync, to every recipient in its [`Viewers`] and only to them,
+//! in [`StreamingSystems::Relay`], after the shown sets were reconciled this tick. The
+//! frame carries the relay values of the "Fields" table, the tail the server-owned
+//! appearance, relation and gravity.
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use tracing::warn;
+
+use super::frame::FrameAccepted;
+use super::frame::rules::{cap_length, normalized, relay_ammo, relay_weapon, uses_ammo};
+use super::{
+    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Team, Viewers,
+};
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{Revision, Seq};
+use crate::protocol::player::action::SpecialAction;
+use crate::protocol::player::sync::{
+    Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
+    NO_AIM_TARGET, RemotePlayerSync, WeaponState,
+};
+use crate::server::StreamingSystems;
+use crate::session::{Connection, Player, PlayerIndex};
+
+/// The hp the relay shows for a player the server holds alive with a ledger at 0 (a death
+/// not committed yet): never a lethal value.
+pub const LEAST_LIVING_HP: f32 = 1.0;
+
+/// Relays sent and refused by encoding (a refusal is a server bug: it is logged).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RelayStats {
+    pub sent: u64,
+    pub refused: u64,
+}
+
+/// Relays accepted frames to the subjects' viewers.
+pub struct RelayPlugin;
+
+impl Plugin for RelayPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<RelayStats>()
+            .add_systems(FixedUpdate, relay_frames.in_set(StreamingSystems::Relay));
+    }
+}
+
+/// The server's state a relay frame is built from.
+#[derive(Debug, Clone, Copy)]
+pub struct RelayInputs<'a> {
+    pub position: Vec3,
+    pub life: Life,
+    pub death_epoch: u16,
+    pub ledger: &'a Ledger,
+    pub inventory: &'a Inventory,
+    pub body: &'a Body,
+    /// SetFrozen (keys go out as 0).
+    pub frozen: bool,
+}
+
+/// The relay values of an accepted frame ("Fields", the relay column).
+pub fn relay_frame(f: &Frame, s: &RelayInputs<'_>) -> Frame {
+    let body = s.body;
+    let weapon = relay_weapon(f, s.inventory);
+    let (clip, total) = relay_ammo(f, s.inventory, weapon);
+    let mut keys = if body.paused || s.frozen {
+        Keys::NONE
+    } else {
+        f.keys.known()
+    };
+    if uses_ammo(weapon) && total == 0 {
+        keys = Keys(keys.0 & !Keys::FIRE.0);
+    }
+    let mut hp = s.ledger.health.clamp(0.0, MAX_VITAL);
+    if s.life.alive && hp <= 0.0 {
+        hp = LEAST_LIVING_HP;
+    }
+    let jetpack = body.special_action == SpecialAction::Jetpack;
+    Frame {
+        pos: s.position,
+        keys,
+        cam: normalized(f.cam).unwrap_or(Vec3::ZERO),
+        vel: cap_length(f.vel, MAX_RELAY_VEL),
+        hp,
+        armor: s.ledger.armor.clamp(0.0, MAX_VITAL),
+        alive: s.life.alive,
+        death_epoch: s.death_epoch,
+        weapon,
+        state: WeaponState::from_wire(f.state) as u8,
+        clip,
+        total,
+        paused: body.paused,
+        on_fire: body.on_fire,
+        special_action: body.special_action,
+        jet_thrust: if jetpack {
+            f.jet_thrust.clamp(-1, 1)
+        } else {
+            0
+        },
+        jet_stop: jetpack && f.jet_stop,
+        jet_strafe: if jetpack {
+            f.jet_strafe.clamp(-MAX_JET_STRAFE, MAX_JET_STRAFE)
+        } else {
+            0.0
+        },
+        jet_angle: if jetpack {
+            f.jet_angle.clamp(-MAX_JET_ANGLE, MAX_JET_ANGLE)
+        } else {
+            0.0
+        },
+        aim_target: NO_AIM_TARGET,
+        physics_rev: Revision(0),
+        vital_rev: Revision(0),
+        damage_seq: Seq(0),
+        ..*f
+    }
+}
+
+type Subject = (
+    &'static Player,
+    &'static LastFrame,
+    &'static Life,
+    &'static DeathEpoch,
+    &'static Position,
+    &'static Body,
+    &'static Ledger,
+    &'static Inventory,
+    &'static Appearance,
+    &'static Team,
+    &'static Viewers,
+    Option<&'static super::frame::FrameState>,
+);
+
+fn relay_frames(
+    mut accepted: MessageReader<FrameAccepted>,
+    subjects: Query<Subject>,
+    mut recipients: Query<(&Team, &mut Connection)>,
+    index: Res<PlayerIndex>,
+    mut stats: ResMut<RelayStats>,
+    mut fresh: Local<Vec<Entity>>,
+) {
+    fresh.clear();
+    fresh.extend(accepted.read().map(|a| a.player));
+    fresh.sort_unstable();
+    fresh.dedup();
+    for &subject in fresh.iter() {
+        let Ok((player, last, life, epoch, position, body, ledger, inv, look, team, viewers, fs)) =
+            subjects.get(subject)
+        else {
+            continue;
+        };
+        let (Some(seq), Some(frame)) = (last.seq, last.frame.as_ref()) else {
+            continue;
+        };
+        let frame = relay_frame(
+            frame,
+            &RelayInputs {
+                position: position.0,
+                life: *life,
+                death_epoch: epoch.0,
+                ledger,
+                inventory: inv,
+                body,
+                frozen: fs.is_some_and(|s| s.frozen.is_some()),
+            },
+        );
+        for recipient in viewers.iter() {
+            let Some(entity) = index.get(recipient) else {
+                continue;
+            };
+            if entity == subject {
+                continue;
+            }
+            let Ok((their_team, mut conn)) = recipients.get_mut(entity) else {
+                continue;
+            };
+            let packet = RemotePlayerSync {
+                player_id: player.id,
+                player_token: player.token,
+                seq,
+                frame,
+                skin: look.skin,
+                variant: look.variant.max(1),
+                walk_style: look.walk_style,
+                fight_style: look.fight_style,
+                headless: look.headless,
+                damage_group: team.group,
+                relation_rev: team.relation_rev,
+                teammate: team.is_teammate_of(their_team),
+                gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
+            };
+            match conn.send(packet) {
+                Ok(()) => stats.sent += 1,
+                Err(e) => {
+                    stats.refused += 1;
+                    warn!(?subject, ?recipient, "RemotePlayerSync refused: {e}");
+                }
+            }
+        }
+    }
+}
