@@ -4,7 +4,7 @@
 //! a viewer is made by inserting it into the subject's `Viewers`.
 
 use bevy_ecs::entity::Entity;
-use dlmp::harness::{ClientId, Harness};
+use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::movement::PhysicsCommand;
 use dlmp::player::frame::{FrameDrops, FrameState};
 use dlmp::player::{
@@ -584,36 +584,6 @@ fn a_gravity_echo_reaches_the_relay() {
     assert_eq!(last_relay(&h, b).gravity, 0.002);
 }
 
-/// A scripts folder with one resource, `gm`, for the Lua tests.
-struct Scripts {
-    dir: std::path::PathBuf,
-}
-
-impl Scripts {
-    fn new(test: &str, code: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("dlmp-frames-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let gm = dir.join("gm");
-        std::fs::create_dir_all(&gm).expect("resource dir");
-        std::fs::write(gm.join("resource.toml"), "name = \"gm\"\n").expect("manifest");
-        std::fs::write(gm.join("main.lua"), code).expect("main.lua");
-        Scripts { dir }
-    }
-
-    fn harness(&self) -> Harness {
-        Harness::with_config(dlmp::config::Config {
-            scripts: self.dir.clone(),
-            ..Harness::config()
-        })
-    }
-}
-
-impl Drop for Scripts {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// Reports every frame event to the player as a chat line; `/reads` answers the reads.
 const REPORTER: &str = r#"
 local function say(p, s) dlmp.send_chat(s, nil, { p }) end
@@ -651,9 +621,10 @@ fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
 }
 
 /// Alice, spawned by the gamemode through RequestSpawn.
-fn scripted(test: &str) -> (Scripts, Harness, ClientId) {
+fn scripted(test: &str) -> (TempScripts, Harness, ClientId) {
     use dlmp::protocol::player::life::RequestSpawn;
-    let s = Scripts::new(test, REPORTER);
+    let s = TempScripts::new(test);
+    s.resource("gm", REPORTER);
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
