@@ -160,6 +160,21 @@ impl Default for Body {
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DeathEpoch(pub u16);
 
+/// The player's 11 weapon skills (player.md, PlayerSkills): slot 0 pistol .. 10 country and
+/// sniper rifle, each 0..=1000. Default 999 each (the "pro" tier). Server state, not in the
+/// Frame: a show of the player carries it.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skills(pub [u16; 11]);
+
+/// The default value of every skill slot.
+pub const DEFAULT_SKILL: u16 = 999;
+
+impl Default for Skills {
+    fn default() -> Self {
+        Skills([DEFAULT_SKILL; 11])
+    }
+}
+
 /// The point the player's streaming distance is measured from (player.md, "Player
 /// streaming"): its body, or its camera while the camera is not its own (SetCamera).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Default)]

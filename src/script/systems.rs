@@ -20,6 +20,7 @@ use crate::player::{Life, Position, Scope, SpawnGranted, SpawnState};
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
+use crate::streaming::StreamChange;
 
 /// Script settings.
 #[derive(Resource, Debug, Clone)]
@@ -116,6 +117,7 @@ fn run_scripts(
     mut spawned: MessageReader<SpawnGranted>,
     mut disconnected: MessageReader<PlayerDisconnected>,
     mut shutdown: MessageReader<ServerShutdown>,
+    mut streamed: MessageReader<StreamChange>,
     mut connections: Query<&mut Connection>,
     mut spawn_states: Query<&mut SpawnState>,
     mut ended: MessageWriter<EndSession>,
@@ -149,6 +151,7 @@ fn run_scripts(
                 player: handle(entity, player),
             }),
     );
+    events.extend(streamed.read().filter_map(|c| stream_event(c, &players)));
     for event in &events {
         host.emit(event);
     }
@@ -194,6 +197,27 @@ fn run_scripts(
     *last_tick = Some(now);
 
     apply(&mut host, &mut connections, &mut spawn_states, &mut ended);
+}
+
+/// The script event of a streaming change of the previous tick, unless either player has
+/// left since (a disconnect raises no stream event).
+fn stream_event(change: &StreamChange, players: &Query<PlayerParts>) -> Option<ScriptEvent> {
+    if !(players.contains(change.subject) && players.contains(change.recipient)) {
+        return None;
+    }
+    let player = LuaPlayer {
+        entity: change.subject,
+        token: change.subject_token,
+    };
+    let for_player = LuaPlayer {
+        entity: change.recipient,
+        token: change.recipient_token,
+    };
+    Some(if change.shown {
+        ScriptEvent::PlayerStreamIn { player, for_player }
+    } else {
+        ScriptEvent::PlayerStreamOut { player, for_player }
+    })
 }
 
 /// Rebuilds the players scripts see: everyone connected, plus those who left this tick
