@@ -106,8 +106,10 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
         }
         let (x0, x1) = (self.coord(x - radius), self.coord(x + radius));
         let (y0, y1) = (self.coord(y - radius), self.coord(y + radius));
-        let span = (i64::from(x1) - i64::from(x0) + 1) * (i64::from(y1) - i64::from(y0) + 1);
-        if usize::try_from(span).map_or(true, |span| span > self.cells.len()) {
+        let span = (i64::from(x1) - i64::from(x0) + 1)
+            .checked_mul(i64::from(y1) - i64::from(y0) + 1)
+            .and_then(|span| usize::try_from(span).ok());
+        if span.is_none_or(|span| span > self.cells.len()) {
             // A radius wider than the occupied map: visit the occupied cells instead.
             let mut keys: Vec<&CellKey<L>> = self
                 .cells
@@ -235,9 +237,9 @@ mod tests {
         let mut grid = Grid::new(100.0);
         grid.insert(0, -0.001, -0.001, 1);
         grid.insert(0, 0.0, 0.0, 2);
-        grid.insert(0, -100.0, 99.999, 3);
+        grid.insert(0, -100.0, 100.0, 3);
         assert_eq!(collect(&grid, 0, 0.0, 0.0, 0.01), [1, 2]);
-        assert_eq!(collect(&grid, 0, -99.0, 99.0, 2.0), [3]);
+        assert_eq!(collect(&grid, 0, -99.0, 101.0, 0.5), [3]);
     }
 
     #[test]
