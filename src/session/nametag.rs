@@ -37,18 +37,21 @@ impl NametagColor {
     }
 }
 
+/// What [`send_nametags`] reads of a player.
+type NametagParts = (
+    Entity,
+    &'static Player,
+    Ref<'static, Name>,
+    Ref<'static, NametagColor>,
+    Option<&'static Viewers>,
+);
+
 /// Sends the nametag of every player renamed or recolored this tick to the player itself
 /// and to every recipient it is shown to (its [`Viewers`], as player streaming left them
 /// this tick). A recipient shown the player this tick also got the nametag in the show's
 /// snapshot; the repeat is harmless. A new player's first nametag rides its shows.
 pub(crate) fn send_nametags(
-    players: Query<(
-        Entity,
-        &Player,
-        Ref<Name>,
-        Ref<NametagColor>,
-        Option<&Viewers>,
-    )>,
+    players: Query<NametagParts>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
 ) {
