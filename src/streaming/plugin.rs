@@ -180,6 +180,7 @@ type PlayerParts = (
     &'static Scope,
     &'static Life,
     &'static StreamCenter,
+    Has<StreamOverride>,
 );
 
 /// One reconcile pass (see the module doc). Public for the benchmark.
@@ -205,9 +206,17 @@ pub fn reconcile(
     if state.grid.cell_size() != settings.cell_size {
         state.grid = Grid::new(settings.cell_size);
     }
-    gather(state, &players, &overrides);
-    decide_hides(state, &distances, &viewers, &overrides);
-    decide_shows(state, &distances, &viewers, &overrides);
+    gather(state, &players);
+    {
+        // Every subject's viewers by slot, read once for both decisions.
+        let seen: Vec<Option<&Viewers>> = state
+            .entries
+            .iter()
+            .map(|e| e.and_then(|e| viewers.get(e.entity).ok()))
+            .collect();
+        decide_hides(state, &distances, &seen, &overrides);
+        decide_shows(state, &distances, &seen, &overrides);
+    }
 
     // Hides: the bit goes at once, the packet when the lane takes it.
     let hides = std::mem::take(&mut state.hides);
@@ -342,14 +351,10 @@ fn forget_leavers<'a>(
 }
 
 /// Step 0: this pass's view of every player, by slot, and the grid of subjects.
-fn gather(
-    state: &mut StreamState,
-    players: &Query<PlayerParts>,
-    overrides: &Query<&StreamOverride>,
-) {
+fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
     state.entries.iter_mut().for_each(|e| *e = None);
     state.grid.clear();
-    for (entity, player, position, scope, life, center) in players {
+    for (entity, player, position, scope, life, center, forced) in players {
         let Some(i) = slot(player.id) else { continue };
         if state.entries.len() <= i {
             state.entries.resize(i + 1, None);
@@ -370,7 +375,7 @@ fn gather(
                 position: position.0,
                 spawned: life.spawned,
             },
-            forced: overrides.contains(entity),
+            forced,
         };
         state.entries[i] = Some(entry);
         if life.spawned && !entry.forced {
@@ -402,12 +407,12 @@ fn forced(
 fn decide_hides(
     state: &mut StreamState,
     distances: &Distances,
-    viewers: &Query<&mut Viewers>,
+    seen: &[Option<&Viewers>],
     overrides: &Query<&StreamOverride>,
 ) {
     let StreamState { entries, hides, .. } = state;
     for s in entries.iter().flatten() {
-        let Ok(v) = viewers.get(s.entity) else {
+        let Some(v) = seen[s.subject.id.0 as usize] else {
             continue;
         };
         for r in v.iter() {
@@ -442,7 +447,7 @@ fn decide_hides(
 fn decide_shows(
     state: &mut StreamState,
     distances: &Distances,
-    viewers: &Query<&mut Viewers>,
+    seen: &[Option<&Viewers>],
     overrides: &Query<&StreamOverride>,
 ) {
     let StreamState {
@@ -451,8 +456,14 @@ fn decide_shows(
         shows,
         ..
     } = state;
-    let entry = |i: u32| entries.get(i as usize).copied().flatten();
-    let sees = |s: &Entry, r: PlayerId| viewers.get(s.entity).is_ok_and(|v| v.contains(r));
+    let entry = |i: u32| entries.get(i as usize).and_then(Option::as_ref);
+    // Whether subject slot `s` is shown to `r` already.
+    let sees = |s: u32, r: PlayerId| {
+        seen.get(s as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|v| v.contains(r))
+    };
     for r in entries.iter().flatten() {
         let rec = &r.recipient;
         let first = shows.len();
@@ -462,8 +473,12 @@ fn decide_shows(
             rec.center.y,
             distances.query_radius(),
             |i| {
-                let Some(s) = entry(i) else { return };
-                if !sees(&s, rec.id) && is_shown(rec, &s.subject, false, None, distances) {
+                if i == rec.id.0 || sees(i, rec.id) {
+                    return;
+                }
+                if let Some(s) = entry(i)
+                    && is_shown(rec, &s.subject, false, None, distances)
+                {
                     shows.push((i, rec.id.0));
                 }
             },
@@ -471,7 +486,7 @@ fn decide_shows(
         if let Some(target) = rec.spectating
             && let Some(s) = entry(target.0)
             && !s.forced
-            && !sees(&s, rec.id)
+            && !sees(target.0, rec.id)
             && !shows[first..].contains(&(target.0, rec.id.0))
             && is_shown(rec, &s.subject, false, None, distances)
         {
@@ -484,7 +499,8 @@ fn decide_shows(
         };
         for r in o.0.iter() {
             let Some(r_entry) = entry(r.0) else { continue };
-            if !sees(s, r) && is_shown(&r_entry.recipient, &s.subject, false, Some(true), distances)
+            if !sees(s.subject.id.0, r)
+                && is_shown(&r_entry.recipient, &s.subject, false, Some(true), distances)
             {
                 shows.push((s.subject.id.0, r.0));
             }
