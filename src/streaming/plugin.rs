@@ -416,15 +416,18 @@ fn decide_hides(
             continue;
         };
         for r in v.iter() {
-            let keep = entries.get(r.0 as usize).copied().flatten().map(|r_entry| {
-                is_shown(
-                    &r_entry.recipient,
-                    &s.subject,
-                    true,
-                    forced(overrides, s, r),
-                    distances,
-                )
-            });
+            let keep = entries
+                .get(r.0 as usize)
+                .and_then(Option::as_ref)
+                .map(|r_entry| {
+                    is_shown(
+                        &r_entry.recipient,
+                        &s.subject,
+                        true,
+                        forced(overrides, s, r),
+                        distances,
+                    )
+                });
             match keep {
                 Some(true) => {}
                 Some(false) => hides.push(Hide {
