@@ -90,8 +90,9 @@ pub struct StreamChange {
     pub shown: bool,
 }
 
-/// Events of a show's snapshot today: PlayerSkills, PlayerNametag (the current
-/// ApplyAnimation will join them when animations exist).
+/// Events of a show's snapshot today: PlayerSkills, PlayerNametag. The current
+/// ApplyAnimation will join them when animations exist; this stays the least a show
+/// needs.
 pub const SNAPSHOT_EVENTS: usize = 2;
 
 /// The reconcile's state between passes: pending hides per recipient, and the grid and
@@ -269,9 +270,16 @@ pub fn reconcile(
         {
             continue;
         }
-        let (Ok(look), Ok(mut conn)) = (looks.get(s.entity), connections.get_mut(r.entity)) else {
+        let (Ok(look), Ok(mut conn), Ok(mut v)) = (
+            looks.get(s.entity),
+            connections.get_mut(r.entity),
+            viewers.get_mut(s.entity),
+        ) else {
             continue;
         };
+        if conn.room(Delivery::Droppable) < SNAPSHOT_EVENTS {
+            continue;
+        }
         let snapshot = snapshot(look);
         if conn.room(Delivery::Droppable) < snapshot.len() {
             continue;
@@ -291,9 +299,7 @@ pub fn reconcile(
         if !queued {
             continue;
         }
-        if let Ok(mut v) = viewers.get_mut(s.entity) {
-            v.insert(r.recipient.id);
-        }
+        v.insert(r.recipient.id);
         changes.write(StreamChange {
             subject: s.entity,
             subject_token: s.token,
