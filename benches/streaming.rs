@@ -99,6 +99,14 @@ fn reconcile_pass(c: &mut Criterion) {
     });
     assert_eq!(shown_pairs(&mut world), expected);
 
+    // The same with cells of 420 m (3 x 3 cells a query instead of 5 x 5).
+    world.resource_mut::<StreamingSettings>().cell_size = 420.0;
+    schedule.run(&mut world);
+    group.bench_function("steady, cells of 420 m", |b| {
+        b.iter(|| schedule.run(black_box(&mut world)));
+    });
+    assert_eq!(shown_pairs(&mut world), expected);
+
     group.bench_function("first pass (49 000 shows)", |b| {
         b.iter_batched(
             || {
