@@ -13,7 +13,7 @@ lint:
     cargo fmt --all -- --check
     cargo clippy --all-targets -- -D warnings
 
-# Criterion benchmarks (codec hot paths, server tick, reliable lanes).
+# Criterion benchmarks (codec hot paths, server tick, reliable lanes, streaming reconcile).
 bench:
     cargo bench
 

@@ -12,3 +12,4 @@ pub mod script;
 pub mod serial;
 pub mod server;
 pub mod session;
+pub mod streaming;

@@ -15,7 +15,7 @@ use crate::session::PlayerConnected;
 
 pub use spawn::{SpawnGranted, SpawnInfo, SpawnState};
 pub use state::{
-    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, StreamCenter, Team, Viewers,
+    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Skills, StreamCenter, Team, Viewers,
 };
 
 /// The server's position of the player, in world units.
@@ -66,7 +66,12 @@ fn give_player_state(mut commands: Commands, mut connected: MessageReader<Player
                 Inventory::default(),
                 Appearance::default(),
             ),
-            (Team::default(), Body::default(), DeathEpoch::default()),
+            (
+                Team::default(),
+                Body::default(),
+                DeathEpoch::default(),
+                Skills::default(),
+            ),
             (StreamCenter::default(), Viewers::default()),
         ));
     }

@@ -160,6 +160,21 @@ impl Default for Body {
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DeathEpoch(pub u16);
 
+/// The player's 11 weapon skills (player.md, PlayerSkills): slot 0 pistol .. 10 country and
+/// sniper rifle, each 0..=1000. Default 999 each (the "pro" tier). Server state, not in the
+/// Frame: a show of the player carries it.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skills(pub [u16; 11]);
+
+/// The default value of every skill slot.
+pub const DEFAULT_SKILL: u16 = 999;
+
+impl Default for Skills {
+    fn default() -> Self {
+        Skills([DEFAULT_SKILL; 11])
+    }
+}
+
 /// The point the player's streaming distance is measured from (player.md, "Player
 /// streaming"): its body, or its camera while the camera is not its own (SetCamera).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
@@ -203,8 +218,50 @@ impl Viewers {
 
     /// Recipient slots, ascending.
     pub fn iter(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        // Word by word (bitvec's `iter_ones` costs a search per bit): the streaming
+        // reconcile walks every subject's viewers on every tick.
+        let len = self.0.len();
         self.0
-            .iter_ones()
+            .as_raw_slice()
+            .iter()
+            .enumerate()
+            .flat_map(move |(w, &word)| {
+                let base = w * usize::BITS as usize;
+                let mut rest = word;
+                std::iter::from_fn(move || {
+                    (rest != 0).then(|| {
+                        let bit = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        base + bit
+                    })
+                })
+            })
+            .take_while(move |&i| i < len)
             .filter_map(|i| u32::try_from(i).ok().map(PlayerId))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewers_iterate_their_slots_in_order() {
+        let mut v = Viewers::default();
+        assert_eq!(v.iter().count(), 0);
+        let slots = [0u32, 1, 63, 64, 65, 127, 128, 500, 999];
+        for &i in slots.iter().rev() {
+            v.insert(PlayerId(i));
+        }
+        assert_eq!(v.iter().map(|p| p.0).collect::<Vec<_>>(), slots);
+        v.remove(PlayerId(64));
+        v.remove(PlayerId(999));
+        assert!(!v.contains(PlayerId(64)) && v.contains(PlayerId(65)));
+        assert_eq!(
+            v.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [0, 1, 63, 65, 127, 128, 500]
+        );
+        let ones: Vec<u32> = v.0.iter_ones().map(|i| i as u32).collect();
+        assert_eq!(v.iter().map(|p| p.0).collect::<Vec<_>>(), ones);
     }
 }

@@ -55,6 +55,11 @@ script_events! {
     PlayerChat => "player_chat" (player: LuaPlayer, text: String),
     /// A `/command`; a handler returning true has handled it.
     PlayerCommand => "player_command" (player: LuaPlayer, name: String, args: Vec<String>),
+    /// `player` became shown to `for_player` (player streaming's decision, the tick before;
+    /// not raised by a disconnect).
+    PlayerStreamIn => "player_stream_in" (player: LuaPlayer, for_player: LuaPlayer),
+    /// `player` is no longer shown to `for_player` (distance, scope; not a disconnect).
+    PlayerStreamOut => "player_stream_out" (player: LuaPlayer, for_player: LuaPlayer),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).

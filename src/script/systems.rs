@@ -22,6 +22,7 @@ use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewe
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
+use crate::streaming::StreamChange;
 
 /// Script settings.
 #[derive(Resource, Debug, Clone)]
@@ -122,6 +123,7 @@ fn run_scripts(
     mut frame_events: MessageReader<FrameEvent>,
     mut disconnected: MessageReader<PlayerDisconnected>,
     mut shutdown: MessageReader<ServerShutdown>,
+    mut streamed: MessageReader<StreamChange>,
     mut connections: Query<&mut Connection>,
     mut spawn_states: Query<&mut SpawnState>,
     mut ended: MessageWriter<EndSession>,
@@ -160,6 +162,7 @@ fn run_scripts(
             .read()
             .filter_map(|e| script_event(e, &players)),
     );
+    events.extend(streamed.read().filter_map(|c| stream_event(c, &players)));
     for event in &events {
         host.emit(event);
     }
@@ -246,6 +249,27 @@ fn script_event(event: &FrameEvent, players: &Query<PlayerParts>) -> Option<Scri
             interior,
             previous,
         },
+    })
+}
+
+/// The script event of a streaming change of the previous tick, unless either player has
+/// left since (a disconnect raises no stream event).
+fn stream_event(change: &StreamChange, players: &Query<PlayerParts>) -> Option<ScriptEvent> {
+    if !(players.contains(change.subject) && players.contains(change.recipient)) {
+        return None;
+    }
+    let player = LuaPlayer {
+        entity: change.subject,
+        token: change.subject_token,
+    };
+    let for_player = LuaPlayer {
+        entity: change.recipient,
+        token: change.recipient_token,
+    };
+    Some(if change.shown {
+        ScriptEvent::PlayerStreamIn { player, for_player }
+    } else {
+        ScriptEvent::PlayerStreamOut { player, for_player }
     })
 }
 

@@ -24,6 +24,7 @@ use crate::config::Config;
 use crate::player::PlayerPlugin;
 use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
+use crate::streaming::StreamingPlugin;
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
 /// session and exit. The caller picks the runner and the time strategy.
@@ -46,6 +47,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         },
         ChatPlugin,
         PlayerPlugin,
+        StreamingPlugin,
         ScriptPlugin {
             settings: ScriptSettings {
                 scripts: config.scripts.clone(),

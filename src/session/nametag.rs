@@ -1,13 +1,15 @@
 //! PlayerNametag (connection.md §4): sent again to the subject and to every recipient the
 //! subject is shown to on a rename or a color change. The show itself carries the
-//! nametag (player streaming), so a new player's first nametag is not sent from here.
+//! nametag (player streaming, `crate::streaming`), so a new player's first nametag is not
+//! sent from here.
 
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use super::components::{Name, Player};
+use super::components::{Name, Player, PlayerIndex};
 use super::connection::Connection;
 use crate::lane::Delivery;
+use crate::player::Viewers;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::connection::roster::PlayerNametag;
 use crate::protocol::ids::EventId;
@@ -35,19 +37,43 @@ impl NametagColor {
     }
 }
 
-/// Sends the nametag of every player renamed or recolored this tick to the player itself.
-/// Recipients the player is shown to get it from the streaming feature, which owns the
-/// shown sets.
+/// What [`send_nametags`] reads of a player.
+type NametagParts = (
+    Entity,
+    &'static Player,
+    Ref<'static, Name>,
+    Ref<'static, NametagColor>,
+    Option<&'static Viewers>,
+);
+
+/// Sends the nametag of every player renamed or recolored this tick to the player itself
+/// and to every recipient it is shown to (its [`Viewers`], as player streaming left them
+/// this tick). A recipient shown the player this tick also got the nametag in the show's
+/// snapshot; the repeat is harmless. A new player's first nametag rides its shows.
 pub(crate) fn send_nametags(
-    mut players: Query<(&Player, Ref<Name>, Ref<NametagColor>, &mut Connection)>,
+    players: Query<NametagParts>,
+    index: Res<PlayerIndex>,
+    mut connections: Query<&mut Connection>,
 ) {
-    for (player, name, color, mut conn) in &mut players {
+    for (entity, player, name, color, viewers) in &players {
         let changed = name.is_changed() || color.is_changed();
         if !changed || color.is_added() {
             continue;
         }
-        if let Err(e) = conn.send_event(color.packet(player, &name), Delivery::Normal) {
-            debug!("PlayerNametag: {e}");
+        let packet = color.packet(player, &name);
+        let to = std::iter::once(entity).chain(
+            viewers
+                .into_iter()
+                .flat_map(Viewers::iter)
+                .filter_map(|id| index.get(id)),
+        );
+        for recipient in to {
+            let Ok(mut conn) = connections.get_mut(recipient) else {
+                continue;
+            };
+            if let Err(e) = conn.send_event(packet.clone(), Delivery::Normal) {
+                debug!("PlayerNametag: {e}");
+            }
         }
     }
 }

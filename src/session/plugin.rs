@@ -24,7 +24,7 @@ use crate::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::EventId;
 use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
-use crate::server::{ServerSystems, Transport};
+use crate::server::{ServerSystems, StreamingSystems, Transport};
 
 /// Session settings.
 #[derive(Resource, Debug, Clone, Copy)]
@@ -83,7 +83,7 @@ impl Plugin for SessionPlugin {
                     .chain()
                     .in_set(ServerSystems::Ingest),
             )
-            .add_systems(FixedUpdate, send_nametags.in_set(ServerSystems::Streaming))
+            .add_systems(FixedUpdate, send_nametags.in_set(StreamingSystems::Relay))
             .add_systems(
                 FixedUpdate,
                 (check_lanes, end_sessions, flush)

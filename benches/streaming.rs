@@ -1,0 +1,136 @@
+//! One player-streaming reconcile pass with 1000 spawned players in 20 clusters of 50,
+//! the clusters 1.2-1.5 km apart over the map (player.md, "Player streaming"): each player
+//! sees the 49 others of its cluster.
+//!
+//! - "steady": everyone already sees its cluster; the pass confirms 49 000 pairs and
+//!   decides nothing new (the cost of every tick of a quiet server).
+//! - "first pass": nobody sees anyone yet; the pass decides and queues 49 000 shows of two
+//!   events each.
+//!
+//! `cargo bench --bench streaming -- --warm-up-time 1 --measurement-time 5`
+
+use std::hint::black_box;
+use std::net::{Ipv4Addr, SocketAddr};
+
+use bevy_ecs::message::Messages;
+use bevy_ecs::prelude::*;
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use dlmp::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{PlayerId, PlayerToken, SessionToken};
+use dlmp::protocol::text::FixedText;
+use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
+use dlmp::streaming::plugin::reconcile;
+use dlmp::streaming::{StreamChange, StreamState, StreamingSettings};
+
+const CLUSTERS: u32 = 20;
+const PER_CLUSTER: u32 = 50;
+
+/// Where player `i` stands: cluster `i / 50` on a 5 × 4 lattice over the map (1200 m by
+/// 1500 m apart), spread within 100 m of its center on a sunflower pattern.
+fn position(i: u32) -> Vec3 {
+    let (cluster, j) = (i / PER_CLUSTER, i % PER_CLUSTER);
+    let cx = -2400.0 + (cluster % 5) as f32 * 1200.0;
+    let cy = -2250.0 + (cluster / 5) as f32 * 1500.0;
+    let r = 100.0 * (j as f32 / PER_CLUSTER as f32).sqrt();
+    let angle = j as f32 * 2.399_963;
+    Vec3::new(cx + r * angle.cos(), cy + r * angle.sin(), 10.0)
+}
+
+/// A world with the 1000 players and the reconcile system alone in a schedule.
+fn full_map() -> (World, Schedule) {
+    let mut world = World::new();
+    world.init_resource::<StreamingSettings>();
+    world.init_resource::<StreamState>();
+    world.init_resource::<Messages<StreamChange>>();
+    world.init_resource::<Messages<PlayerDisconnected>>();
+    for i in 0..CLUSTERS * PER_CLUSTER {
+        let port = 20_000 + u16::try_from(i).expect("fits");
+        world.spawn((
+            (
+                Player {
+                    id: PlayerId(i),
+                    token: PlayerToken(i + 1),
+                },
+                Name(FixedText::new(&format!("player{i:04}")).expect("a name")),
+                NametagColor::default(),
+                Skills::default(),
+                Connection::new(
+                    SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+                    SessionToken(u64::from(i) + 1),
+                ),
+            ),
+            (
+                Position(position(i)),
+                Scope::default(),
+                Life {
+                    spawned: true,
+                    alive: true,
+                },
+                StreamCenter::default(),
+                Viewers::default(),
+                LastFrame::default(),
+            ),
+        ));
+    }
+    let mut schedule = Schedule::default();
+    schedule.add_systems(reconcile);
+    (world, schedule)
+}
+
+fn shown_pairs(world: &mut World) -> usize {
+    world
+        .query::<&Viewers>()
+        .iter(world)
+        .map(|v| v.iter().count())
+        .sum()
+}
+
+fn reconcile_pass(c: &mut Criterion) {
+    let expected = (CLUSTERS * PER_CLUSTER * (PER_CLUSTER - 1)) as usize;
+    let mut group = c.benchmark_group("streaming reconcile, 1000 players in 20 clusters of 50");
+    group.sample_size(20);
+
+    let (mut world, mut schedule) = full_map();
+    schedule.run(&mut world);
+    assert_eq!(shown_pairs(&mut world), expected, "each sees its cluster");
+    group.bench_function("steady", |b| {
+        b.iter(|| schedule.run(black_box(&mut world)));
+    });
+    assert_eq!(shown_pairs(&mut world), expected);
+
+    // The same with cells of 420 m (3 x 3 cells a query instead of 5 x 5).
+    world.resource_mut::<StreamingSettings>().cell_size = 420.0;
+    schedule.run(&mut world);
+    group.bench_function("steady, cells of 420 m", |b| {
+        b.iter(|| schedule.run(black_box(&mut world)));
+    });
+    assert_eq!(shown_pairs(&mut world), expected);
+
+    group.bench_function("first pass (49 000 shows)", |b| {
+        b.iter_batched(
+            || {
+                // A pass with nobody spawned first, so the schedule is built outside the
+                // measurement.
+                let (mut world, mut schedule) = full_map();
+                for mut life in world.query::<&mut Life>().iter_mut(&mut world) {
+                    life.spawned = false;
+                }
+                schedule.run(&mut world);
+                for mut life in world.query::<&mut Life>().iter_mut(&mut world) {
+                    life.spawned = true;
+                }
+                (world, schedule)
+            },
+            |(mut world, mut schedule)| {
+                schedule.run(&mut world);
+                world
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+criterion_group!(benches, reconcile_pass);
+criterion_main!(benches);

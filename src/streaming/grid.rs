@@ -1,0 +1,296 @@
+//! A uniform-grid spatial index on the horizontal plane (x, y; z is up in the game's
+//! coordinates), split into layers (a world scope). Rebuilt every pass: [`Grid::clear`],
+//! then [`Grid::insert`] each item, then [`Grid::query`] around each point of interest.
+//! A query visits only the cells its square touches, so its cost grows with the items
+//! nearby, not with all items. I/O-free; nothing here knows about players.
+//!
+//! ```
+//! use dlmp::streaming::grid::Grid;
+//!
+//! let mut grid: Grid<u32, usize> = Grid::new(100.0);
+//! grid.insert(0, 10.0, 10.0, 1);
+//! grid.insert(0, 950.0, 10.0, 2);
+//! grid.insert(7, 10.0, 10.0, 3);
+//! let mut near = Vec::new();
+//! grid.query(0, 0.0, 0.0, 50.0, |item| near.push(item));
+//! assert_eq!(near, [1]);
+//! ```
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// A cell: its layer and integer coordinates (`floor(x / cell)`, `floor(y / cell)`).
+type CellKey<L> = (L, i32, i32);
+
+/// A uniform grid of items of type `T` (small `Copy` handles, such as slot numbers) in
+/// layers `L` (items of different layers never meet).
+#[derive(Debug, Clone)]
+pub struct Grid<L, T> {
+    cell: f32,
+    cells: HashMap<CellKey<L>, Vec<T>, BuildHasherDefault<FxHasher>>,
+    len: usize,
+}
+
+impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
+    /// An empty grid with square cells of edge `cell` (world units).
+    ///
+    /// # Panics
+    /// If `cell` is not a finite number above 0.
+    pub fn new(cell: f32) -> Self {
+        assert!(
+            cell.is_finite() && cell > 0.0,
+            "a grid cell must be finite and above 0, got {cell}"
+        );
+        Grid {
+            cell,
+            cells: HashMap::default(),
+            len: 0,
+        }
+    }
+
+    /// The edge of a cell.
+    pub fn cell_size(&self) -> f32 {
+        self.cell
+    }
+
+    /// Items inserted since the last [`clear`](Self::clear).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Removes every item. Cells used since the previous clear keep their allocation for
+    /// the next pass; cells left empty for a whole pass are dropped, so the map does not
+    /// grow with every place items ever visited.
+    pub fn clear(&mut self) {
+        self.cells.retain(|_, items| {
+            let used = !items.is_empty();
+            items.clear();
+            used
+        });
+        self.len = 0;
+    }
+
+    fn coord(&self, v: f32) -> i32 {
+        // `as` saturates: far-away coordinates land in the border cells.
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "saturating on purpose; callers check the exact distance"
+        )]
+        let c = (v / self.cell).floor() as i32;
+        c
+    }
+
+    /// Adds `item` at (`x`, `y`) in `layer`. A non-finite coordinate is not indexed (it is
+    /// at no distance from anything): returns false.
+    pub fn insert(&mut self, layer: L, x: f32, y: f32, item: T) -> bool {
+        if !(x.is_finite() && y.is_finite()) {
+            return false;
+        }
+        let key = (layer, self.coord(x), self.coord(y));
+        self.cells.entry(key).or_default().push(item);
+        self.len += 1;
+        true
+    }
+
+    /// Calls `f` for every item of `layer` in a cell that the square of half-edge
+    /// `radius` around (`x`, `y`) touches: a superset of the items within `radius`, so the
+    /// caller checks the exact distance. Cells are visited in a fixed order (by x, then
+    /// y), and each cell's items in insertion order.
+    pub fn query(&self, layer: L, x: f32, y: f32, radius: f32, mut f: impl FnMut(T)) {
+        if !(x.is_finite() && y.is_finite()) || radius.is_nan() || radius < 0.0 {
+            return;
+        }
+        let (x0, x1) = (self.coord(x - radius), self.coord(x + radius));
+        let (y0, y1) = (self.coord(y - radius), self.coord(y + radius));
+        let span = (i64::from(x1) - i64::from(x0) + 1)
+            .checked_mul(i64::from(y1) - i64::from(y0) + 1)
+            .and_then(|span| usize::try_from(span).ok());
+        if span.is_none_or(|span| span > self.cells.len()) {
+            // A radius wider than the occupied map: visit the occupied cells instead.
+            let mut keys: Vec<&CellKey<L>> = self
+                .cells
+                .keys()
+                .filter(|(l, cx, cy)| {
+                    *l == layer && (x0..=x1).contains(cx) && (y0..=y1).contains(cy)
+                })
+                .collect();
+            keys.sort_unstable();
+            for key in keys {
+                self.cells[key].iter().copied().for_each(&mut f);
+            }
+            return;
+        }
+        for cx in x0..=x1 {
+            for cy in y0..=y1 {
+                if let Some(items) = self.cells.get(&(layer, cx, cy)) {
+                    items.iter().copied().for_each(&mut f);
+                }
+            }
+        }
+    }
+}
+
+/// The Fx hash (rustc's): a multiply and a rotate per word. Cell keys are a few small
+/// integers, not attacker-chosen strings, so a DoS-resistant hasher buys nothing here.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_i32(&mut self, i: i32) {
+        self.add(u64::from(i.cast_unsigned()));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(grid: &Grid<u8, u32>, layer: u8, x: f32, y: f32, r: f32) -> Vec<u32> {
+        let mut out = Vec::new();
+        grid.query(layer, x, y, r, |i| out.push(i));
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn a_query_finds_every_item_within_its_radius_and_only_nearby_cells() {
+        let mut grid = Grid::new(100.0);
+        let points: Vec<(f32, f32)> = (0..40)
+            .flat_map(|i| (0..40).map(move |j| (i as f32 * 37.0 - 700.0, j as f32 * 41.0 - 800.0)))
+            .collect();
+        for (n, &(x, y)) in points.iter().enumerate() {
+            grid.insert(0, x, y, n as u32);
+        }
+        for &(cx, cy, r) in &[
+            (0.0, 0.0, 150.0),
+            (-650.0, 300.0, 99.0),
+            (12.5, -3.0, 420.0),
+        ] {
+            let found = collect(&grid, 0, cx, cy, r);
+            for (n, &(x, y)) in points.iter().enumerate() {
+                let d = ((x - cx).powi(2) + (y - cy).powi(2)).sqrt();
+                if d <= r {
+                    assert!(found.contains(&(n as u32)), "{n} at {d} m missed");
+                }
+                // Nothing beyond the touched square (half-edge r, plus a cell).
+                if (x - cx).abs() > r + 100.0 || (y - cy).abs() > r + 100.0 {
+                    assert!(!found.contains(&(n as u32)), "{n} is far away");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn layers_never_meet() {
+        let mut grid = Grid::new(50.0);
+        grid.insert(1, 0.0, 0.0, 1);
+        grid.insert(2, 0.0, 0.0, 2);
+        assert_eq!(collect(&grid, 1, 0.0, 0.0, 10.0), [1]);
+        assert_eq!(collect(&grid, 2, 0.0, 0.0, 10.0), [2]);
+        assert!(collect(&grid, 3, 0.0, 0.0, 10.0).is_empty());
+    }
+
+    #[test]
+    fn negative_coordinates_and_cell_borders() {
+        let mut grid = Grid::new(100.0);
+        grid.insert(0, -0.001, -0.001, 1);
+        grid.insert(0, 0.0, 0.0, 2);
+        grid.insert(0, -100.0, 100.0, 3);
+        assert_eq!(collect(&grid, 0, 0.0, 0.0, 0.01), [1, 2]);
+        assert_eq!(collect(&grid, 0, -99.0, 101.0, 0.5), [3]);
+    }
+
+    #[test]
+    fn clear_empties_the_grid_and_drops_cells_unused_for_a_pass() {
+        let mut grid = Grid::new(10.0);
+        for i in 0..100 {
+            grid.insert(0, i as f32 * 10.0, 0.0, i);
+        }
+        assert_eq!(grid.len(), 100);
+        grid.clear();
+        assert!(grid.is_empty());
+        assert!(collect(&grid, 0, 0.0, 0.0, 2000.0).is_empty());
+        assert_eq!(grid.cells.len(), 100, "kept for the next pass");
+        grid.insert(0, 5.0, 5.0, 7);
+        grid.clear();
+        assert_eq!(
+            grid.cells.len(),
+            1,
+            "only the cell used in the last pass stays"
+        );
+    }
+
+    #[test]
+    fn non_finite_points_and_radii_are_ignored() {
+        let mut grid = Grid::new(10.0);
+        assert!(!grid.insert(0, f32::NAN, 0.0, 1));
+        assert!(!grid.insert(0, 0.0, f32::INFINITY, 2));
+        assert!(
+            grid.insert(0, 1e30, -1e30, 3),
+            "huge but finite: a border cell"
+        );
+        assert_eq!(grid.len(), 1);
+        assert!(collect(&grid, 0, f32::NAN, 0.0, 10.0).is_empty());
+        assert!(collect(&grid, 0, 0.0, 0.0, f32::NAN).is_empty());
+        assert_eq!(collect(&grid, 0, 0.0, 0.0, f32::INFINITY), [3]);
+    }
+
+    #[test]
+    fn a_huge_radius_visits_occupied_cells_in_a_fixed_order() {
+        let mut grid = Grid::new(10.0);
+        for i in 0..20u32 {
+            grid.insert(0, (19 - i) as f32 * 100.0, 0.0, i);
+        }
+        let mut order = Vec::new();
+        grid.query(0, 0.0, 0.0, 1e9, |i| order.push(i));
+        assert_eq!(order, (0..20).rev().collect::<Vec<_>>(), "by x, then y");
+    }
+
+    #[test]
+    #[should_panic(expected = "a grid cell must be finite")]
+    fn a_cell_of_zero_is_refused() {
+        let _ = Grid::<u8, u32>::new(0.0);
+    }
+}

@@ -1,0 +1,541 @@
+//! Player streaming in the app (player.md, "Player streaming"): the reconcile system that
+//! keeps every subject's [`Viewers`] and queues shows and hides, with retries when a
+//! recipient's lane is full. Decisions: docs/decisions/0008-player-streaming.md.
+//!
+//! Each pass, in [`StreamingSystems::Reconcile`], every tick:
+//!
+//! 1. Players who left are forgotten: their bits in every `Viewers` and their pending
+//!    hides, silently (PlayerLeave covers it; no stream events).
+//! 2. Hides: every subject's viewers are checked with the hide distance; a viewer that no
+//!    longer sees it loses its bit at once (relays stop at once), and a PlayerStreamOut
+//!    joins that recipient's pending hides.
+//! 3. Shows: every recipient looks for subjects in the grid around its stream center
+//!    (plus its spectate target, plus subjects whose show is forced).
+//! 4. Pending hides are queued (Droppable), oldest first, as far as the lane takes them.
+//! 5. Each show is queued as a whole snapshot (PlayerSkills, PlayerNametag) if the lane
+//!    has room for all of it and no hide of that subject waits for that recipient; only
+//!    then is the bit set. A show that does not fit is simply decided again next pass.
+
+use std::collections::VecDeque;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use tracing::{debug, warn};
+
+use super::grid::Grid;
+use super::players::{
+    Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, is_shown, stream_center,
+};
+use crate::lane::Delivery;
+use crate::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
+use crate::protocol::ServerPacket;
+use crate::protocol::ids::{EventId, PlayerId, PlayerToken, Seq};
+use crate::protocol::player::appearance::PlayerSkills;
+use crate::protocol::player::streaming::PlayerStreamOut;
+use crate::server::StreamingSystems;
+use crate::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, SendError};
+
+/// Streaming settings; the weapons feature sets [`weapon_range`](Self::weapon_range).
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct StreamingSettings {
+    /// Subjects are shown within this distance of the recipient's stream center. Default
+    /// 420 m.
+    pub show_distance: f32,
+    /// A shown subject is hidden this far beyond the show distance. Default 40 m.
+    pub hide_margin: f32,
+    /// The gamemode's weapon range, m: the show distance grows to `range × 3 + 20` when
+    /// that is larger. Default `None` (no weapon range set).
+    pub weapon_range: Option<f32>,
+    /// The edge of a grid cell. Default 210 m (half the show distance: a query of 420 m
+    /// touches 5 × 5 cells).
+    pub cell_size: f32,
+}
+
+impl Default for StreamingSettings {
+    fn default() -> Self {
+        StreamingSettings {
+            show_distance: SHOW_DISTANCE,
+            hide_margin: HIDE_MARGIN,
+            weapon_range: None,
+            cell_size: SHOW_DISTANCE / 2.0,
+        }
+    }
+}
+
+impl StreamingSettings {
+    /// The distances in force.
+    pub fn distances(&self) -> Distances {
+        Distances::new(self.show_distance, self.hide_margin, self.weapon_range)
+    }
+}
+
+/// The seam for seated players (player.md: "A seated player is shown exactly when its
+/// vehicle is shown"). While a subject carries this component, the recipients in it are
+/// exactly those it is shown to, within its scope, whatever the distance or a spectate
+/// camera: the vehicle feature inserts it on seating with its vehicle's viewers, keeps it
+/// equal to them every tick before [`StreamingSystems::Reconcile`] and removes it on exit.
+/// Nothing inserts it yet.
+#[derive(Component, Debug, Clone, Default, PartialEq, Eq)]
+pub struct StreamOverride(pub Viewers);
+
+/// A change of a shown set, for the scripts (`player_stream_in` / `player_stream_out`):
+/// `subject` became shown (or hidden) to `recipient`. Not raised when either leaves.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamChange {
+    pub subject: Entity,
+    pub subject_token: PlayerToken,
+    pub recipient: Entity,
+    pub recipient_token: PlayerToken,
+    /// True: shown; false: hidden.
+    pub shown: bool,
+}
+
+/// Events of a show's snapshot today: PlayerSkills, PlayerNametag. The current
+/// ApplyAnimation will join them when animations exist; this stays the least a show
+/// needs.
+pub const SNAPSHOT_EVENTS: usize = 2;
+
+/// The reconcile's state between passes: pending hides per recipient, and the grid and
+/// scratch lists kept for their allocations.
+#[derive(Resource, Debug)]
+pub struct StreamState {
+    /// Hides decided but not yet queued, by recipient slot, oldest first.
+    pending: Vec<VecDeque<PlayerStreamOut>>,
+    grid: Grid<(u32, u8), u32>,
+    entries: Vec<Option<Entry>>,
+    hides: Vec<Hide>,
+    shows: Vec<(u32, u32)>,
+}
+
+impl Default for StreamState {
+    fn default() -> Self {
+        StreamState {
+            pending: Vec::new(),
+            grid: Grid::new(StreamingSettings::default().cell_size),
+            entries: Vec::new(),
+            hides: Vec::new(),
+            shows: Vec::new(),
+        }
+    }
+}
+
+impl StreamState {
+    /// Hides decided for `recipient` that its lane has not taken yet, oldest first.
+    pub fn pending_hides(&self, recipient: PlayerId) -> impl Iterator<Item = &PlayerStreamOut> {
+        slot(recipient)
+            .and_then(|i| self.pending.get(i))
+            .into_iter()
+            .flatten()
+    }
+
+    fn pending_mut(&mut self, recipient: u32) -> &mut VecDeque<PlayerStreamOut> {
+        let i = recipient as usize;
+        if self.pending.len() <= i {
+            self.pending.resize_with(i + 1, VecDeque::new);
+        }
+        &mut self.pending[i]
+    }
+}
+
+/// One player as this pass sees it.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    entity: Entity,
+    token: PlayerToken,
+    recipient: Recipient,
+    subject: Subject,
+    /// The subject carries a [`StreamOverride`].
+    forced: bool,
+}
+
+/// A hide decided this pass: subject slot, recipient slot, and whether it is a decision
+/// (a PlayerStreamOut and an event) or only a stale bit to clear.
+#[derive(Debug, Clone, Copy)]
+struct Hide {
+    subject: u32,
+    recipient: u32,
+    announce: bool,
+}
+
+/// Adds player streaming.
+pub struct StreamingPlugin;
+
+impl Plugin for StreamingPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<StreamingSettings>()
+            .init_resource::<StreamState>()
+            .add_message::<StreamChange>()
+            .add_systems(FixedUpdate, reconcile.in_set(StreamingSystems::Reconcile));
+    }
+}
+
+fn slot(id: PlayerId) -> Option<usize> {
+    usize::try_from(id.0).ok()
+}
+
+/// What the pass reads of every player.
+type PlayerParts = (
+    Entity,
+    &'static Player,
+    &'static Position,
+    &'static Scope,
+    &'static Life,
+    &'static StreamCenter,
+    Has<StreamOverride>,
+);
+
+/// One reconcile pass (see the module doc). Public for the benchmark.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+pub fn reconcile(
+    settings: Res<StreamingSettings>,
+    mut state: ResMut<StreamState>,
+    mut left: MessageReader<PlayerDisconnected>,
+    mut changes: MessageWriter<StreamChange>,
+    players: Query<PlayerParts>,
+    looks: Query<(&Player, &Name, &NametagColor, &Skills)>,
+    frames: Query<&LastFrame>,
+    overrides: Query<&StreamOverride>,
+    mut viewers: Query<&mut Viewers>,
+    mut connections: Query<&mut Connection>,
+) {
+    let state = &mut *state;
+    forget_leavers(state, left.read(), &mut viewers);
+    let distances = settings.distances();
+    if state.grid.cell_size() != settings.cell_size {
+        state.grid = Grid::new(settings.cell_size);
+    }
+    gather(state, &players);
+    {
+        // Every subject's viewers by slot, read once for both decisions.
+        let seen: Vec<Option<&Viewers>> = state
+            .entries
+            .iter()
+            .map(|e| e.and_then(|e| viewers.get(e.entity).ok()))
+            .collect();
+        decide_hides(state, &distances, &seen, &overrides);
+        decide_shows(state, &distances, &seen, &overrides);
+    }
+
+    // Hides: the bit goes at once, the packet when the lane takes it.
+    let hides = std::mem::take(&mut state.hides);
+    for hide in &hides {
+        let Some(s) = state.entry(hide.subject) else {
+            continue;
+        };
+        if let Ok(mut v) = viewers.get_mut(s.entity) {
+            v.remove(PlayerId(hide.recipient));
+        }
+        let Some(r) = state.entry(hide.recipient).filter(|_| hide.announce) else {
+            continue;
+        };
+        changes.write(StreamChange {
+            subject: s.entity,
+            subject_token: s.token,
+            recipient: r.entity,
+            recipient_token: r.token,
+            shown: false,
+        });
+        let last_seq = frames
+            .get(s.entity)
+            .ok()
+            .and_then(|f| f.seq)
+            .unwrap_or(Seq(0));
+        state
+            .pending_mut(hide.recipient)
+            .push_back(PlayerStreamOut {
+                player_id: s.subject.id,
+                player_token: s.token,
+                event_id: EventId(0),
+                last_seq,
+                // Seam: the subject's `LastShot` order, once shots exist.
+                last_shot_order: Seq(0),
+            });
+    }
+    state.hides = hides;
+    state.hides.clear();
+    flush_hides(state, &mut connections);
+
+    // Shows: whole snapshots only, after any hide of the same subject.
+    let shows = std::mem::take(&mut state.shows);
+    for &(subject, recipient) in &shows {
+        let (Some(s), Some(r)) = (state.entry(subject), state.entry(recipient)) else {
+            continue;
+        };
+        if state
+            .pending_hides(r.recipient.id)
+            .any(|h| h.player_id == s.subject.id)
+        {
+            continue;
+        }
+        let (Ok(look), Ok(mut conn), Ok(mut v)) = (
+            looks.get(s.entity),
+            connections.get_mut(r.entity),
+            viewers.get_mut(s.entity),
+        ) else {
+            continue;
+        };
+        if conn.room(Delivery::Droppable) < SNAPSHOT_EVENTS {
+            continue;
+        }
+        let snapshot = snapshot(look);
+        if conn.room(Delivery::Droppable) < snapshot.len() {
+            continue;
+        }
+        let mut queued = true;
+        for packet in snapshot {
+            if let Err(e) = conn.send_event(packet, Delivery::Droppable) {
+                debug!(
+                    subject = s.subject.id.0,
+                    recipient = r.recipient.id.0,
+                    "show: {e}"
+                );
+                queued = false;
+                break;
+            }
+        }
+        if !queued {
+            continue;
+        }
+        v.insert(r.recipient.id);
+        changes.write(StreamChange {
+            subject: s.entity,
+            subject_token: s.token,
+            recipient: r.entity,
+            recipient_token: r.token,
+            shown: true,
+        });
+    }
+    state.shows = shows;
+    state.shows.clear();
+}
+
+impl StreamState {
+    fn entry(&self, slot: u32) -> Option<Entry> {
+        self.entries.get(slot as usize).copied().flatten()
+    }
+}
+
+/// The events of a show of the subject, in lane order.
+fn snapshot(
+    (player, name, color, skills): (&Player, &Name, &NametagColor, &Skills),
+) -> Vec<ServerPacket> {
+    vec![
+        PlayerSkills {
+            id: player.id,
+            player_token: player.token,
+            event_id: EventId(0),
+            skills: skills.0,
+        }
+        .into(),
+        color.packet(player, name).into(),
+        // Seam: the current ApplyAnimation with elapsed_ms, once animations exist.
+    ]
+}
+
+/// Step 1: who left no longer sees anyone, nor is seen, nor waits for a hide.
+fn forget_leavers<'a>(
+    state: &mut StreamState,
+    left: impl Iterator<Item = &'a PlayerDisconnected>,
+    viewers: &mut Query<&mut Viewers>,
+) {
+    for gone in left {
+        for mut v in viewers.iter_mut() {
+            if v.contains(gone.id) {
+                v.remove(gone.id);
+            }
+        }
+        if let Some(q) = slot(gone.id).and_then(|i| state.pending.get_mut(i)) {
+            q.clear();
+        }
+        for q in &mut state.pending {
+            q.retain(|h| !(h.player_id == gone.id && h.player_token == gone.token));
+        }
+    }
+}
+
+/// Step 0: this pass's view of every player, by slot, and the grid of subjects.
+fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
+    state.entries.iter_mut().for_each(|e| *e = None);
+    state.grid.clear();
+    for (entity, player, position, scope, life, center, forced) in players {
+        let Some(i) = slot(player.id) else { continue };
+        if state.entries.len() <= i {
+            state.entries.resize(i + 1, None);
+        }
+        let entry = Entry {
+            entity,
+            token: player.token,
+            recipient: Recipient {
+                id: player.id,
+                scope: *scope,
+                center: stream_center(position, center),
+                spectating: center.spectating,
+                spawned: life.spawned,
+            },
+            subject: Subject {
+                id: player.id,
+                scope: *scope,
+                position: position.0,
+                spawned: life.spawned,
+            },
+            forced,
+        };
+        state.entries[i] = Some(entry);
+        if life.spawned && !entry.forced {
+            state.grid.insert(
+                (scope.virtual_world, scope.interior),
+                position.0.x,
+                position.0.y,
+                player.id.0,
+            );
+        }
+    }
+}
+
+fn forced(
+    overrides: &Query<&StreamOverride>,
+    subject: &Entry,
+    recipient: PlayerId,
+) -> Option<bool> {
+    if !subject.forced {
+        return None;
+    }
+    overrides
+        .get(subject.entity)
+        .ok()
+        .map(|o| o.0.contains(recipient))
+}
+
+/// Step 2: every current viewer that no longer sees its subject.
+fn decide_hides(
+    state: &mut StreamState,
+    distances: &Distances,
+    seen: &[Option<&Viewers>],
+    overrides: &Query<&StreamOverride>,
+) {
+    let StreamState { entries, hides, .. } = state;
+    for s in entries.iter().flatten() {
+        let Some(v) = seen[s.subject.id.0 as usize] else {
+            continue;
+        };
+        for r in v.iter() {
+            let keep = entries
+                .get(r.0 as usize)
+                .and_then(Option::as_ref)
+                .map(|r_entry| {
+                    is_shown(
+                        &r_entry.recipient,
+                        &s.subject,
+                        true,
+                        forced(overrides, s, r),
+                        distances,
+                    )
+                });
+            match keep {
+                Some(true) => {}
+                Some(false) => hides.push(Hide {
+                    subject: s.subject.id.0,
+                    recipient: r.0,
+                    announce: true,
+                }),
+                // Not a player this pass sees (its state is not given yet): a stale bit.
+                None => hides.push(Hide {
+                    subject: s.subject.id.0,
+                    recipient: r.0,
+                    announce: false,
+                }),
+            }
+        }
+    }
+}
+
+/// Step 3: every subject a recipient does not see yet and should.
+fn decide_shows(
+    state: &mut StreamState,
+    distances: &Distances,
+    seen: &[Option<&Viewers>],
+    overrides: &Query<&StreamOverride>,
+) {
+    let StreamState {
+        entries,
+        grid,
+        shows,
+        ..
+    } = state;
+    let entry = |i: u32| entries.get(i as usize).and_then(Option::as_ref);
+    // Whether subject slot `s` is shown to `r` already.
+    let sees = |s: u32, r: PlayerId| {
+        seen.get(s as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|v| v.contains(r))
+    };
+    for r in entries.iter().flatten() {
+        let rec = &r.recipient;
+        let first = shows.len();
+        grid.query(
+            (rec.scope.virtual_world, rec.scope.interior),
+            rec.center.x,
+            rec.center.y,
+            distances.query_radius(),
+            |i| {
+                if i == rec.id.0 || sees(i, rec.id) {
+                    return;
+                }
+                if let Some(s) = entry(i)
+                    && is_shown(rec, &s.subject, false, None, distances)
+                {
+                    shows.push((i, rec.id.0));
+                }
+            },
+        );
+        if let Some(target) = rec.spectating
+            && let Some(s) = entry(target.0)
+            && !s.forced
+            && !sees(target.0, rec.id)
+            && !shows[first..].contains(&(target.0, rec.id.0))
+            && is_shown(rec, &s.subject, false, None, distances)
+        {
+            shows.push((target.0, rec.id.0));
+        }
+    }
+    for s in entries.iter().flatten().filter(|s| s.forced) {
+        let Ok(o) = overrides.get(s.entity) else {
+            continue;
+        };
+        for r in o.0.iter() {
+            let Some(r_entry) = entry(r.0) else { continue };
+            if !sees(s.subject.id.0, r)
+                && is_shown(&r_entry.recipient, &s.subject, false, Some(true), distances)
+            {
+                shows.push((s.subject.id.0, r.0));
+            }
+        }
+    }
+}
+
+/// Step 4: pending hides go into their lanes, oldest first, while the lanes take them.
+fn flush_hides(state: &mut StreamState, connections: &mut Query<&mut Connection>) {
+    for (i, queue) in state.pending.iter_mut().enumerate() {
+        if queue.is_empty() {
+            continue;
+        }
+        let Some(r) = state.entries.get(i).copied().flatten() else {
+            continue;
+        };
+        let Ok(mut conn) = connections.get_mut(r.entity) else {
+            continue;
+        };
+        while let Some(hide) = queue.front() {
+            match conn.send_event(hide.clone(), Delivery::Droppable) {
+                Ok(_) => {}
+                Err(SendError::QueueFull) => break,
+                Err(e) => warn!(subject = hide.player_id.0, "PlayerStreamOut not sent: {e}"),
+            }
+            queue.pop_front();
+        }
+    }
+}

@@ -1,0 +1,521 @@
+//! player.md, "Player streaming", in the harness: players are moved by writing their
+//! `Position`, `Scope` and `Life` directly, and what each client is sent shows the
+//! server's shown sets.
+
+use bevy_ecs::entity::Entity;
+use dlmp::config::Config;
+use dlmp::harness::{ClientId, Harness};
+use dlmp::lane::Delivery;
+use dlmp::player::{LastFrame, Life, Position, Scope, StreamCenter, Viewers};
+use dlmp::protocol::ServerPacket;
+use dlmp::protocol::connection::chat::{ChatMessage, ChatText, Color};
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{EventId, PlayerId, Seq};
+use dlmp::protocol::player::appearance::PlayerSkills;
+use dlmp::protocol::player::streaming::PlayerStreamOut;
+use dlmp::session::{Connection, Name, PlayerIndex, PlayerName};
+use dlmp::streaming::{StreamOverride, StreamState, StreamingSettings};
+
+fn entity(h: &Harness, c: ClientId) -> Entity {
+    h.world()
+        .resource::<PlayerIndex>()
+        .get(h.player_id(c))
+        .expect("a live player")
+}
+
+/// Spawns `c` at (x, 0, 0) in the default scope.
+fn spawn_at(h: &mut Harness, c: ClientId, x: f32) {
+    let e = entity(h, c);
+    let mut player = h.world_mut().entity_mut(e);
+    player.insert(Life {
+        spawned: true,
+        alive: true,
+    });
+    player.insert(Position(Vec3::new(x, 0.0, 0.0)));
+}
+
+fn move_to(h: &mut Harness, c: ClientId, x: f32) {
+    let e = entity(h, c);
+    h.world_mut()
+        .entity_mut(e)
+        .insert(Position(Vec3::new(x, 0.0, 0.0)));
+}
+
+fn set_scope(h: &mut Harness, c: ClientId, virtual_world: u32, interior: u8) {
+    let e = entity(h, c);
+    h.world_mut().entity_mut(e).insert(Scope {
+        virtual_world,
+        interior,
+    });
+}
+
+fn viewers(h: &Harness, c: ClientId) -> Vec<PlayerId> {
+    h.world()
+        .get::<Viewers>(entity(h, c))
+        .expect("a player's viewers")
+        .iter()
+        .collect()
+}
+
+/// What `to` applied about `subject`, in order: "skills", "nametag", "out".
+fn stream_log(h: &Harness, to: ClientId, subject: PlayerId) -> Vec<&'static str> {
+    h.received(to)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::PlayerSkills(p) if p.id == subject => Some("skills"),
+            ServerPacket::PlayerNametag(p) if p.id == subject => Some("nametag"),
+            ServerPacket::PlayerStreamOut(p) if p.player_id == subject => Some("out"),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Two players, `alice` at 0 and `bob` at `x`, spawned; what they got so far is cleared.
+fn pair(x: f32) -> (Harness, ClientId, ClientId) {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    spawn_at(&mut h, a, 0.0);
+    spawn_at(&mut h, b, x);
+    h.step();
+    h.clear(a);
+    h.clear(b);
+    (h, a, b)
+}
+
+#[test]
+fn a_player_within_420_m_is_shown_with_its_snapshot_in_order() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    spawn_at(&mut h, a, 0.0);
+    spawn_at(&mut h, b, 419.0);
+    h.step();
+    let bob = h.player_id(b);
+    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag"]);
+    assert_eq!(stream_log(&h, b, h.player_id(a)), ["skills", "nametag"]);
+    let skills = h.packets::<PlayerSkills>(a);
+    assert_eq!(skills[0].skills, [999; 11]);
+    assert_eq!(skills[0].player_token, h.hello(b).player_token);
+    let tags = h.packets::<dlmp::protocol::connection::roster::PlayerNametag>(a);
+    assert_eq!(tags[0].name.as_str(), "bob");
+    assert_eq!(viewers(&h, b), [h.player_id(a)]);
+    // Nothing new while nothing changes.
+    h.steps(3);
+    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag"]);
+}
+
+#[test]
+fn players_see_and_are_seen_only_once_spawned() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    spawn_at(&mut h, a, 0.0);
+    h.steps(2);
+    assert!(stream_log(&h, a, h.player_id(b)).is_empty());
+    assert!(stream_log(&h, b, h.player_id(a)).is_empty());
+    spawn_at(&mut h, b, 0.0);
+    h.step();
+    assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
+    assert_eq!(stream_log(&h, b, h.player_id(a)), ["skills", "nametag"]);
+}
+
+#[test]
+fn no_hide_between_420_and_460_m_and_a_hide_beyond_with_the_last_seq() {
+    let (mut h, a, b) = pair(100.0);
+    let bob = h.player_id(b);
+    for x in [421.0, 440.0, 459.0, 425.0] {
+        move_to(&mut h, b, x);
+        h.step();
+    }
+    assert!(stream_log(&h, a, bob).is_empty(), "hysteresis: still shown");
+    assert_eq!(viewers(&h, b), [h.player_id(a)]);
+
+    let e = entity(&h, b);
+    h.world_mut().entity_mut(e).insert(LastFrame {
+        seq: Some(Seq(77)),
+        frame: None,
+    });
+    move_to(&mut h, b, 461.0);
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["out"]);
+    let out = &h.packets::<PlayerStreamOut>(a)[0];
+    assert_eq!(out.last_seq, Seq(77));
+    assert_eq!(out.last_shot_order, Seq(0));
+    assert_eq!(out.player_token, h.hello(b).player_token);
+    assert!(viewers(&h, b).is_empty());
+    // Bob hides alice too, from his side.
+    assert_eq!(stream_log(&h, b, h.player_id(a)), ["out"]);
+    assert_eq!(
+        h.packets::<PlayerStreamOut>(b)[0].last_seq,
+        Seq(0),
+        "no frame yet"
+    );
+}
+
+#[test]
+fn back_in_range_brings_a_fresh_snapshot() {
+    let (mut h, a, b) = pair(100.0);
+    let bob = h.player_id(b);
+    move_to(&mut h, b, 1000.0);
+    h.step();
+    move_to(&mut h, b, 430.0);
+    h.step();
+    assert_eq!(
+        stream_log(&h, a, bob),
+        ["out"],
+        "430 m is not close enough for a show"
+    );
+    move_to(&mut h, b, 400.0);
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["out", "skills", "nametag"]);
+}
+
+#[test]
+fn a_scope_change_hides_at_any_distance_and_a_common_scope_shows_again() {
+    let (mut h, a, b) = pair(1.0);
+    let bob = h.player_id(b);
+    set_scope(&mut h, b, 0, 5);
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["out"]);
+    set_scope(&mut h, a, 0, 5);
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["out", "skills", "nametag"]);
+    set_scope(&mut h, a, 9, 5);
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["out", "skills", "nametag", "out"]);
+}
+
+#[test]
+fn a_spectator_far_away_sees_its_target() {
+    let (mut h, a, b) = pair(3000.0);
+    let bob = h.player_id(b);
+    let e = entity(&h, a);
+    h.world_mut().entity_mut(e).insert(StreamCenter {
+        camera: None,
+        spectating: Some(bob),
+    });
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag"]);
+    assert!(
+        stream_log(&h, b, h.player_id(a)).is_empty(),
+        "not the other way"
+    );
+    h.world_mut().entity_mut(e).insert(StreamCenter::default());
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag", "out"]);
+}
+
+#[test]
+fn the_stream_center_follows_a_camera() {
+    let (mut h, a, b) = pair(3000.0);
+    let e = entity(&h, a);
+    h.world_mut().entity_mut(e).insert(StreamCenter {
+        camera: Some(Vec3::new(2900.0, 0.0, 0.0)),
+        spectating: None,
+    });
+    h.step();
+    assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
+}
+
+#[test]
+fn a_weapon_range_extends_the_show_distance() {
+    let (mut h, a, b) = pair(600.0);
+    assert!(stream_log(&h, a, h.player_id(b)).is_empty());
+    h.world_mut()
+        .resource_mut::<StreamingSettings>()
+        .weapon_range = Some(200.0);
+    h.step();
+    assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
+}
+
+#[test]
+fn a_stream_override_decides_alone_within_the_scope() {
+    // The seam for seated players: the vehicle's viewers replace the distance rule.
+    let (mut h, a, b) = pair(3000.0);
+    let bob = h.player_id(b);
+    let mut to_alice = Viewers::default();
+    to_alice.insert(h.player_id(a));
+    let e = entity(&h, b);
+    h.world_mut().entity_mut(e).insert(StreamOverride(to_alice));
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag"]);
+    move_to(&mut h, b, 10.0);
+    h.world_mut()
+        .entity_mut(e)
+        .insert(StreamOverride(Viewers::default()));
+    h.step();
+    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag", "out"]);
+    assert_eq!(
+        stream_log(&h, b, h.player_id(a)),
+        ["skills", "nametag"],
+        "bob, seated, still sees alice by distance"
+    );
+    h.world_mut().entity_mut(e).remove::<StreamOverride>();
+    h.step();
+    assert_eq!(
+        stream_log(&h, a, bob),
+        ["skills", "nametag", "out", "skills", "nametag"]
+    );
+}
+
+/// Fills `c`'s lane with normal events until a droppable one is refused (480 waiting).
+fn fill_lane(h: &mut Harness, c: ClientId) {
+    fill_lane_to(h, c, 0);
+}
+
+/// Fills `c`'s lane with normal events until only `room` droppable ones fit.
+fn fill_lane_to(h: &mut Harness, c: ClientId, room: usize) {
+    let e = entity(h, c);
+    let mut player = h.world_mut().entity_mut(e);
+    let mut conn = player.get_mut::<Connection>().expect("a connection");
+    while conn.room(Delivery::Droppable) > room {
+        let filler = ChatMessage {
+            event_id: EventId(0),
+            color: Color(0xFFFFFF),
+            text: ChatText::new("filler").expect("short"),
+        };
+        conn.send_event(filler, Delivery::Normal)
+            .expect("room for normal events");
+    }
+}
+
+#[test]
+fn on_a_full_lane_the_hide_waits_and_still_precedes_the_next_show() {
+    let (mut h, a, b) = pair(100.0);
+    let bob = h.player_id(b);
+    h.set_auto_ack(a, false);
+    h.step();
+    fill_lane(&mut h, a);
+
+    move_to(&mut h, b, 1000.0);
+    h.step();
+    assert!(
+        viewers(&h, b).is_empty(),
+        "relays stop at once, the packet waits"
+    );
+    let pending: Vec<PlayerId> = h
+        .world()
+        .resource::<StreamState>()
+        .pending_hides(h.player_id(a))
+        .map(|p| p.player_id)
+        .collect();
+    assert_eq!(pending, [bob]);
+
+    move_to(&mut h, b, 50.0);
+    h.steps(3);
+    assert!(viewers(&h, b).is_empty(), "the show waits for the hide");
+
+    h.set_auto_ack(a, true);
+    h.ack(a);
+    h.steps(40);
+    assert_eq!(stream_log(&h, a, bob), ["out", "skills", "nametag"]);
+    assert_eq!(viewers(&h, b), [h.player_id(a)]);
+    let state = h.world().resource::<StreamState>();
+    assert_eq!(state.pending_hides(h.player_id(a)).count(), 0);
+}
+
+#[test]
+fn a_show_that_does_not_fit_whole_waits_for_room() {
+    let (mut h, a, b) = pair(3000.0);
+    h.set_auto_ack(a, false);
+    h.step();
+    // Room for one event: the two-event snapshot does not go, not even in part.
+    fill_lane_to(&mut h, a, 1);
+    move_to(&mut h, b, 10.0);
+    h.steps(3);
+    assert!(viewers(&h, b).is_empty());
+    assert_eq!(
+        viewers(&h, a),
+        [h.player_id(b)],
+        "bob's lane is free: he sees alice"
+    );
+    h.set_auto_ack(a, true);
+    h.ack(a);
+    h.steps(40);
+    assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
+}
+
+#[test]
+fn a_rename_reaches_the_viewers() {
+    let (mut h, a, b) = pair(10.0);
+    let c = h.connect("carol");
+    spawn_at(&mut h, c, 5000.0);
+    h.step();
+    h.clear(c);
+    let e = entity(&h, b);
+    h.world_mut()
+        .entity_mut(e)
+        .insert(Name(PlayerName::new("robert").expect("a valid name")));
+    h.step();
+    let tags = h.packets::<dlmp::protocol::connection::roster::PlayerNametag>(a);
+    assert_eq!(tags.len(), 1);
+    assert_eq!(tags[0].name.as_str(), "robert");
+    assert_eq!(
+        h.packets::<dlmp::protocol::connection::roster::PlayerNametag>(b)[0]
+            .name
+            .as_str(),
+        "robert",
+        "and the subject itself"
+    );
+    assert!(
+        stream_log(&h, c, h.player_id(b)).is_empty(),
+        "carol is far away"
+    );
+}
+
+#[test]
+fn a_reused_slot_does_not_inherit_visibility_and_a_leaver_gets_no_hide() {
+    let (mut h, a, b) = pair(10.0);
+    let bob = h.player_id(b);
+    // A hide of bob is waiting on alice's full lane when bob leaves.
+    h.set_auto_ack(a, false);
+    h.step();
+    fill_lane(&mut h, a);
+    move_to(&mut h, b, 1000.0);
+    h.step();
+    assert_eq!(
+        h.world()
+            .resource::<StreamState>()
+            .pending_hides(h.player_id(a))
+            .count(),
+        1
+    );
+    move_to(&mut h, b, 10.0);
+    h.step();
+    h.disconnect(b);
+    h.steps(2);
+    assert_eq!(
+        h.world()
+            .resource::<StreamState>()
+            .pending_hides(h.player_id(a))
+            .count(),
+        0,
+        "PlayerLeave covers a leaver"
+    );
+    h.set_auto_ack(a, true);
+    h.ack(a);
+    h.steps(40);
+    assert!(
+        stream_log(&h, a, bob).is_empty(),
+        "no PlayerStreamOut for a leaver"
+    );
+
+    // carol takes bob's slot, far away: alice must not count as seeing her, nor she alice.
+    let c = h.connect("carol");
+    assert_eq!(h.player_id(c), bob, "the slot is reused");
+    spawn_at(&mut h, c, 3000.0);
+    h.step();
+    assert!(viewers(&h, c).is_empty());
+    assert!(viewers(&h, a).is_empty());
+    assert!(stream_log(&h, c, h.player_id(a)).is_empty());
+}
+
+#[test]
+fn a_recipient_who_leaves_is_forgotten_by_its_subjects() {
+    let (mut h, a, b) = pair(10.0);
+    assert_eq!(viewers(&h, a), [h.player_id(b)]);
+    h.disconnect(b);
+    h.steps(2);
+    assert!(viewers(&h, a).is_empty());
+    // Bob's slot goes to dave: alice is shown to him only through a fresh show.
+    let d = h.connect("dave");
+    assert_eq!(h.player_id(d), h.player_id(b));
+    assert!(viewers(&h, a).is_empty());
+    spawn_at(&mut h, d, 20.0);
+    h.step();
+    assert_eq!(stream_log(&h, d, h.player_id(a)), ["skills", "nametag"]);
+    assert_eq!(viewers(&h, a), [h.player_id(d)]);
+}
+
+#[test]
+fn many_players_each_see_exactly_their_neighbours() {
+    let mut h = Harness::with_config(Config {
+        max_players: 64,
+        ..Harness::config()
+    });
+    let clients: Vec<ClientId> = (0..12).map(|i| h.connect(&format!("p{i:02}"))).collect();
+    // Two groups 2 km apart, 100 m between neighbours.
+    for (i, &c) in clients.iter().enumerate() {
+        let x = if i < 6 {
+            i as f32 * 100.0
+        } else {
+            2000.0 + i as f32 * 100.0
+        };
+        spawn_at(&mut h, c, x);
+    }
+    h.steps(2);
+    for (i, &c) in clients.iter().enumerate() {
+        let mut expected: Vec<PlayerId> = clients
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i && (i < 6) == (j < 6) && i.abs_diff(j) * 100 <= 420)
+            .map(|(_, &o)| h.player_id(o))
+            .collect();
+        expected.sort();
+        let mut got = viewers(&h, c);
+        got.sort();
+        assert_eq!(got, expected, "player {i}");
+    }
+}
+
+mod scripts {
+    use super::*;
+    use std::path::PathBuf;
+
+    struct Dir(PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn texts(h: &Harness, c: ClientId) -> Vec<String> {
+        h.packets::<ChatMessage>(c)
+            .iter()
+            .map(|m| m.text.as_str().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn stream_events_reach_a_lua_handler_but_not_on_disconnect() {
+        let dir = Dir(
+            std::env::temp_dir().join(format!("dlmp-scripts-streaming-{}", std::process::id()))
+        );
+        let res = dir.0.join("gm");
+        std::fs::create_dir_all(&res).expect("temp dir");
+        std::fs::write(res.join("resource.toml"), "name = \"gm\"\n").expect("manifest");
+        std::fs::write(
+            res.join("main.lua"),
+            r#"
+            dlmp.on("player_stream_in", function(p, f) dlmp.send_chat("in " .. p:name() .. " for " .. f:name(), nil, {f}) end)
+            dlmp.on("player_stream_out", function(p, f) dlmp.send_chat("out " .. p:name() .. " for " .. f:name(), nil, {f}) end)
+            "#,
+        )
+        .expect("main.lua");
+        let mut h = Harness::with_config(Config {
+            scripts: dir.0.clone(),
+            ..Harness::config()
+        });
+        let a = h.connect("alice");
+        let b = h.connect("bob");
+        spawn_at(&mut h, a, 0.0);
+        spawn_at(&mut h, b, 10.0);
+        h.steps(2);
+        assert_eq!(texts(&h, a), ["in bob for alice"]);
+        assert_eq!(texts(&h, b), ["in alice for bob"]);
+        set_scope(&mut h, b, 1, 0);
+        h.steps(2);
+        assert_eq!(texts(&h, a), ["in bob for alice", "out bob for alice"]);
+        set_scope(&mut h, b, 0, 0);
+        h.steps(2);
+        h.disconnect(b);
+        h.steps(3);
+        assert_eq!(
+            texts(&h, a),
+            ["in bob for alice", "out bob for alice", "in bob for alice"],
+            "a disconnect raises no stream event"
+        );
+    }
+}
