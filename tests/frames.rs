@@ -1,15 +1,15 @@
 //! player.md, PlayerSync and RemotePlayerSync in the harness: frame admission (spawn
 //! gating, seq, life, paused, on_fire, special action, weapons, the movement check) and the
-//! relay to the subject's viewers, field by field. Streaming is not part of these tests:
-//! a viewer is made by inserting it into the subject's `Viewers`.
+//! relay to the subject's viewers, field by field. Players stand together at [`SPAWN`], so
+//! player streaming shows them to each other; a player in another virtual world is not.
 
 use bevy_ecs::entity::Entity;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::movement::PhysicsCommand;
 use dlmp::player::frame::{FrameDrops, FrameState};
 use dlmp::player::{
-    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, SpawnState, Team,
-    Viewers,
+    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState,
+    Team, Viewers,
 };
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
@@ -292,7 +292,7 @@ fn frames_are_dropped_until_the_connect_spawn_is_granted() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    show(&mut h, a, b);
+    spawn(&mut h, b);
     sync(&mut h, a, 1, frame());
     assert!(relays(&h, b).is_empty());
     assert_eq!(h.world().resource::<FrameDrops>().not_spawned, 1);
@@ -341,12 +341,14 @@ fn frames_go_only_to_the_subjects_viewers() {
     let c = h.connect("carol");
     h.step();
     spawn(&mut h, c);
+    with::<Scope>(&mut h, c, |s| s.virtual_world = 7);
     sync(&mut h, a, 1, frame());
     assert_eq!(relays(&h, b).len(), 1);
     assert!(relays(&h, c).is_empty(), "carol is not shown alice");
-    with::<Viewers>(&mut h, a, |v| v.0.clear());
+    with::<Scope>(&mut h, b, |s| s.virtual_world = 7);
     sync(&mut h, a, 2, frame());
     assert_eq!(relays(&h, b).len(), 1, "hidden: no more relays");
+    assert!(!get::<Viewers>(&h, a).contains(h.player_id(b)));
 }
 
 #[test]
