@@ -9,7 +9,7 @@ lint:
     cargo fmt --all -- --check
     cargo clippy --all-targets -- -D warnings
 
-# Criterion benchmarks (codec hot paths).
+# Criterion benchmarks (codec and Lua scripting hot paths).
 bench:
     cargo bench
 
