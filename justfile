@@ -13,7 +13,7 @@ lint:
     cargo fmt --all -- --check
     cargo clippy --all-targets -- -D warnings
 
-# Criterion benchmarks (codec hot paths, server tick, reliable lanes, streaming reconcile).
+# Criterion benchmarks (codec, server tick, reliable lanes, streaming reconcile, Lua dispatch).
 bench:
     cargo bench
 

@@ -2,10 +2,70 @@
 //! [`script_events!`]: its name, its arguments in order; a feature adds an event with one
 //! line here and its emit site.
 
-use mlua::{IntoLuaMulti, Lua, MultiValue, Result};
+use mlua::{Function, IntoLua, Lua, Result, Value};
 
 use super::api::player::LuaPlayer;
 use crate::protocol::connection::handshake::LeaveReason;
+
+/// An event argument handed to a handler without an owned copy: strings go to Lua
+/// straight from the event's borrow.
+trait EventArg {
+    type Lua<'a>: IntoLua
+    where
+        Self: 'a;
+    fn lua_arg(&self) -> Self::Lua<'_>;
+}
+
+impl EventArg for LuaPlayer {
+    type Lua<'a> = LuaPlayer;
+    fn lua_arg(&self) -> LuaPlayer {
+        *self
+    }
+}
+
+impl EventArg for &'static str {
+    type Lua<'a> = &'static str;
+    fn lua_arg(&self) -> &'static str {
+        self
+    }
+}
+
+impl EventArg for String {
+    type Lua<'a> = &'a str;
+    fn lua_arg(&self) -> &str {
+        self
+    }
+}
+
+/// Plain values are copied.
+macro_rules! copied_arg {
+    ($($t:ty),*) => {$(
+        impl EventArg for $t {
+            type Lua<'a> = $t;
+            fn lua_arg(&self) -> $t {
+                *self
+            }
+        }
+    )*};
+}
+copied_arg!(f64, bool, u8);
+
+impl EventArg for Vec<String> {
+    type Lua<'a> = StrList<'a>;
+    fn lua_arg(&self) -> StrList<'_> {
+        StrList(self)
+    }
+}
+
+/// A list of strings, as a Lua sequence.
+struct StrList<'a>(&'a [String]);
+
+impl IntoLua for StrList<'_> {
+    fn into_lua(self, lua: &Lua) -> Result<Value> {
+        lua.create_sequence_from(self.0.iter().map(String::as_str))
+            .map(Value::Table)
+    }
+}
 
 macro_rules! script_events {
     ($( $(#[$doc:meta])* $variant:ident => $name:literal ( $($arg:ident : $ty:ty),* ) ),* $(,)?) => {
@@ -23,10 +83,11 @@ macro_rules! script_events {
                 }
             }
 
-            /// The handler's arguments, in order.
-            pub(crate) fn args(&self, lua: &Lua) -> Result<MultiValue> {
+            /// Calls `handler` with the event's arguments, in order, pushed straight onto
+            /// the Lua stack.
+            pub(crate) fn call(&self, handler: &Function) -> Result<Value> {
                 match self {
-                    $( ScriptEvent::$variant { $($arg),* } => ($($arg.clone(),)*).into_lua_multi(lua), )*
+                    $( ScriptEvent::$variant { $($arg),* } => handler.call(($($arg.lua_arg(),)*)), )*
                 }
             }
         }

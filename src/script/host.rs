@@ -8,13 +8,14 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
+use bevy_ecs::entity::Entity;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
 use tracing::{error, info, warn};
 
 use super::api;
 use super::events::{Outcome, ScriptEvent};
 use super::manifest::{ResourceDir, discover};
-use super::state::{ResourceId, ScriptCommand, ScriptState};
+use super::state::{PlayerView, ResourceId, ScriptCommand, ScriptState};
 
 /// Instructions between two budget checks.
 const HOOK_EVERY: u32 = 1000;
@@ -67,6 +68,8 @@ pub struct ScriptHost {
     stopped: Vec<ResourceId>,
     next_id: u32,
     errors: u64,
+    /// `emit`'s snapshot of the handlers it runs, kept for its allocation.
+    dispatch: Vec<(ResourceId, Function)>,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -122,6 +125,7 @@ impl ScriptHost {
             stopped: Vec::new(),
             next_id: 0,
             errors: 0,
+            dispatch: Vec::new(),
         })
     }
 
@@ -149,6 +153,15 @@ impl ScriptHost {
                 (n, on)
             })
             .collect()
+    }
+
+    /// Replaces the players scripts see (the view `dlmp.players()` and player handles
+    /// answer from) with `players`. The app rebuilds this view at the start of every
+    /// script pass; this is for driving a host without the app (benchmarks, tests).
+    pub fn set_players(&self, players: impl IntoIterator<Item = (Entity, PlayerView)>) {
+        let mut state = self.state_mut();
+        state.players.clear();
+        state.players.extend(players);
     }
 
     pub(crate) fn state(&self) -> mlua::AppDataRef<'_, ScriptState> {
@@ -309,14 +322,24 @@ impl ScriptHost {
     /// Runs every handler of `event` in the order they were added. A handler's error is
     /// logged with its resource and traceback; the others still run.
     pub fn emit(&mut self, event: &ScriptEvent) -> Outcome {
-        let handlers: Vec<(ResourceId, Function)> = match self.state().handlers.get(event.name()) {
-            Some(list) => list.iter().map(|h| (h.resource, h.func.clone())).collect(),
-            None => return Outcome::default(),
-        };
+        // The handlers as they are now: one may add or remove handlers while it runs. The
+        // snapshot goes in a buffer kept between calls, so dispatching does not allocate.
+        {
+            let state = self
+                .lua
+                .app_data_ref::<ScriptState>()
+                .expect("set in ScriptHost::new");
+            let Some(list) = state.handlers.get(event.name()) else {
+                return Outcome::default();
+            };
+            self.dispatch
+                .extend(list.iter().map(|h| (h.resource, h.func.clone())));
+        }
+        let mut handlers = std::mem::take(&mut self.dispatch);
         let mut outcome = Outcome::default();
-        for (resource, func) in handlers {
+        for (resource, func) in handlers.drain(..) {
             outcome.handlers += 1;
-            let result = self.guarded(|lua| func.call::<Value>(event.args(lua)?));
+            let result = self.guarded(|_| event.call(&func));
             match result {
                 Ok(Value::Boolean(false)) => outcome.refused = true,
                 Ok(Value::Boolean(true)) => outcome.handled = true,
@@ -327,6 +350,7 @@ impl ScriptHost {
                 }
             }
         }
+        self.dispatch = handlers;
         outcome
     }
 

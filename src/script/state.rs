@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use bevy_ecs::entity::Entity;
+use bevy_ecs::entity::{Entity, EntityHashMap};
 use mlua::Function;
 
 use crate::player::SpawnInfo;
@@ -37,7 +37,7 @@ pub(crate) struct Timer {
 }
 
 /// A player as scripts see it this tick.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlayerView {
     pub id: PlayerId,
     pub token: PlayerToken,
@@ -88,7 +88,7 @@ pub(crate) struct ScriptState {
     pub(crate) resource_names: BTreeMap<ResourceId, String>,
     pub(crate) next_handle: u64,
     pub(crate) now: Duration,
-    pub(crate) players: HashMap<Entity, PlayerView>,
+    pub(crate) players: EntityHashMap<PlayerView>,
     pub(crate) commands: Vec<ScriptCommand>,
 }
 
