@@ -31,6 +31,7 @@ pub trait Packet: Wire + Validate + Debug + Clone + PartialEq {
     fn byte_offset(field: &str) -> Option<usize>;
 
     /// Strictly decodes one datagram.
+    #[inline]
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let err = |field, rule| DecodeError {
             packet: Self::NAME,

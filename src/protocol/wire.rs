@@ -12,14 +12,38 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     pub fn new(buf: &'a [u8]) -> Self {
         Reader { buf }
     }
 
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.buf.len()
     }
 
+    /// A reader over the next `n` bytes, or `None` (reading nothing) when fewer remain.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Option<Reader<'a>> {
+        let (head, tail) = self.buf.split_at_checked(n)?;
+        self.buf = tail;
+        Some(Reader::new(head))
+    }
+
+    /// Reads a fixed-size `T` from a reader of its own over the next `T::SIZE` bytes, so
+    /// that this cursor never escapes into a call the optimizer does not inline: inside a
+    /// fixed structure whose length was checked once, every field's bounds check folds
+    /// away.
+    #[inline(always)]
+    pub fn fixed<T: Wire>(&mut self) -> Result<T, FieldError> {
+        debug_assert!(T::FIXED);
+        let mut own = self
+            .take(T::SIZE)
+            .ok_or(FieldError::rule(Rule::Truncated))?;
+        T::read(&mut own)
+    }
+
+    #[inline]
     pub fn array<const N: usize>(&mut self) -> Result<[u8; N], FieldError> {
         let (head, tail) = self
             .buf
@@ -29,6 +53,7 @@ impl<'a> Reader<'a> {
         Ok(*head)
     }
 
+    #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], FieldError> {
         if n > self.buf.len() {
             return Err(FieldError::rule(Rule::Truncated));
@@ -47,16 +72,41 @@ pub struct Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
+    #[inline]
     pub fn new(buf: &'a mut [u8]) -> Self {
         Writer { buf, pos: 0 }
     }
 
+    #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
         let end = self.pos + bytes.len();
         self.buf[self.pos..end].copy_from_slice(bytes);
         self.pos = end;
     }
 
+    /// Writes a field of type `T`; a fixed-size `T` writes through a writer of its own over
+    /// its `T::SIZE` bytes (see [`Reader::fixed`]).
+    #[inline(always)]
+    pub fn field<T: Wire>(&mut self, value: &T) {
+        if T::FIXED {
+            let end = self.pos + T::SIZE;
+            value.write(&mut Writer::new(&mut self.buf[self.pos..end]));
+            self.pos = end;
+        } else {
+            value.write(self);
+        }
+    }
+
+    /// A writer over the next `n` bytes, or `None` (writing nothing) when fewer remain.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Option<Writer<'_>> {
+        let end = self.pos.checked_add(n)?;
+        let head = self.buf.get_mut(self.pos..end)?;
+        self.pos = end;
+        Some(Writer::new(head))
+    }
+
+    #[inline]
     pub fn position(&self) -> usize {
         self.pos
     }
@@ -100,9 +150,11 @@ macro_rules! impl_int {
     ($($t:ty),*) => {$(
         impl Wire for $t {
             const SIZE: usize = size_of::<$t>();
+            #[inline]
             fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
                 Ok(<$t>::from_le_bytes(r.array()?))
             }
+            #[inline]
             fn write(&self, w: &mut Writer<'_>) {
                 w.put(&self.to_le_bytes());
             }
@@ -115,6 +167,7 @@ impl_int!(u8, u16, u32, u64, i8, i16, i32, i64);
 /// newtype of its own.
 impl Wire for f32 {
     const SIZE: usize = 4;
+    #[inline]
     fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
         let v = f32::from_le_bytes(r.array()?);
         if v.is_finite() {
@@ -123,9 +176,11 @@ impl Wire for f32 {
             Err(FieldError::rule(Rule::NonFinite))
         }
     }
+    #[inline]
     fn write(&self, w: &mut Writer<'_>) {
         w.put(&self.to_le_bytes());
     }
+    #[inline]
     fn check(&self) -> Result<(), FieldError> {
         if self.is_finite() {
             Ok(())
@@ -138,6 +193,7 @@ impl Wire for f32 {
 /// A `u8` that is 0 or 1; any other value is an unknown enum value.
 impl Wire for bool {
     const SIZE: usize = 1;
+    #[inline]
     fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
         match u8::read(r)? {
             0 => Ok(false),
@@ -145,6 +201,7 @@ impl Wire for bool {
             v => Err(FieldError::rule(Rule::UnknownValue(u64::from(v)))),
         }
     }
+    #[inline]
     fn write(&self, w: &mut Writer<'_>) {
         w.put(&[u8::from(*self)]);
     }
@@ -154,21 +211,34 @@ impl Wire for bool {
 impl<T: Wire + Copy + Default, const N: usize> Wire for [T; N] {
     const SIZE: usize = T::SIZE * N;
     const FIXED: bool = T::FIXED;
+    #[inline]
     fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
         let mut out = [T::default(); N];
+        // Fixed elements: one length check, then reads the optimizer can prove in bounds.
+        if T::FIXED
+            && let Some(mut fixed) = r.take(Self::SIZE)
+        {
+            for slot in &mut out {
+                *slot = fixed.fixed::<T>()?;
+            }
+            return Ok(out);
+        }
         for slot in &mut out {
             *slot = T::read(r)?;
         }
         Ok(out)
     }
+    #[inline]
     fn write(&self, w: &mut Writer<'_>) {
         for v in self {
             v.write(w);
         }
     }
+    #[inline]
     fn check(&self) -> Result<(), FieldError> {
         self.iter().try_for_each(Wire::check)
     }
+    #[inline]
     fn wire_len(&self) -> usize {
         self.iter().map(Wire::wire_len).sum()
     }
@@ -210,33 +280,83 @@ macro_rules! wire_struct {
                 }
                 None
             }
-        }
 
-        impl $crate::protocol::wire::Wire for $name {
-            const SIZE: usize = 0 $( + <$ty as $crate::protocol::wire::Wire>::SIZE )*;
-            const FIXED: bool = true $( && <$ty as $crate::protocol::wire::Wire>::FIXED )*;
-
-            fn read(
+            /// Reads the fields in order, then runs `Validate`. With `FIXED`, `r` holds
+            /// exactly this fixed structure and each field reads through `Reader::fixed`.
+            #[inline(always)]
+            fn read_fields<const FIXED: bool>(
                 r: &mut $crate::protocol::wire::Reader<'_>,
             ) -> Result<Self, $crate::protocol::error::FieldError> {
                 let v = $name {
-                    $( $field: <$ty as $crate::protocol::wire::Wire>::read(r)
+                    $( $field: if FIXED {
+                            r.fixed::<$ty>()
+                        } else {
+                            <$ty as $crate::protocol::wire::Wire>::read(r)
+                        }
                         .map_err(|e| e.at(stringify!($field)))?, )*
                 };
                 $crate::protocol::wire::Validate::validate(&v)?;
                 Ok(v)
             }
 
-            fn write(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
-                $( $crate::protocol::wire::Wire::write(&self.$field, w); )*
+            /// [`Self::read_fields`] out of line, for a fixed structure the input ends inside:
+            /// it names the field that runs out.
+            #[cold]
+            #[inline(never)]
+            fn read_truncated(
+                r: &mut $crate::protocol::wire::Reader<'_>,
+            ) -> Result<Self, $crate::protocol::error::FieldError> {
+                Self::read_fields::<false>(r)
             }
 
+            #[inline(always)]
+            fn write_fields(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
+                $( w.field(&self.$field); )*
+            }
+        }
+
+        impl $crate::protocol::wire::Wire for $name {
+            const SIZE: usize = 0 $( + <$ty as $crate::protocol::wire::Wire>::SIZE )*;
+            const FIXED: bool = true $( && <$ty as $crate::protocol::wire::Wire>::FIXED )*;
+
+            // Always inlined, so that a packet's decoder builds the value in place rather
+            // than copying it out of each nested structure's `Result`.
+            #[inline(always)]
+            fn read(
+                r: &mut $crate::protocol::wire::Reader<'_>,
+            ) -> Result<Self, $crate::protocol::error::FieldError> {
+                // A fixed structure checks its length once, then reads its fields through a
+                // reader whose length the optimizer knows. Short input takes the
+                // field-by-field path, which names the field that runs out.
+                if !<Self as $crate::protocol::wire::Wire>::FIXED {
+                    return Self::read_fields::<false>(r);
+                }
+                match r.take(<Self as $crate::protocol::wire::Wire>::SIZE) {
+                    Some(mut fixed) => Self::read_fields::<true>(&mut fixed),
+                    None => Self::read_truncated(r),
+                }
+            }
+
+            #[inline]
+            fn write(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
+                // Like `read`: a fixed structure checks the room once.
+                if <Self as $crate::protocol::wire::Wire>::FIXED
+                    && let Some(mut fixed) = w.take(<Self as $crate::protocol::wire::Wire>::SIZE)
+                {
+                    self.write_fields(&mut fixed);
+                } else {
+                    self.write_fields(w);
+                }
+            }
+
+            #[inline]
             fn check(&self) -> Result<(), $crate::protocol::error::FieldError> {
                 $( $crate::protocol::wire::Wire::check(&self.$field)
                     .map_err(|e| e.at(stringify!($field)))?; )*
                 $crate::protocol::wire::Validate::validate(self)
             }
 
+            #[inline]
             fn wire_len(&self) -> usize {
                 if <Self as $crate::protocol::wire::Wire>::FIXED {
                     <Self as $crate::protocol::wire::Wire>::SIZE
@@ -258,11 +378,13 @@ macro_rules! wire_newtype {
 
         impl $crate::protocol::wire::Wire for $name {
             const SIZE: usize = <$inner as $crate::protocol::wire::Wire>::SIZE;
+            #[inline]
             fn read(
                 r: &mut $crate::protocol::wire::Reader<'_>,
             ) -> Result<Self, $crate::protocol::error::FieldError> {
                 <$inner as $crate::protocol::wire::Wire>::read(r).map($name)
             }
+            #[inline]
             fn write(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
                 $crate::protocol::wire::Wire::write(&self.0, w);
             }
@@ -311,6 +433,7 @@ macro_rules! wire_enum {
 
         impl $crate::protocol::wire::Wire for $name {
             const SIZE: usize = <$repr as $crate::protocol::wire::Wire>::SIZE;
+            #[inline]
             fn read(
                 r: &mut $crate::protocol::wire::Reader<'_>,
             ) -> Result<Self, $crate::protocol::error::FieldError> {
@@ -319,6 +442,7 @@ macro_rules! wire_enum {
                     $crate::protocol::error::Rule::UnknownValue(v as u64),
                 ))
             }
+            #[inline]
             fn write(&self, w: &mut $crate::protocol::wire::Writer<'_>) {
                 $crate::protocol::wire::Wire::write(&self.to_repr(), w);
             }

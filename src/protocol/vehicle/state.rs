@@ -121,17 +121,33 @@ fn abs_within(field: &'static str, v: f32, max: f32) -> Result<(), FieldError> {
     check::range(field, v, -max..=max)
 }
 
-fn norm(v: &[f32]) -> f64 {
-    v.iter()
-        .map(|&c| f64::from(c) * f64::from(c))
-        .sum::<f64>()
-        .sqrt()
+/// The squared norm, in f64 (each square is exact).
+fn norm_sq(v: &[f32]) -> f64 {
+    v.iter().map(|&c| f64::from(c) * f64::from(c)).sum::<f64>()
+}
+
+/// Whether `exact(norm)` holds for the norm `sqrt(norm_sq)`, where `exact` accepts the
+/// norms in `lo..=hi` up to rounding. The square root is only taken when `norm_sq` lies
+/// within a hair of `lo²` or `hi²`, where rounding decides; elsewhere the answer is the
+/// same and squares suffice.
+#[inline]
+fn norm_within(norm_sq: f64, lo: f64, hi: f64, exact: impl FnOnce(f64) -> bool) -> bool {
+    /// Far wider than the rounding of the squares, the sum and the square root.
+    const HAIR: f64 = 1e-9;
+    if norm_sq >= lo * lo * (1.0 + HAIR) && norm_sq <= hi * hi * (1.0 - HAIR) {
+        true
+    } else if norm_sq < lo * lo * (1.0 - HAIR) || norm_sq > hi * hi * (1.0 + HAIR) {
+        false
+    } else {
+        exact(norm_sq.sqrt())
+    }
 }
 
 /// `|v| ≤ max`, with one f32 rounding step of slack: a vector the client scaled to the
 /// bound in f32 arithmetic passes.
 fn length_within(v: &Vec3, max: f64) -> bool {
-    norm(&[v.x, v.y, v.z]) <= max * (1.0 + f64::from(f32::EPSILON))
+    let bound = max * (1.0 + f64::from(f32::EPSILON));
+    norm_within(norm_sq(&[v.x, v.y, v.z]), 0.0, bound, |norm| norm <= bound)
 }
 
 /// A position inside the world (the frame bounds; VehicleTransform uses the same).
@@ -145,11 +161,13 @@ pub fn check_world_pos(field: &'static str, pos: &Vec3) -> Result<(), FieldError
 
 /// A rotation quaternion whose norm is within 0.1 of 1.
 pub fn check_rotation(field: &'static str, rot: &[f32; 4]) -> Result<(), FieldError> {
-    check::ensure(
-        (norm(rot) - 1.0).abs() <= ROT_NORM_SLACK,
-        field,
-        Rule::OutOfRange,
-    )
+    let ok = norm_within(
+        norm_sq(rot),
+        1.0 - ROT_NORM_SLACK,
+        1.0 + ROT_NORM_SLACK,
+        |norm| (norm - 1.0).abs() <= ROT_NORM_SLACK,
+    );
+    check::ensure(ok, field, Rule::OutOfRange)
 }
 
 /// A velocity of at most 5 units per step.
@@ -197,5 +215,47 @@ impl Validate for VehicleState {
         )?;
         check::range("hydraulic_lr", self.hydraulic_lr, -128..=128)?;
         check::range("hydraulic_ud", self.hydraulic_ud, -128..=128)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqrt_norm(v: &[f32]) -> f64 {
+        norm_sq(v).sqrt()
+    }
+
+    /// f32 values from `n` ulps below `x` to `n` ulps above.
+    fn around(x: f32, n: u32) -> impl Iterator<Item = f32> {
+        (x.to_bits() - n..=x.to_bits() + n).map(f32::from_bits)
+    }
+
+    #[test]
+    fn norm_checks_without_sqrt_keep_the_exact_boundaries() {
+        for max in [MAX_MOVE_SPEED, MAX_TURN_SPEED] {
+            let bound = max * (1.0 + f64::from(f32::EPSILON));
+            let mut seen = [false; 2];
+            for c in around(bound as f32, 2000) {
+                for v in [Vec3::new(c, 0.0, 0.0), Vec3::new(0.6 * c, -0.8 * c, 0.0)] {
+                    let expected = sqrt_norm(&[v.x, v.y, v.z]) <= bound;
+                    assert_eq!(length_within(&v, max), expected, "{v:?} against {max}");
+                    seen[usize::from(expected)] = true;
+                }
+            }
+            assert_eq!(seen, [true, true], "the sweep crosses the bound");
+        }
+        for edge in [1.0 - ROT_NORM_SLACK as f32, 1.0 + ROT_NORM_SLACK as f32] {
+            let mut seen = [false; 2];
+            for c in around(edge, 2000) {
+                for rot in [[0.0, 0.0, 0.0, c], [0.5 * c, 0.5 * c, 0.5 * c, -0.5 * c]] {
+                    let expected = (sqrt_norm(&rot) - 1.0).abs() <= ROT_NORM_SLACK;
+                    let got = check_rotation("rot", &rot).is_ok();
+                    assert_eq!(got, expected, "{rot:?}");
+                    seen[usize::from(expected)] = true;
+                }
+            }
+            assert_eq!(seen, [true, true], "the sweep crosses the bound");
+        }
     }
 }
