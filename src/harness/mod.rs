@@ -372,6 +372,14 @@ impl Harness {
             .collect()
     }
 
+    /// Runs one tick of the app alone: no acks go in and nothing is delivered; the
+    /// server's datagrams of the tick are dropped and counted. For benchmarks that time
+    /// the server, not the virtual clients.
+    pub fn step_server_only(&mut self) -> usize {
+        self.app.update();
+        self.from_server.try_iter().count()
+    }
+
     /// Datagrams sent to addresses no virtual client owns.
     pub fn stray(&self) -> &[Datagram] {
         &self.stray
