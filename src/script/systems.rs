@@ -18,6 +18,7 @@ use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
 use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
+use crate::player::ledger::LedgerEvent;
 use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewers};
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::server::{GameplaySystems, ServerShutdown};
@@ -121,6 +122,7 @@ fn run_scripts(
     mut connected: MessageReader<PlayerConnected>,
     mut spawned: MessageReader<SpawnGranted>,
     mut frame_events: MessageReader<FrameEvent>,
+    mut ledger_events: MessageReader<LedgerEvent>,
     mut disconnected: MessageReader<PlayerDisconnected>,
     mut shutdown: MessageReader<ServerShutdown>,
     mut streamed: MessageReader<StreamChange>,
@@ -161,6 +163,11 @@ fn run_scripts(
         frame_events
             .read()
             .filter_map(|e| script_event(e, &players)),
+    );
+    events.extend(
+        ledger_events
+            .read()
+            .filter_map(|e| ledger_event(e, &players)),
     );
     events.extend(streamed.read().filter_map(|c| stream_event(c, &players)));
     for event in &events {
@@ -208,6 +215,35 @@ fn run_scripts(
     *last_tick = Some(now);
 
     apply(&mut host, &mut connections, &mut spawn_states, &mut ended);
+}
+
+/// The script event of a ledger event, for a player still here.
+fn ledger_event(event: &LedgerEvent, players: &Query<PlayerParts>) -> Option<ScriptEvent> {
+    let lua = |e: Entity| players.get(e).ok().map(|(entity, p, ..)| handle(entity, p));
+    Some(match *event {
+        LedgerEvent::Damage {
+            victim,
+            attacker,
+            weapon,
+            amount,
+            bodypart,
+        } => ScriptEvent::PlayerDamage {
+            victim: lua(victim)?,
+            attacker: attacker.and_then(lua),
+            weapon,
+            amount: f64::from(amount),
+            bodypart,
+        },
+        LedgerEvent::Death {
+            player,
+            killer,
+            weapon,
+        } => ScriptEvent::PlayerDeath {
+            player: lua(player)?,
+            killer: killer.and_then(lua),
+            weapon,
+        },
+    })
 }
 
 /// The script event of a frame event, for a player still here.

@@ -1,0 +1,398 @@
+//! connection.md §6, "The ledger", and player.md, DeathReport / PlayerWasted, in the
+//! harness: DamageReports lower armor then health, frames lower it only in the client's
+//! order, a health of 0 commits the death once, attribution.
+
+use std::collections::VecDeque;
+
+use bevy_ecs::entity::Entity;
+use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::player::ledger::{LedgerSettings, RecentShot, RecentShots};
+use dlmp::player::{Ledger, Life, Position, SpawnState, Team, Viewers};
+use dlmp::protocol::connection::damage::DamageReport;
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
+use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
+use dlmp::protocol::player::sync::{Frame, Keys, MoveState, PlayerSync};
+use dlmp::session::{Player, PlayerIndex};
+
+const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
+
+fn entity(h: &Harness, c: ClientId) -> Entity {
+    h.world()
+        .resource::<PlayerIndex>()
+        .get(h.player_id(c))
+        .expect("a live player")
+}
+
+fn with<T: bevy_ecs::component::Component<Mutability = bevy_ecs::component::Mutable>>(
+    h: &mut Harness,
+    c: ClientId,
+    f: impl FnOnce(&mut T),
+) {
+    let e = entity(h, c);
+    f(&mut h.world_mut().get_mut::<T>(e).expect("the component"));
+}
+
+fn get<T: bevy_ecs::component::Component + Clone>(h: &Harness, c: ClientId) -> T {
+    h.world()
+        .get::<T>(entity(h, c))
+        .expect("the component")
+        .clone()
+}
+
+fn spawn(h: &mut Harness, c: ClientId) {
+    with::<SpawnState>(h, c, |s| s.granted = true);
+    with::<Life>(h, c, |l| {
+        *l = Life {
+            spawned: true,
+            alive: true,
+        }
+    });
+    with::<Position>(h, c, |p| p.0 = SPAWN);
+}
+
+fn show(h: &mut Harness, subject: ClientId, viewer: ClientId) {
+    let id = h.player_id(viewer);
+    with::<Viewers>(h, subject, |v| v.insert(id));
+}
+
+/// Alice and Bob, spawned, each shown to the other.
+fn two() -> (Harness, ClientId, ClientId) {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    spawn(&mut h, a);
+    spawn(&mut h, b);
+    show(&mut h, a, b);
+    show(&mut h, b, a);
+    (h, a, b)
+}
+
+fn frame() -> Frame {
+    Frame {
+        pos: SPAWN,
+        yaw: 90.0,
+        keys: Keys::NONE,
+        ducked: false,
+        cam: Vec3::new(1.0, 0.0, 0.0),
+        vel: Vec3::ZERO,
+        shift_x: 0.0,
+        shift_y: 0.0,
+        move_state: MoveState::Still,
+        on_ground: true,
+        hp: 100.0,
+        armor: 0.0,
+        alive: true,
+        death_epoch: 0,
+        weapon: 0,
+        state: 0,
+        clip: 0,
+        total: 0,
+        cam_yaw: 0.0,
+        weapon_rev: Revision(0),
+        parachute_stage: 0,
+        paused: false,
+        on_fire: false,
+        special_action: SpecialAction::None,
+        special_rev: Revision(0),
+        jet_thrust: 0,
+        jet_stop: false,
+        jet_strafe: 0.0,
+        jet_angle: 0.0,
+        aim_target: 0xFFFF,
+        physics_rev: Revision(0),
+        vital_rev: Revision(0),
+        damage_seq: Seq(0),
+    }
+}
+
+fn sync(h: &mut Harness, c: ClientId, seq: u32, f: Frame) {
+    let packet = PlayerSync {
+        session_token: h.token(c),
+        seq: Seq(seq),
+        frame: f,
+    };
+    h.send(c, packet);
+    h.step();
+}
+
+fn token(h: &Harness, c: ClientId) -> PlayerToken {
+    get::<Player>(h, c).token
+}
+
+/// A DamageReport from `victim`, without stepping.
+fn damage(
+    h: &mut Harness,
+    victim: ClientId,
+    seq: u32,
+    attacker: Option<ClientId>,
+    weapon: u8,
+    amount: f32,
+) {
+    let (has_attacker, attacker_id, attacker_token) = match attacker {
+        Some(a) => (true, h.player_id(a), token(h, a)),
+        None => (false, PlayerId::NONE, PlayerToken(0)),
+    };
+    let report = DamageReport {
+        session_token: h.token(victim),
+        event_id: EventId(0),
+        damage_seq: Seq(seq),
+        has_attacker,
+        attacker_id,
+        attacker_token,
+        weapon,
+        amount,
+        bodypart: 3,
+    };
+    h.send_event(victim, report);
+}
+
+fn death(h: &mut Harness, victim: ClientId, weapon: u8) {
+    let report = DeathReport {
+        session_token: h.token(victim),
+        event_id: EventId(0),
+        weapon,
+        anim_group: 0,
+        anim: 17,
+    };
+    h.send_event(victim, report);
+}
+
+fn ledger(h: &Harness, c: ClientId) -> Ledger {
+    get::<Ledger>(h, c)
+}
+
+#[test]
+fn damage_lowers_armor_first_then_health() {
+    let (mut h, a, _) = two();
+    with::<Ledger>(&mut h, a, |l| l.armor = 50.0);
+    damage(&mut h, a, 1, None, 0, 70.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.damage_seq), (80.0, 0.0, Seq(1)));
+    assert_eq!(l.last_weapon, 0);
+}
+
+#[test]
+fn fire_drowning_and_falls_lower_health_only() {
+    let (mut h, a, _) = two();
+    with::<Ledger>(&mut h, a, |l| l.armor = 50.0);
+    for (seq, w) in [(1, 37), (2, 53), (3, 54)] {
+        damage(&mut h, a, seq, None, w, 10.0);
+    }
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.damage_seq), (70.0, 50.0, Seq(3)));
+}
+
+#[test]
+fn frame_vitals_are_taken_only_in_the_clients_order_and_only_downward() {
+    let (mut h, a, _) = two();
+    damage(&mut h, a, 1, None, 0, 10.0);
+    h.step();
+    assert_eq!(ledger(&h, a).health, 90.0);
+    // Sent before the report: damage_seq 0.
+    let mut f = frame();
+    f.hp = 50.0;
+    sync(&mut h, a, 1, f);
+    assert_eq!(ledger(&h, a).health, 90.0);
+    // In order: taken.
+    f.damage_seq = Seq(1);
+    f.hp = 60.0;
+    f.armor = 0.0;
+    sync(&mut h, a, 2, f);
+    assert_eq!(ledger(&h, a).health, 60.0);
+    // The client cannot heal itself.
+    f.hp = 80.0;
+    sync(&mut h, a, 3, f);
+    assert_eq!(ledger(&h, a).health, 60.0);
+}
+
+#[test]
+fn a_frame_overtaking_a_health_command_is_ignored() {
+    let (mut h, a, _) = two();
+    with::<Ledger>(&mut h, a, |l| {
+        l.health = 150.0;
+        l.vital_rev = Revision(1);
+    });
+    let mut f = frame();
+    f.hp = 100.0;
+    sync(&mut h, a, 1, f);
+    assert_eq!(ledger(&h, a).health, 150.0);
+    f.vital_rev = Revision(1);
+    f.hp = 140.0;
+    sync(&mut h, a, 2, f);
+    assert_eq!(ledger(&h, a).health, 140.0);
+}
+
+#[test]
+fn a_ledger_death_commits_with_player_wasted_to_viewers_not_the_victim() {
+    let (mut h, a, b) = two();
+    h.clear(a);
+    h.clear(b);
+    damage(&mut h, a, 1, None, 54, 150.0);
+    h.steps(2);
+    assert!(!get::<Life>(&h, a).alive);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!(
+        (
+            wasted[0].id,
+            wasted[0].weapon,
+            wasted[0].anim_group,
+            wasted[0].anim
+        ),
+        (h.player_id(a), 54, 0, 15)
+    );
+    assert!(h.packets::<PlayerWasted>(a).is_empty());
+    // The DeathReport that follows finds the player dead.
+    death(&mut h, a, 54);
+    h.steps(2);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+}
+
+#[test]
+fn a_death_report_first_commits_and_the_ledger_does_not_again() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    death(&mut h, a, 31);
+    damage(&mut h, a, 1, None, 31, 150.0);
+    h.steps(2);
+    assert!(!get::<Life>(&h, a).alive);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!((wasted[0].weapon, wasted[0].anim), (31, 17));
+    // The report of a dead player is counted but not applied.
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.damage_seq), (100.0, Seq(1)));
+}
+
+#[test]
+fn a_frame_bringing_health_to_zero_commits_the_death() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    let mut f = frame();
+    f.hp = 0.0;
+    sync(&mut h, a, 1, f);
+    h.step();
+    assert!(!get::<Life>(&h, a).alive);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+}
+
+#[test]
+fn a_melee_attacker_shown_to_the_victim_is_credited() {
+    let (mut h, a, b) = two();
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+}
+
+#[test]
+fn an_attacker_not_shown_to_the_victim_is_not_credited() {
+    let (mut h, a, b) = two();
+    let id = h.player_id(a);
+    with::<Viewers>(&mut h, b, |v| v.remove(id));
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.last_attacker, l.health), (None, 95.0));
+}
+
+#[test]
+fn a_teammate_counts_without_attacker_unless_team_damage_is_on() {
+    let (mut h, a, b) = two();
+    for c in [a, b] {
+        with::<Team>(&mut h, c, |t| t.group = 4);
+    }
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None);
+    h.world_mut().resource_mut::<LedgerSettings>().team_damage = true;
+    damage(&mut h, a, 2, Some(b), 3, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+}
+
+#[test]
+fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
+    let (mut h, a, b) = two();
+    damage(&mut h, a, 1, Some(b), 31, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None);
+    let now = h.now();
+    let far = Vec3::new(SPAWN.x + 10.0, SPAWN.y, SPAWN.z);
+    with::<RecentShots>(&mut h, b, |s| {
+        s.0 = VecDeque::from([RecentShot {
+            at: now,
+            weapon: 31,
+            hit: far,
+        }]);
+    });
+    damage(&mut h, a, 2, Some(b), 31, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None, "the ray ended too far");
+    let now = h.now();
+    with::<RecentShots>(&mut h, b, |s| {
+        s.push(RecentShot {
+            at: now,
+            weapon: 31,
+            hit: SPAWN,
+        });
+    });
+    damage(&mut h, a, 3, Some(b), 30, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None, "another weapon");
+    damage(&mut h, a, 4, Some(b), 31, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+}
+
+const GM: &str = r#"
+local function say(p, s) dlmp.send_chat(s, nil, { p }) end
+dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
+dlmp.on("player_damage", function(v, a, w, amount, part)
+    say(v, string.format("damage %s %d %.0f %d", a and a:name() or "nil", w, amount, part))
+end)
+dlmp.on("player_death", function(p, k, w)
+    say(p, string.format("death %s %d", k and k:name() or "nil", w))
+end)
+"#;
+
+fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
+    use dlmp::protocol::connection::chat::ChatMessage;
+    let lines = h
+        .packets::<ChatMessage>(c)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect();
+    h.clear(c);
+    lines
+}
+
+#[test]
+fn scripts_hear_player_damage_and_player_death() {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let s = TempScripts::new("ledger-events");
+    s.resource("gm", GM);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    for c in [a, b] {
+        let request = RequestSpawn {
+            session_token: h.token(c),
+        };
+        h.send(c, request);
+    }
+    h.steps(4);
+    show(&mut h, b, a);
+    told(&mut h, a);
+    damage(&mut h, a, 1, Some(b), 4, 60.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 60 3"]);
+    damage(&mut h, a, 2, Some(b), 4, 60.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 60 3", "death bob 4"]);
+}
