@@ -396,3 +396,117 @@ fn scripts_hear_player_damage_and_player_death() {
     h.steps(2);
     assert_eq!(told(&mut h, a), ["damage bob 4 60 3", "death bob 4"]);
 }
+
+const COMMANDS: &str = r#"
+local function say(p, s) dlmp.send_chat(s, nil, { p }) end
+dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
+dlmp.on("player_command", function(p, name, args)
+    local ok, err = pcall(function()
+        if name == "hp" then
+            p:set_health(tonumber(args[1]))
+            say(p, string.format("hp %.0f", p:health()))
+        elseif name == "armor" then
+            p:set_armor(tonumber(args[1]))
+            say(p, string.format("armor %.0f", p:armor()))
+        elseif name == "gun" then
+            p:give_weapon(tonumber(args[1]), tonumber(args[2]))
+        elseif name == "team" then
+            p:set_team(tonumber(args[1]))
+        elseif name == "td" then
+            dlmp.set_team_damage(args[1] == "on")
+        elseif name == "range" then
+            dlmp.set_weapon_range(tonumber(args[1]), tonumber(args[2]))
+        end
+    end)
+    if not ok then say(p, tostring(err)) end
+    return true
+end)
+"#;
+
+fn commands(test: &str) -> (TempScripts, Harness, ClientId) {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let s = TempScripts::new(test);
+    s.resource("gm", COMMANDS);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    let request = RequestSpawn {
+        session_token: h.token(a),
+    };
+    h.send(a, request);
+    h.steps(4);
+    told(&mut h, a);
+    (s, h, a)
+}
+
+#[test]
+fn set_health_and_set_armor_send_the_command_with_a_raised_vital_rev() {
+    use dlmp::protocol::connection::weapons::{GiveArmor, GiveHealth};
+    let (_s, mut h, a) = commands("vitals");
+    h.chat(a, "/hp 150");
+    h.steps(2);
+    let health = h.packets::<GiveHealth>(a);
+    assert_eq!(told(&mut h, a), ["hp 150"]);
+    assert_eq!(
+        (health.len(), health[0].health, health[0].vital_rev),
+        (1, 150.0, Revision(1))
+    );
+    h.chat(a, "/armor 50");
+    h.steps(2);
+    let armor = h.packets::<GiveArmor>(a);
+    assert_eq!(told(&mut h, a), ["armor 50"]);
+    assert_eq!((armor[0].armor, armor[0].vital_rev), (50.0, Revision(2)));
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.vital_rev), (150.0, 50.0, Revision(2)));
+}
+
+#[test]
+fn set_health_outside_the_range_is_a_clear_error() {
+    let (_s, mut h, a) = commands("vital-errors");
+    h.chat(a, "/hp 250");
+    h.steps(2);
+    let lines = told(&mut h, a);
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].contains("set_health: value 250 is outside 0..=200"),
+        "{lines:?}"
+    );
+    assert_eq!(ledger(&h, a).vital_rev, Revision(0));
+}
+
+#[test]
+fn give_weapon_sends_give_weapon_with_a_raised_weapon_rev() {
+    use dlmp::player::Inventory;
+    use dlmp::protocol::connection::weapons::GiveWeapon;
+    let (_s, mut h, a) = commands("give-weapon");
+    h.chat(a, "/gun 31 120");
+    h.steps(2);
+    let given = h.packets::<GiveWeapon>(a);
+    assert_eq!(given.len(), 1);
+    assert_eq!(
+        (given[0].weapon, given[0].ammo, given[0].weapon_rev),
+        (31, 120, Revision(1))
+    );
+    let inv = get::<Inventory>(&h, a);
+    assert!(inv.holds(31));
+    assert_eq!((inv.ammo[31], inv.weapon_rev), (120, Revision(1)));
+}
+
+#[test]
+fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
+    use dlmp::streaming::StreamingSettings;
+    let (_s, mut h, a) = commands("team");
+    h.chat(a, "/team 3");
+    h.chat(a, "/td on");
+    h.chat(a, "/range 31 200");
+    h.chat(a, "/range 34 600");
+    h.steps(3);
+    assert!(told(&mut h, a).is_empty());
+    let team = get::<Team>(&h, a);
+    assert_eq!((team.group, team.relation_rev), (3, 1));
+    assert!(h.world().resource::<LedgerSettings>().team_damage);
+    assert_eq!(
+        h.world().resource::<StreamingSettings>().weapon_range,
+        Some(600.0)
+    );
+}

@@ -47,6 +47,41 @@ pub struct LedgerSettings {
     pub team_damage: bool,
 }
 
+/// The range of a firearm's ray when the gamemode set none, m.
+pub const DEFAULT_WEAPON_RANGE: f32 = 400.0;
+
+/// Firearm ranges the gamemode set (`dlmp.set_weapon_range`), by weapon id.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct WeaponRanges(pub [Option<f32>; 47]);
+
+impl Default for WeaponRanges {
+    fn default() -> Self {
+        WeaponRanges([None; 47])
+    }
+}
+
+impl WeaponRanges {
+    pub fn set(&mut self, weapon: u8, meters: f32) {
+        if let Some(r) = self.0.get_mut(usize::from(weapon)) {
+            *r = Some(meters);
+        }
+    }
+
+    /// The ray range of `weapon`, m.
+    pub fn range(&self, weapon: u8) -> f32 {
+        self.0
+            .get(usize::from(weapon))
+            .copied()
+            .flatten()
+            .unwrap_or(DEFAULT_WEAPON_RANGE)
+    }
+
+    /// The largest range the gamemode set (for streaming's show distance).
+    pub fn largest(&self) -> Option<f32> {
+        self.0.iter().flatten().copied().reduce(f32::max)
+    }
+}
+
 /// A shot the server accepted (WeaponShot admission writes it).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RecentShot {
@@ -113,6 +148,7 @@ pub struct LedgerPlugin;
 impl Plugin for LedgerPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<LedgerSettings>()
+            .init_resource::<WeaponRanges>()
             .add_message::<LedgerEvent>()
             .add_systems(FixedUpdate, give_shots.in_set(ServerSystems::Validation))
             .add_systems(FixedUpdate, settle.in_set(ServerSystems::Ledger));
