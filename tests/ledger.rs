@@ -510,3 +510,148 @@ fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
         Some(600.0)
     );
 }
+
+mod shots {
+    use super::*;
+    use dlmp::player::Body;
+    use dlmp::player::Inventory;
+    use dlmp::player::shots::ShotDrops;
+    use dlmp::protocol::connection::rewind::RewindTarget;
+    use dlmp::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
+
+    fn armed(h: &mut Harness, c: ClientId, weapon: u8, ammo: u16) {
+        with::<Inventory>(h, c, |inv| {
+            inv.held.set(usize::from(weapon), true);
+            inv.ammo[usize::from(weapon)] = ammo;
+        });
+    }
+
+    fn shot(h: &Harness, c: ClientId, order: u32, weapon: u8, hit: Vec3) -> WeaponShot {
+        WeaponShot {
+            session_token: h.token(c),
+            order: Seq(order),
+            weapon,
+            origin: SPAWN,
+            hit,
+            hit_kind: HitKind::Nothing,
+            hit_id: 0xFFFF_FFFF,
+            props_rev: Revision(0),
+        }
+    }
+
+    fn fire(h: &mut Harness, c: ClientId, s: WeaponShot) {
+        h.send(c, s);
+        h.step();
+    }
+
+    fn fire_at(h: &mut Harness, c: ClientId, order: u32, weapon: u8, hit: Vec3) {
+        let s = shot(h, c, order, weapon, hit);
+        fire(h, c, s);
+    }
+
+    fn ahead(m: f32) -> Vec3 {
+        Vec3::new(SPAWN.x + m, SPAWN.y, SPAWN.z)
+    }
+
+    #[test]
+    fn an_accepted_shot_spends_a_round_and_is_relayed_with_the_rewind() {
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        let bob_at = get::<Position>(&h, b).0;
+        h.clear(b);
+        let mut s = shot(&h, a, 1, 31, bob_at);
+        s.hit_kind = HitKind::Player;
+        s.hit_id = h.player_id(b).0;
+        fire(&mut h, a, s);
+        assert_eq!(get::<Inventory>(&h, a).ammo[31], 9);
+        assert_eq!(get::<RecentShots>(&h, a).0.len(), 1);
+        let relayed = h.packets::<RemoteWeaponShot>(b);
+        assert_eq!(relayed.len(), 1);
+        let r = &relayed[0];
+        assert_eq!((r.id, r.order, r.weapon), (h.player_id(a), Seq(1), 31));
+        assert!(r.rewind.rewound);
+        assert_eq!(r.rewind.target_kind, RewindTarget::Player);
+        assert_eq!(r.rewind.target_id, h.player_id(b).0);
+        assert_eq!(r.rewind.target_pos, bob_at);
+        assert!(h.packets::<RemoteWeaponShot>(a).is_empty());
+        assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
+        // The shot credits a firearm attacker.
+        damage(&mut h, b, 1, Some(a), 31, 10.0);
+        h.step();
+        assert_eq!(ledger(&h, b).last_attacker, Some(entity(&h, a)));
+    }
+
+    #[test]
+    fn refused_shots_are_dropped_and_counted() {
+        let (mut h, a, b) = two();
+        h.clear(b);
+        // No weapon.
+        fire_at(&mut h, a, 1, 31, ahead(10.0));
+        armed(&mut h, a, 31, 0);
+        fire_at(&mut h, a, 2, 31, ahead(10.0));
+        armed(&mut h, a, 31, 5);
+        // Too long a ray, then an origin too far.
+        fire_at(&mut h, a, 3, 31, ahead(401.0));
+        let mut far = shot(&h, a, 4, 31, ahead(10.0));
+        far.origin = ahead(6.0);
+        fire(&mut h, a, far);
+        // Accepted, then a stale order.
+        fire_at(&mut h, a, 5, 31, ahead(399.0));
+        fire_at(&mut h, a, 5, 31, ahead(10.0));
+        // Paused, then dead.
+        with::<Body>(&mut h, a, |b| b.paused = true);
+        fire_at(&mut h, a, 6, 31, ahead(10.0));
+        with::<Body>(&mut h, a, |b| b.paused = false);
+        with::<Life>(&mut h, a, |l| l.alive = false);
+        fire_at(&mut h, a, 7, 31, ahead(10.0));
+        let d = *h.world().resource::<ShotDrops>();
+        assert_eq!(
+            (
+                d.accepted,
+                d.no_ammo,
+                d.range,
+                d.origin,
+                d.stale,
+                d.not_in_control
+            ),
+            (1, 2, 1, 1, 1, 2)
+        );
+        assert_eq!(get::<Inventory>(&h, a).ammo[31], 4);
+        assert_eq!(h.packets::<RemoteWeaponShot>(b).len(), 1);
+    }
+
+    #[test]
+    fn a_set_weapon_range_bounds_the_ray() {
+        use dlmp::player::ledger::WeaponRanges;
+        let (mut h, a, _) = two();
+        armed(&mut h, a, 34, 5);
+        h.world_mut().resource_mut::<WeaponRanges>().set(34, 600.0);
+        fire_at(&mut h, a, 1, 34, ahead(550.0));
+        assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
+    }
+
+    #[test]
+    fn the_relay_says_teammate_per_recipient() {
+        let (mut h, a, b) = two();
+        let c = h.connect("carol");
+        h.step();
+        spawn(&mut h, c);
+        show(&mut h, a, c);
+        for (p, g) in [(a, 2), (b, 2), (c, 5)] {
+            with::<Team>(&mut h, p, |t| {
+                t.group = g;
+                t.relation_rev = 7;
+            });
+        }
+        armed(&mut h, a, 31, 5);
+        h.clear(b);
+        h.clear(c);
+        fire_at(&mut h, a, 1, 31, ahead(10.0));
+        let to_b = h.packets::<RemoteWeaponShot>(b);
+        let to_c = h.packets::<RemoteWeaponShot>(c);
+        assert_eq!((to_b.len(), to_c.len()), (1, 1));
+        assert!(to_b[0].teammate && !to_c[0].teammate);
+        assert_eq!((to_b[0].relation_rev, to_c[0].relation_rev), (7, 7));
+        assert!(!to_b[0].rewind.rewound);
+    }
+}

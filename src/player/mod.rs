@@ -4,6 +4,7 @@
 pub mod frame;
 pub mod ledger;
 pub mod relay;
+pub mod shots;
 pub mod spawn;
 pub mod state;
 
@@ -49,6 +50,7 @@ impl Plugin for PlayerPlugin {
             frame::FramePlugin,
             relay::RelayPlugin,
             ledger::LedgerPlugin,
+            shots::ShotsPlugin,
         ))
         .add_systems(
             FixedUpdate,
