@@ -655,3 +655,21 @@ mod shots {
         assert!(!to_b[0].rewind.rewound);
     }
 }
+
+#[test]
+fn a_spawn_after_a_death_starts_the_ledger_at_100_and_0() {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let (_s, mut h, a) = commands("respawn-ledger");
+    with::<Ledger>(&mut h, a, |l| l.armor = 20.0);
+    damage(&mut h, a, 1, None, 54, 150.0);
+    h.steps(2);
+    assert!(!get::<Life>(&h, a).alive);
+    let request = RequestSpawn {
+        session_token: h.token(a),
+    };
+    h.send(a, request);
+    h.steps(2);
+    assert!(get::<Life>(&h, a).alive);
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.damage_seq), (100.0, 0.0, Seq(1)));
+}
