@@ -282,8 +282,10 @@ fn a_living_player_is_never_relayed_with_a_lethal_hp() {
     let (mut h, a, b) = two();
     with::<Ledger>(&mut h, a, |l| l.health = 0.0);
     sync(&mut h, a, 1, frame());
+    // The ledger commits the death in the same tick, before the relay.
     let r = last_relay(&h, b).frame;
-    assert!(r.alive && r.hp > 0.0);
+    assert!(!r.alive || r.hp > 0.0);
+    assert!(!r.alive, "the ledger at 0 committed the death");
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! world scope, its life, and its connect spawn.
 
 pub mod frame;
+pub mod ledger;
 pub mod relay;
+pub mod shots;
 pub mod spawn;
 pub mod state;
 
@@ -43,11 +45,17 @@ pub struct PlayerPlugin;
 
 impl Plugin for PlayerPlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins((spawn::SpawnPlugin, frame::FramePlugin, relay::RelayPlugin))
-            .add_systems(
-                FixedUpdate,
-                give_player_state.in_set(ServerSystems::Validation),
-            );
+        app.add_plugins((
+            spawn::SpawnPlugin,
+            frame::FramePlugin,
+            relay::RelayPlugin,
+            ledger::LedgerPlugin,
+            shots::ShotsPlugin,
+        ))
+        .add_systems(
+            FixedUpdate,
+            give_player_state.in_set(ServerSystems::Validation),
+        );
     }
 }
 

@@ -6,7 +6,7 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use super::{Life, Position, Scope};
+use super::{Ledger, Life, Position, Scope};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::player::life::SpawnPlayer;
@@ -80,20 +80,21 @@ fn take_requests(mut received: MessageReader<Received>, mut states: Query<&mut S
     }
 }
 
+/// What a spawn grant writes.
+type Granting = (
+    Entity,
+    &'static mut SpawnState,
+    &'static mut Life,
+    &'static mut Position,
+    &'static mut Scope,
+    &'static mut Connection,
+    Option<&'static mut Ledger>,
+);
+
 /// Answers this tick's requests with SpawnPlayer once the gamemode has set the spawn info;
 /// the grant marks the player spawned, moves it and its interior scope to the point.
-fn grant_spawns(
-    mut players: Query<(
-        Entity,
-        &mut SpawnState,
-        &mut Life,
-        &mut Position,
-        &mut Scope,
-        &mut Connection,
-    )>,
-    mut granted: MessageWriter<SpawnGranted>,
-) {
-    for (entity, mut state, mut life, mut position, mut scope, mut conn) in &mut players {
+fn grant_spawns(mut players: Query<Granting>, mut granted: MessageWriter<SpawnGranted>) {
+    for (entity, mut state, mut life, mut position, mut scope, mut conn, ledger) in &mut players {
         if !std::mem::take(&mut state.requested) {
             continue;
         }
@@ -105,6 +106,16 @@ fn grant_spawns(
         if !state.granted {
             state.granted = true;
             granted.write(SpawnGranted { player: entity });
+        }
+        // A spawn starts a life at 100 health and 0 armor (connection.md §6); the
+        // revisions and the damage_seq carry on.
+        if !life.alive
+            && let Some(mut ledger) = ledger
+        {
+            ledger.health = 100.0;
+            ledger.armor = 0.0;
+            ledger.last_weapon = 0;
+            ledger.last_attacker = None;
         }
         *life = Life {
             spawned: true,

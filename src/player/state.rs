@@ -28,6 +28,10 @@ pub struct Ledger {
     pub vital_rev: Revision,
     /// The highest DamageReport seq received.
     pub damage_seq: Seq,
+    /// The means of damage of the last DamageReport (0 before one).
+    pub last_weapon: u8,
+    /// The attacker the last DamageReport was credited to.
+    pub last_attacker: Option<Entity>,
 }
 
 impl Default for Ledger {
@@ -37,6 +41,8 @@ impl Default for Ledger {
             armor: 0.0,
             vital_rev: Revision(0),
             damage_seq: Seq(0),
+            last_weapon: 0,
+            last_attacker: None,
         }
     }
 }

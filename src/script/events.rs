@@ -23,6 +23,13 @@ impl EventArg for LuaPlayer {
     }
 }
 
+impl EventArg for Option<LuaPlayer> {
+    type Lua<'a> = Option<LuaPlayer>;
+    fn lua_arg(&self) -> Option<LuaPlayer> {
+        *self
+    }
+}
+
 impl EventArg for &'static str {
     type Lua<'a> = &'static str;
     fn lua_arg(&self) -> &'static str {
@@ -112,6 +119,12 @@ script_events! {
     PlayerStateChange => "player_state_change" (player: LuaPlayer, state: &'static str, previous: &'static str),
     /// The player's interior changed (20 passes a second).
     PlayerInteriorChange => "player_interior_change" (player: LuaPlayer, interior: u8, previous: u8),
+    /// The ledger took a DamageReport of the living `victim`: `attacker` is nil unless
+    /// credited (connection.md §6); `amount` is health + armor lost.
+    PlayerDamage => "player_damage" (victim: LuaPlayer, attacker: Option<LuaPlayer>, weapon: u8, amount: f64, bodypart: u8),
+    /// The server committed the player's death (a DeathReport or its ledger); `killer` is
+    /// the last credited attacker or nil.
+    PlayerDeath => "player_death" (player: LuaPlayer, killer: Option<LuaPlayer>, weapon: u8),
     /// A chat line; a handler returning false cancels the broadcast.
     PlayerChat => "player_chat" (player: LuaPlayer, text: String),
     /// A `/command`; a handler returning true has handled it.

@@ -59,6 +59,9 @@ pub struct PlayerView {
     pub target: Option<(Entity, PlayerToken)>,
     /// False once the session ended (inside `player_disconnect`).
     pub connected: bool,
+    /// The ledger's health and armor (a set in this call shows at once).
+    pub health: f32,
+    pub armor: f32,
 }
 
 /// What a script asked the server to do; applied in order after the call, in the same tick.
@@ -76,6 +79,34 @@ pub enum ScriptCommand {
     Kick {
         player: Entity,
         reason: String,
+    },
+    /// `player:set_health(v)`, 0..=200.
+    SetHealth {
+        player: Entity,
+        value: f32,
+    },
+    /// `player:set_armor(v)`, 0..=200.
+    SetArmor {
+        player: Entity,
+        value: f32,
+    },
+    /// `player:give_weapon(weapon, ammo)`.
+    GiveWeapon {
+        player: Entity,
+        weapon: u8,
+        ammo: u16,
+    },
+    /// `player:set_team(n)`.
+    SetTeam {
+        player: Entity,
+        group: u32,
+    },
+    /// `dlmp.set_team_damage(on)`.
+    SetTeamDamage(bool),
+    /// `dlmp.set_weapon_range(weapon, meters)`.
+    SetWeaponRange {
+        weapon: u8,
+        meters: f32,
     },
 }
 

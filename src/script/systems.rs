@@ -16,13 +16,21 @@ use super::host::ScriptHost;
 use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
+use crate::lane::Delivery;
 use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
+use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
 use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewers};
+use crate::player::{Inventory, Ledger, Team};
+use crate::protocol::ServerPacket;
 use crate::protocol::connection::handshake::LeaveReason;
+use crate::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
+use crate::protocol::ids::EventId;
+use crate::serial::Serial;
 use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
 use crate::streaming::StreamChange;
+use crate::streaming::StreamingSettings;
 
 /// Script settings.
 #[derive(Resource, Debug, Clone)]
@@ -121,6 +129,7 @@ fn run_scripts(
     mut connected: MessageReader<PlayerConnected>,
     mut spawned: MessageReader<SpawnGranted>,
     mut frame_events: MessageReader<FrameEvent>,
+    mut ledger_events: MessageReader<LedgerEvent>,
     mut disconnected: MessageReader<PlayerDisconnected>,
     mut shutdown: MessageReader<ServerShutdown>,
     mut streamed: MessageReader<StreamChange>,
@@ -128,10 +137,11 @@ fn run_scripts(
     mut spawn_states: Query<&mut SpawnState>,
     mut ended: MessageWriter<EndSession>,
     mut last_tick: Local<Option<Duration>>,
+    mut gm: Gamemode,
 ) {
     let now = time.elapsed();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
-    refresh_view(&host, now, &players, &left);
+    refresh_view(&host, now, &players, &gm.vitals, &left);
 
     let mut events: Vec<ScriptEvent> = left
         .iter()
@@ -161,6 +171,11 @@ fn run_scripts(
         frame_events
             .read()
             .filter_map(|e| script_event(e, &players)),
+    );
+    events.extend(
+        ledger_events
+            .read()
+            .filter_map(|e| ledger_event(e, &players)),
     );
     events.extend(streamed.read().filter_map(|c| stream_event(c, &players)));
     for event in &events {
@@ -207,7 +222,42 @@ fn run_scripts(
     }
     *last_tick = Some(now);
 
-    apply(&mut host, &mut connections, &mut spawn_states, &mut ended);
+    apply(
+        &mut host,
+        &mut connections,
+        &mut spawn_states,
+        &mut ended,
+        &mut gm,
+    );
+}
+
+/// The script event of a ledger event, for a player still here.
+fn ledger_event(event: &LedgerEvent, players: &Query<PlayerParts>) -> Option<ScriptEvent> {
+    let lua = |e: Entity| players.get(e).ok().map(|(entity, p, ..)| handle(entity, p));
+    Some(match *event {
+        LedgerEvent::Damage {
+            victim,
+            attacker,
+            weapon,
+            amount,
+            bodypart,
+        } => ScriptEvent::PlayerDamage {
+            victim: lua(victim)?,
+            attacker: attacker.and_then(lua),
+            weapon,
+            amount: f64::from(amount),
+            bodypart,
+        },
+        LedgerEvent::Death {
+            player,
+            killer,
+            weapon,
+        } => ScriptEvent::PlayerDeath {
+            player: lua(player)?,
+            killer: killer.and_then(lua),
+            weapon,
+        },
+    })
 }
 
 /// The script event of a frame event, for a player still here.
@@ -279,6 +329,7 @@ fn refresh_view(
     host: &ScriptHost,
     now: Duration,
     players: &Query<PlayerParts>,
+    vitals: &Query<Vitals>,
     left: &[&PlayerDisconnected],
 ) {
     let mut state = host.state_mut();
@@ -317,6 +368,8 @@ fn refresh_view(
                 on_fire: body.on_fire,
                 target: target.map(|aim| (aim.entity, aim.token)),
                 connected: true,
+                health: vitals.get(entity).map_or(0.0, |(l, ..)| l.health),
+                armor: vitals.get(entity).map_or(0.0, |(l, ..)| l.armor),
             },
         );
     }
@@ -339,8 +392,39 @@ fn refresh_view(
                 on_fire: false,
                 target: None,
                 connected: false,
+                health: 0.0,
+                armor: 0.0,
             },
         );
+    }
+}
+
+/// What the gamemode's commands change on players and in the settings.
+type Vitals = (
+    &'static mut Ledger,
+    &'static mut Inventory,
+    &'static mut Team,
+);
+
+/// The state gamemode commands write (ledger, inventory, team, weapon settings).
+#[derive(bevy_ecs::system::SystemParam)]
+pub(crate) struct Gamemode<'w, 's> {
+    vitals: Query<'w, 's, Vitals>,
+    ledger: ResMut<'w, LedgerSettings>,
+    ranges: ResMut<'w, WeaponRanges>,
+    streaming: ResMut<'w, StreamingSettings>,
+}
+
+/// Queues a gamemode command on the reliable lane (critical: the echoes wait for it).
+fn command(
+    connections: &mut Query<&mut Connection>,
+    player: Entity,
+    packet: impl Into<ServerPacket>,
+) {
+    if let Ok(mut conn) = connections.get_mut(player)
+        && let Err(e) = conn.send_event(packet, Delivery::Critical)
+    {
+        debug!(?player, ?e, "gamemode command not queued");
     }
 }
 
@@ -349,9 +433,66 @@ fn apply(
     connections: &mut Query<&mut Connection>,
     spawn_states: &mut Query<&mut SpawnState>,
     ended: &mut MessageWriter<EndSession>,
+    gm: &mut Gamemode,
 ) {
     for command in host.take_commands() {
         match command {
+            ScriptCommand::SetHealth { player, value } => {
+                if let Ok((mut ledger, ..)) = gm.vitals.get_mut(player) {
+                    ledger.health = value;
+                    ledger.vital_rev = ledger.vital_rev.next();
+                    let packet = GiveHealth {
+                        event_id: EventId(0),
+                        health: value,
+                        vital_rev: ledger.vital_rev,
+                    };
+                    self::command(connections, player, packet);
+                }
+            }
+            ScriptCommand::SetArmor { player, value } => {
+                if let Ok((mut ledger, ..)) = gm.vitals.get_mut(player) {
+                    ledger.armor = value;
+                    ledger.vital_rev = ledger.vital_rev.next();
+                    let packet = GiveArmor {
+                        event_id: EventId(0),
+                        armor: value,
+                        vital_rev: ledger.vital_rev,
+                    };
+                    self::command(connections, player, packet);
+                }
+            }
+            ScriptCommand::GiveWeapon {
+                player,
+                weapon,
+                ammo,
+            } => {
+                if let Ok((_, mut inv, _)) = gm.vitals.get_mut(player) {
+                    let i = usize::from(weapon);
+                    inv.held.set(i, true);
+                    inv.ammo[i] = inv.ammo[i].saturating_add(ammo);
+                    inv.weapon_rev = inv.weapon_rev.next();
+                    let packet = GiveWeapon {
+                        event_id: EventId(0),
+                        weapon,
+                        ammo,
+                        weapon_rev: inv.weapon_rev,
+                    };
+                    self::command(connections, player, packet);
+                }
+            }
+            ScriptCommand::SetTeam { player, group } => {
+                if let Ok((_, _, mut team)) = gm.vitals.get_mut(player)
+                    && team.group != group
+                {
+                    team.group = group;
+                    team.relation_rev = team.relation_rev.wrapping_add(1);
+                }
+            }
+            ScriptCommand::SetTeamDamage(on) => gm.ledger.team_damage = on,
+            ScriptCommand::SetWeaponRange { weapon, meters } => {
+                gm.ranges.set(weapon, meters);
+                gm.streaming.weapon_range = gm.ranges.largest();
+            }
             ScriptCommand::SendChat {
                 text,
                 color,

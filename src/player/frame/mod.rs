@@ -18,7 +18,9 @@ use tracing::debug;
 
 use self::keys::KeyTracker;
 use self::movement::Movement;
-use super::{Body, DeathEpoch, Inventory, LastFrame, Life, Position, Scope, SpawnState, Viewers};
+use super::{
+    Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
+};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken, Revision};
@@ -227,6 +229,7 @@ type FrameParts = (
     &'static mut Body,
     &'static mut Inventory,
     &'static mut FrameState,
+    &'static mut Ledger,
 );
 
 /// One player's [`FrameParts`], fetched.
@@ -267,7 +270,7 @@ fn admit_frames(
 fn admit(
     player: Entity,
     sync: &PlayerSync,
-    (mut spawn, life, epoch, mut last, mut position, mut body, mut inv, mut state): FrameItem<'_>,
+    (mut spawn, life, epoch, mut last, mut position, mut body, mut inv, mut state, mut ledger): FrameItem<'_>,
     now: Duration,
     emit: &mut impl FnMut(FrameEvent),
 ) -> Result<(), FrameDrop> {
@@ -341,6 +344,8 @@ fn admit(
         body.keys = f.keys;
         body.ducked = f.ducked;
         body.on_ground = f.on_ground;
+        // hp and armor: in the client's order only, and only downward (ledger rule 2).
+        super::ledger::take_frame_vitals(&mut ledger, &f);
     } else {
         body.keys = Keys::NONE;
     }

@@ -193,6 +193,40 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
         })?,
     )?;
 
+    dlmp.set(
+        "set_team_damage",
+        lua.create_function(|lua, on: Value| {
+            let Value::Boolean(on) = on else {
+                return Err(Error::runtime("set_team_damage: on must be a boolean"));
+            };
+            state_mut(lua)?
+                .commands
+                .push(ScriptCommand::SetTeamDamage(on));
+            Ok(())
+        })?,
+    )?;
+
+    dlmp.set(
+        "set_weapon_range",
+        lua.create_function(|lua, (w, m): (Value, Value)| {
+            const F: &str = "set_weapon_range";
+            let weapon = args::integer(F, "weapon", &w, 22..=38)?;
+            let meters = args::number(F, "meters", &m)?;
+            if !(meters > 0.0 && meters <= 10_000.0) {
+                return Err(Error::runtime(format!(
+                    "set_weapon_range: meters {meters} is outside 0 < m <= 10000"
+                )));
+            }
+            state_mut(lua)?
+                .commands
+                .push(ScriptCommand::SetWeaponRange {
+                    weapon: weapon as u8,
+                    meters: meters as f32,
+                });
+            Ok(())
+        })?,
+    )?;
+
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

@@ -2,7 +2,10 @@
 //! to a player that has left raises a clear error; `player:exists()` tells.
 
 use bevy_ecs::entity::Entity;
-use mlua::{Error, Lua, MetaMethod, Result, UserData, UserDataMethods};
+use mlua::{Error, Lua, MetaMethod, Result, UserData, UserDataMethods, Value};
+
+use super::args;
+use crate::protocol::player::sync::MAX_VITAL;
 
 use super::super::state::{PlayerView, ScriptCommand, ScriptState};
 use crate::protocol::ids::PlayerToken;
@@ -32,6 +35,29 @@ impl LuaPlayer {
         state.commands.push(command);
         Ok(())
     }
+}
+
+/// A health or armor value 0..=200 for `player:METHOD(v)`; the view shows it at once.
+fn vital(lua: &Lua, this: &LuaPlayer, method: &str, v: &Value) -> Result<f32> {
+    this.with(lua, method, |_| ())?;
+    let n = args::number(method, "value", v)?;
+    if !(0.0..=f64::from(MAX_VITAL)).contains(&n) {
+        return Err(Error::runtime(format!(
+            "{method}: value {n} is outside 0..=200"
+        )));
+    }
+    #[expect(clippy::cast_possible_truncation, reason = "0..=200")]
+    let value = n as f32;
+    if let Some(mut state) = lua.app_data_mut::<ScriptState>()
+        && let Some(view) = state.players.get_mut(&this.entity)
+    {
+        if method == "set_health" {
+            view.health = value;
+        } else {
+            view.armor = value;
+        }
+    }
+    Ok(value)
 }
 
 impl UserData for LuaPlayer {
@@ -84,6 +110,68 @@ impl UserData for LuaPlayer {
             this.with(lua, "target", |p| {
                 p.target.map(|(entity, token)| LuaPlayer { entity, token })
             })
+        });
+        methods.add_method("health", |lua, this, ()| {
+            this.with(lua, "health", |p| f64::from(p.health))
+        });
+        methods.add_method("armor", |lua, this, ()| {
+            this.with(lua, "armor", |p| f64::from(p.armor))
+        });
+        methods.add_method("set_health", |lua, this, v: Value| {
+            let value = vital(lua, this, "set_health", &v)?;
+            Self::command(
+                lua,
+                ScriptCommand::SetHealth {
+                    player: this.entity,
+                    value,
+                },
+            )
+        });
+        methods.add_method("set_armor", |lua, this, v: Value| {
+            let value = vital(lua, this, "set_armor", &v)?;
+            Self::command(
+                lua,
+                ScriptCommand::SetArmor {
+                    player: this.entity,
+                    value,
+                },
+            )
+        });
+        methods.add_method("give_weapon", |lua, this, (w, a): (Value, Value)| {
+            const F: &str = "give_weapon";
+            this.with(lua, F, |_| ())?;
+            let weapon = args::integer(F, "weapon", &w, 0..=46)?;
+            let ammo = args::integer(F, "ammo", &a, 0..=i64::from(u16::MAX))?;
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "checked ranges"
+            )]
+            Self::command(
+                lua,
+                ScriptCommand::GiveWeapon {
+                    player: this.entity,
+                    weapon: weapon as u8,
+                    ammo: ammo as u16,
+                },
+            )
+        });
+        methods.add_method("set_team", |lua, this, n: Value| {
+            const F: &str = "set_team";
+            this.with(lua, F, |_| ())?;
+            let group = args::integer(F, "team", &n, 0..=i64::from(u32::MAX))?;
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "checked range"
+            )]
+            Self::command(
+                lua,
+                ScriptCommand::SetTeam {
+                    player: this.entity,
+                    group: group as u32,
+                },
+            )
         });
         methods.add_method("kick", |lua, this, reason: Option<String>| {
             let connected = this.with(lua, "kick", |p| p.connected)?;

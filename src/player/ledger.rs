@@ -1,0 +1,376 @@
+//! The health ledger (connection.md §6, "The ledger"; player.md, "hp and armor", DeathReport,
+//! PlayerWasted): DamageReports lower armor then health, frames lower it in the client's
+//! order (frame admission, [`take_frame_vitals`]), and a health of 0 commits the death in
+//! the same tick, unless a DeathReport committed it first. Runs in
+//! [`ServerSystems::Ledger`]. Decisions: docs/decisions/0010-ledger-and-shots.md.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::debug;
+
+use super::{Ledger, Life, Position, Scope, SpawnState, Team, Viewers};
+use crate::lane::Delivery;
+use crate::protocol::ClientPacket;
+use crate::protocol::connection::damage::{
+    DamageReport, WEAPON_DROWNING, WEAPON_FALL, WEAPON_FIRE,
+};
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::EventId;
+use crate::protocol::player::life::{DeathPose, PlayerWasted};
+use crate::protocol::player::sync::{Frame, MAX_VITAL};
+use crate::serial::Serial;
+use crate::server::ServerSystems;
+use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+
+/// Firearms (WeaponShot's weapons): credited only with a recent accepted shot.
+pub fn is_firearm(weapon: u8) -> bool {
+    (22..=38).contains(&weapon)
+}
+
+/// Means of damage that lower health only (fire, drowning, a fall).
+pub fn health_only(weapon: u8) -> bool {
+    matches!(weapon, WEAPON_FIRE | WEAPON_DROWNING | WEAPON_FALL)
+}
+
+/// A firearm attacker is credited with a shot this recent, ...
+pub const SHOT_MEMORY: Duration = Duration::from_secs(1);
+/// ... whose ray ended this close to the victim, m.
+pub const SHOT_REACH: f32 = 3.0;
+
+/// Whether the gamemode allows team damage (`dlmp.set_team_damage`).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LedgerSettings {
+    pub team_damage: bool,
+}
+
+/// The range of a firearm's ray when the gamemode set none, m.
+pub const DEFAULT_WEAPON_RANGE: f32 = 400.0;
+
+/// Firearm ranges the gamemode set (`dlmp.set_weapon_range`), by weapon id.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct WeaponRanges(pub [Option<f32>; 47]);
+
+impl Default for WeaponRanges {
+    fn default() -> Self {
+        WeaponRanges([None; 47])
+    }
+}
+
+impl WeaponRanges {
+    pub fn set(&mut self, weapon: u8, meters: f32) {
+        if let Some(r) = self.0.get_mut(usize::from(weapon)) {
+            *r = Some(meters);
+        }
+    }
+
+    /// The ray range of `weapon`, m.
+    pub fn range(&self, weapon: u8) -> f32 {
+        self.0
+            .get(usize::from(weapon))
+            .copied()
+            .flatten()
+            .unwrap_or(DEFAULT_WEAPON_RANGE)
+    }
+
+    /// The largest range the gamemode set (for streaming's show distance).
+    pub fn largest(&self) -> Option<f32> {
+        self.0.iter().flatten().copied().reduce(f32::max)
+    }
+}
+
+/// A shot the server accepted (WeaponShot admission writes it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecentShot {
+    pub at: Duration,
+    pub weapon: u8,
+    pub hit: Vec3,
+}
+
+/// The shooter's accepted shots of the last [`SHOT_MEMORY`], oldest first.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct RecentShots(pub VecDeque<RecentShot>);
+
+impl RecentShots {
+    /// Remembers a shot and forgets those older than [`SHOT_MEMORY`].
+    pub fn push(&mut self, shot: RecentShot) {
+        self.forget(shot.at);
+        self.0.push_back(shot);
+    }
+
+    pub fn forget(&mut self, now: Duration) {
+        while self
+            .0
+            .front()
+            .is_some_and(|s| now.saturating_sub(s.at) > SHOT_MEMORY)
+        {
+            self.0.pop_front();
+        }
+    }
+
+    /// An accepted shot with `weapon` within [`SHOT_MEMORY`] ending within [`SHOT_REACH`]
+    /// of `victim`.
+    pub fn supports(&self, now: Duration, weapon: u8, victim: Vec3) -> bool {
+        self.0.iter().any(|s| {
+            s.weapon == weapon
+                && now.saturating_sub(s.at) <= SHOT_MEMORY
+                && Vec3::new(s.hit.x - victim.x, s.hit.y - victim.y, s.hit.z - victim.z).length()
+                    <= SHOT_REACH
+        })
+    }
+}
+
+/// What the ledger decided, for the scripts.
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub enum LedgerEvent {
+    /// `player_damage(victim, attacker, weapon, amount, bodypart)`.
+    Damage {
+        victim: Entity,
+        attacker: Option<Entity>,
+        weapon: u8,
+        amount: f32,
+        bodypart: u8,
+    },
+    /// `player_death(player, killer, weapon)`.
+    Death {
+        player: Entity,
+        killer: Option<Entity>,
+        weapon: u8,
+    },
+}
+
+/// The ledger plugin.
+pub struct LedgerPlugin;
+
+impl Plugin for LedgerPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<LedgerSettings>()
+            .init_resource::<WeaponRanges>()
+            .add_message::<LedgerEvent>()
+            .add_systems(FixedUpdate, give_shots.in_set(ServerSystems::Validation))
+            .add_systems(FixedUpdate, settle.in_set(ServerSystems::Ledger));
+    }
+}
+
+fn give_shots(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
+    for c in connected.read() {
+        commands.entity(c.player).insert(RecentShots::default());
+    }
+}
+
+/// Rule 2: a frame's hp and armor, taken only in the client's order and only downward.
+pub fn take_frame_vitals(ledger: &mut Ledger, f: &Frame) {
+    if f.vital_rev != ledger.vital_rev || f.damage_seq != ledger.damage_seq {
+        return;
+    }
+    let hp = f.hp.clamp(0.0, MAX_VITAL);
+    let armor = f.armor.clamp(0.0, MAX_VITAL);
+    if hp < ledger.health {
+        ledger.health = hp;
+    }
+    if armor < ledger.armor {
+        ledger.armor = armor;
+    }
+}
+
+/// Rule 1: lowers armor first, then health (health only for fire, drowning, a fall).
+pub fn apply_damage(ledger: &mut Ledger, weapon: u8, amount: f32) {
+    let from_armor = if health_only(weapon) {
+        0.0
+    } else {
+        amount.min(ledger.armor).max(0.0)
+    };
+    ledger.armor -= from_armor;
+    ledger.health = (ledger.health - (amount - from_armor)).max(0.0);
+}
+
+type Victim = (
+    Entity,
+    &'static Player,
+    &'static SpawnState,
+    &'static mut Life,
+    &'static mut Ledger,
+    &'static Position,
+    &'static Scope,
+    &'static Team,
+    &'static Viewers,
+    Option<&'static RecentShots>,
+);
+
+/// Takes this tick's DamageReports and DeathReports in arrival order, then commits the
+/// deaths of players whose health a frame brought to 0.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn settle(
+    time: Res<Time>,
+    settings: Res<LedgerSettings>,
+    index: Res<PlayerIndex>,
+    mut received: MessageReader<Received>,
+    mut victims: Query<Victim>,
+    mut connections: Query<&mut Connection>,
+    mut events: MessageWriter<LedgerEvent>,
+) {
+    let now = time.elapsed();
+    for Received { player, packet } in received.read() {
+        match packet {
+            ClientPacket::DamageReport(report) => {
+                let Ok((_, me, spawn, life, _, position, scope, team, ..)) = victims.get(*player)
+                else {
+                    continue;
+                };
+                if !spawn.granted {
+                    continue;
+                }
+                let alive = life.alive;
+                let victim = (me.id, position.0, *scope, *team);
+                let attacker = alive
+                    .then(|| credit(report, victim, now, *settings, &index, &victims))
+                    .flatten()
+                    .filter(|&a| a != *player);
+                let Ok((_, _, _, _, mut ledger, ..)) = victims.get_mut(*player) else {
+                    continue;
+                };
+                if report.damage_seq.is_newer_than(ledger.damage_seq) {
+                    ledger.damage_seq = report.damage_seq;
+                }
+                if !alive {
+                    continue;
+                }
+                apply_damage(&mut ledger, report.weapon, report.amount);
+                ledger.last_weapon = report.weapon;
+                ledger.last_attacker = attacker;
+                events.write(LedgerEvent::Damage {
+                    victim: *player,
+                    attacker,
+                    weapon: report.weapon,
+                    amount: report.amount,
+                    bodypart: report.bodypart,
+                });
+                if ledger.health <= 0.0 {
+                    let pose = DeathPose {
+                        weapon: report.weapon,
+                        ..DeathPose::DEFAULT
+                    };
+                    commit(
+                        *player,
+                        pose,
+                        &index,
+                        &mut victims,
+                        &mut connections,
+                        &mut events,
+                    );
+                }
+            }
+            ClientPacket::DeathReport(report) => {
+                commit(
+                    *player,
+                    report.pose().or_default(),
+                    &index,
+                    &mut victims,
+                    &mut connections,
+                    &mut events,
+                );
+            }
+            _ => {}
+        }
+    }
+    let dying: Vec<(Entity, u8)> = victims
+        .iter()
+        .filter(|(_, _, _, life, ledger, ..)| life.alive && ledger.health <= 0.0)
+        .map(|(e, _, _, _, ledger, ..)| (e, ledger.last_weapon))
+        .collect();
+    for (player, weapon) in dying {
+        let pose = DeathPose {
+            weapon,
+            ..DeathPose::DEFAULT
+        };
+        commit(
+            player,
+            pose,
+            &index,
+            &mut victims,
+            &mut connections,
+            &mut events,
+        );
+    }
+}
+
+/// The attacker a report is credited to, if any (connection.md §6, DamageReport).
+fn credit(
+    report: &DamageReport,
+    (victim_id, victim_pos, victim_scope, victim_team): (
+        crate::protocol::ids::PlayerId,
+        Vec3,
+        Scope,
+        Team,
+    ),
+    now: Duration,
+    settings: LedgerSettings,
+    index: &PlayerIndex,
+    victims: &Query<Victim>,
+) -> Option<Entity> {
+    if !report.has_attacker {
+        return None;
+    }
+    let entity = index.get(report.attacker_id)?;
+    let (_, player, _, life, _, _, scope, team, viewers, shots) = victims.get(entity).ok()?;
+    let credited = player.token == report.attacker_token
+        && life.alive
+        && *scope == victim_scope
+        && viewers.contains(victim_id)
+        && (settings.team_damage || !team.is_teammate_of(&victim_team))
+        && (!is_firearm(report.weapon)
+            || shots.is_some_and(|s| s.supports(now, report.weapon, victim_pos)));
+    credited.then_some(entity)
+}
+
+/// Commits a death once per life: alive = 0, PlayerWasted to the viewers (not the
+/// victim), `player_death`. A player already dead, or not spawned, is left alone.
+fn commit(
+    player: Entity,
+    pose: DeathPose,
+    index: &PlayerIndex,
+    victims: &mut Query<Victim>,
+    connections: &mut Query<&mut Connection>,
+    events: &mut MessageWriter<LedgerEvent>,
+) {
+    let Ok((_, me, spawn, mut life, ledger, _, _, _, viewers, _)) = victims.get_mut(player) else {
+        return;
+    };
+    if !spawn.granted || !life.spawned || !life.alive {
+        return;
+    }
+    life.alive = false;
+    let killer = ledger.last_attacker;
+    let wasted = PlayerWasted {
+        id: me.id,
+        player_token: me.token,
+        event_id: EventId(0),
+        weapon: pose.weapon,
+        anim_group: pose.anim_group,
+        anim: pose.anim,
+    };
+    for recipient in viewers.iter() {
+        if recipient == me.id {
+            continue;
+        }
+        let Some(target) = index.get(recipient) else {
+            continue;
+        };
+        if let Ok(mut conn) = connections.get_mut(target)
+            && let Err(e) = conn.send_event(wasted.clone(), Delivery::Critical)
+        {
+            debug!(?target, ?e, "PlayerWasted not queued");
+        }
+    }
+    events.write(LedgerEvent::Death {
+        player,
+        killer,
+        weapon: pose.weapon,
+    });
+}

@@ -1,0 +1,242 @@
+//! WeaponShot admission and RemoteWeaponShot (connection.md §6): a shot is accepted from a
+//! spawned, living, unfrozen, unpaused shooter holding the weapon with ammo, with a newer
+//! order, an origin within [`ORIGIN_REACH`] of its position and a ray within the weapon's
+//! range; it spends one round, is remembered for attribution ([`RecentShots`]) and goes to
+//! the shooter's viewers. A refusal is a drop, counted in [`ShotDrops`].
+//! Decisions: docs/decisions/0010-ledger-and-shots.md.
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::debug;
+
+use super::frame::FrameState;
+use super::ledger::{RecentShot, RecentShots, WeaponRanges};
+use super::{Body, Inventory, Life, Position, SpawnState, Team, Viewers};
+use crate::protocol::ClientPacket;
+use crate::protocol::connection::rewind::{RewindTarget, ShotRewind};
+use crate::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{PlayerId, Seq};
+use crate::serial::Serial;
+use crate::server::ServerSystems;
+use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+
+/// A shot's origin may be this far from the shooter's position, m.
+pub const ORIGIN_REACH: f32 = 5.0;
+
+/// The last accepted shot order of a shooter.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ShotOrder(pub Option<Seq>);
+
+/// Why a well-formed WeaponShot was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShotDrop {
+    /// Not spawned, dead, frozen or paused.
+    NotInControl,
+    /// The weapon is not held, or holds no ammo, by the server's inventory.
+    NoAmmo,
+    /// A duplicate or overtaken order.
+    Stale,
+    /// The origin is too far from the shooter.
+    Origin,
+    /// The ray is longer than the weapon's range.
+    Range,
+}
+
+/// Shots dropped, by reason, and accepted.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ShotDrops {
+    pub accepted: u64,
+    pub not_in_control: u64,
+    pub no_ammo: u64,
+    pub stale: u64,
+    pub origin: u64,
+    pub range: u64,
+}
+
+impl ShotDrops {
+    fn count(&mut self, reason: ShotDrop) {
+        match reason {
+            ShotDrop::NotInControl => self.not_in_control += 1,
+            ShotDrop::NoAmmo => self.no_ammo += 1,
+            ShotDrop::Stale => self.stale += 1,
+            ShotDrop::Origin => self.origin += 1,
+            ShotDrop::Range => self.range += 1,
+        }
+    }
+}
+
+/// Admits WeaponShots.
+pub struct ShotsPlugin;
+
+impl Plugin for ShotsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<ShotDrops>()
+            .add_systems(FixedUpdate, give_order.in_set(ServerSystems::Validation))
+            .add_systems(
+                FixedUpdate,
+                admit_shots
+                    .after(give_order)
+                    .in_set(ServerSystems::Validation),
+            );
+    }
+}
+
+fn give_order(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
+    for c in connected.read() {
+        commands.entity(c.player).insert(ShotOrder::default());
+    }
+}
+
+type Shooter = (
+    &'static Player,
+    &'static SpawnState,
+    &'static Life,
+    &'static Body,
+    &'static FrameState,
+    &'static Position,
+    &'static Team,
+    &'static Viewers,
+);
+
+fn length(a: Vec3, b: Vec3) -> f32 {
+    Vec3::new(b.x - a.x, b.y - a.y, b.z - a.z).length()
+}
+
+/// Whether the shot may be taken, by the shooter's state.
+fn check(
+    shot: &WeaponShot,
+    (_, spawn, life, body, frame, position, ..): (
+        &Player,
+        &SpawnState,
+        &Life,
+        &Body,
+        &FrameState,
+        &Position,
+        &Team,
+        &Viewers,
+    ),
+    inv: &Inventory,
+    order: ShotOrder,
+    range: f32,
+) -> Result<(), ShotDrop> {
+    if !spawn.granted || !life.spawned || !life.alive || frame.frozen.is_some() || body.paused {
+        return Err(ShotDrop::NotInControl);
+    }
+    if !inv.holds(shot.weapon) || inv.ammo[usize::from(shot.weapon)] == 0 {
+        return Err(ShotDrop::NoAmmo);
+    }
+    if order.0.is_some_and(|last| !shot.order.is_newer_than(last)) {
+        return Err(ShotDrop::Stale);
+    }
+    if length(position.0, shot.origin) > ORIGIN_REACH {
+        return Err(ShotDrop::Origin);
+    }
+    if length(shot.origin, shot.hit) > range {
+        return Err(ShotDrop::Range);
+    }
+    Ok(())
+}
+
+/// Takes this tick's WeaponShots in arrival order and relays the accepted ones.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn admit_shots(
+    time: Res<Time>,
+    ranges: Res<WeaponRanges>,
+    index: Res<PlayerIndex>,
+    mut received: MessageReader<Received>,
+    shooters: Query<Shooter>,
+    mut own: Query<(&mut Inventory, &mut RecentShots, &mut ShotOrder)>,
+    mut connections: Query<&mut Connection>,
+    mut drops: ResMut<ShotDrops>,
+) {
+    let now = time.elapsed();
+    for Received { player, packet } in received.read() {
+        let ClientPacket::WeaponShot(shot) = packet else {
+            continue;
+        };
+        let (Ok(parts), Ok((mut inv, mut recent, mut order))) =
+            (shooters.get(*player), own.get_mut(*player))
+        else {
+            continue;
+        };
+        if let Err(reason) = check(shot, parts, &inv, *order, ranges.range(shot.weapon)) {
+            debug!(?player, ?reason, "WeaponShot dropped");
+            drops.count(reason);
+            continue;
+        }
+        drops.accepted += 1;
+        order.0 = Some(shot.order);
+        let w = usize::from(shot.weapon);
+        inv.ammo[w] -= 1;
+        if inv.armed == shot.weapon {
+            inv.clip = inv.clip.min(inv.ammo[w]);
+        }
+        recent.push(RecentShot {
+            at: now,
+            weapon: shot.weapon,
+            hit: shot.hit,
+        });
+        let (me, _, _, _, _, position, team, viewers) = parts;
+        let rewind = rewind(shot, position.0, &index, &shooters);
+        for recipient in viewers.iter() {
+            if recipient == me.id {
+                continue;
+            }
+            let Some(target) = index.get(recipient) else {
+                continue;
+            };
+            let teammate = shooters
+                .get(target)
+                .is_ok_and(|(.., t, _)| team.is_teammate_of(t));
+            let relay = RemoteWeaponShot {
+                id: me.id,
+                player_token: me.token,
+                order: shot.order,
+                weapon: shot.weapon,
+                origin: shot.origin,
+                hit: shot.hit,
+                hit_kind: shot.hit_kind,
+                hit_id: shot.hit_id,
+                relation_rev: team.relation_rev,
+                teammate,
+                rewind,
+            };
+            if let Ok(mut conn) = connections.get_mut(target)
+                && let Err(e) = conn.send(relay)
+            {
+                debug!(?target, ?e, "RemoteWeaponShot refused");
+            }
+        }
+    }
+}
+
+/// The rewind of a shot that ended on a player: the target's server position.
+fn rewind(
+    shot: &WeaponShot,
+    shooter_pos: Vec3,
+    index: &PlayerIndex,
+    shooters: &Query<Shooter>,
+) -> ShotRewind {
+    if shot.hit_kind != HitKind::Player {
+        return ShotRewind::NONE;
+    }
+    let Some((target, _, _, _, _, pos, ..)) = index
+        .get(PlayerId(shot.hit_id))
+        .and_then(|t| shooters.get(t).ok())
+    else {
+        return ShotRewind::NONE;
+    };
+    ShotRewind {
+        rewound: true,
+        target_kind: RewindTarget::Player,
+        target_id: target.id.0,
+        target_token: target.token.0,
+        target_pos: pos.0,
+        shooter_pos,
+    }
+}

@@ -1,0 +1,675 @@
+//! connection.md §6, "The ledger", and player.md, DeathReport / PlayerWasted, in the
+//! harness: DamageReports lower armor then health, frames lower it only in the client's
+//! order, a health of 0 commits the death once, attribution.
+
+use std::collections::VecDeque;
+
+use bevy_ecs::entity::Entity;
+use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::player::ledger::{LedgerSettings, RecentShot, RecentShots};
+use dlmp::player::{Ledger, Life, Position, SpawnState, Team, Viewers};
+use dlmp::protocol::connection::damage::DamageReport;
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
+use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
+use dlmp::protocol::player::sync::{Frame, Keys, MoveState, PlayerSync};
+use dlmp::session::{Player, PlayerIndex};
+
+const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
+
+fn entity(h: &Harness, c: ClientId) -> Entity {
+    h.world()
+        .resource::<PlayerIndex>()
+        .get(h.player_id(c))
+        .expect("a live player")
+}
+
+fn with<T: bevy_ecs::component::Component<Mutability = bevy_ecs::component::Mutable>>(
+    h: &mut Harness,
+    c: ClientId,
+    f: impl FnOnce(&mut T),
+) {
+    let e = entity(h, c);
+    f(&mut h.world_mut().get_mut::<T>(e).expect("the component"));
+}
+
+fn get<T: bevy_ecs::component::Component + Clone>(h: &Harness, c: ClientId) -> T {
+    h.world()
+        .get::<T>(entity(h, c))
+        .expect("the component")
+        .clone()
+}
+
+fn spawn(h: &mut Harness, c: ClientId) {
+    with::<SpawnState>(h, c, |s| s.granted = true);
+    with::<Life>(h, c, |l| {
+        *l = Life {
+            spawned: true,
+            alive: true,
+        }
+    });
+    with::<Position>(h, c, |p| p.0 = SPAWN);
+}
+
+fn show(h: &mut Harness, subject: ClientId, viewer: ClientId) {
+    let id = h.player_id(viewer);
+    with::<Viewers>(h, subject, |v| v.insert(id));
+}
+
+/// Alice and Bob, spawned, each shown to the other.
+fn two() -> (Harness, ClientId, ClientId) {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    spawn(&mut h, a);
+    spawn(&mut h, b);
+    show(&mut h, a, b);
+    show(&mut h, b, a);
+    (h, a, b)
+}
+
+fn frame() -> Frame {
+    Frame {
+        pos: SPAWN,
+        yaw: 90.0,
+        keys: Keys::NONE,
+        ducked: false,
+        cam: Vec3::new(1.0, 0.0, 0.0),
+        vel: Vec3::ZERO,
+        shift_x: 0.0,
+        shift_y: 0.0,
+        move_state: MoveState::Still,
+        on_ground: true,
+        hp: 100.0,
+        armor: 0.0,
+        alive: true,
+        death_epoch: 0,
+        weapon: 0,
+        state: 0,
+        clip: 0,
+        total: 0,
+        cam_yaw: 0.0,
+        weapon_rev: Revision(0),
+        parachute_stage: 0,
+        paused: false,
+        on_fire: false,
+        special_action: SpecialAction::None,
+        special_rev: Revision(0),
+        jet_thrust: 0,
+        jet_stop: false,
+        jet_strafe: 0.0,
+        jet_angle: 0.0,
+        aim_target: 0xFFFF,
+        physics_rev: Revision(0),
+        vital_rev: Revision(0),
+        damage_seq: Seq(0),
+    }
+}
+
+fn sync(h: &mut Harness, c: ClientId, seq: u32, f: Frame) {
+    let packet = PlayerSync {
+        session_token: h.token(c),
+        seq: Seq(seq),
+        frame: f,
+    };
+    h.send(c, packet);
+    h.step();
+}
+
+fn token(h: &Harness, c: ClientId) -> PlayerToken {
+    get::<Player>(h, c).token
+}
+
+/// A DamageReport from `victim`, without stepping.
+fn damage(
+    h: &mut Harness,
+    victim: ClientId,
+    seq: u32,
+    attacker: Option<ClientId>,
+    weapon: u8,
+    amount: f32,
+) {
+    let (has_attacker, attacker_id, attacker_token) = match attacker {
+        Some(a) => (true, h.player_id(a), token(h, a)),
+        None => (false, PlayerId::NONE, PlayerToken(0)),
+    };
+    let report = DamageReport {
+        session_token: h.token(victim),
+        event_id: EventId(0),
+        damage_seq: Seq(seq),
+        has_attacker,
+        attacker_id,
+        attacker_token,
+        weapon,
+        amount,
+        bodypart: 3,
+    };
+    h.send_event(victim, report);
+}
+
+fn death(h: &mut Harness, victim: ClientId, weapon: u8) {
+    let report = DeathReport {
+        session_token: h.token(victim),
+        event_id: EventId(0),
+        weapon,
+        anim_group: 0,
+        anim: 17,
+    };
+    h.send_event(victim, report);
+}
+
+fn ledger(h: &Harness, c: ClientId) -> Ledger {
+    get::<Ledger>(h, c)
+}
+
+#[test]
+fn damage_lowers_armor_first_then_health() {
+    let (mut h, a, _) = two();
+    with::<Ledger>(&mut h, a, |l| l.armor = 50.0);
+    damage(&mut h, a, 1, None, 0, 70.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.damage_seq), (80.0, 0.0, Seq(1)));
+    assert_eq!(l.last_weapon, 0);
+}
+
+#[test]
+fn fire_drowning_and_falls_lower_health_only() {
+    let (mut h, a, _) = two();
+    with::<Ledger>(&mut h, a, |l| l.armor = 50.0);
+    for (seq, w) in [(1, 37), (2, 53), (3, 54)] {
+        damage(&mut h, a, seq, None, w, 10.0);
+    }
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.damage_seq), (70.0, 50.0, Seq(3)));
+}
+
+#[test]
+fn frame_vitals_are_taken_only_in_the_clients_order_and_only_downward() {
+    let (mut h, a, _) = two();
+    damage(&mut h, a, 1, None, 0, 10.0);
+    h.step();
+    assert_eq!(ledger(&h, a).health, 90.0);
+    // Sent before the report: damage_seq 0.
+    let mut f = frame();
+    f.hp = 50.0;
+    sync(&mut h, a, 1, f);
+    assert_eq!(ledger(&h, a).health, 90.0);
+    // In order: taken.
+    f.damage_seq = Seq(1);
+    f.hp = 60.0;
+    f.armor = 0.0;
+    sync(&mut h, a, 2, f);
+    assert_eq!(ledger(&h, a).health, 60.0);
+    // The client cannot heal itself.
+    f.hp = 80.0;
+    sync(&mut h, a, 3, f);
+    assert_eq!(ledger(&h, a).health, 60.0);
+}
+
+#[test]
+fn a_frame_overtaking_a_health_command_is_ignored() {
+    let (mut h, a, _) = two();
+    with::<Ledger>(&mut h, a, |l| {
+        l.health = 150.0;
+        l.vital_rev = Revision(1);
+    });
+    let mut f = frame();
+    f.hp = 100.0;
+    sync(&mut h, a, 1, f);
+    assert_eq!(ledger(&h, a).health, 150.0);
+    f.vital_rev = Revision(1);
+    f.hp = 140.0;
+    sync(&mut h, a, 2, f);
+    assert_eq!(ledger(&h, a).health, 140.0);
+}
+
+#[test]
+fn a_ledger_death_commits_with_player_wasted_to_viewers_not_the_victim() {
+    let (mut h, a, b) = two();
+    h.clear(a);
+    h.clear(b);
+    damage(&mut h, a, 1, None, 54, 150.0);
+    h.steps(2);
+    assert!(!get::<Life>(&h, a).alive);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!(
+        (
+            wasted[0].id,
+            wasted[0].weapon,
+            wasted[0].anim_group,
+            wasted[0].anim
+        ),
+        (h.player_id(a), 54, 0, 15)
+    );
+    assert!(h.packets::<PlayerWasted>(a).is_empty());
+    // The DeathReport that follows finds the player dead.
+    death(&mut h, a, 54);
+    h.steps(2);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+}
+
+#[test]
+fn a_death_report_first_commits_and_the_ledger_does_not_again() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    death(&mut h, a, 31);
+    damage(&mut h, a, 1, None, 31, 150.0);
+    h.steps(2);
+    assert!(!get::<Life>(&h, a).alive);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!((wasted[0].weapon, wasted[0].anim), (31, 17));
+    // The report of a dead player is counted but not applied.
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.damage_seq), (100.0, Seq(1)));
+}
+
+#[test]
+fn a_frame_bringing_health_to_zero_commits_the_death() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    let mut f = frame();
+    f.hp = 0.0;
+    sync(&mut h, a, 1, f);
+    h.step();
+    assert!(!get::<Life>(&h, a).alive);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+}
+
+#[test]
+fn a_melee_attacker_shown_to_the_victim_is_credited() {
+    let (mut h, a, b) = two();
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+}
+
+#[test]
+fn an_attacker_not_shown_to_the_victim_is_not_credited() {
+    let (mut h, a, b) = two();
+    let id = h.player_id(a);
+    with::<Viewers>(&mut h, b, |v| v.remove(id));
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.last_attacker, l.health), (None, 95.0));
+}
+
+#[test]
+fn a_teammate_counts_without_attacker_unless_team_damage_is_on() {
+    let (mut h, a, b) = two();
+    for c in [a, b] {
+        with::<Team>(&mut h, c, |t| t.group = 4);
+    }
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None);
+    h.world_mut().resource_mut::<LedgerSettings>().team_damage = true;
+    damage(&mut h, a, 2, Some(b), 3, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+}
+
+#[test]
+fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
+    let (mut h, a, b) = two();
+    damage(&mut h, a, 1, Some(b), 31, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None);
+    let now = h.now();
+    let far = Vec3::new(SPAWN.x + 10.0, SPAWN.y, SPAWN.z);
+    with::<RecentShots>(&mut h, b, |s| {
+        s.0 = VecDeque::from([RecentShot {
+            at: now,
+            weapon: 31,
+            hit: far,
+        }]);
+    });
+    damage(&mut h, a, 2, Some(b), 31, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None, "the ray ended too far");
+    let now = h.now();
+    with::<RecentShots>(&mut h, b, |s| {
+        s.push(RecentShot {
+            at: now,
+            weapon: 31,
+            hit: SPAWN,
+        });
+    });
+    damage(&mut h, a, 3, Some(b), 30, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, None, "another weapon");
+    damage(&mut h, a, 4, Some(b), 31, 5.0);
+    h.step();
+    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+}
+
+const GM: &str = r#"
+local function say(p, s) dlmp.send_chat(s, nil, { p }) end
+dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
+dlmp.on("player_damage", function(v, a, w, amount, part)
+    say(v, string.format("damage %s %d %.0f %d", a and a:name() or "nil", w, amount, part))
+end)
+dlmp.on("player_death", function(p, k, w)
+    say(p, string.format("death %s %d", k and k:name() or "nil", w))
+end)
+"#;
+
+fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
+    use dlmp::protocol::connection::chat::ChatMessage;
+    let lines = h
+        .packets::<ChatMessage>(c)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect();
+    h.clear(c);
+    lines
+}
+
+#[test]
+fn scripts_hear_player_damage_and_player_death() {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let s = TempScripts::new("ledger-events");
+    s.resource("gm", GM);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    for c in [a, b] {
+        let request = RequestSpawn {
+            session_token: h.token(c),
+        };
+        h.send(c, request);
+    }
+    h.steps(4);
+    show(&mut h, b, a);
+    told(&mut h, a);
+    damage(&mut h, a, 1, Some(b), 4, 60.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 60 3"]);
+    damage(&mut h, a, 2, Some(b), 4, 60.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 60 3", "death bob 4"]);
+}
+
+const COMMANDS: &str = r#"
+local function say(p, s) dlmp.send_chat(s, nil, { p }) end
+dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
+dlmp.on("player_command", function(p, name, args)
+    local ok, err = pcall(function()
+        if name == "hp" then
+            p:set_health(tonumber(args[1]))
+            say(p, string.format("hp %.0f", p:health()))
+        elseif name == "armor" then
+            p:set_armor(tonumber(args[1]))
+            say(p, string.format("armor %.0f", p:armor()))
+        elseif name == "gun" then
+            p:give_weapon(tonumber(args[1]), tonumber(args[2]))
+        elseif name == "team" then
+            p:set_team(tonumber(args[1]))
+        elseif name == "td" then
+            dlmp.set_team_damage(args[1] == "on")
+        elseif name == "range" then
+            dlmp.set_weapon_range(tonumber(args[1]), tonumber(args[2]))
+        end
+    end)
+    if not ok then say(p, tostring(err)) end
+    return true
+end)
+"#;
+
+fn commands(test: &str) -> (TempScripts, Harness, ClientId) {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let s = TempScripts::new(test);
+    s.resource("gm", COMMANDS);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    let request = RequestSpawn {
+        session_token: h.token(a),
+    };
+    h.send(a, request);
+    h.steps(4);
+    told(&mut h, a);
+    (s, h, a)
+}
+
+#[test]
+fn set_health_and_set_armor_send_the_command_with_a_raised_vital_rev() {
+    use dlmp::protocol::connection::weapons::{GiveArmor, GiveHealth};
+    let (_s, mut h, a) = commands("vitals");
+    h.chat(a, "/hp 150");
+    h.steps(2);
+    let health = h.packets::<GiveHealth>(a);
+    assert_eq!(told(&mut h, a), ["hp 150"]);
+    assert_eq!(
+        (health.len(), health[0].health, health[0].vital_rev),
+        (1, 150.0, Revision(1))
+    );
+    h.chat(a, "/armor 50");
+    h.steps(2);
+    let armor = h.packets::<GiveArmor>(a);
+    assert_eq!(told(&mut h, a), ["armor 50"]);
+    assert_eq!((armor[0].armor, armor[0].vital_rev), (50.0, Revision(2)));
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.vital_rev), (150.0, 50.0, Revision(2)));
+}
+
+#[test]
+fn set_health_outside_the_range_is_a_clear_error() {
+    let (_s, mut h, a) = commands("vital-errors");
+    h.chat(a, "/hp 250");
+    h.steps(2);
+    let lines = told(&mut h, a);
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].contains("set_health: value 250 is outside 0..=200"),
+        "{lines:?}"
+    );
+    assert_eq!(ledger(&h, a).vital_rev, Revision(0));
+}
+
+#[test]
+fn give_weapon_sends_give_weapon_with_a_raised_weapon_rev() {
+    use dlmp::player::Inventory;
+    use dlmp::protocol::connection::weapons::GiveWeapon;
+    let (_s, mut h, a) = commands("give-weapon");
+    h.chat(a, "/gun 31 120");
+    h.steps(2);
+    let given = h.packets::<GiveWeapon>(a);
+    assert_eq!(given.len(), 1);
+    assert_eq!(
+        (given[0].weapon, given[0].ammo, given[0].weapon_rev),
+        (31, 120, Revision(1))
+    );
+    let inv = get::<Inventory>(&h, a);
+    assert!(inv.holds(31));
+    assert_eq!((inv.ammo[31], inv.weapon_rev), (120, Revision(1)));
+}
+
+#[test]
+fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
+    use dlmp::streaming::StreamingSettings;
+    let (_s, mut h, a) = commands("team");
+    h.chat(a, "/team 3");
+    h.chat(a, "/td on");
+    h.chat(a, "/range 31 200");
+    h.chat(a, "/range 34 600");
+    h.steps(3);
+    assert!(told(&mut h, a).is_empty());
+    let team = get::<Team>(&h, a);
+    assert_eq!((team.group, team.relation_rev), (3, 1));
+    assert!(h.world().resource::<LedgerSettings>().team_damage);
+    assert_eq!(
+        h.world().resource::<StreamingSettings>().weapon_range,
+        Some(600.0)
+    );
+}
+
+mod shots {
+    use super::*;
+    use dlmp::player::Body;
+    use dlmp::player::Inventory;
+    use dlmp::player::shots::ShotDrops;
+    use dlmp::protocol::connection::rewind::RewindTarget;
+    use dlmp::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
+
+    fn armed(h: &mut Harness, c: ClientId, weapon: u8, ammo: u16) {
+        with::<Inventory>(h, c, |inv| {
+            inv.held.set(usize::from(weapon), true);
+            inv.ammo[usize::from(weapon)] = ammo;
+        });
+    }
+
+    fn shot(h: &Harness, c: ClientId, order: u32, weapon: u8, hit: Vec3) -> WeaponShot {
+        WeaponShot {
+            session_token: h.token(c),
+            order: Seq(order),
+            weapon,
+            origin: SPAWN,
+            hit,
+            hit_kind: HitKind::Nothing,
+            hit_id: 0xFFFF_FFFF,
+            props_rev: Revision(0),
+        }
+    }
+
+    fn fire(h: &mut Harness, c: ClientId, s: WeaponShot) {
+        h.send(c, s);
+        h.step();
+    }
+
+    fn fire_at(h: &mut Harness, c: ClientId, order: u32, weapon: u8, hit: Vec3) {
+        let s = shot(h, c, order, weapon, hit);
+        fire(h, c, s);
+    }
+
+    fn ahead(m: f32) -> Vec3 {
+        Vec3::new(SPAWN.x + m, SPAWN.y, SPAWN.z)
+    }
+
+    #[test]
+    fn an_accepted_shot_spends_a_round_and_is_relayed_with_the_rewind() {
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        let bob_at = get::<Position>(&h, b).0;
+        h.clear(b);
+        let mut s = shot(&h, a, 1, 31, bob_at);
+        s.hit_kind = HitKind::Player;
+        s.hit_id = h.player_id(b).0;
+        fire(&mut h, a, s);
+        assert_eq!(get::<Inventory>(&h, a).ammo[31], 9);
+        assert_eq!(get::<RecentShots>(&h, a).0.len(), 1);
+        let relayed = h.packets::<RemoteWeaponShot>(b);
+        assert_eq!(relayed.len(), 1);
+        let r = &relayed[0];
+        assert_eq!((r.id, r.order, r.weapon), (h.player_id(a), Seq(1), 31));
+        assert!(r.rewind.rewound);
+        assert_eq!(r.rewind.target_kind, RewindTarget::Player);
+        assert_eq!(r.rewind.target_id, h.player_id(b).0);
+        assert_eq!(r.rewind.target_pos, bob_at);
+        assert!(h.packets::<RemoteWeaponShot>(a).is_empty());
+        assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
+        // The shot credits a firearm attacker.
+        damage(&mut h, b, 1, Some(a), 31, 10.0);
+        h.step();
+        assert_eq!(ledger(&h, b).last_attacker, Some(entity(&h, a)));
+    }
+
+    #[test]
+    fn refused_shots_are_dropped_and_counted() {
+        let (mut h, a, b) = two();
+        h.clear(b);
+        // No weapon.
+        fire_at(&mut h, a, 1, 31, ahead(10.0));
+        armed(&mut h, a, 31, 0);
+        fire_at(&mut h, a, 2, 31, ahead(10.0));
+        armed(&mut h, a, 31, 5);
+        // Too long a ray, then an origin too far.
+        fire_at(&mut h, a, 3, 31, ahead(401.0));
+        let mut far = shot(&h, a, 4, 31, ahead(10.0));
+        far.origin = ahead(6.0);
+        fire(&mut h, a, far);
+        // Accepted, then a stale order.
+        fire_at(&mut h, a, 5, 31, ahead(399.0));
+        fire_at(&mut h, a, 5, 31, ahead(10.0));
+        // Paused, then dead.
+        with::<Body>(&mut h, a, |b| b.paused = true);
+        fire_at(&mut h, a, 6, 31, ahead(10.0));
+        with::<Body>(&mut h, a, |b| b.paused = false);
+        with::<Life>(&mut h, a, |l| l.alive = false);
+        fire_at(&mut h, a, 7, 31, ahead(10.0));
+        let d = *h.world().resource::<ShotDrops>();
+        assert_eq!(
+            (
+                d.accepted,
+                d.no_ammo,
+                d.range,
+                d.origin,
+                d.stale,
+                d.not_in_control
+            ),
+            (1, 2, 1, 1, 1, 2)
+        );
+        assert_eq!(get::<Inventory>(&h, a).ammo[31], 4);
+        assert_eq!(h.packets::<RemoteWeaponShot>(b).len(), 1);
+    }
+
+    #[test]
+    fn a_set_weapon_range_bounds_the_ray() {
+        use dlmp::player::ledger::WeaponRanges;
+        let (mut h, a, _) = two();
+        armed(&mut h, a, 34, 5);
+        h.world_mut().resource_mut::<WeaponRanges>().set(34, 600.0);
+        fire_at(&mut h, a, 1, 34, ahead(550.0));
+        assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
+    }
+
+    #[test]
+    fn the_relay_says_teammate_per_recipient() {
+        let (mut h, a, b) = two();
+        let c = h.connect("carol");
+        h.step();
+        spawn(&mut h, c);
+        show(&mut h, a, c);
+        for (p, g) in [(a, 2), (b, 2), (c, 5)] {
+            with::<Team>(&mut h, p, |t| {
+                t.group = g;
+                t.relation_rev = 7;
+            });
+        }
+        armed(&mut h, a, 31, 5);
+        h.clear(b);
+        h.clear(c);
+        fire_at(&mut h, a, 1, 31, ahead(10.0));
+        let to_b = h.packets::<RemoteWeaponShot>(b);
+        let to_c = h.packets::<RemoteWeaponShot>(c);
+        assert_eq!((to_b.len(), to_c.len()), (1, 1));
+        assert!(to_b[0].teammate && !to_c[0].teammate);
+        assert_eq!((to_b[0].relation_rev, to_c[0].relation_rev), (7, 7));
+        assert!(!to_b[0].rewind.rewound);
+    }
+}
+
+#[test]
+fn a_spawn_after_a_death_starts_the_ledger_at_100_and_0() {
+    use dlmp::protocol::player::life::RequestSpawn;
+    let (_s, mut h, a) = commands("respawn-ledger");
+    with::<Ledger>(&mut h, a, |l| l.armor = 20.0);
+    damage(&mut h, a, 1, None, 54, 150.0);
+    h.steps(2);
+    assert!(!get::<Life>(&h, a).alive);
+    let request = RequestSpawn {
+        session_token: h.token(a),
+    };
+    h.send(a, request);
+    h.steps(2);
+    assert!(get::<Life>(&h, a).alive);
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.armor, l.damage_seq), (100.0, 0.0, Seq(1)));
+}
