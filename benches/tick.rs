@@ -12,8 +12,7 @@ use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
 use dlmp::player::{Life, Position, SpawnState};
 use dlmp::protocol::geometry::Vec3;
-use dlmp::protocol::ids::{Revision, Seq};
-use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::ids::Seq;
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, PlayerSync};
 use dlmp::session::{Connection, PlayerIndex};
 
@@ -30,41 +29,14 @@ fn home(i: u32) -> Vec3 {
     Vec3::new(cx + r * angle.cos(), cy + r * angle.sin(), 10.0)
 }
 
+/// Walking along +x.
 fn frame(pos: Vec3) -> Frame {
     Frame {
-        pos,
-        yaw: 90.0,
         keys: Keys::FORWARD,
-        ducked: false,
-        cam: Vec3::new(1.0, 0.0, 0.0),
         vel: Vec3::new(0.02, 0.0, 0.0),
-        shift_x: 0.0,
         shift_y: 0.02,
         move_state: MoveState::Walk,
-        on_ground: true,
-        hp: 100.0,
-        armor: 0.0,
-        alive: true,
-        death_epoch: 0,
-        weapon: 0,
-        state: 0,
-        clip: 0,
-        total: 0,
-        cam_yaw: 0.0,
-        weapon_rev: Revision(0),
-        parachute_stage: 0,
-        paused: false,
-        on_fire: false,
-        special_action: SpecialAction::None,
-        special_rev: Revision(0),
-        jet_thrust: 0,
-        jet_stop: false,
-        jet_strafe: 0.0,
-        jet_angle: 0.0,
-        aim_target: 0xFFFF,
-        physics_rev: Revision(0),
-        vital_rev: Revision(0),
-        damage_seq: Seq(0),
+        ..Frame::standing(pos)
     }
 }
 

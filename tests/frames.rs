@@ -3,7 +3,6 @@
 //! relay to the subject's viewers, field by field. Players stand together at [`SPAWN`], so
 //! player streaming shows them to each other; a player in another virtual world is not.
 
-use bevy_ecs::entity::Entity;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::movement::PhysicsCommand;
 use dlmp::player::frame::{FrameDrops, FrameState};
@@ -14,50 +13,14 @@ use dlmp::player::{
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
 use dlmp::protocol::player::action::SpecialAction;
-use dlmp::protocol::player::sync::{Frame, Keys, MoveState, PlayerSync, RemotePlayerSync};
-use dlmp::session::PlayerIndex;
+use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
-
-fn entity(h: &Harness, c: ClientId) -> Entity {
-    h.world()
-        .resource::<PlayerIndex>()
-        .get(h.player_id(c))
-        .expect("a live player")
-}
-
-fn with<T: bevy_ecs::component::Component<Mutability = bevy_ecs::component::Mutable>>(
-    h: &mut Harness,
-    c: ClientId,
-    f: impl FnOnce(&mut T),
-) {
-    let e = entity(h, c);
-    f(&mut h.world_mut().get_mut::<T>(e).expect("the component"));
-}
-
-fn get<T: bevy_ecs::component::Component + Clone>(h: &Harness, c: ClientId) -> T {
-    h.world()
-        .get::<T>(entity(h, c))
-        .expect("the component")
-        .clone()
-}
-
-/// The connect spawn granted at [`SPAWN`], as `grant_spawns` leaves it.
-fn spawn(h: &mut Harness, c: ClientId) {
-    with::<SpawnState>(h, c, |s| s.granted = true);
-    with::<Life>(h, c, |l| {
-        *l = Life {
-            spawned: true,
-            alive: true,
-        }
-    });
-    with::<Position>(h, c, |p| p.0 = SPAWN);
-}
 
 /// `viewer` is shown `subject`.
 fn show(h: &mut Harness, subject: ClientId, viewer: ClientId) {
     let id = h.player_id(viewer);
-    with::<Viewers>(h, subject, |v| v.insert(id));
+    h.with::<Viewers>(subject, |v| v.insert(id));
 }
 
 /// Alice and Bob, spawned, each shown to the other.
@@ -66,8 +29,8 @@ fn two() -> (Harness, ClientId, ClientId) {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    spawn(&mut h, a);
-    spawn(&mut h, b);
+    h.spawn_at(a, SPAWN);
+    h.spawn_at(b, SPAWN);
     show(&mut h, a, b);
     show(&mut h, b, a);
     (h, a, b)
@@ -75,52 +38,7 @@ fn two() -> (Harness, ClientId, ClientId) {
 
 /// A living frame standing at [`SPAWN`].
 fn frame() -> Frame {
-    Frame {
-        pos: SPAWN,
-        yaw: 90.0,
-        keys: Keys::NONE,
-        ducked: false,
-        cam: Vec3::new(1.0, 0.0, 0.0),
-        vel: Vec3::ZERO,
-        shift_x: 0.0,
-        shift_y: 0.0,
-        move_state: MoveState::Still,
-        on_ground: true,
-        hp: 100.0,
-        armor: 0.0,
-        alive: true,
-        death_epoch: 0,
-        weapon: 0,
-        state: 0,
-        clip: 0,
-        total: 0,
-        cam_yaw: 0.0,
-        weapon_rev: Revision(0),
-        parachute_stage: 0,
-        paused: false,
-        on_fire: false,
-        special_action: SpecialAction::None,
-        special_rev: Revision(0),
-        jet_thrust: 0,
-        jet_stop: false,
-        jet_strafe: 0.0,
-        jet_angle: 0.0,
-        aim_target: 0xFFFF,
-        physics_rev: Revision(0),
-        vital_rev: Revision(0),
-        damage_seq: Seq(0),
-    }
-}
-
-/// Sends `f` from `c` with `seq` and runs a tick.
-fn sync(h: &mut Harness, c: ClientId, seq: u32, f: Frame) {
-    let packet = PlayerSync {
-        session_token: h.token(c),
-        seq: Seq(seq),
-        frame: f,
-    };
-    h.send(c, packet);
-    h.step();
+    Frame::standing(SPAWN)
 }
 
 fn relays(h: &Harness, c: ClientId) -> Vec<RemotePlayerSync> {
@@ -135,7 +53,7 @@ fn last_relay(h: &Harness, c: ClientId) -> RemotePlayerSync {
 #[test]
 fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
     let (mut h, a, b) = two();
-    with::<Appearance>(&mut h, a, |l| {
+    h.with::<Appearance>(a, |l| {
         *l = Appearance {
             skin: 7,
             variant: 2,
@@ -144,26 +62,26 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
             headless: true,
         }
     });
-    with::<Team>(&mut h, a, |t| {
+    h.with::<Team>(a, |t| {
         *t = Team {
             group: 5,
             relation_rev: 2,
         }
     });
-    with::<Team>(&mut h, b, |t| t.group = 5);
-    with::<Ledger>(&mut h, a, |l| {
+    h.with::<Team>(b, |t| t.group = 5);
+    h.with::<Ledger>(a, |l| {
         l.health = 80.0;
         l.armor = 20.0;
     });
-    with::<Inventory>(&mut h, a, |i| {
+    h.with::<Inventory>(a, |i| {
         i.held.set(24, true);
         i.ammo[24] = 30;
     });
-    with::<Body>(&mut h, a, |b| {
+    h.with::<Body>(a, |b| {
         b.gravity = 0.005;
         b.special_action = SpecialAction::Jetpack;
     });
-    with::<DeathEpoch>(&mut h, a, |e| e.0 = 3);
+    h.with::<DeathEpoch>(a, |e| e.0 = 3);
 
     let sent = Frame {
         pos: Vec3::new(100.5, 200.0, 10.0),
@@ -200,7 +118,7 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         vital_rev: Revision(4),
         damage_seq: Seq(7),
     };
-    sync(&mut h, a, 11, sent);
+    h.sync(a, 11, sent);
 
     assert!(relays(&h, a).is_empty(), "not to the subject itself");
     let r = relays(&h, b);
@@ -253,35 +171,35 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
     assert_eq!(r.gravity, 0.005);
 
     // Bob's frame goes to Alice; Alice's group is not 0 but Bob's differs now.
-    with::<Team>(&mut h, b, |t| t.group = 6);
-    sync(&mut h, a, 12, frame());
+    h.with::<Team>(b, |t| t.group = 6);
+    h.sync(a, 12, frame());
     assert!(!last_relay(&h, b).teammate);
 }
 
 #[test]
 fn without_ammo_the_fire_bit_is_cleared_and_without_a_jetpack_jet_fields_are_zero() {
     let (mut h, a, b) = two();
-    with::<Inventory>(&mut h, a, |i| i.held.set(24, true));
+    h.with::<Inventory>(a, |i| i.held.set(24, true));
     let mut f = frame();
     f.weapon = 24;
     f.keys = Keys::FIRE | Keys::AIM;
     f.jet_strafe = 2.0;
     f.jet_thrust = 1;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     let r = last_relay(&h, b).frame;
     assert_eq!(r.keys, Keys::AIM);
     assert_eq!((r.jet_thrust, r.jet_strafe), (0, 0.0));
     // A melee weapon keeps its fire bit.
     f.weapon = 0;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert_eq!(last_relay(&h, b).frame.keys, Keys::FIRE | Keys::AIM);
 }
 
 #[test]
 fn a_living_player_is_never_relayed_with_a_lethal_hp() {
     let (mut h, a, b) = two();
-    with::<Ledger>(&mut h, a, |l| l.health = 0.0);
-    sync(&mut h, a, 1, frame());
+    h.with::<Ledger>(a, |l| l.health = 0.0);
+    h.sync(a, 1, frame());
     // The ledger commits the death in the same tick, before the relay.
     let r = last_relay(&h, b).frame;
     assert!(!r.alive || r.hp > 0.0);
@@ -294,23 +212,23 @@ fn frames_are_dropped_until_the_connect_spawn_is_granted() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    spawn(&mut h, b);
-    sync(&mut h, a, 1, frame());
+    h.spawn_at(b, SPAWN);
+    h.sync(a, 1, frame());
     assert!(relays(&h, b).is_empty());
     assert_eq!(h.world().resource::<FrameDrops>().not_spawned, 1);
-    assert_eq!(get::<LastFrame>(&h, a).seq, None);
+    assert_eq!(h.get::<LastFrame>(a).seq, None);
 
-    spawn(&mut h, a);
-    assert!(!get::<SpawnState>(&h, a).confirmed);
+    h.spawn_at(a, SPAWN);
+    assert!(!h.get::<SpawnState>(a).confirmed);
     let mut dead = frame();
     dead.alive = false;
-    sync(&mut h, a, 2, dead);
+    h.sync(a, 2, dead);
     assert!(
-        !get::<SpawnState>(&h, a).confirmed,
+        !h.get::<SpawnState>(a).confirmed,
         "only a living frame confirms"
     );
-    sync(&mut h, a, 3, frame());
-    assert!(get::<SpawnState>(&h, a).confirmed);
+    h.sync(a, 3, frame());
+    assert!(h.get::<SpawnState>(a).confirmed);
     assert_eq!(relays(&h, b).len(), 2);
 }
 
@@ -319,19 +237,16 @@ fn duplicate_and_overtaken_frames_are_dropped_whole() {
     let (mut h, a, b) = two();
     let mut f = frame();
     f.paused = true;
-    sync(&mut h, a, 5, f);
+    h.sync(a, 5, f);
     h.advance(std::time::Duration::from_secs(2));
-    sync(&mut h, a, 5, frame());
-    sync(&mut h, a, 4, frame());
-    assert!(
-        get::<Body>(&h, a).paused,
-        "a stale frame rolls nothing back"
-    );
+    h.sync(a, 5, frame());
+    h.sync(a, 4, frame());
+    assert!(h.get::<Body>(a).paused, "a stale frame rolls nothing back");
     assert_eq!(relays(&h, b).len(), 1);
     assert_eq!(h.world().resource::<FrameDrops>().stale, 2);
     // Serial arithmetic survives the wrap.
     for seq in [0x4000_0000, 0x8000_0000, 0xC000_0000, u32::MAX, 0] {
-        sync(&mut h, a, seq, frame());
+        h.sync(a, seq, frame());
     }
     assert_eq!(relays(&h, b).len(), 6);
     assert_eq!(relays(&h, b)[5].seq, Seq(0));
@@ -342,37 +257,37 @@ fn frames_go_only_to_the_subjects_viewers() {
     let (mut h, a, b) = two();
     let c = h.connect("carol");
     h.step();
-    spawn(&mut h, c);
-    with::<Scope>(&mut h, c, |s| s.virtual_world = 7);
-    sync(&mut h, a, 1, frame());
+    h.spawn_at(c, SPAWN);
+    h.with::<Scope>(c, |s| s.virtual_world = 7);
+    h.sync(a, 1, frame());
     assert_eq!(relays(&h, b).len(), 1);
     assert!(relays(&h, c).is_empty(), "carol is not shown alice");
-    with::<Scope>(&mut h, b, |s| s.virtual_world = 7);
-    sync(&mut h, a, 2, frame());
+    h.with::<Scope>(b, |s| s.virtual_world = 7);
+    h.sync(a, 2, frame());
     assert_eq!(relays(&h, b).len(), 1, "hidden: no more relays");
-    assert!(!get::<Viewers>(&h, a).contains(h.player_id(b)));
+    assert!(!h.get::<Viewers>(a).contains(h.player_id(b)));
 }
 
 #[test]
 fn a_dead_players_position_is_not_taken() {
     let (mut h, a, b) = two();
-    with::<Life>(&mut h, a, |l| l.alive = false);
+    h.with::<Life>(a, |l| l.alive = false);
     let mut f = frame();
     f.pos = Vec3::new(105.0, 200.0, 10.0);
-    sync(&mut h, a, 1, f);
-    assert_eq!(get::<Position>(&h, a).0, SPAWN);
+    h.sync(a, 1, f);
+    assert_eq!(h.get::<Position>(a).0, SPAWN);
     let r = last_relay(&h, b).frame;
     assert_eq!(r.pos, SPAWN, "the server's last position");
     assert!(!r.alive);
 
     // Alive on the server, dead in the frame: not taken either.
-    with::<Life>(&mut h, a, |l| l.alive = true);
+    h.with::<Life>(a, |l| l.alive = true);
     f.alive = false;
-    sync(&mut h, a, 2, f);
-    assert_eq!(get::<Position>(&h, a).0, SPAWN);
+    h.sync(a, 2, f);
+    assert_eq!(h.get::<Position>(a).0, SPAWN);
     f.alive = true;
-    sync(&mut h, a, 3, f);
-    assert_eq!(get::<Position>(&h, a).0, f.pos);
+    h.sync(a, 3, f);
+    assert_eq!(h.get::<Position>(a).0, f.pos);
 }
 
 #[test]
@@ -384,8 +299,8 @@ fn a_living_frame_sets_the_server_reads() {
     f.keys = Keys(0xFE01);
     f.ducked = true;
     f.on_ground = false;
-    sync(&mut h, a, 1, f);
-    let body = get::<Body>(&h, a);
+    h.sync(a, 1, f);
+    let body = h.get::<Body>(a);
     assert!((body.velocity.x - 5.0).abs() < 1e-4, "m/s");
     assert_eq!(body.camera_front, Vec3::new(0.0, 0.0, 1.0));
     assert_eq!(body.keys, Keys(0x0001));
@@ -393,8 +308,8 @@ fn a_living_frame_sets_the_server_reads() {
     // A zero direction is not taken; the speed is capped to 250 m/s.
     f.cam = Vec3::ZERO;
     f.vel = Vec3::new(100.0, 0.0, 0.0);
-    sync(&mut h, a, 2, f);
-    let body = get::<Body>(&h, a);
+    h.sync(a, 2, f);
+    let body = h.get::<Body>(a);
     assert_eq!(body.camera_front, Vec3::new(0.0, 0.0, 1.0));
     assert!(body.velocity.length() <= 250.0);
 }
@@ -405,20 +320,20 @@ fn paused_zeroes_keys_and_changes_once_a_second() {
     let mut f = frame();
     f.keys = Keys::FORWARD;
     f.paused = true;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     let r = last_relay(&h, b).frame;
     assert!(r.paused);
     assert_eq!(r.keys, Keys::NONE);
-    assert_eq!(get::<Body>(&h, a).keys, Keys::NONE);
+    assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
 
     f.paused = false;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     let r = last_relay(&h, b).frame;
     assert!(r.paused, "a second has not passed");
     assert_eq!(r.keys, Keys::NONE);
 
     h.advance(std::time::Duration::from_secs(1));
-    sync(&mut h, a, 3, f);
+    h.sync(a, 3, f);
     let r = last_relay(&h, b).frame;
     assert!(!r.paused);
     assert_eq!(r.keys, Keys::FORWARD);
@@ -429,37 +344,37 @@ fn on_fire_comes_from_a_living_body_once_a_second() {
     let (mut h, a, b) = two();
     let mut f = frame();
     f.on_fire = true;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert!(last_relay(&h, b).frame.on_fire);
     f.on_fire = false;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert!(
         last_relay(&h, b).frame.on_fire,
         "faster changes keep the value"
     );
     h.advance(std::time::Duration::from_secs(1));
-    sync(&mut h, a, 3, f);
+    h.sync(a, 3, f);
     assert!(!last_relay(&h, b).frame.on_fire);
 
     h.advance(std::time::Duration::from_secs(1));
     f.on_fire = true;
-    sync(&mut h, a, 4, f);
-    assert!(get::<Body>(&h, a).on_fire);
+    h.sync(a, 4, f);
+    assert!(h.get::<Body>(a).on_fire);
     // A dead frame counts as 0 at once.
     f.alive = false;
-    sync(&mut h, a, 5, f);
-    assert!(!get::<Body>(&h, a).on_fire);
+    h.sync(a, 5, f);
+    assert!(!h.get::<Body>(a).on_fire);
     assert!(!last_relay(&h, b).frame.on_fire);
 }
 
 #[test]
 fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     let (mut h, a, b) = two();
-    with::<Body>(&mut h, a, |b| b.special_action = SpecialAction::HandsUp);
-    with::<FrameState>(&mut h, a, |s| s.special_rev = Revision(2));
+    h.with::<Body>(a, |b| b.special_action = SpecialAction::HandsUp);
+    h.with::<FrameState>(a, |s| s.special_rev = Revision(2));
     let mut f = frame();
     f.special_rev = Revision(1);
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(
         last_relay(&h, b).frame.special_action,
         SpecialAction::HandsUp,
@@ -467,7 +382,7 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     );
     f.special_rev = Revision(2);
     f.special_action = SpecialAction::Dance1;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert_eq!(
         last_relay(&h, b).frame.special_action,
         SpecialAction::HandsUp,
@@ -475,17 +390,17 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     );
     f.special_action = SpecialAction::None;
     f.alive = false;
-    sync(&mut h, a, 3, f);
-    assert_eq!(get::<Body>(&h, a).special_action, SpecialAction::HandsUp);
+    h.sync(a, 3, f);
+    assert_eq!(h.get::<Body>(a).special_action, SpecialAction::HandsUp);
     f.alive = true;
-    sync(&mut h, a, 4, f);
+    h.sync(a, 4, f);
     assert_eq!(last_relay(&h, b).frame.special_action, SpecialAction::None);
 }
 
 #[test]
 fn weapons_reconcile_only_with_the_current_weapon_rev() {
     let (mut h, a, b) = two();
-    with::<Inventory>(&mut h, a, |i| {
+    h.with::<Inventory>(a, |i| {
         i.held.set(24, true);
         i.ammo[24] = 30;
         i.weapon_rev = Revision(2);
@@ -495,25 +410,25 @@ fn weapons_reconcile_only_with_the_current_weapon_rev() {
     f.clip = 7;
     f.total = 5;
     f.weapon_rev = Revision(1);
-    sync(&mut h, a, 1, f);
-    let inv = get::<Inventory>(&h, a);
+    h.sync(a, 1, f);
+    let inv = h.get::<Inventory>(a);
     assert_eq!((inv.armed, inv.ammo[24]), (0, 30), "an overtaken frame");
     assert_eq!(last_relay(&h, b).frame.total, 30);
 
     f.weapon_rev = Revision(2);
     f.total = 10;
-    sync(&mut h, a, 2, f);
-    let inv = get::<Inventory>(&h, a);
+    h.sync(a, 2, f);
+    let inv = h.get::<Inventory>(a);
     assert_eq!((inv.armed, inv.clip, inv.ammo[24]), (24, 7, 10));
 
     f.total = 50;
-    sync(&mut h, a, 3, f);
-    assert_eq!(get::<Inventory>(&h, a).ammo[24], 10, "only downward");
+    h.sync(a, 3, f);
+    assert_eq!(h.get::<Inventory>(a).ammo[24], 10, "only downward");
 
     f.weapon = 31;
     f.total = 500;
-    sync(&mut h, a, 4, f);
-    let inv = get::<Inventory>(&h, a);
+    h.sync(a, 4, f);
+    let inv = h.get::<Inventory>(a);
     assert_eq!(inv.armed, 24, "not in the inventory");
     let r = last_relay(&h, b).frame;
     assert_eq!(
@@ -526,26 +441,26 @@ fn weapons_reconcile_only_with_the_current_weapon_rev() {
 #[test]
 fn the_movement_check_holds_a_teleporting_frame() {
     let (mut h, a, b) = two();
-    sync(&mut h, a, 1, frame());
+    h.sync(a, 1, frame());
     let mut f = frame();
     f.pos = Vec3::new(600.0, 200.0, 10.0);
-    sync(&mut h, a, 2, f);
-    let p = get::<Position>(&h, a).0;
+    h.sync(a, 2, f);
+    let p = h.get::<Position>(a).0;
     assert!(p.x > 100.0 && p.x < 110.0, "{p:?}");
     assert_eq!(last_relay(&h, b).frame.pos, p);
     // Walking on from the held point is taken.
     f.pos = Vec3::new(p.x + 0.3, 200.0, 10.0);
-    sync(&mut h, a, 3, f);
-    assert_eq!(get::<Position>(&h, a).0, f.pos);
+    h.sync(a, 3, f);
+    assert_eq!(h.get::<Position>(a).0, f.pos);
 }
 
 #[test]
 fn an_echoed_throw_allows_its_flight() {
     let (mut h, a, _) = two();
-    sync(&mut h, a, 1, frame());
+    h.sync(a, 1, frame());
     let now = h.now();
     let mut rev = Revision(0);
-    with::<FrameState>(&mut h, a, |s| {
+    h.with::<FrameState>(a, |s| {
         rev = s
             .movement
             .send(PhysicsCommand::Throw { speed: 60.0 }, now)
@@ -555,20 +470,16 @@ fn an_echoed_throw_allows_its_flight() {
     let mut f = frame();
     f.pos = Vec3::new(100.0, 200.0, 20.0);
     f.physics_rev = rev;
-    sync(&mut h, a, 2, f);
-    assert_eq!(
-        get::<Position>(&h, a).0,
-        f.pos,
-        "10 m up in 0.12 s at 60 m/s"
-    );
+    h.sync(a, 2, f);
+    assert_eq!(h.get::<Position>(a).0, f.pos, "10 m up in 0.12 s at 60 m/s");
 
     // Without the throw the same rise is held.
     let (mut h, a, _) = two();
-    sync(&mut h, a, 1, frame());
+    h.sync(a, 1, frame());
     h.steps(5);
     f.physics_rev = Revision(0);
-    sync(&mut h, a, 2, f);
-    assert!(get::<Position>(&h, a).0.z < 20.0);
+    h.sync(a, 2, f);
+    assert!(h.get::<Position>(a).0.z < 20.0);
 }
 
 #[test]
@@ -576,7 +487,7 @@ fn a_gravity_echo_reaches_the_relay() {
     let (mut h, a, b) = two();
     let now = h.now();
     let mut rev = Revision(0);
-    with::<FrameState>(&mut h, a, |s| {
+    h.with::<FrameState>(a, |s| {
         rev = s
             .movement
             .send(PhysicsCommand::Gravity(0.002), now)
@@ -584,7 +495,7 @@ fn a_gravity_echo_reaches_the_relay() {
     });
     let mut f = frame();
     f.physics_rev = rev;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(last_relay(&h, b).gravity, 0.002);
 }
 
@@ -649,7 +560,7 @@ fn scripts_read_keys_velocity_camera_pause_and_fire() {
     f.vel = Vec3::new(0.1, 0.0, 0.0);
     f.cam = Vec3::new(0.0, 2.0, 0.0);
     f.on_fire = true;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(told(&mut h, a), ["key forward true", "key fire true"]);
     h.chat(a, "/reads");
     h.steps(2);
@@ -664,13 +575,13 @@ fn key_changes_wait_50_ms_and_a_release_is_never_lost() {
     let (_s, mut h, a) = scripted("keys");
     let mut f = frame();
     f.keys = Keys::JUMP;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(told(&mut h, a), ["key jump true"]);
     f.keys = Keys::NONE;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert!(told(&mut h, a).is_empty(), "20 ms later: held back");
     h.steps(3);
-    sync(&mut h, a, 3, f);
+    h.sync(a, 3, f);
     assert_eq!(told(&mut h, a), ["key jump false"]);
 }
 
@@ -679,21 +590,21 @@ fn pause_raises_player_pause_and_releases_keys() {
     let (_s, mut h, a) = scripted("pause");
     let mut f = frame();
     f.keys = Keys::SPRINT;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(told(&mut h, a), ["key sprint true"]);
     h.steps(3);
     f.paused = true;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert_eq!(told(&mut h, a), ["pause true true", "key sprint false"]);
     f.paused = false;
-    sync(&mut h, a, 3, f);
+    h.sync(a, 3, f);
     assert!(told(&mut h, a).is_empty(), "one change a second");
 }
 
 #[test]
 fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     let (_s, mut h, a) = scripted("reload");
-    with::<Inventory>(&mut h, a, |i| {
+    h.with::<Inventory>(a, |i| {
         i.held.set(24, true);
         i.ammo[24] = 30;
     });
@@ -702,41 +613,41 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     f.clip = 7;
     f.total = 30;
     f.state = 2;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(told(&mut h, a), ["reload 24"]);
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     f.state = 0;
-    sync(&mut h, a, 3, f);
+    h.sync(a, 3, f);
     f.state = 2;
-    sync(&mut h, a, 4, f);
+    h.sync(a, 4, f);
     assert!(
         told(&mut h, a).is_empty(),
         "not a start, then within 250 ms"
     );
     f.state = 0;
-    sync(&mut h, a, 5, f);
+    h.sync(a, 5, f);
     h.advance(std::time::Duration::from_millis(300));
     f.state = 2;
-    sync(&mut h, a, 6, f);
+    h.sync(a, 6, f);
     assert_eq!(told(&mut h, a), ["reload 24"]);
     // An overtaken weapon_rev, or a weapon not held, raises nothing.
-    with::<Inventory>(&mut h, a, |i| i.weapon_rev = Revision(1));
+    h.with::<Inventory>(a, |i| i.weapon_rev = Revision(1));
     h.advance(std::time::Duration::from_millis(300));
     f.state = 0;
-    sync(&mut h, a, 7, f);
+    h.sync(a, 7, f);
     f.state = 2;
-    sync(&mut h, a, 8, f);
+    h.sync(a, 8, f);
     assert!(told(&mut h, a).is_empty());
 }
 
 #[test]
 fn state_and_interior_changes_come_from_the_server_pass() {
     let (_s, mut h, a) = scripted("state");
-    with::<Life>(&mut h, a, |l| l.alive = false);
+    h.with::<Life>(a, |l| l.alive = false);
     h.steps(4);
     assert_eq!(told(&mut h, a), ["state dead on_foot"]);
 
-    with::<dlmp::player::Scope>(&mut h, a, |s| s.interior = 3);
+    h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
     let mut seen = Vec::new();
     for _ in 0..4 {
         h.step();
@@ -748,9 +659,9 @@ fn state_and_interior_changes_come_from_the_server_pass() {
     assert_eq!(seen, ["interior 3 0"]);
     // That tick was a pass; the next comes 50 ms later. A change and its reversal before it
     // raise nothing.
-    with::<dlmp::player::Scope>(&mut h, a, |s| s.interior = 5);
+    h.with::<dlmp::player::Scope>(a, |s| s.interior = 5);
     h.step();
-    with::<dlmp::player::Scope>(&mut h, a, |s| s.interior = 3);
+    h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
     h.steps(5);
     assert!(told(&mut h, a).is_empty());
 }
@@ -759,7 +670,7 @@ fn state_and_interior_changes_come_from_the_server_pass() {
 fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
     use dlmp::player::frame::Bounds;
     let (mut h, a, b) = two();
-    with::<FrameState>(&mut h, a, |s| {
+    h.with::<FrameState>(a, |s| {
         s.bounds = Some(Bounds {
             min_x: 90.0,
             min_y: 190.0,
@@ -771,7 +682,7 @@ fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
     f.pos = Vec3::new(102.0, 200.0, 10.0);
     f.vel = Vec3::new(0.2, 0.1, 0.0);
     f.shift_y = 0.4;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     let r = last_relay(&h, b).frame;
     assert_eq!(r.pos, Vec3::new(101.0, 200.0, 10.0));
     assert_eq!((r.vel.x, r.vel.y), (0.0, 0.1));
@@ -781,17 +692,17 @@ fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
 #[test]
 fn a_frozen_player_keeps_no_keys_and_stays_near_its_anchor() {
     let (mut h, a, b) = two();
-    with::<FrameState>(&mut h, a, |s| s.frozen = Some(SPAWN));
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
     let mut f = frame();
     f.keys = Keys::FORWARD;
     f.pos = Vec3::new(100.0, 210.0, 9.0);
     f.vel = Vec3::new(0.0, 0.2, 0.0);
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     let r = last_relay(&h, b).frame;
     assert_eq!(r.keys, Keys::NONE);
     assert_eq!(r.pos, Vec3::new(100.0, 208.0, 9.0), "8 m, falling free");
     assert_eq!(r.vel, Vec3::ZERO);
-    assert_eq!(get::<Body>(&h, a).keys, Keys::NONE);
+    assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
 }
 
 #[test]
@@ -799,21 +710,21 @@ fn death_releases_the_keys_on_the_next_server_pass() {
     let (_s, mut h, a) = scripted("death-keys");
     let mut f = frame();
     f.keys = Keys::AIM;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(told(&mut h, a), ["key aim true"]);
     h.steps(3);
-    with::<Life>(&mut h, a, |l| l.alive = false);
+    h.with::<Life>(a, |l| l.alive = false);
     h.steps(4);
     assert_eq!(told(&mut h, a), ["key aim false", "state dead on_foot"]);
-    assert_eq!(get::<Body>(&h, a).keys, Keys::NONE);
+    assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
 }
 
 #[test]
 fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
     use dlmp::player::frame::Bounds;
     let (mut h, a, _) = two();
-    sync(&mut h, a, 1, frame());
-    with::<FrameState>(&mut h, a, |s| {
+    h.sync(a, 1, frame());
+    h.with::<FrameState>(a, |s| {
         s.bounds = Some(Bounds {
             min_x: 500.0,
             min_y: 0.0,
@@ -823,12 +734,8 @@ fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
     });
     let mut f = frame();
     f.pos = Vec3::new(500.0, 200.0, 10.0);
-    sync(&mut h, a, 2, f);
-    assert_eq!(
-        get::<Position>(&h, a).0,
-        f.pos,
-        "on the edge, not 400 m away"
-    );
+    h.sync(a, 2, f);
+    assert_eq!(h.get::<Position>(a).0, f.pos, "on the edge, not 400 m away");
 }
 
 #[test]
@@ -844,7 +751,7 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     h.steps(4);
     let mut fb = frame();
     fb.pos = Vec3::new(115.0, 200.0, 10.0);
-    sync(&mut h, b, 1, fb);
+    h.sync(b, 1, fb);
     show(&mut h, b, a);
     told(&mut h, a);
 
@@ -855,21 +762,21 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     };
     let mut f = frame();
     f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(target(&mut h), ["target bob"], "on the ray");
 
-    with::<Viewers>(&mut h, b, |v| v.0.clear());
+    h.with::<Viewers>(b, |v| v.0.clear());
     assert_eq!(target(&mut h), ["target none"], "no longer shown");
     show(&mut h, b, a);
     assert_eq!(target(&mut h), ["target bob"]);
 
     f.cam = Vec3::new(0.0, 1.0, 0.0);
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert_eq!(target(&mut h), ["target none"], "15 m off the ray");
 
     f.cam = Vec3::new(1.0, 0.0, 0.0);
     f.paused = true;
-    sync(&mut h, a, 3, f);
+    h.sync(a, 3, f);
     told(&mut h, a);
     assert_eq!(
         target(&mut h),
@@ -881,7 +788,7 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
 #[test]
 fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
     let (mut h, a, _) = two();
-    with::<Inventory>(&mut h, a, |i| {
+    h.with::<Inventory>(a, |i| {
         i.held.set(37, true);
         i.ammo[37] = 100;
     });
@@ -891,18 +798,14 @@ fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
     f.weapon_rev = Revision(1);
     f.keys = Keys::FIRE;
     for seq in 1..=11 {
-        sync(&mut h, a, seq, f);
+        h.sync(a, seq, f);
         h.steps(4);
     }
-    let ammo = get::<Inventory>(&h, a).ammo[37];
+    let ammo = h.get::<Inventory>(a).ammo[37];
     assert!((85..=90).contains(&ammo), "{ammo}");
     f.keys = Keys::NONE;
-    sync(&mut h, a, 12, f);
+    h.sync(a, 12, f);
     h.advance(std::time::Duration::from_secs(1));
-    sync(&mut h, a, 13, f);
-    assert_eq!(
-        get::<Inventory>(&h, a).ammo[37],
-        ammo,
-        "nothing without fire"
-    );
+    h.sync(a, 13, f);
+    assert_eq!(h.get::<Inventory>(a).ammo[37], ammo, "nothing without fire");
 }

@@ -4,57 +4,21 @@
 
 use std::collections::VecDeque;
 
-use bevy_ecs::entity::Entity;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::ledger::{LedgerSettings, RecentShot, RecentShots};
-use dlmp::player::{Ledger, Life, Position, SpawnState, Team, Viewers};
+use dlmp::player::{Ledger, Life, Position, Team, Viewers};
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
-use dlmp::protocol::player::action::SpecialAction;
 use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
-use dlmp::protocol::player::sync::{Frame, Keys, MoveState, PlayerSync};
-use dlmp::session::{Player, PlayerIndex};
+use dlmp::protocol::player::sync::Frame;
+use dlmp::session::Player;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
-fn entity(h: &Harness, c: ClientId) -> Entity {
-    h.world()
-        .resource::<PlayerIndex>()
-        .get(h.player_id(c))
-        .expect("a live player")
-}
-
-fn with<T: bevy_ecs::component::Component<Mutability = bevy_ecs::component::Mutable>>(
-    h: &mut Harness,
-    c: ClientId,
-    f: impl FnOnce(&mut T),
-) {
-    let e = entity(h, c);
-    f(&mut h.world_mut().get_mut::<T>(e).expect("the component"));
-}
-
-fn get<T: bevy_ecs::component::Component + Clone>(h: &Harness, c: ClientId) -> T {
-    h.world()
-        .get::<T>(entity(h, c))
-        .expect("the component")
-        .clone()
-}
-
-fn spawn(h: &mut Harness, c: ClientId) {
-    with::<SpawnState>(h, c, |s| s.granted = true);
-    with::<Life>(h, c, |l| {
-        *l = Life {
-            spawned: true,
-            alive: true,
-        }
-    });
-    with::<Position>(h, c, |p| p.0 = SPAWN);
-}
-
 fn show(h: &mut Harness, subject: ClientId, viewer: ClientId) {
     let id = h.player_id(viewer);
-    with::<Viewers>(h, subject, |v| v.insert(id));
+    h.with::<Viewers>(subject, |v| v.insert(id));
 }
 
 /// Alice and Bob, spawned, each shown to the other.
@@ -63,63 +27,19 @@ fn two() -> (Harness, ClientId, ClientId) {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    spawn(&mut h, a);
-    spawn(&mut h, b);
+    h.spawn_at(a, SPAWN);
+    h.spawn_at(b, SPAWN);
     show(&mut h, a, b);
     show(&mut h, b, a);
     (h, a, b)
 }
 
 fn frame() -> Frame {
-    Frame {
-        pos: SPAWN,
-        yaw: 90.0,
-        keys: Keys::NONE,
-        ducked: false,
-        cam: Vec3::new(1.0, 0.0, 0.0),
-        vel: Vec3::ZERO,
-        shift_x: 0.0,
-        shift_y: 0.0,
-        move_state: MoveState::Still,
-        on_ground: true,
-        hp: 100.0,
-        armor: 0.0,
-        alive: true,
-        death_epoch: 0,
-        weapon: 0,
-        state: 0,
-        clip: 0,
-        total: 0,
-        cam_yaw: 0.0,
-        weapon_rev: Revision(0),
-        parachute_stage: 0,
-        paused: false,
-        on_fire: false,
-        special_action: SpecialAction::None,
-        special_rev: Revision(0),
-        jet_thrust: 0,
-        jet_stop: false,
-        jet_strafe: 0.0,
-        jet_angle: 0.0,
-        aim_target: 0xFFFF,
-        physics_rev: Revision(0),
-        vital_rev: Revision(0),
-        damage_seq: Seq(0),
-    }
-}
-
-fn sync(h: &mut Harness, c: ClientId, seq: u32, f: Frame) {
-    let packet = PlayerSync {
-        session_token: h.token(c),
-        seq: Seq(seq),
-        frame: f,
-    };
-    h.send(c, packet);
-    h.step();
+    Frame::standing(SPAWN)
 }
 
 fn token(h: &Harness, c: ClientId) -> PlayerToken {
-    get::<Player>(h, c).token
+    h.get::<Player>(c).token
 }
 
 /// A DamageReport from `victim`, without stepping.
@@ -161,13 +81,13 @@ fn death(h: &mut Harness, victim: ClientId, weapon: u8) {
 }
 
 fn ledger(h: &Harness, c: ClientId) -> Ledger {
-    get::<Ledger>(h, c)
+    h.get::<Ledger>(c)
 }
 
 #[test]
 fn damage_lowers_armor_first_then_health() {
     let (mut h, a, _) = two();
-    with::<Ledger>(&mut h, a, |l| l.armor = 50.0);
+    h.with::<Ledger>(a, |l| l.armor = 50.0);
     damage(&mut h, a, 1, None, 0, 70.0);
     h.step();
     let l = ledger(&h, a);
@@ -178,7 +98,7 @@ fn damage_lowers_armor_first_then_health() {
 #[test]
 fn fire_drowning_and_falls_lower_health_only() {
     let (mut h, a, _) = two();
-    with::<Ledger>(&mut h, a, |l| l.armor = 50.0);
+    h.with::<Ledger>(a, |l| l.armor = 50.0);
     for (seq, w) in [(1, 37), (2, 53), (3, 54)] {
         damage(&mut h, a, seq, None, w, 10.0);
     }
@@ -196,34 +116,34 @@ fn frame_vitals_are_taken_only_in_the_clients_order_and_only_downward() {
     // Sent before the report: damage_seq 0.
     let mut f = frame();
     f.hp = 50.0;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(ledger(&h, a).health, 90.0);
     // In order: taken.
     f.damage_seq = Seq(1);
     f.hp = 60.0;
     f.armor = 0.0;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert_eq!(ledger(&h, a).health, 60.0);
     // The client cannot heal itself.
     f.hp = 80.0;
-    sync(&mut h, a, 3, f);
+    h.sync(a, 3, f);
     assert_eq!(ledger(&h, a).health, 60.0);
 }
 
 #[test]
 fn a_frame_overtaking_a_health_command_is_ignored() {
     let (mut h, a, _) = two();
-    with::<Ledger>(&mut h, a, |l| {
+    h.with::<Ledger>(a, |l| {
         l.health = 150.0;
         l.vital_rev = Revision(1);
     });
     let mut f = frame();
     f.hp = 100.0;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     assert_eq!(ledger(&h, a).health, 150.0);
     f.vital_rev = Revision(1);
     f.hp = 140.0;
-    sync(&mut h, a, 2, f);
+    h.sync(a, 2, f);
     assert_eq!(ledger(&h, a).health, 140.0);
 }
 
@@ -234,7 +154,7 @@ fn a_ledger_death_commits_with_player_wasted_to_viewers_not_the_victim() {
     h.clear(b);
     damage(&mut h, a, 1, None, 54, 150.0);
     h.steps(2);
-    assert!(!get::<Life>(&h, a).alive);
+    assert!(!h.get::<Life>(a).alive);
     let wasted = h.packets::<PlayerWasted>(b);
     assert_eq!(wasted.len(), 1);
     assert_eq!(
@@ -260,7 +180,7 @@ fn a_death_report_first_commits_and_the_ledger_does_not_again() {
     death(&mut h, a, 31);
     damage(&mut h, a, 1, None, 31, 150.0);
     h.steps(2);
-    assert!(!get::<Life>(&h, a).alive);
+    assert!(!h.get::<Life>(a).alive);
     let wasted = h.packets::<PlayerWasted>(b);
     assert_eq!(wasted.len(), 1);
     assert_eq!((wasted[0].weapon, wasted[0].anim), (31, 17));
@@ -275,9 +195,9 @@ fn a_frame_bringing_health_to_zero_commits_the_death() {
     h.clear(b);
     let mut f = frame();
     f.hp = 0.0;
-    sync(&mut h, a, 1, f);
+    h.sync(a, 1, f);
     h.step();
-    assert!(!get::<Life>(&h, a).alive);
+    assert!(!h.get::<Life>(a).alive);
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
 }
 
@@ -286,14 +206,14 @@ fn a_melee_attacker_shown_to_the_victim_is_credited() {
     let (mut h, a, b) = two();
     damage(&mut h, a, 1, Some(b), 3, 5.0);
     h.step();
-    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+    assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
 }
 
 #[test]
 fn an_attacker_not_shown_to_the_victim_is_not_credited() {
     let (mut h, a, b) = two();
     let id = h.player_id(a);
-    with::<Viewers>(&mut h, b, |v| v.remove(id));
+    h.with::<Viewers>(b, |v| v.remove(id));
     damage(&mut h, a, 1, Some(b), 3, 5.0);
     h.step();
     let l = ledger(&h, a);
@@ -304,7 +224,7 @@ fn an_attacker_not_shown_to_the_victim_is_not_credited() {
 fn a_teammate_counts_without_attacker_unless_team_damage_is_on() {
     let (mut h, a, b) = two();
     for c in [a, b] {
-        with::<Team>(&mut h, c, |t| t.group = 4);
+        h.with::<Team>(c, |t| t.group = 4);
     }
     damage(&mut h, a, 1, Some(b), 3, 5.0);
     h.step();
@@ -312,7 +232,7 @@ fn a_teammate_counts_without_attacker_unless_team_damage_is_on() {
     h.world_mut().resource_mut::<LedgerSettings>().team_damage = true;
     damage(&mut h, a, 2, Some(b), 3, 5.0);
     h.step();
-    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+    assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
 }
 
 #[test]
@@ -323,7 +243,7 @@ fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
     assert_eq!(ledger(&h, a).last_attacker, None);
     let now = h.now();
     let far = Vec3::new(SPAWN.x + 10.0, SPAWN.y, SPAWN.z);
-    with::<RecentShots>(&mut h, b, |s| {
+    h.with::<RecentShots>(b, |s| {
         s.0 = VecDeque::from([RecentShot {
             at: now,
             weapon: 31,
@@ -334,7 +254,7 @@ fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
     h.step();
     assert_eq!(ledger(&h, a).last_attacker, None, "the ray ended too far");
     let now = h.now();
-    with::<RecentShots>(&mut h, b, |s| {
+    h.with::<RecentShots>(b, |s| {
         s.push(RecentShot {
             at: now,
             weapon: 31,
@@ -346,7 +266,7 @@ fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
     assert_eq!(ledger(&h, a).last_attacker, None, "another weapon");
     damage(&mut h, a, 4, Some(b), 31, 5.0);
     h.step();
-    assert_eq!(ledger(&h, a).last_attacker, Some(entity(&h, b)));
+    assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
 }
 
 const GM: &str = r#"
@@ -487,7 +407,7 @@ fn give_weapon_sends_give_weapon_with_a_raised_weapon_rev() {
         (given[0].weapon, given[0].ammo, given[0].weapon_rev),
         (31, 120, Revision(1))
     );
-    let inv = get::<Inventory>(&h, a);
+    let inv = h.get::<Inventory>(a);
     assert!(inv.holds(31));
     assert_eq!((inv.ammo[31], inv.weapon_rev), (120, Revision(1)));
 }
@@ -502,7 +422,7 @@ fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
     h.chat(a, "/range 34 600");
     h.steps(3);
     assert!(told(&mut h, a).is_empty());
-    let team = get::<Team>(&h, a);
+    let team = h.get::<Team>(a);
     assert_eq!((team.group, team.relation_rev), (3, 1));
     assert!(h.world().resource::<LedgerSettings>().team_damage);
     assert_eq!(
@@ -520,7 +440,7 @@ mod shots {
     use dlmp::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
 
     fn armed(h: &mut Harness, c: ClientId, weapon: u8, ammo: u16) {
-        with::<Inventory>(h, c, |inv| {
+        h.with::<Inventory>(c, |inv| {
             inv.held.set(usize::from(weapon), true);
             inv.ammo[usize::from(weapon)] = ammo;
         });
@@ -557,14 +477,14 @@ mod shots {
     fn an_accepted_shot_spends_a_round_and_is_relayed_with_the_rewind() {
         let (mut h, a, b) = two();
         armed(&mut h, a, 31, 10);
-        let bob_at = get::<Position>(&h, b).0;
+        let bob_at = h.get::<Position>(b).0;
         h.clear(b);
         let mut s = shot(&h, a, 1, 31, bob_at);
         s.hit_kind = HitKind::Player;
         s.hit_id = h.player_id(b).0;
         fire(&mut h, a, s);
-        assert_eq!(get::<Inventory>(&h, a).ammo[31], 9);
-        assert_eq!(get::<RecentShots>(&h, a).0.len(), 1);
+        assert_eq!(h.get::<Inventory>(a).ammo[31], 9);
+        assert_eq!(h.get::<RecentShots>(a).0.len(), 1);
         let relayed = h.packets::<RemoteWeaponShot>(b);
         assert_eq!(relayed.len(), 1);
         let r = &relayed[0];
@@ -578,7 +498,7 @@ mod shots {
         // The shot credits a firearm attacker.
         damage(&mut h, b, 1, Some(a), 31, 10.0);
         h.step();
-        assert_eq!(ledger(&h, b).last_attacker, Some(entity(&h, a)));
+        assert_eq!(ledger(&h, b).last_attacker, Some(h.entity(a)));
     }
 
     #[test]
@@ -599,10 +519,10 @@ mod shots {
         fire_at(&mut h, a, 5, 31, ahead(399.0));
         fire_at(&mut h, a, 5, 31, ahead(10.0));
         // Paused, then dead.
-        with::<Body>(&mut h, a, |b| b.paused = true);
+        h.with::<Body>(a, |b| b.paused = true);
         fire_at(&mut h, a, 6, 31, ahead(10.0));
-        with::<Body>(&mut h, a, |b| b.paused = false);
-        with::<Life>(&mut h, a, |l| l.alive = false);
+        h.with::<Body>(a, |b| b.paused = false);
+        h.with::<Life>(a, |l| l.alive = false);
         fire_at(&mut h, a, 7, 31, ahead(10.0));
         let d = *h.world().resource::<ShotDrops>();
         assert_eq!(
@@ -616,7 +536,7 @@ mod shots {
             ),
             (1, 2, 1, 1, 1, 2)
         );
-        assert_eq!(get::<Inventory>(&h, a).ammo[31], 4);
+        assert_eq!(h.get::<Inventory>(a).ammo[31], 4);
         assert_eq!(h.packets::<RemoteWeaponShot>(b).len(), 1);
     }
 
@@ -635,10 +555,10 @@ mod shots {
         let (mut h, a, b) = two();
         let c = h.connect("carol");
         h.step();
-        spawn(&mut h, c);
+        h.spawn_at(c, SPAWN);
         show(&mut h, a, c);
         for (p, g) in [(a, 2), (b, 2), (c, 5)] {
-            with::<Team>(&mut h, p, |t| {
+            h.with::<Team>(p, |t| {
                 t.group = g;
                 t.relation_rev = 7;
             });
@@ -660,16 +580,16 @@ mod shots {
 fn a_spawn_after_a_death_starts_the_ledger_at_100_and_0() {
     use dlmp::protocol::player::life::RequestSpawn;
     let (_s, mut h, a) = commands("respawn-ledger");
-    with::<Ledger>(&mut h, a, |l| l.armor = 20.0);
+    h.with::<Ledger>(a, |l| l.armor = 20.0);
     damage(&mut h, a, 1, None, 54, 150.0);
     h.steps(2);
-    assert!(!get::<Life>(&h, a).alive);
+    assert!(!h.get::<Life>(a).alive);
     let request = RequestSpawn {
         session_token: h.token(a),
     };
     h.send(a, request);
     h.steps(2);
-    assert!(get::<Life>(&h, a).alive);
+    assert!(h.get::<Life>(a).alive);
     let l = ledger(&h, a);
     assert_eq!((l.health, l.armor, l.damage_seq), (100.0, 0.0, Seq(1)));
 }

@@ -26,19 +26,27 @@ use bevy_ecs::world::World;
 use bevy_time::{Fixed, Time, TimeUpdateStrategy};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
+use bevy_ecs::component::{Component, Mutable};
+use bevy_ecs::entity::Entity;
+
 use crate::config::Config;
 use crate::lane::{InboundLane, Verdict};
 use crate::net::{Datagram, Inbound, NetStats};
+use crate::player::{Life, Position, SpawnState};
 use crate::protocol::connection::chat::{ChatText, ClientChat};
 use crate::protocol::connection::handshake::{
     ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
 };
 use crate::protocol::connection::lane::ClientAck;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::Seq;
 use crate::protocol::ids::{EventId, PlayerId, SessionToken};
+use crate::protocol::player::sync::{Frame, PlayerSync};
 use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
 use crate::serial::Serial;
 use crate::server::{Transport, build_app};
+use crate::session::PlayerIndex;
 
 pub use scripts::TempScripts;
 
@@ -339,6 +347,63 @@ impl Harness {
 
     pub fn player_id(&self, client: ClientId) -> PlayerId {
         self.hello(client).player_id
+    }
+
+    /// The client's player entity.
+    #[track_caller]
+    pub fn entity(&self, client: ClientId) -> Entity {
+        self.world()
+            .resource::<PlayerIndex>()
+            .get(self.player_id(client))
+            .expect("the client has a live player")
+    }
+
+    /// A copy of a component of the client's player.
+    #[track_caller]
+    pub fn get<T: Component + Clone>(&self, client: ClientId) -> T {
+        self.world()
+            .get::<T>(self.entity(client))
+            .expect("the player has the component")
+            .clone()
+    }
+
+    /// Changes a component of the client's player, as a feature would.
+    #[track_caller]
+    pub fn with<T: Component<Mutability = Mutable>>(
+        &mut self,
+        client: ClientId,
+        f: impl FnOnce(&mut T),
+    ) {
+        let entity = self.entity(client);
+        f(&mut self
+            .world_mut()
+            .get_mut::<T>(entity)
+            .expect("the player has the component"));
+    }
+
+    /// Puts the client's player at `at` as a granted connect spawn leaves it: spawned,
+    /// alive, there.
+    #[track_caller]
+    pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
+        self.with::<SpawnState>(client, |s| s.granted = true);
+        self.with::<Life>(client, |l| {
+            *l = Life {
+                spawned: true,
+                alive: true,
+            }
+        });
+        self.with::<Position>(client, |p| p.0 = at);
+    }
+
+    /// Sends a PlayerSync of `frame` with `seq` from the client and runs one tick.
+    pub fn sync(&mut self, client: ClientId, seq: u32, frame: Frame) {
+        let packet = PlayerSync {
+            session_token: self.token(client),
+            seq: Seq(seq),
+            frame,
+        };
+        self.send(client, packet);
+        self.step();
     }
 
     /// Everything the client applied so far, in order.

@@ -108,46 +108,15 @@ pub fn reconcile(inv: &mut Inventory, frame: &Frame) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ids::Revision;
 
     fn frame() -> Frame {
-        let mut f = Frame {
-            pos: Vec3::ZERO,
-            yaw: 0.0,
-            keys: Keys::NONE,
-            ducked: false,
+        Frame {
+            keys: Keys(0xFFFF),
             cam: Vec3::ZERO,
-            vel: Vec3::ZERO,
-            shift_x: 0.0,
-            shift_y: 0.0,
+            yaw: 0.0,
             move_state: Default::default(),
-            on_ground: true,
-            hp: 100.0,
-            armor: 0.0,
-            alive: true,
-            death_epoch: 0,
-            weapon: 0,
-            state: 0,
-            clip: 0,
-            total: 0,
-            cam_yaw: 0.0,
-            weapon_rev: Revision(0),
-            parachute_stage: 0,
-            paused: false,
-            on_fire: false,
-            special_action: Default::default(),
-            special_rev: Revision(0),
-            jet_thrust: 0,
-            jet_stop: false,
-            jet_strafe: 0.0,
-            jet_angle: 0.0,
-            aim_target: 0xFFFF,
-            physics_rev: Revision(0),
-            vital_rev: Revision(0),
-            damage_seq: Default::default(),
-        };
-        f.keys = Keys(0xFFFF);
-        f
+            ..Frame::standing(Vec3::ZERO)
+        }
     }
 
     #[test]

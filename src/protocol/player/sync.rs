@@ -204,6 +204,47 @@ wire_struct! {
 const _: () = assert!(<Frame as Wire>::SIZE == 102);
 
 impl Frame {
+    /// A living, unarmed body standing still at `pos`, facing and aiming along +x, with
+    /// nothing held, no revisions echoed and 100 health: the frame tests and benches
+    /// start from.
+    pub fn standing(pos: Vec3) -> Frame {
+        Frame {
+            pos,
+            yaw: 90.0,
+            keys: Keys::NONE,
+            ducked: false,
+            cam: Vec3::new(1.0, 0.0, 0.0),
+            vel: Vec3::ZERO,
+            shift_x: 0.0,
+            shift_y: 0.0,
+            move_state: MoveState::Still,
+            on_ground: true,
+            hp: 100.0,
+            armor: 0.0,
+            alive: true,
+            death_epoch: 0,
+            weapon: 0,
+            state: 0,
+            clip: 0,
+            total: 0,
+            cam_yaw: 0.0,
+            weapon_rev: Revision(0),
+            parachute_stage: 0,
+            paused: false,
+            on_fire: false,
+            special_action: SpecialAction::None,
+            special_rev: Revision(0),
+            jet_thrust: 0,
+            jet_stop: false,
+            jet_strafe: 0.0,
+            jet_angle: 0.0,
+            aim_target: 0xFFFF,
+            physics_rev: Revision(0),
+            vital_rev: Revision(0),
+            damage_seq: Seq(0),
+        }
+    }
+
     pub fn weapon_state(&self) -> WeaponState {
         WeaponState::from_wire(self.state)
     }
