@@ -474,6 +474,24 @@ mod shots {
     }
 
     #[test]
+    fn a_hide_carries_the_order_of_the_shooters_last_accepted_shot() {
+        use dlmp::player::Scope;
+        use dlmp::protocol::player::streaming::PlayerStreamOut;
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        fire_at(&mut h, a, 7, 31, ahead(20.0));
+        fire_at(&mut h, a, 9, 31, ahead(20.0));
+        h.with::<Scope>(b, |s| s.virtual_world = 3);
+        h.steps(2);
+        let hides = h.packets::<PlayerStreamOut>(b);
+        assert_eq!(hides.len(), 1);
+        assert_eq!(
+            (hides[0].player_id, hides[0].last_shot_order),
+            (h.player_id(a), Seq(9))
+        );
+    }
+
+    #[test]
     fn an_accepted_shot_spends_a_round_and_is_relayed_with_the_rewind() {
         let (mut h, a, b) = two();
         armed(&mut h, a, 31, 10);

@@ -27,6 +27,7 @@ use super::players::{
     Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, is_shown, stream_center,
 };
 use crate::lane::Delivery;
+use crate::player::shots::ShotOrder;
 use crate::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::{EventId, PlayerId, PlayerToken, Seq};
@@ -196,7 +197,7 @@ pub fn reconcile(
     mut changes: MessageWriter<StreamChange>,
     players: Query<PlayerParts>,
     looks: Query<(&Player, &Name, &NametagColor, &Skills)>,
-    frames: Query<&LastFrame>,
+    frames: Query<(&LastFrame, Option<&ShotOrder>)>,
     overrides: Query<&StreamOverride>,
     mut viewers: Query<&mut Viewers>,
     mut connections: Query<&mut Connection>,
@@ -238,11 +239,13 @@ pub fn reconcile(
             recipient_token: r.token,
             shown: false,
         });
-        let last_seq = frames
-            .get(s.entity)
-            .ok()
-            .and_then(|f| f.seq)
-            .unwrap_or(Seq(0));
+        let (last_seq, last_shot_order) =
+            frames.get(s.entity).map_or((Seq(0), Seq(0)), |(f, o)| {
+                (
+                    f.seq.unwrap_or(Seq(0)),
+                    o.and_then(|o| o.0).unwrap_or(Seq(0)),
+                )
+            });
         state
             .pending_mut(hide.recipient)
             .push_back(PlayerStreamOut {
@@ -250,8 +253,7 @@ pub fn reconcile(
                 player_token: s.token,
                 event_id: EventId(0),
                 last_seq,
-                // Seam: the subject's `LastShot` order, once shots exist.
-                last_shot_order: Seq(0),
+                last_shot_order,
             });
     }
     state.hides = hides;
