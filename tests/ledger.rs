@@ -381,6 +381,23 @@ fn set_health_and_set_armor_send_the_command_with_a_raised_vital_rev() {
 }
 
 #[test]
+fn set_health_0_commits_the_death_in_the_same_tick() {
+    let (_s, mut h, a) = commands("sethealth0");
+    let b = h.connect("bob");
+    h.spawn_at(b, h.get::<Position>(a).0);
+    h.steps(2);
+    h.clear(b);
+    h.chat(a, "/hp 0");
+    h.step();
+    assert!(!h.get::<Life>(a).alive, "dead in the tick of the command");
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+    assert!(
+        h.packets::<PlayerWasted>(a).is_empty(),
+        "not sent to the victim"
+    );
+}
+
+#[test]
 fn set_health_outside_the_range_is_a_clear_error() {
     let (_s, mut h, a) = commands("vital-errors");
     h.chat(a, "/hp 250");

@@ -23,7 +23,7 @@ use crate::protocol::ids::EventId;
 use crate::protocol::player::life::{DeathPose, PlayerWasted};
 use crate::protocol::player::sync::{Frame, MAX_VITAL};
 use crate::serial::Serial;
-use crate::server::ServerSystems;
+use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 
 /// Firearms (WeaponShot's weapons): credited only with a recent accepted shot.
@@ -151,7 +151,13 @@ impl Plugin for LedgerPlugin {
             .init_resource::<WeaponRanges>()
             .add_message::<LedgerEvent>()
             .add_systems(FixedUpdate, give_shots.in_set(ServerSystems::Validation))
-            .add_systems(FixedUpdate, settle.in_set(ServerSystems::Ledger));
+            .add_systems(
+                FixedUpdate,
+                (settle, commit_deaths)
+                    .chain()
+                    .in_set(ServerSystems::Ledger),
+            )
+            .add_systems(FixedUpdate, commit_deaths.in_set(GameplaySystems::Apply));
     }
 }
 
@@ -279,6 +285,17 @@ fn settle(
             _ => {}
         }
     }
+}
+
+/// Commits the death of every living player whose health the ledger holds at 0 (rule 4 of
+/// connection.md §6): after the reports of the tick and again after the gamemode's
+/// commands, so a `set_health(0)` kills in the same tick.
+fn commit_deaths(
+    index: Res<PlayerIndex>,
+    mut victims: Query<Victim>,
+    mut connections: Query<&mut Connection>,
+    mut events: MessageWriter<LedgerEvent>,
+) {
     let dying: Vec<(Entity, u8)> = victims
         .iter()
         .filter(|(_, _, _, life, ledger, ..)| life.alive && ledger.health <= 0.0)
