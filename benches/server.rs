@@ -4,73 +4,21 @@
 //!
 //! `cargo bench --bench server -- --warm-up-time 1 --measurement-time 5`
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dlmp::config::Config;
-use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::{Delivery, NEW_PER_TICK, OutboundLane};
 use dlmp::protocol::connection::chat::{ChatMessage, ChatText, Color};
 use dlmp::protocol::ids::EventId;
 use dlmp::protocol::{MAX_DATAGRAM, Packet};
-use dlmp::session::{Connection, PlayerIndex};
 
-const CLIENTS: usize = 1000;
-
-/// Ticks the setup may take to drain the lanes (the roster) before giving up.
-const DRAIN_TICKS: usize = 2000;
-
-/// A harness with [`CLIENTS`] connected clients and every lane empty.
-///
-/// All hellos go in before one tick (connecting one client per tick costs O(n²) in the
-/// harness, as each step delivers to every client). Each newcomer then gets the other
-/// 999 PlayerJoins, paced through its lane; the setup steps (clients auto-ack) until every
-/// lane and roster backlog is empty, and checks that all 1000 are connected.
-fn full_house() -> Harness {
-    let mut h = Harness::with_config(Config {
-        max_players: u16::try_from(CLIENTS).expect("fits u16"),
-        // Idle clients send nothing: keep their sessions alive for the whole run.
-        session_timeout_ms: 24 * 3600 * 1000,
-        ..Harness::config()
-    });
-    let clients: Vec<ClientId> = (0..CLIENTS)
-        .map(|i| {
-            let c = h.add_client();
-            let hello = h.client_hello(c, &format!("player{i:04}"));
-            h.send(c, hello);
-            c
-        })
-        .collect();
-    h.step();
-    let waiting = |h: &mut Harness| -> usize {
-        let world = h.world_mut();
-        world
-            .query::<&Connection>()
-            .iter(world)
-            .map(|c| c.waiting() + c.roster_backlog())
-            .sum()
-    };
-    for _ in 0..DRAIN_TICKS {
-        if waiting(&mut h) == 0 {
-            break;
-        }
-        h.step();
-    }
-    assert_eq!(waiting(&mut h), 0, "the lanes did not drain");
-    assert_eq!(
-        h.world().resource::<PlayerIndex>().len(),
-        CLIENTS,
-        "not every client is connected"
-    );
-    for c in clients {
-        h.clear(c);
-    }
-    h
-}
+const CLIENTS: u32 = 1000;
 
 fn server_tick(c: &mut Criterion) {
-    let mut h = full_house();
+    let (mut h, _) = common::full_house(CLIENTS);
     c.bench_function("server tick, 1000 idle clients", |b| b.iter(|| h.step()));
 }
 

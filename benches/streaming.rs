@@ -9,6 +9,8 @@
 //!
 //! `cargo bench --bench streaming -- --warm-up-time 1 --measurement-time 5`
 
+mod common;
+
 use std::hint::black_box;
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -16,26 +18,13 @@ use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dlmp::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
-use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, PlayerToken, SessionToken};
 use dlmp::protocol::text::FixedText;
 use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
 use dlmp::streaming::plugin::reconcile;
 use dlmp::streaming::{StreamChange, StreamState, StreamingSettings};
 
-const CLUSTERS: u32 = 20;
-const PER_CLUSTER: u32 = 50;
-
-/// Where player `i` stands: cluster `i / 50` on a 5 × 4 lattice over the map (1200 m by
-/// 1500 m apart), spread within 100 m of its center on a sunflower pattern.
-fn position(i: u32) -> Vec3 {
-    let (cluster, j) = (i / PER_CLUSTER, i % PER_CLUSTER);
-    let cx = -2400.0 + (cluster % 5) as f32 * 1200.0;
-    let cy = -2250.0 + (cluster / 5) as f32 * 1500.0;
-    let r = 100.0 * (j as f32 / PER_CLUSTER as f32).sqrt();
-    let angle = j as f32 * 2.399_963;
-    Vec3::new(cx + r * angle.cos(), cy + r * angle.sin(), 10.0)
-}
+use common::{CLUSTERS, PER_CLUSTER, cluster_position as position};
 
 /// A world with the 1000 players and the reconcile system alone in a schedule.
 fn full_map() -> (World, Schedule) {

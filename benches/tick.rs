@@ -5,29 +5,17 @@
 //!
 //! `cargo bench --bench tick -- --warm-up-time 1 --measurement-time 5`
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
-use dlmp::player::{Life, Position, SpawnState};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::Seq;
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, PlayerSync};
-use dlmp::session::{Connection, PlayerIndex};
 
-const PLAYERS: u32 = 1000;
-const PER_CLUSTER: u32 = 50;
-
-/// Cluster `i / 50` on a 5 × 4 lattice, 1.2-1.5 km apart, spread within 100 m.
-fn home(i: u32) -> Vec3 {
-    let (cluster, j) = (i / PER_CLUSTER, i % PER_CLUSTER);
-    let cx = -2400.0 + (cluster % 5) as f32 * 1200.0;
-    let cy = -2250.0 + (cluster / 5) as f32 * 1500.0;
-    let r = 100.0 * (j as f32 / PER_CLUSTER as f32).sqrt();
-    let angle = j as f32 * 2.399_963;
-    Vec3::new(cx + r * angle.cos(), cy + r * angle.sin(), 10.0)
-}
+const PLAYERS: u32 = common::CLUSTERS * common::PER_CLUSTER;
 
 /// Walking along +x.
 fn frame(pos: Vec3) -> Frame {
@@ -40,54 +28,23 @@ fn frame(pos: Vec3) -> Frame {
     }
 }
 
-/// 1000 connected, spawned players at their homes, every lane empty and every cluster
-/// already shown to itself.
+/// 1000 connected, spawned players at their cluster positions, every lane empty and every
+/// cluster already shown to itself.
 fn full_map() -> (Harness, Vec<ClientId>) {
-    let mut h = Harness::with_config(Config {
-        max_players: 1000,
-        session_timeout_ms: 24 * 3600 * 1000,
-        ..Harness::config()
-    });
-    let clients: Vec<ClientId> = (0..PLAYERS)
-        .map(|i| {
-            let c = h.add_client();
-            let hello = h.client_hello(c, &format!("player{i:04}"));
-            h.send(c, hello);
-            c
-        })
-        .collect();
-    h.step();
+    let (mut h, clients) = common::full_house(PLAYERS);
     for (i, &c) in clients.iter().enumerate() {
-        let entity = h
-            .world()
-            .resource::<PlayerIndex>()
-            .get(h.player_id(c))
-            .expect("connected");
-        let mut e = h.world_mut().entity_mut(entity);
-        e.get_mut::<SpawnState>().expect("spawn state").granted = true;
-        *e.get_mut::<Life>().expect("life") = Life {
-            spawned: true,
-            alive: true,
-        };
-        e.get_mut::<Position>().expect("position").0 = home(u32::try_from(i).expect("fits"));
+        h.spawn_at(c, home(i));
     }
-    // Roster and shows drain with the clients' acks.
-    for _ in 0..400 {
-        h.step();
-        let world = h.world_mut();
-        let waiting: usize = world
-            .query::<&Connection>()
-            .iter(world)
-            .map(|c| c.waiting() + c.roster_backlog())
-            .sum();
-        if waiting == 0 {
-            break;
-        }
-    }
+    // The shows drain with the clients' acks.
+    common::drain(&mut h, 400);
     for &c in &clients {
         h.clear(c);
     }
     (h, clients)
+}
+
+fn home(i: usize) -> Vec3 {
+    common::cluster_position(u32::try_from(i).expect("fits"))
 }
 
 fn tick(c: &mut Criterion) {
@@ -105,7 +62,7 @@ fn tick(c: &mut Criterion) {
                 // 30 of every 50 players send a frame this tick.
                 for (i, &client) in clients.iter().enumerate() {
                     if (i as u32 + seq) % 5 < 3 {
-                        let mut pos = home(i as u32);
+                        let mut pos = home(i);
                         pos.x += moved;
                         let sync = PlayerSync {
                             session_token: h.token(client),

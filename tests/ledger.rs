@@ -21,16 +21,10 @@ fn show(h: &mut Harness, subject: ClientId, viewer: ClientId) {
     h.with::<Viewers>(subject, |v| v.insert(id));
 }
 
-/// Alice and Bob, spawned, each shown to the other.
+/// Alice and Bob at [`SPAWN`], each shown to the other.
 fn two() -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    h.spawn_at(a, SPAWN);
-    h.spawn_at(b, SPAWN);
-    show(&mut h, a, b);
-    show(&mut h, b, a);
+    let (a, b) = h.connect_pair_at(SPAWN);
     (h, a, b)
 }
 

@@ -32,7 +32,7 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::{InboundLane, Verdict};
 use crate::net::{Datagram, Inbound, NetStats};
-use crate::player::{Life, Position, SpawnState};
+use crate::player::{Life, Position, SpawnState, Viewers};
 use crate::protocol::connection::chat::{ChatText, ClientChat};
 use crate::protocol::connection::handshake::{
     ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
@@ -393,6 +393,20 @@ impl Harness {
             }
         });
         self.with::<Position>(client, |p| p.0 = at);
+    }
+
+    /// Alice and Bob, connected, spawned at `at` and each shown to the other: the start
+    /// of most on-foot scenarios.
+    pub fn connect_pair_at(&mut self, at: Vec3) -> (ClientId, ClientId) {
+        let a = self.connect("alice");
+        let b = self.connect("bob");
+        self.step();
+        self.spawn_at(a, at);
+        self.spawn_at(b, at);
+        let (ida, idb) = (self.player_id(a), self.player_id(b));
+        self.with::<Viewers>(a, |v| v.insert(idb));
+        self.with::<Viewers>(b, |v| v.insert(ida));
+        (a, b)
     }
 
     /// Sends a PlayerSync of `frame` with `seq` from the client and runs one tick.

@@ -1,0 +1,76 @@
+//! Set-ups shared by the benchmarks: the map of 20 clusters of 50 players, and a full
+//! house of connected clients with every lane drained.
+#![allow(dead_code, reason = "each benchmark uses its own part")]
+
+use dlmp::config::Config;
+use dlmp::harness::{ClientId, Harness};
+use dlmp::protocol::geometry::Vec3;
+use dlmp::session::{Connection, PlayerIndex};
+
+pub(crate) const CLUSTERS: u32 = 20;
+pub(crate) const PER_CLUSTER: u32 = 50;
+
+/// Where player `i` stands: cluster `i / 50` on a 5 × 4 lattice over the map (1200 m by
+/// 1500 m apart), spread within 100 m of its center on a sunflower pattern.
+pub(crate) fn cluster_position(i: u32) -> Vec3 {
+    let (cluster, j) = (i / PER_CLUSTER, i % PER_CLUSTER);
+    let cx = -2400.0 + (cluster % 5) as f32 * 1200.0;
+    let cy = -2250.0 + (cluster / 5) as f32 * 1500.0;
+    let r = 100.0 * (j as f32 / PER_CLUSTER as f32).sqrt();
+    let angle = j as f32 * 2.399_963;
+    Vec3::new(cx + r * angle.cos(), cy + r * angle.sin(), 10.0)
+}
+
+/// Events waiting in every lane and roster backlog.
+fn waiting(h: &mut Harness) -> usize {
+    let world = h.world_mut();
+    world
+        .query::<&Connection>()
+        .iter(world)
+        .map(|c| c.waiting() + c.roster_backlog())
+        .sum()
+}
+
+/// Steps (the clients auto-ack) until every lane is empty; panics past `max_ticks`.
+pub(crate) fn drain(h: &mut Harness, max_ticks: usize) {
+    for _ in 0..max_ticks {
+        if waiting(h) == 0 {
+            return;
+        }
+        h.step();
+    }
+    assert_eq!(waiting(h), 0, "the lanes did not drain");
+}
+
+/// `players` connected clients with every lane empty and what they were sent forgotten.
+///
+/// All hellos go in before one tick (connecting one client per tick costs O(n²) in the
+/// harness, as each step delivers to every client). Each newcomer then gets the other
+/// players' PlayerJoins, paced through its lane, until every lane is drained. Idle clients
+/// send nothing, so their session timeout is raised for the whole run.
+pub(crate) fn full_house(players: u32) -> (Harness, Vec<ClientId>) {
+    let mut h = Harness::with_config(Config {
+        max_players: u16::try_from(players).expect("fits u16"),
+        session_timeout_ms: 24 * 3600 * 1000,
+        ..Harness::config()
+    });
+    let clients: Vec<ClientId> = (0..players)
+        .map(|i| {
+            let c = h.add_client();
+            let hello = h.client_hello(c, &format!("player{i:04}"));
+            h.send(c, hello);
+            c
+        })
+        .collect();
+    h.step();
+    drain(&mut h, 2000);
+    assert_eq!(
+        h.world().resource::<PlayerIndex>().len(),
+        players as usize,
+        "not every client is connected"
+    );
+    for &c in &clients {
+        h.clear(c);
+    }
+    (h, clients)
+}
