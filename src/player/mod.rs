@@ -13,9 +13,12 @@ use bevy_ecs::prelude::*;
 
 use crate::protocol::geometry::Vec3;
 use crate::server::ServerSystems;
-use crate::session::PlayerConnected;
+use crate::lane::Delivery;
+use crate::protocol::ids::EventId;
+use crate::protocol::player::streaming::ScopeChanged;
+use crate::session::{Connection, PlayerConnected};
 
-pub use spawn::{SpawnGranted, SpawnInfo, SpawnState};
+pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
 pub use state::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Skills, StreamCenter, Team, Viewers,
 };
@@ -31,6 +34,25 @@ pub struct Scope {
     pub virtual_world: u32,
     /// 0 = outside.
     pub interior: u8,
+}
+
+impl Scope {
+    /// Moves the player to `new`. A change tells the owner with ScopeChanged, a critical
+    /// event (player.md, ScopeChanged): the virtual world setter, a teleport into another
+    /// interior and a respawn grant into another interior use it; the connect spawn sets
+    /// the scope without it. Streaming reconciles the new scope in the same tick
+    /// ([`ServerSystems::Streaming`] runs after the gameplay).
+    pub fn change(&mut self, new: Scope, conn: &mut Connection) -> bool {
+        if *self == new {
+            return false;
+        }
+        *self = new;
+        if let Err(e) = conn.send_event(ScopeChanged { event_id: EventId(0) }, Delivery::Critical)
+        {
+            tracing::debug!(?e, "ScopeChanged not queued");
+        }
+        true
+    }
 }
 
 /// The life state: spawned once the connect spawn is granted, alive until a death.

@@ -58,13 +58,36 @@ pub struct SpawnGranted {
     pub player: Entity,
 }
 
+/// A respawn grant went out (player.md, RespawnPlayer): a new life starts. The features
+/// whose stored state "a new respawn grant" clears or resets (SetFrozen(0), camera 0,
+/// SetOnFire(0), SetSpecialAction(0), SetHeadless(0), SetDrunkLevel(0), throws discarded,
+/// the animation) read it in systems ordered after [`SpawnSystems::Grant`], so their
+/// packets follow the grant.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RespawnGranted {
+    pub player: Entity,
+}
+
+/// Where spawn and respawn grants are decided, inside [`GameplaySystems::Apply`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpawnSystems {
+    /// SpawnPlayer and RespawnPlayer grants; [`SpawnGranted`] and [`RespawnGranted`] are
+    /// written here.
+    Grant,
+}
+
 pub(crate) struct SpawnPlugin;
 
 impl Plugin for SpawnPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<SpawnGranted>()
+            .add_message::<RespawnGranted>()
+            .configure_sets(
+                FixedUpdate,
+                SpawnSystems::Grant.in_set(GameplaySystems::Apply),
+            )
             .add_systems(FixedUpdate, take_requests.in_set(GameplaySystems::Intake))
-            .add_systems(FixedUpdate, grant_spawns.in_set(GameplaySystems::Apply));
+            .add_systems(FixedUpdate, grant_spawns.in_set(SpawnSystems::Grant));
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use bevy_ecs::entity::{Entity, EntityHashMap};
+use bevy_ecs::prelude::{Commands, Message};
 use mlua::Function;
 
 use crate::player::SpawnInfo;
@@ -64,9 +65,37 @@ pub struct PlayerView {
     pub armor: f32,
 }
 
+/// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).
+pub struct QueuedMessage(Box<dyn FnOnce(&mut Commands) + Send + Sync>);
+
+impl QueuedMessage {
+    pub fn new<M: Message>(message: M) -> Self {
+        QueuedMessage(Box::new(move |commands: &mut Commands| {
+            commands.write_message(message);
+        }))
+    }
+
+    /// Writes the message; the feature's systems in [`GameplaySystems::Apply`] read it.
+    ///
+    /// [`GameplaySystems::Apply`]: crate::server::GameplaySystems::Apply
+    pub fn write(self, commands: &mut Commands) {
+        (self.0)(commands);
+    }
+}
+
+impl std::fmt::Debug for QueuedMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("QueuedMessage")
+    }
+}
+
 /// What a script asked the server to do; applied in order after the call, in the same tick.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum ScriptCommand {
+    /// A command a feature plugin owns (teleport, skin, animation, ...): the Lua function
+    /// checks what it can answer from the view and queues the feature's message, exactly
+    /// what a Rust gameplay plugin would write itself (lua-api.md, "Besides Lua").
+    Message(QueuedMessage),
     SendChat {
         text: String,
         color: Color,

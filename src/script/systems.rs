@@ -413,6 +413,7 @@ pub(crate) struct Gamemode<'w, 's> {
     ledger: ResMut<'w, LedgerSettings>,
     ranges: ResMut<'w, WeaponRanges>,
     streaming: ResMut<'w, StreamingSettings>,
+    commands: Commands<'w, 's>,
 }
 
 /// Queues a gamemode command on the reliable lane (critical: the echoes wait for it).
@@ -437,6 +438,7 @@ fn apply(
 ) {
     for command in host.take_commands() {
         match command {
+            ScriptCommand::Message(message) => message.write(&mut gm.commands),
             ScriptCommand::SetHealth { player, value } => {
                 if let Ok((mut ledger, ..)) = gm.vitals.get_mut(player) {
                     ledger.health = value;

@@ -12,7 +12,7 @@ use mlua::{Error, Lua, MultiValue, Result, Table, Value, Variadic};
 
 use self::player::LuaPlayer;
 use self::timer::LuaTimer;
-use super::state::{Handler, ResourceId, ScriptCommand, ScriptState, Timer};
+use super::state::{Handler, QueuedMessage, ResourceId, ScriptCommand, ScriptState, Timer};
 use crate::chat::CHAT_COLOR;
 use crate::player::SpawnInfo;
 use crate::protocol::connection::chat::Color;
@@ -21,6 +21,15 @@ use crate::protocol::geometry::Vec3;
 fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
     lua.app_data_mut::<ScriptState>()
         .ok_or_else(|| Error::runtime("no script state"))
+}
+
+/// Queues a feature's message for the app (see [`ScriptCommand::Message`]).
+#[allow(dead_code, reason = "the player commands of #6 are its first users")]
+pub(crate) fn queue_message<M: bevy_ecs::message::Message>(lua: &Lua, message: M) -> Result<()> {
+    state_mut(lua)?
+        .commands
+        .push(ScriptCommand::Message(QueuedMessage::new(message)));
+    Ok(())
 }
 
 fn state(lua: &Lua) -> Result<mlua::AppDataRef<'_, ScriptState>> {
