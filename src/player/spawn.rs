@@ -50,6 +50,10 @@ pub struct SpawnState {
     pub granted: bool,
     /// The first living PlayerSync arrived: requests are dropped from now on.
     pub confirmed: bool,
+    /// The current life is confirmed: a living PlayerSync arrived since the last spawn or
+    /// respawn grant. Commands "to a player whose new life is confirmed" (SetOnFire,
+    /// SetSpecialAction, SetVelocity) check it.
+    pub life_confirmed: bool,
 }
 
 /// The connect spawn was granted for the first time (`player_spawn`).
@@ -144,6 +148,7 @@ fn grant_spawns(mut players: Query<Granting>, mut granted: MessageWriter<SpawnGr
             spawned: true,
             alive: true,
         };
+        state.life_confirmed = false;
         position.0 = info.position;
         scope.interior = info.interior;
     }

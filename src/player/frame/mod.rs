@@ -327,6 +327,7 @@ fn admit(
 
     if living {
         spawn.confirmed = true;
+        spawn.life_confirmed = true;
         // A teleport or new bounds that leave the body outside start the check from the
         // edge.
         let mut from = position.0;
