@@ -2,9 +2,12 @@
 //! world scope, its life, and its connect spawn.
 
 pub mod frame;
+pub mod hud;
 pub mod ledger;
+pub mod looks;
 pub mod relay;
 pub mod shots;
+pub mod skins;
 pub mod spawn;
 pub mod state;
 
@@ -18,6 +21,7 @@ use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
 use crate::session::{Connection, PlayerConnected};
 
+pub use hud::Hud;
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
 pub use state::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Skills, StreamCenter, Team, Viewers,
@@ -55,6 +59,15 @@ impl Scope {
     }
 }
 
+/// Queues a gamemode command to the owner's own player on the reliable lane. Critical:
+/// the server's stored value already changed, so a busy lane must not leave the client
+/// behind it.
+pub(crate) fn command_owner(conn: &mut Connection, packet: impl Into<crate::protocol::ServerPacket>) {
+    if let Err(e) = conn.send_event(packet, Delivery::Critical) {
+        tracing::debug!(?e, "gamemode command not queued");
+    }
+}
+
 /// The life state: spawned once the connect spawn is granted, alive until a death.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Life {
@@ -73,6 +86,8 @@ impl Plugin for PlayerPlugin {
             relay::RelayPlugin,
             ledger::LedgerPlugin,
             shots::ShotsPlugin,
+            looks::LooksPlugin,
+            hud::HudPlugin,
         ))
         .add_systems(
             FixedUpdate,
@@ -102,7 +117,7 @@ fn give_player_state(mut commands: Commands, mut connected: MessageReader<Player
                 DeathEpoch::default(),
                 Skills::default(),
             ),
-            (StreamCenter::default(), Viewers::default()),
+            (StreamCenter::default(), Viewers::default(), Hud::default()),
         ));
     }
 }
