@@ -9,7 +9,7 @@ use bevy_ecs::entity::{Entity, EntityHashMap};
 use bevy_ecs::prelude::{Commands, Message};
 use mlua::Function;
 
-use crate::player::SpawnInfo;
+use crate::player::{Appearance, Hud, Skills, SpawnInfo};
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
@@ -63,6 +63,13 @@ pub struct PlayerView {
     /// The ledger's health and armor (a set in this call shows at once).
     pub health: f32,
     pub armor: f32,
+    /// Skin, styles, hidden head (a set in this call shows at once).
+    pub appearance: Appearance,
+    /// Weapon skills (a set in this call shows at once).
+    pub skills: Skills,
+    /// Money, wanted level, drunkenness, stamina and lung capacity (a set in this call
+    /// shows at once).
+    pub hud: Hud,
 }
 
 /// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).

@@ -21,7 +21,7 @@ use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
 use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
 use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewers};
-use crate::player::{Inventory, Ledger, Team};
+use crate::player::{Appearance, Hud, Inventory, Ledger, Skills, Team};
 use crate::protocol::ServerPacket;
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
@@ -141,7 +141,7 @@ fn run_scripts(
 ) {
     let now = time.elapsed();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
-    refresh_view(&host, now, &players, &gm.vitals, &left);
+    refresh_view(&host, now, &players, &gm.vitals, &gm.looks, &left);
 
     let mut events: Vec<ScriptEvent> = left
         .iter()
@@ -330,6 +330,7 @@ fn refresh_view(
     now: Duration,
     players: &Query<PlayerParts>,
     vitals: &Query<Vitals>,
+    looks: &Query<Looks>,
     left: &[&PlayerDisconnected],
 ) {
     let mut state = host.state_mut();
@@ -370,6 +371,9 @@ fn refresh_view(
                 connected: true,
                 health: vitals.get(entity).map_or(0.0, |(l, ..)| l.health),
                 armor: vitals.get(entity).map_or(0.0, |(l, ..)| l.armor),
+                appearance: looks.get(entity).map(|(a, ..)| *a).unwrap_or_default(),
+                skills: looks.get(entity).map(|(_, s, _)| *s).unwrap_or_default(),
+                hud: looks.get(entity).map(|(.., h)| *h).unwrap_or_default(),
             },
         );
     }
@@ -394,6 +398,9 @@ fn refresh_view(
                 connected: false,
                 health: 0.0,
                 armor: 0.0,
+                appearance: Appearance::default(),
+                skills: Skills::default(),
+                hud: Hud::default(),
             },
         );
     }
@@ -406,10 +413,14 @@ type Vitals = (
     &'static mut Team,
 );
 
+/// What the script view reads of a player's look and HUD values.
+type Looks = (&'static Appearance, &'static Skills, &'static Hud);
+
 /// The state gamemode commands write (ledger, inventory, team, weapon settings).
 #[derive(bevy_ecs::system::SystemParam)]
 pub(crate) struct Gamemode<'w, 's> {
     vitals: Query<'w, 's, Vitals>,
+    looks: Query<'w, 's, Looks>,
     ledger: ResMut<'w, LedgerSettings>,
     ranges: ResMut<'w, WeaponRanges>,
     streaming: ResMut<'w, StreamingSettings>,

@@ -3,6 +3,7 @@
 //! (handlers, timers, exports) is removed when it stops.
 
 pub(crate) mod args;
+mod looks;
 pub mod player;
 pub mod timer;
 
@@ -24,7 +25,6 @@ fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
 }
 
 /// Queues a feature's message for the app (see [`ScriptCommand::Message`]).
-#[allow(dead_code, reason = "the player commands of #6 are its first users")]
 pub(crate) fn queue_message<M: bevy_ecs::message::Message>(lua: &Lua, message: M) -> Result<()> {
     state_mut(lua)?
         .commands
@@ -179,20 +179,33 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
             let y = args::number(F, "y", &arg(2))?;
             let z = args::number(F, "z", &arg(3))?;
             let heading = args::number(F, "heading", &arg(4))?;
-            let skin = args::integer_or(F, "skin", &arg(5), 0..=i64::from(u32::MAX), 0)?;
-            let variant = args::integer_or(F, "variant", &arg(6), 1..=i64::from(u16::MAX), 1)?;
-            let interior = args::integer_or(F, "interior", &arg(7), 0..=255, 0)?;
-            if state(lua)?.player(player.entity, player.token).is_none() {
+            let Some(current) = state(lua)?
+                .player(player.entity, player.token)
+                .map(|p| p.appearance)
+            else {
                 return Err(Error::runtime(
                     "spawn_player: the player has left the server",
                 ));
-            }
+            };
+            // Without a skin the player keeps its current look (ADR 0014).
+            let (skin, variant) = if arg(5).is_nil() {
+                (
+                    current.skin,
+                    looks::skin_variant(F, &arg(6), current.variant)?,
+                )
+            } else {
+                (
+                    looks::skin_model(F, "skin", &arg(5))?,
+                    looks::skin_variant(F, &arg(6), 1)?,
+                )
+            };
+            let interior = args::integer_or(F, "interior", &arg(7), 0..=255, 0)?;
             let info = SpawnInfo {
                 position: Vec3::new(x as f32, y as f32, z as f32),
                 heading: heading.to_radians() as f32,
                 interior: interior as u8,
-                skin: skin as u32,
-                variant: variant as u16,
+                skin,
+                variant,
             };
             state_mut(lua)?.commands.push(ScriptCommand::SpawnPlayer {
                 player: player.entity,

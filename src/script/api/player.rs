@@ -19,7 +19,7 @@ pub struct LuaPlayer {
 
 impl LuaPlayer {
     /// Reads the player's view, or fails with "player:METHOD: the player has left".
-    fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&PlayerView) -> R) -> Result<R> {
+    pub(super) fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&PlayerView) -> R) -> Result<R> {
         let state = lua
             .app_data_ref::<ScriptState>()
             .ok_or_else(|| Error::runtime("no script state"))?;
@@ -173,6 +173,7 @@ impl UserData for LuaPlayer {
                 },
             )
         });
+        super::looks::add_methods(methods);
         methods.add_method("kick", |lua, this, reason: Option<String>| {
             let connected = this.with(lua, "kick", |p| p.connected)?;
             if connected {
