@@ -112,7 +112,13 @@ fn help_lists_the_commands() {
     h.step();
     let got = say(&mut h, a, "/help");
     assert_eq!(got[0], "Commands:");
-    for usage in ["/help", "/tp x y z", "/v model", "/w weapon [ammo]"] {
+    for usage in [
+        "/help",
+        "/tp x y z",
+        "/v model",
+        "/w weapon [ammo]",
+        "/skin id [variant]",
+    ] {
         assert!(got.iter().any(|t| t.starts_with(usage)), "{usage}: {got:?}");
     }
     assert!(!got.iter().any(|t| t == "Unknown command"), "{got:?}");
@@ -132,6 +138,9 @@ fn bad_arguments_get_the_usage_line() {
         ("/v 12", "Usage: /v model"),
         ("/w rocket", "Usage: /w weapon [ammo]"),
         ("/w 24 lots", "Usage: /w weapon [ammo]"),
+        ("/skin", "Usage: /skin id [variant]"),
+        ("/skin cj", "Usage: /skin id [variant]"),
+        ("/skin 7 0", "Usage: /skin id [variant]"),
     ] {
         assert_eq!(say(&mut h, a, line), [usage], "{line}");
         // Five lines at once, then one a second (the chat limit).
@@ -157,5 +166,23 @@ fn commands_of_later_features_say_they_are_not_available_yet() {
     // give_weapon exists now (the ledger branch).
     assert_eq!(say(&mut h, a, "/w 24"), ["Weapon 24 with 500 ammo."]);
     assert_eq!(say(&mut h, a, "/fly"), ["Unknown command"]);
+    assert_eq!(host(&h).errors(), 0);
+}
+
+#[test]
+fn skin_changes_the_look_and_tells_the_player_about_a_model_not_in_the_catalog() {
+    use dlmp::player::Appearance;
+    use dlmp::protocol::player::appearance::SetSkin;
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(say(&mut h, a, "/skin 230 2"), ["Skin 230, variant 2."]);
+    let skin = h.packets::<SetSkin>(a);
+    assert_eq!((skin[0].model, skin[0].variant), (230, 2));
+    assert_eq!(
+        say(&mut h, a, "/skin 74"),
+        ["set_skin: model 74 is not an allowed skin (0..=311 except 74)"]
+    );
+    assert_eq!(h.get::<Appearance>(a).skin, 230);
     assert_eq!(host(&h).errors(), 0);
 }

@@ -1,7 +1,7 @@
 -- freeroam: the default gamemode, and the example to copy.
 --
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
--- others. Chat commands: /help, /tp, /v, /w. The last three call API functions that later
+-- others. Chat commands: /help, /tp, /v, /w, /skin. The last three call API functions that later
 -- features add (player:set_position, dlmp.create_vehicle, player:give_weapon); until those
 -- exist, the commands say so instead of failing.
 
@@ -35,9 +35,10 @@ local function others(player)
     return list
 end
 
--- The first line of an error raised by an API call (drops the traceback).
+-- The first line of an error raised by an API call (drops the traceback and the
+-- "runtime error: " prefix).
 local function first_line(err)
-    return (tostring(err):match("^[^\n]*"))
+    return (tostring(err):match("^[^\n]*"):gsub("^runtime error: ", ""))
 end
 
 -- Calls an API function; on an error, tells the player why instead of failing the handler.
@@ -88,7 +89,7 @@ commands.help = {
     help = "this list",
     run = function(player)
         tell(player, "Commands:")
-        for _, name in ipairs({ "help", "tp", "v", "w" }) do
+        for _, name in ipairs({ "help", "tp", "v", "w", "skin" }) do
             tell(player, commands[name].usage .. " - " .. commands[name].help)
         end
         return true
@@ -153,6 +154,26 @@ commands.w = {
             tell(player, "/w is not available yet.", ERROR)
         elseif try(player, player.give_weapon, player, weapon, ammo) then
             tell(player, "Weapon " .. weapon .. " with " .. ammo .. " ammo.")
+        end
+        return true
+    end,
+}
+
+commands.skin = {
+    usage = "/skin id [variant]",
+    help = "change your look (model 0..311 except 74)",
+    run = function(player, args)
+        local model = whole(args[1], 0, 0xFFFFFFFF)
+        local variant = 1
+        if args[2] then
+            variant = whole(args[2], 1, 65535)
+        end
+        if #args < 1 or #args > 2 or not model or not variant then
+            return false
+        end
+        -- The server checks the model against its skin catalog; a refused one tells why.
+        if try(player, player.set_skin, player, model, variant) then
+            tell(player, "Skin " .. model .. (variant ~= 1 and (", variant " .. variant) or "") .. ".")
         end
         return true
     end,
