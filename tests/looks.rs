@@ -162,11 +162,20 @@ mod skin {
     fn a_model_outside_the_catalog_or_variant_0_is_refused() {
         let (_s, mut h, a) = alice("skin-refused");
         let e = refused(&mut h, a, "p:set_skin(74)");
-        assert!(e.contains("set_skin: model 74 is not an allowed skin"), "{e}");
+        assert!(
+            e.contains("set_skin: model 74 is not an allowed skin"),
+            "{e}"
+        );
         let e = refused(&mut h, a, "p:set_skin(312)");
-        assert!(e.contains("set_skin: model 312 is not an allowed skin"), "{e}");
+        assert!(
+            e.contains("set_skin: model 312 is not an allowed skin"),
+            "{e}"
+        );
         let e = refused(&mut h, a, "p:set_skin(7, 0)");
-        assert!(e.contains("set_skin: variant 0 is outside 1..=65535"), "{e}");
+        assert!(
+            e.contains("set_skin: variant 0 is outside 1..=65535"),
+            "{e}"
+        );
         let e = refused(&mut h, a, "p:set_skin('cj')");
         assert!(e.contains("set_skin: model must be a number"), "{e}");
         assert!(h.packets::<SetSkin>(a).is_empty());
@@ -297,7 +306,11 @@ mod styles {
     #[test]
     fn set_headless_sends_the_flag_and_survives_a_skin_change() {
         let (_s, mut h, a) = alice("headless");
-        lua(&mut h, a, "p:set_headless(true) p:set_skin(7) say(p:is_headless())");
+        lua(
+            &mut h,
+            a,
+            "p:set_headless(true) p:set_skin(7) say(p:is_headless())",
+        );
         assert_eq!(told(&h, a), ["true"]);
         let sent: SetHeadless = only(&h, a);
         assert!(sent.headless);
@@ -307,7 +320,10 @@ mod styles {
         );
         assert!(h.get::<Appearance>(a).headless);
         let e = refused(&mut h, a, "p:set_headless(1)");
-        assert!(e.contains("set_headless: headless must be a boolean"), "{e}");
+        assert!(
+            e.contains("set_headless: headless must be a boolean"),
+            "{e}"
+        );
     }
 }
 
@@ -354,7 +370,10 @@ mod hud {
             "{e}"
         );
         let e = refused(&mut h, a, "p:give_money(1.5)");
-        assert!(e.contains("give_money: delta must be a whole number"), "{e}");
+        assert!(
+            e.contains("give_money: delta must be a whole number"),
+            "{e}"
+        );
         assert!(h.packets::<SetMoney>(a).is_empty());
     }
 
@@ -384,7 +403,10 @@ mod hud {
             wire(0x92, &[&sent.event_id.0.to_le_bytes(), &[255]])
         );
         let e = refused(&mut h, a, "p:set_drunk_level(256)");
-        assert!(e.contains("set_drunk_level: level 256 is outside 0..=255"), "{e}");
+        assert!(
+            e.contains("set_drunk_level: level 256 is outside 0..=255"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -409,9 +431,15 @@ mod hud {
             )
         );
         let e = refused(&mut h, a, "p:set_stats(1001, 5)");
-        assert!(e.contains("set_stats: stamina 1001 is outside 0..=1000"), "{e}");
+        assert!(
+            e.contains("set_stats: stamina 1001 is outside 0..=1000"),
+            "{e}"
+        );
         let e = refused(&mut h, a, "p:set_stats(5)");
-        assert!(e.contains("set_stats: lung_capacity must be a number"), "{e}");
+        assert!(
+            e.contains("set_stats: lung_capacity must be a number"),
+            "{e}"
+        );
         let hud = h.get::<Hud>(a);
         assert_eq!((hud.stamina, hud.lung_capacity), (250, 0));
     }
@@ -487,9 +515,15 @@ mod skills {
         let e = refused(&mut h, a, "p:set_skill(11, 5)");
         assert!(e.contains("set_skill: slot 11 is outside 0..=10"), "{e}");
         let e = refused(&mut h, a, "p:set_skill('minigun', 5)");
-        assert!(e.contains("set_skill: slot \"minigun\" is not a skill weapon"), "{e}");
+        assert!(
+            e.contains("set_skill: slot \"minigun\" is not a skill weapon"),
+            "{e}"
+        );
         let e = refused(&mut h, a, "p:set_skill(0, 1001)");
-        assert!(e.contains("set_skill: value 1001 is outside 0..=1000"), "{e}");
+        assert!(
+            e.contains("set_skill: value 1001 is outside 0..=1000"),
+            "{e}"
+        );
         assert!(h.packets::<PlayerSkills>(a).is_empty());
     }
 }
@@ -569,7 +603,11 @@ mod lifecycle {
                 ..expected_hud()
             }
         );
-        lua(&mut h, a, "say(p:drunk_level()) say(p:is_headless()) say(p:money())");
+        lua(
+            &mut h,
+            a,
+            "say(p:drunk_level()) say(p:is_headless()) say(p:money())",
+        );
         assert_eq!(told(&h, a), ["0", "false", "1234"]);
     }
 
@@ -598,7 +636,13 @@ mod lifecycle {
         assert_eq!(h.get::<Skills>(again), Skills::default());
         let hud = Hud::default();
         assert_eq!(
-            (hud.money, hud.wanted, hud.drunk_level, hud.stamina, hud.lung_capacity),
+            (
+                hud.money,
+                hud.wanted,
+                hud.drunk_level,
+                hud.stamina,
+                hud.lung_capacity
+            ),
             (0, 0, 0, 1000, 1000)
         );
         assert_eq!(h.get::<Appearance>(again).fight_style, 15);
@@ -640,7 +684,10 @@ mod lifecycle {
             ),
             (230, 3, 120, 5, true)
         );
-        assert!(h.packets::<SetSkin>(b).is_empty(), "the owner's commands stay with the owner");
+        assert!(
+            h.packets::<SetSkin>(b).is_empty(),
+            "the owner's commands stay with the owner"
+        );
         assert!(h.packets::<SetMoney>(b).is_empty());
         // The new look goes with the next frame, after a respawn grant cleared the head.
         respawn_grant(&mut h, a);
@@ -649,5 +696,49 @@ mod lifecycle {
         let relay: RemotePlayerSync = only(&h, b);
         assert!(!relay.headless);
         assert_eq!((relay.skin, relay.fight_style), (230, 5));
+    }
+}
+
+mod weapons {
+    use super::*;
+    use dlmp::player::Inventory;
+    use dlmp::protocol::connection::weapons::GiveWeapon;
+    use dlmp::protocol::ids::Revision;
+
+    #[test]
+    fn give_weapon_adds_ammo_saturating_and_raises_weapon_rev_per_command() {
+        let (_s, mut h, a) = alice("give-weapon");
+        lua(
+            &mut h,
+            a,
+            "p:give_weapon(24, 65000) p:give_weapon(24, 1000)",
+        );
+        let sent = h.packets::<GiveWeapon>(a);
+        assert_eq!(
+            sent.iter()
+                .map(|g| (g.weapon, g.ammo, g.weapon_rev))
+                .collect::<Vec<_>>(),
+            [(24, 65000, Revision(1)), (24, 1000, Revision(2))]
+        );
+        assert_eq!(
+            encode(sent[1].clone()),
+            wire(
+                0x16,
+                &[
+                    &sent[1].event_id.0.to_le_bytes(),
+                    &[24],
+                    &1000u16.to_le_bytes(),
+                    &2u16.to_le_bytes()
+                ]
+            )
+        );
+        let inv = h.get::<Inventory>(a);
+        assert!(inv.holds(24));
+        assert_eq!((inv.ammo[24], inv.weapon_rev), (u16::MAX, Revision(2)));
+        let e = refused(&mut h, a, "p:give_weapon(47, 1)");
+        assert!(
+            e.contains("give_weapon: weapon 47 is outside 0..=46"),
+            "{e}"
+        );
     }
 }

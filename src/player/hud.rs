@@ -72,7 +72,10 @@ pub enum HudChange {
     Wanted(u8),
     DrunkLevel(u8),
     /// 0..=1000 each.
-    Stats { stamina: u16, lung_capacity: u16 },
+    Stats {
+        stamina: u16,
+        lung_capacity: u16,
+    },
 }
 
 /// Why a [`HudCommand`] was refused (the Lua API checks the same rules first).
@@ -94,9 +97,9 @@ impl HudChange {
             HudChange::Stats {
                 stamina,
                 lung_capacity,
-            } if stamina > MAX_STAT || lung_capacity > MAX_STAT => Err(
-                HudRefusal::StatOutOfRange(stamina.max(lung_capacity)),
-            ),
+            } if stamina > MAX_STAT || lung_capacity > MAX_STAT => {
+                Err(HudRefusal::StatOutOfRange(stamina.max(lung_capacity)))
+            }
             _ => Ok(()),
         }
     }
@@ -118,7 +121,10 @@ impl Plugin for HudPlugin {
     }
 }
 
-fn apply_hud(mut commands: MessageReader<HudCommand>, mut players: Query<(&mut Hud, &mut Connection)>) {
+fn apply_hud(
+    mut commands: MessageReader<HudCommand>,
+    mut players: Query<(&mut Hud, &mut Connection)>,
+) {
     for &HudCommand { player, change } in commands.read() {
         if let Err(refusal) = change.check() {
             warn!(?player, ?refusal, "HUD command refused");

@@ -17,9 +17,7 @@ use bevy_ecs::prelude::*;
 use tracing::{debug, warn};
 
 use super::skins::SkinCatalog;
-use super::{
-    Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, command_owner,
-};
+use super::{Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, command_owner};
 use crate::lane::Delivery;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::appearance::{

@@ -14,11 +14,11 @@ pub mod state;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::protocol::geometry::Vec3;
-use crate::server::ServerSystems;
 use crate::lane::Delivery;
+use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
+use crate::server::ServerSystems;
 use crate::session::{Connection, PlayerConnected};
 
 pub use hud::Hud;
@@ -51,8 +51,12 @@ impl Scope {
             return false;
         }
         *self = new;
-        if let Err(e) = conn.send_event(ScopeChanged { event_id: EventId(0) }, Delivery::Critical)
-        {
+        if let Err(e) = conn.send_event(
+            ScopeChanged {
+                event_id: EventId(0),
+            },
+            Delivery::Critical,
+        ) {
             tracing::debug!(?e, "ScopeChanged not queued");
         }
         true
@@ -62,7 +66,10 @@ impl Scope {
 /// Queues a gamemode command to the owner's own player on the reliable lane. Critical:
 /// the server's stored value already changed, so a busy lane must not leave the client
 /// behind it.
-pub(crate) fn command_owner(conn: &mut Connection, packet: impl Into<crate::protocol::ServerPacket>) {
+pub(crate) fn command_owner(
+    conn: &mut Connection,
+    packet: impl Into<crate::protocol::ServerPacket>,
+) {
     if let Err(e) = conn.send_event(packet, Delivery::Critical) {
         tracing::debug!(?e, "gamemode command not queued");
     }

@@ -216,7 +216,10 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method("fighting_style", |lua, this, ()| {
         this.with(lua, "fighting_style", |p| {
             let id = p.appearance.fight_style;
-            (id, FightingStyle::from_repr(id).map_or("grab_kick", style_name))
+            (
+                id,
+                FightingStyle::from_repr(id).map_or("grab_kick", style_name),
+            )
         })
     });
 
