@@ -32,7 +32,7 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::{InboundLane, Verdict};
 use crate::net::{Datagram, Inbound, NetStats};
-use crate::player::{Life, Position, SpawnState, Viewers};
+use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
 use crate::protocol::connection::chat::{ChatText, ClientChat};
 use crate::protocol::connection::handshake::{
     ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
@@ -41,6 +41,7 @@ use crate::protocol::connection::lane::ClientAck;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::Seq;
 use crate::protocol::ids::{EventId, PlayerId, SessionToken};
+use crate::protocol::player::life::{RequestSpawn, RespawnRequest};
 use crate::protocol::player::sync::{Frame, PlayerSync};
 use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
@@ -382,10 +383,19 @@ impl Harness {
     }
 
     /// Puts the client's player at `at` as a granted connect spawn leaves it: spawned,
-    /// alive, there.
+    /// alive, there, with `at` as its spawn info (facing north, outside, skin 0).
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
-        self.with::<SpawnState>(client, |s| s.granted = true);
+        self.with::<SpawnState>(client, |s| {
+            s.granted = true;
+            s.info = Some(SpawnInfo {
+                position: at,
+                heading: 0.0,
+                interior: 0,
+                skin: 0,
+                variant: 1,
+            });
+        });
         self.with::<Life>(client, |l| {
             *l = Life {
                 spawned: true,
@@ -418,6 +428,22 @@ impl Harness {
         };
         self.send(client, packet);
         self.step();
+    }
+
+    /// Sends RequestSpawn (player.md) from the client, without stepping.
+    pub fn request_spawn(&mut self, client: ClientId) {
+        let packet = RequestSpawn {
+            session_token: self.token(client),
+        };
+        self.send(client, packet);
+    }
+
+    /// Sends RespawnRequest (player.md) from the client, without stepping.
+    pub fn request_respawn(&mut self, client: ClientId) {
+        let packet = RespawnRequest {
+            session_token: self.token(client),
+        };
+        self.send(client, packet);
     }
 
     /// Everything the client applied so far, in order.

@@ -4,6 +4,7 @@
 pub mod frame;
 pub mod ledger;
 pub mod relay;
+pub mod respawn;
 pub mod shots;
 pub mod spawn;
 pub mod state;
@@ -73,6 +74,7 @@ impl Plugin for PlayerPlugin {
             relay::RelayPlugin,
             ledger::LedgerPlugin,
             shots::ShotsPlugin,
+            respawn::RespawnPlugin,
         ))
         .add_systems(
             FixedUpdate,
