@@ -112,7 +112,13 @@ fn help_lists_the_commands() {
     h.step();
     let got = say(&mut h, a, "/help");
     assert_eq!(got[0], "Commands:");
-    for usage in ["/help", "/tp x y z", "/v model", "/w weapon [ammo]"] {
+    for usage in [
+        "/help",
+        "/tp x y z",
+        "/v model",
+        "/w weapon [ammo]",
+        "/kill",
+    ] {
         assert!(got.iter().any(|t| t.starts_with(usage)), "{usage}: {got:?}");
     }
     assert!(!got.iter().any(|t| t == "Unknown command"), "{got:?}");

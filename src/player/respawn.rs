@@ -15,8 +15,8 @@ use tracing::debug;
 
 use super::ledger::LedgerEvent;
 use super::{
-    DeathEpoch, LastFrame, Ledger, Life, Position, RespawnGranted, Scope, SpawnState,
-    SpawnSystems, Viewers,
+    DeathEpoch, LastFrame, Ledger, Life, Position, RespawnGranted, Scope, SpawnState, SpawnSystems,
+    Viewers,
 };
 use crate::lane::Delivery;
 use crate::protocol::ClientPacket;

@@ -4,6 +4,7 @@
 
 pub(crate) mod args;
 pub mod player;
+mod respawn;
 pub mod timer;
 
 use std::time::Duration;
@@ -24,7 +25,6 @@ fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
 }
 
 /// Queues a feature's message for the app (see [`ScriptCommand::Message`]).
-#[allow(dead_code, reason = "the player commands of #6 are its first users")]
 pub(crate) fn queue_message<M: bevy_ecs::message::Message>(lua: &Lua, message: M) -> Result<()> {
     state_mut(lua)?
         .commands
@@ -236,6 +236,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
         })?,
     )?;
 
+    respawn::install(lua, &dlmp)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

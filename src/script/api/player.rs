@@ -173,6 +173,7 @@ impl UserData for LuaPlayer {
                 },
             )
         });
+        super::respawn::add_methods(methods);
         methods.add_method("kick", |lua, this, reason: Option<String>| {
             let connected = this.with(lua, "kick", |p| p.connected)?;
             if connected {
