@@ -314,20 +314,21 @@ fn grant_respawns(
                 continue;
             }
         };
-        let Ok(mut conn) = connections.get_mut(entity) else {
-            continue;
-        };
-        if let Err(e) = conn.send(point.packet()) {
-            debug!(?entity, "RespawnPlayer not sent: {e}");
-            continue;
+        {
+            let Ok(mut conn) = connections.get_mut(entity) else {
+                continue;
+            };
+            if let Err(e) = conn.send(point.packet()) {
+                debug!(?entity, "RespawnPlayer not sent: {e}");
+                continue;
+            }
+            // The virtual world stays; only the interior follows the point.
+            let new_scope = Scope {
+                interior: point.interior,
+                ..*scope
+            };
+            scope.change(new_scope, &mut conn);
         }
-        // The virtual world stays; only the interior follows the point.
-        let new_scope = Scope {
-            interior: point.interior,
-            ..*scope
-        };
-        scope.change(new_scope, &mut conn);
-        drop(conn);
         let spawned = PlayerSpawned {
             id: me.id,
             player_token: me.token,
@@ -355,5 +356,104 @@ fn grant_respawns(
         respawn.died_at = None;
         respawn.granted = Some(point);
         granted.write(RespawnGranted { player: entity });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::SpawnInfo;
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    fn connect_info() -> SpawnState {
+        let mut state = SpawnState::default();
+        state.info = Some(SpawnInfo {
+            position: Vec3::new(1.0, 2.0, 3.0),
+            heading: 0.5,
+            interior: 0,
+            skin: 0,
+            variant: 1,
+        });
+        state
+    }
+
+    const DEAD: Life = Life {
+        spawned: true,
+        alive: false,
+    };
+
+    #[test]
+    fn the_policy_grants_a_dead_player_after_the_time_dead_at_the_chosen_point() {
+        let spawn = connect_info();
+        let policy = RespawnPolicy::default();
+        let dead = Respawn {
+            died_at: Some(SECOND),
+            ..Respawn::default()
+        };
+        let none = RespawnPoint(None);
+        let at = |now| decide(DEAD, &spawn, &dead, &none, policy, now);
+        assert_eq!(
+            at(SECOND * 3),
+            Verdict::Ignore(RespawnDrop::TooEarly),
+            "2 s dead"
+        );
+        let connect = spawn.info.map(|i| i.point()).expect("info");
+        assert_eq!(at(SECOND * 4), Verdict::Grant(connect));
+        let chosen = SpawnPoint {
+            position: Vec3::new(9.0, 9.0, 9.0),
+            heading: 0.0,
+            interior: 4,
+        };
+        let over = RespawnPoint(Some(chosen));
+        assert_eq!(
+            decide(DEAD, &spawn, &dead, &over, policy, SECOND * 4),
+            Verdict::Grant(chosen)
+        );
+        let without = SpawnState::default();
+        assert_eq!(
+            decide(DEAD, &without, &dead, &none, policy, SECOND * 4),
+            Verdict::Ignore(RespawnDrop::NoPoint)
+        );
+        let unnoted = Respawn::default();
+        assert_eq!(
+            decide(DEAD, &spawn, &unnoted, &none, policy, SECOND * 4),
+            Verdict::Ignore(RespawnDrop::TooEarly)
+        );
+    }
+
+    #[test]
+    fn the_living_get_a_resend_only_while_their_respawned_life_is_unconfirmed() {
+        let alive = Life {
+            spawned: true,
+            alive: true,
+        };
+        let point = connect_info().info.map(|i| i.point()).expect("info");
+        let granted = Respawn {
+            granted: Some(point),
+            ..Respawn::default()
+        };
+        let none = RespawnPoint(None);
+        let policy = RespawnPolicy::default();
+        let mut spawn = connect_info();
+        assert_eq!(
+            decide(alive, &spawn, &granted, &none, policy, SECOND),
+            Verdict::Resend(point)
+        );
+        spawn.life_confirmed = true;
+        assert_eq!(
+            decide(alive, &spawn, &granted, &none, policy, SECOND),
+            Verdict::Ignore(RespawnDrop::Alive)
+        );
+        spawn.life_confirmed = false;
+        assert_eq!(
+            decide(alive, &spawn, &Respawn::default(), &none, policy, SECOND),
+            Verdict::Ignore(RespawnDrop::Alive),
+            "a connect life is not a respawn"
+        );
+        assert_eq!(
+            decide(Life::default(), &spawn, &granted, &none, policy, SECOND),
+            Verdict::Ignore(RespawnDrop::NotSpawned)
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! spawn info, the client asks until SpawnPlayer arrives, the server grants idempotently
 //! until the first living frame confirms the spawn. After that, and during death and
 //! respawn, a request is dropped and counted ([`SpawnRequestDrops`]): it is not a second
-//! spawn path (the respawn is [`super::respawn`]). Decisions: ADR 0012.
+//! spawn path (the respawn is [`super::respawn`]).
+//! Decisions: docs/decisions/0012-respawn-policy.md.
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
