@@ -8,6 +8,8 @@ use std::time::Duration;
 use clap::Parser;
 use serde::Deserialize;
 
+use crate::player::respawn::MAX_RESPAWN_DELAY;
+
 /// Everything the server reads at start. Each field's default is the spec's.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -29,6 +31,10 @@ pub struct Config {
     pub stats_interval_secs: u64,
     /// Lua instructions one script call may run before it is cut off. Default 5 000 000.
     pub script_instruction_budget: u64,
+    /// The least time a player stays dead before a RespawnRequest is granted, in
+    /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
+    /// change it (`dlmp.set_respawn_delay`).
+    pub respawn_delay_ms: u64,
 }
 
 impl Default for Config {
@@ -42,6 +48,7 @@ impl Default for Config {
             session_timeout_ms: 10_000,
             stats_interval_secs: 60,
             script_instruction_budget: 5_000_000,
+            respawn_delay_ms: 3_000,
         }
     }
 }
@@ -49,6 +56,10 @@ impl Default for Config {
 impl Config {
     pub fn session_timeout(&self) -> Duration {
         Duration::from_millis(self.session_timeout_ms)
+    }
+
+    pub fn respawn_delay(&self) -> Duration {
+        Duration::from_millis(self.respawn_delay_ms)
     }
 
     /// One fixed tick.
@@ -84,6 +95,9 @@ impl Config {
         if !cli.resource.is_empty() {
             config.resources.clone_from(&cli.resource);
         }
+        if let Some(ms) = cli.respawn_delay_ms {
+            config.respawn_delay_ms = ms;
+        }
         config.validate()?;
         Ok(config)
     }
@@ -95,6 +109,12 @@ impl Config {
         }
         if !(1..=1000).contains(&self.tick_hz) {
             return Err(ConfigError("tick_hz must be in 1..=1000".into()));
+        }
+        if self.respawn_delay() > MAX_RESPAWN_DELAY {
+            return Err(ConfigError(format!(
+                "respawn_delay_ms must be at most {}",
+                MAX_RESPAWN_DELAY.as_millis()
+            )));
         }
         Ok(())
     }
@@ -138,6 +158,9 @@ pub struct Cli {
     /// A resource to start at boot (repeatable) [default: every resource in the folder].
     #[arg(long)]
     pub resource: Vec<String>,
+    /// Least time dead before a respawn, ms [default: 3000].
+    #[arg(long)]
+    pub respawn_delay_ms: Option<u64>,
 }
 
 #[cfg(test)]
@@ -152,6 +175,7 @@ mod tests {
         assert_eq!(c.scripts, PathBuf::from("scripts"));
         assert!(c.resources.is_empty());
         assert_eq!(c.session_timeout(), Duration::from_secs(10));
+        assert_eq!(c.respawn_delay(), Duration::from_secs(3));
     }
 
     #[test]
@@ -174,12 +198,15 @@ mod tests {
             "freeroam",
             "--resource",
             "race",
+            "--respawn-delay-ms",
+            "5000",
         ]);
         let c = Config::from_cli(&cli).expect("valid");
         assert_eq!(c.bind.to_string(), "0.0.0.0:9000");
         assert_eq!(c.max_players, 64);
         assert_eq!(c.tick_hz, 60);
         assert_eq!(c.resources, ["freeroam", "race"]);
+        assert_eq!(c.respawn_delay_ms, 5000);
     }
 
     #[test]
@@ -187,6 +214,11 @@ mod tests {
         assert!(toml::from_str::<Config>("bnd = \"x\"").is_err());
         let cli = Cli {
             tick_hz: Some(0),
+            ..Cli::default()
+        };
+        assert!(Config::from_cli(&cli).is_err());
+        let cli = Cli {
+            respawn_delay_ms: Some(3_600_001),
             ..Cli::default()
         };
         assert!(Config::from_cli(&cli).is_err());

@@ -118,6 +118,7 @@ fn help_lists_the_commands() {
         "/v model",
         "/w weapon [ammo]",
         "/skin id [variant]",
+        "/kill",
     ] {
         assert!(got.iter().any(|t| t.starts_with(usage)), "{usage}: {got:?}");
     }

@@ -606,17 +606,14 @@ mod shots {
 }
 
 #[test]
-fn a_spawn_after_a_death_starts_the_ledger_at_100_and_0() {
-    use dlmp::protocol::player::life::RequestSpawn;
+fn a_respawn_after_a_death_starts_the_ledger_at_100_and_0() {
     let (_s, mut h, a) = commands("respawn-ledger");
     h.with::<Ledger>(a, |l| l.armor = 20.0);
     damage(&mut h, a, 1, None, 54, 150.0);
     h.steps(2);
     assert!(!h.get::<Life>(a).alive);
-    let request = RequestSpawn {
-        session_token: h.token(a),
-    };
-    h.send(a, request);
+    h.advance(dlmp::player::respawn::DEFAULT_RESPAWN_DELAY);
+    h.request_respawn(a);
     h.steps(2);
     assert!(h.get::<Life>(a).alive);
     let l = ledger(&h, a);

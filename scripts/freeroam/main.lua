@@ -1,16 +1,19 @@
 -- freeroam: the default gamemode, and the example to copy.
 --
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
--- others. Chat commands: /help, /tp, /v, /w, /skin. The last three call API functions that later
--- features add (player:set_position, dlmp.create_vehicle, player:give_weapon); until those
--- exist, the commands say so instead of failing.
+-- others; after a death it respawns at the next point. Chat commands: /help, /tp, /v, /w,
+-- /skin,
+-- /kill. /tp, /v and /w call API functions that later features add (player:set_position,
+-- dlmp.create_vehicle, player:give_weapon); until those exist, the commands say so instead
+-- of failing.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
 local JOIN = 0x7FD17F
 local ERROR = 0xE48A8A
 
--- Spawn points: x, y, z and heading in degrees. Players get them in turn (round-robin).
+-- Spawn points: x, y, z and heading in degrees. Players get them in turn (round-robin), at
+-- the connect spawn and after every death.
 local SPAWNS = {
     { name = "Grove Street", x = 2495.33, y = -1687.82, z = 13.52, heading = 0 },
     { name = "Pershing Square", x = 1481.02, y = -1741.58, z = 13.55, heading = 180 },
@@ -19,6 +22,13 @@ local SPAWNS = {
     { name = "The Strip", x = 2027.48, y = 1008.21, z = 10.82, heading = 270 },
 }
 local next_spawn = 1
+
+-- The next point of SPAWNS, in turn.
+local function take_point()
+    local point = SPAWNS[next_spawn]
+    next_spawn = next_spawn % #SPAWNS + 1
+    return point
+end
 
 local function tell(player, text, color)
     dlmp.send_chat(text, color or INFO, { player })
@@ -67,8 +77,7 @@ local function whole(word, lo, hi)
 end
 
 dlmp.on("player_connect", function(player)
-    local point = SPAWNS[next_spawn]
-    next_spawn = next_spawn % #SPAWNS + 1
+    local point = take_point()
     dlmp.spawn_player(player, point.x, point.y, point.z, point.heading)
 
     tell(player, "Welcome to freeroam, " .. player:name() .. "! Type /help for the commands.")
@@ -81,6 +90,18 @@ dlmp.on("player_disconnect", function(player, reason)
     dlmp.send_chat(player:name() .. " " .. (why[reason] or "left") .. ".", JOIN, dlmp.players())
 end)
 
+-- The player respawns at the next point (the server grants it 3 s after the death, when the
+-- player's game asks).
+dlmp.on("player_death", function(player, killer)
+    local point = take_point()
+    player:set_respawn_point(point.x, point.y, point.z, point.heading)
+    if killer then
+        tell(player, "You were killed by " .. killer:name() .. ". Respawning at " .. point.name .. ".")
+    else
+        tell(player, "You died. Respawning at " .. point.name .. ".")
+    end
+end)
+
 -- The commands: name -> { usage, help, run(player, args) }.
 local commands = {}
 
@@ -89,7 +110,7 @@ commands.help = {
     help = "this list",
     run = function(player)
         tell(player, "Commands:")
-        for _, name in ipairs({ "help", "tp", "v", "w", "skin" }) do
+        for _, name in ipairs({ "help", "tp", "v", "w", "skin", "kill" }) do
             tell(player, commands[name].usage .. " - " .. commands[name].help)
         end
         return true
@@ -175,6 +196,23 @@ commands.skin = {
         if try(player, player.set_skin, player, model, variant) then
             tell(player, "Skin " .. model .. (variant ~= 1 and (", variant " .. variant) or "") .. ".")
         end
+        return true
+    end,
+}
+
+commands.kill = {
+    usage = "/kill",
+    help = "die (and respawn at the next point)",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        if not player:is_alive() then
+            tell(player, "You are already dead.", ERROR)
+            return true
+        end
+        -- A health of 0 commits the death in the same tick (player_death follows).
+        try(player, player.set_health, player, 0)
         return true
     end,
 }

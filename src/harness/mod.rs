@@ -32,15 +32,17 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::{InboundLane, Verdict};
 use crate::net::{Datagram, Inbound, NetStats};
-use crate::player::{Life, Position, SpawnState, Viewers};
+use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
 use crate::protocol::connection::chat::{ChatText, ClientChat};
+use crate::protocol::connection::damage::DamageReport;
 use crate::protocol::connection::handshake::{
     ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
 };
 use crate::protocol::connection::lane::ClientAck;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::Seq;
-use crate::protocol::ids::{EventId, PlayerId, SessionToken};
+use crate::protocol::ids::{EventId, PlayerId, PlayerToken, SessionToken};
+use crate::protocol::player::life::{DeathPose, DeathReport, RequestSpawn, RespawnRequest};
 use crate::protocol::player::sync::{Frame, PlayerSync};
 use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
@@ -382,10 +384,19 @@ impl Harness {
     }
 
     /// Puts the client's player at `at` as a granted connect spawn leaves it: spawned,
-    /// alive, there.
+    /// alive, there, with `at` as its spawn info (facing north, outside, skin 0).
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
-        self.with::<SpawnState>(client, |s| s.granted = true);
+        self.with::<SpawnState>(client, |s| {
+            s.granted = true;
+            s.info = Some(SpawnInfo {
+                position: at,
+                heading: 0.0,
+                interior: 0,
+                skin: 0,
+                variant: 1,
+            });
+        });
         self.with::<Life>(client, |l| {
             *l = Life {
                 spawned: true,
@@ -418,6 +429,51 @@ impl Harness {
         };
         self.send(client, packet);
         self.step();
+    }
+
+    /// Sends RequestSpawn (player.md) from the client, without stepping.
+    pub fn request_spawn(&mut self, client: ClientId) {
+        let packet = RequestSpawn {
+            session_token: self.token(client),
+        };
+        self.send(client, packet);
+    }
+
+    /// Sends RespawnRequest (player.md) from the client, without stepping.
+    pub fn request_respawn(&mut self, client: ClientId) {
+        let packet = RespawnRequest {
+            session_token: self.token(client),
+        };
+        self.send(client, packet);
+    }
+
+    /// Sends a DamageReport without an attacker (connection.md §6) as a client event,
+    /// without stepping.
+    pub fn report_damage(&mut self, victim: ClientId, damage_seq: u32, weapon: u8, amount: f32) {
+        let report = DamageReport {
+            session_token: self.token(victim),
+            event_id: EventId(0),
+            damage_seq: Seq(damage_seq),
+            has_attacker: false,
+            attacker_id: PlayerId::NONE,
+            attacker_token: PlayerToken(0),
+            weapon,
+            amount,
+            bodypart: 3,
+        };
+        self.send_event(victim, report);
+    }
+
+    /// Sends a DeathReport (player.md) with `pose` as a client event, without stepping.
+    pub fn report_death(&mut self, victim: ClientId, pose: DeathPose) {
+        let report = DeathReport {
+            session_token: self.token(victim),
+            event_id: EventId(0),
+            weapon: pose.weapon,
+            anim_group: pose.anim_group,
+            anim: pose.anim,
+        };
+        self.send_event(victim, report);
     }
 
     /// Everything the client applied so far, in order.

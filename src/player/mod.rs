@@ -6,6 +6,7 @@ pub mod hud;
 pub mod ledger;
 pub mod looks;
 pub mod relay;
+pub mod respawn;
 pub mod shots;
 pub mod skins;
 pub mod spawn;
@@ -95,6 +96,7 @@ impl Plugin for PlayerPlugin {
             shots::ShotsPlugin,
             looks::LooksPlugin,
             hud::HudPlugin,
+            respawn::RespawnPlugin,
         ))
         .add_systems(
             FixedUpdate,

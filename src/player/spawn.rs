@@ -1,11 +1,15 @@
 //! The connect spawn (player.md, RequestSpawn and SpawnPlayer): the gamemode sets the
 //! spawn info, the client asks until SpawnPlayer arrives, the server grants idempotently
-//! until the first living frame confirms the spawn.
+//! until the first living frame confirms the spawn. After that, and during death and
+//! respawn, a request is dropped and counted ([`SpawnRequestDrops`]): it is not a second
+//! spawn path (the respawn is [`super::respawn`]).
+//! Decisions: docs/decisions/0012-respawn-policy.md.
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
+use super::respawn::SpawnPoint;
 use super::{Ledger, Life, Position, Scope};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
@@ -27,6 +31,15 @@ pub struct SpawnInfo {
 }
 
 impl SpawnInfo {
+    /// The point of this info: the default respawn point (ADR 0012).
+    pub fn point(&self) -> SpawnPoint {
+        SpawnPoint {
+            position: self.position,
+            heading: self.heading,
+            interior: self.interior,
+        }
+    }
+
     /// The SpawnPlayer packet for this info.
     pub fn packet(&self) -> SpawnPlayer {
         SpawnPlayer {
@@ -54,6 +67,56 @@ pub struct SpawnState {
     /// respawn grant. Commands "to a player whose new life is confirmed" (SetOnFire,
     /// SetSpecialAction, SetVelocity) check it.
     pub life_confirmed: bool,
+    /// A respawn grant went out: the connect spawn is over even if the first life ended
+    /// before a living frame came.
+    pub respawned: bool,
+}
+
+impl SpawnState {
+    /// Whether a RequestSpawn may be answered (player.md, RequestSpawn): only while the
+    /// connect spawn is pending, that is not confirmed, not dead and not replaced by a
+    /// respawn.
+    pub fn may_answer_request(&self, life: &Life) -> Result<(), SpawnRequestDrop> {
+        if life.spawned && !life.alive {
+            Err(SpawnRequestDrop::Dead)
+        } else if self.respawned {
+            Err(SpawnRequestDrop::Respawned)
+        } else if self.confirmed {
+            Err(SpawnRequestDrop::Confirmed)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Why a RequestSpawn was dropped. A request before the gamemode set the spawn info is
+/// not a drop: it keeps the session alive and waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpawnRequestDrop {
+    /// After the first living PlayerSync.
+    Confirmed,
+    /// The player is dead.
+    Dead,
+    /// A respawn grant replaced the connect spawn.
+    Respawned,
+}
+
+/// RequestSpawns dropped, by reason.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SpawnRequestDrops {
+    pub confirmed: u64,
+    pub dead: u64,
+    pub respawned: u64,
+}
+
+impl SpawnRequestDrops {
+    fn count(&mut self, reason: SpawnRequestDrop) {
+        match reason {
+            SpawnRequestDrop::Confirmed => self.confirmed += 1,
+            SpawnRequestDrop::Dead => self.dead += 1,
+            SpawnRequestDrop::Respawned => self.respawned += 1,
+        }
+    }
 }
 
 /// The connect spawn was granted for the first time (`player_spawn`).
@@ -84,7 +147,8 @@ pub(crate) struct SpawnPlugin;
 
 impl Plugin for SpawnPlugin {
     fn build(&self, app: &mut App) {
-        app.add_message::<SpawnGranted>()
+        app.init_resource::<SpawnRequestDrops>()
+            .add_message::<SpawnGranted>()
             .add_message::<RespawnGranted>()
             .configure_sets(
                 FixedUpdate,
@@ -96,11 +160,11 @@ impl Plugin for SpawnPlugin {
 }
 
 /// Notes every RequestSpawn; it also kept the session alive (it passed the token check).
+/// The grant decides on it after the gamemode ran.
 fn take_requests(mut received: MessageReader<Received>, mut states: Query<&mut SpawnState>) {
     for Received { player, packet } in received.read() {
         if let ClientPacket::RequestSpawn(_) = packet
             && let Ok(mut state) = states.get_mut(*player)
-            && !state.confirmed
         {
             state.requested = true;
         }
@@ -118,11 +182,21 @@ type Granting = (
     Option<&'static mut Ledger>,
 );
 
-/// Answers this tick's requests with SpawnPlayer once the gamemode has set the spawn info;
-/// the grant marks the player spawned, moves it and its interior scope to the point.
-fn grant_spawns(mut players: Query<Granting>, mut granted: MessageWriter<SpawnGranted>) {
+/// Answers this tick's requests with SpawnPlayer while the connect spawn is pending and
+/// the gamemode has set the spawn info; the grant marks the player spawned, moves it and
+/// its interior scope to the point.
+fn grant_spawns(
+    mut players: Query<Granting>,
+    mut drops: ResMut<SpawnRequestDrops>,
+    mut granted: MessageWriter<SpawnGranted>,
+) {
     for (entity, mut state, mut life, mut position, mut scope, mut conn, ledger) in &mut players {
         if !std::mem::take(&mut state.requested) {
+            continue;
+        }
+        if let Err(reason) = state.may_answer_request(&life) {
+            debug!(?entity, ?reason, "RequestSpawn dropped");
+            drops.count(reason);
             continue;
         }
         let Some(info) = state.info else { continue };
@@ -134,15 +208,10 @@ fn grant_spawns(mut players: Query<Granting>, mut granted: MessageWriter<SpawnGr
             state.granted = true;
             granted.write(SpawnGranted { player: entity });
         }
-        // A spawn starts a life at 100 health and 0 armor (connection.md §6); the
-        // revisions and the damage_seq carry on.
         if !life.alive
             && let Some(mut ledger) = ledger
         {
-            ledger.health = 100.0;
-            ledger.armor = 0.0;
-            ledger.last_weapon = 0;
-            ledger.last_attacker = None;
+            ledger.start_life();
         }
         *life = Life {
             spawned: true,

@@ -47,6 +47,17 @@ impl Default for Ledger {
     }
 }
 
+impl Ledger {
+    /// A spawn or a respawn starts a life at 100 health and 0 armor (connection.md §6);
+    /// the revisions and the damage_seq carry on.
+    pub fn start_life(&mut self) {
+        self.health = 100.0;
+        self.armor = 0.0;
+        self.last_weapon = 0;
+        self.last_attacker = None;
+    }
+}
+
 /// The server's weapon inventory (player.md, weapon_rev; connection.md §6 GiveWeapon).
 #[derive(Component, Debug, Clone, PartialEq)]
 pub struct Inventory {

@@ -106,7 +106,8 @@ script_events! {
     PlayerConnect => "player_connect" (player: LuaPlayer),
     /// A session closed; `reason` is "quit", "timeout" or "kicked".
     PlayerDisconnect => "player_disconnect" (player: LuaPlayer, reason: &'static str),
-    /// The connect spawn was granted.
+    /// A life started: the connect spawn was granted for the first time, or a respawn
+    /// (the tick after the grant).
     PlayerSpawn => "player_spawn" (player: LuaPlayer),
     /// A key of the player's frames changed (50 ms per key); `key` is its name, see
     /// `player:keys()`.

@@ -21,7 +21,9 @@ use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
 use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
 use crate::player::{Appearance, Hud, Inventory, Ledger, Skills, Team};
-use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewers};
+use crate::player::{
+    Body, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, Viewers,
+};
 use crate::protocol::ServerPacket;
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
@@ -127,7 +129,7 @@ fn run_scripts(
     mut pending: ResMut<PendingChat>,
     players: Query<PlayerParts>,
     mut connected: MessageReader<PlayerConnected>,
-    mut spawned: MessageReader<SpawnGranted>,
+    mut spawned: LifeStarts,
     mut frame_events: MessageReader<FrameEvent>,
     mut ledger_events: MessageReader<LedgerEvent>,
     mut disconnected: MessageReader<PlayerDisconnected>,
@@ -162,7 +164,7 @@ fn run_scripts(
     events.extend(
         spawned
             .read()
-            .filter_map(|s| players.get(s.player).ok())
+            .filter_map(|player| players.get(player).ok())
             .map(|(entity, player, ..)| ScriptEvent::PlayerSpawn {
                 player: handle(entity, player),
             }),
@@ -229,6 +231,22 @@ fn run_scripts(
         &mut ended,
         &mut gm,
     );
+}
+
+/// The lives that started since the last pass: `player_spawn` fires for the connect
+/// spawn's first grant and for every respawn grant (ADR 0012).
+#[derive(bevy_ecs::system::SystemParam)]
+pub(crate) struct LifeStarts<'w, 's> {
+    spawned: MessageReader<'w, 's, SpawnGranted>,
+    respawned: MessageReader<'w, 's, RespawnGranted>,
+}
+
+impl LifeStarts<'_, '_> {
+    fn read(&mut self) -> impl Iterator<Item = Entity> + '_ {
+        let spawned = self.spawned.read().map(|s| s.player);
+        let respawned = self.respawned.read().map(|r| r.player);
+        spawned.chain(respawned)
+    }
 }
 
 /// The script event of a ledger event, for a player still here.

@@ -22,6 +22,7 @@ pub use transport::Transport;
 use crate::chat::ChatPlugin;
 use crate::config::Config;
 use crate::player::PlayerPlugin;
+use crate::player::respawn::RespawnPolicy;
 use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use crate::streaming::StreamingPlugin;
@@ -36,7 +37,10 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         .insert_resource(HelloWorld(WorldInfo {
             tick_hz: config.tick_hz,
             ..WorldInfo::default()
-        }));
+        }))
+        .insert_resource(RespawnPolicy {
+            min_dead: config.respawn_delay(),
+        });
     sets::configure(&mut app);
     app.add_plugins((
         SessionPlugin {

@@ -5,6 +5,7 @@
 pub(crate) mod args;
 mod looks;
 pub mod player;
+mod respawn;
 pub mod timer;
 
 use std::time::Duration;
@@ -249,6 +250,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
         })?,
     )?;
 
+    respawn::install(lua, &dlmp)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

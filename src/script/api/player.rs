@@ -179,6 +179,7 @@ impl UserData for LuaPlayer {
             )
         });
         super::looks::add_methods(methods);
+        super::respawn::add_methods(methods);
         methods.add_method("kick", |lua, this, reason: Option<String>| {
             let connected = this.with(lua, "kick", |p| p.connected)?;
             if connected {
