@@ -1,21 +1,25 @@
 //! A player's server-side state that several features read (player.md): where it is, its
 //! world scope, its life, and its connect spawn.
 
+pub mod bounds;
 pub mod frame;
 pub mod ledger;
+pub mod physics;
 pub mod relay;
+pub mod scope;
 pub mod shots;
 pub mod spawn;
 pub mod state;
+pub mod teleport;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::protocol::geometry::Vec3;
-use crate::server::ServerSystems;
 use crate::lane::Delivery;
+use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
+use crate::server::ServerSystems;
 use crate::session::{Connection, PlayerConnected};
 
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
@@ -47,8 +51,12 @@ impl Scope {
             return false;
         }
         *self = new;
-        if let Err(e) = conn.send_event(ScopeChanged { event_id: EventId(0) }, Delivery::Critical)
-        {
+        if let Err(e) = conn.send_event(
+            ScopeChanged {
+                event_id: EventId(0),
+            },
+            Delivery::Critical,
+        ) {
             tracing::debug!(?e, "ScopeChanged not queued");
         }
         true
@@ -73,6 +81,12 @@ impl Plugin for PlayerPlugin {
             relay::RelayPlugin,
             ledger::LedgerPlugin,
             shots::ShotsPlugin,
+            (
+                teleport::TeleportPlugin,
+                scope::ScopePlugin,
+                bounds::BoundsPlugin,
+                physics::PhysicsPlugin,
+            ),
         ))
         .add_systems(
             FixedUpdate,

@@ -10,6 +10,7 @@ use bevy_ecs::prelude::{Commands, Message};
 use mlua::Function;
 
 use crate::player::SpawnInfo;
+use crate::player::frame::Bounds;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
@@ -63,6 +64,16 @@ pub struct PlayerView {
     /// The ledger's health and armor (a set in this call shows at once).
     pub health: f32,
     pub armor: f32,
+    /// A living frame arrived since the last spawn or respawn grant (SetVelocity).
+    pub life_confirmed: bool,
+    /// SetVelocity / SetGravity commands awaiting their echo, at most 32.
+    pub physics_pending: usize,
+    /// The body gravity the gamemode set last (`player:gravity()`).
+    pub gravity: f32,
+    /// SetWorldBounds; `None` = the whole world.
+    pub world_bounds: Option<Bounds>,
+    /// Normal events the reliable lane still takes before "queue full".
+    pub lane_room: usize,
 }
 
 /// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).

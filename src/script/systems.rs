@@ -142,6 +142,18 @@ fn run_scripts(
     let now = time.elapsed();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
     refresh_view(&host, now, &players, &gm.vitals, &left);
+    {
+        let mut state = host.state_mut();
+        for (entity, view) in state.players.iter_mut() {
+            let frame = players.get(*entity).ok().and_then(|(.., f, _)| f);
+            super::api::movement::fill_view(
+                view,
+                frame,
+                spawn_states.get(*entity).ok(),
+                connections.get(*entity).ok(),
+            );
+        }
+    }
 
     let mut events: Vec<ScriptEvent> = left
         .iter()
@@ -370,6 +382,7 @@ fn refresh_view(
                 connected: true,
                 health: vitals.get(entity).map_or(0.0, |(l, ..)| l.health),
                 armor: vitals.get(entity).map_or(0.0, |(l, ..)| l.armor),
+                ..PlayerView::default()
             },
         );
     }
@@ -394,6 +407,7 @@ fn refresh_view(
                 connected: false,
                 health: 0.0,
                 armor: 0.0,
+                ..PlayerView::default()
             },
         );
     }
