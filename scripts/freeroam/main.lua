@@ -1,9 +1,8 @@
 -- freeroam: the default gamemode, and the example to copy.
 --
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
--- others. Chat commands: /help, /tp, /v, /w. The last three call API functions that later
--- features add (player:set_position, dlmp.create_vehicle, player:give_weapon); until those
--- exist, the commands say so instead of failing.
+-- others. Chat commands: /help, /tp, /v, /w. /v calls an API function that a later feature
+-- adds (dlmp.create_vehicle); until it exists, the command says so instead of failing.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -35,9 +34,10 @@ local function others(player)
     return list
 end
 
--- The first line of an error raised by an API call (drops the traceback).
+-- The first line of an error raised by an API call (drops the traceback and the
+-- "runtime error: " prefix).
 local function first_line(err)
-    return (tostring(err):match("^[^\n]*"))
+    return (tostring(err):match("^[^\n]*"):gsub("^runtime error: ", ""))
 end
 
 -- Calls an API function; on an error, tells the player why instead of failing the handler.
@@ -108,9 +108,7 @@ commands.tp = {
             tell(player, "That is outside the world (|x|, |y| <= 6000, z -200..4000).", ERROR)
             return true
         end
-        if not player.set_position then
-            tell(player, "/tp is not available yet.", ERROR)
-        elseif try(player, player.set_position, player, x, y, z) then
+        if try(player, player.set_position, player, x, y, z) then
             tell(player, string.format("Teleported to %.1f, %.1f, %.1f.", x, y, z))
         end
         return true
