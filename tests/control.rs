@@ -441,6 +441,9 @@ fn without_an_echo_gravity_counts_2_seconds_after_the_ack() {
 /// Runs `/lua CODE` with `p` the player: answers `ok RESULT` or the error's first line.
 const RUNNER: &str = r#"
 dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
+dlmp.on("player_interior_change", function(p, i, prev)
+    dlmp.send_chat("interior " .. i .. " " .. prev, nil, { p })
+end)
 dlmp.on("player_command", function(p, name, args)
     if name ~= "lua" then return end
     local f = assert(load("local p = ...; " .. table.concat(args, " ")))
@@ -470,9 +473,9 @@ fn lua(h: &mut Harness, c: ClientId, code: &str) -> String {
     got.join(" | ")
 }
 
-/// A Lua runner with Alice spawned at [`ORIGIN`] and her new life confirmed.
-fn scripted() -> (TempScripts, Harness, ClientId) {
-    let s = TempScripts::new("control");
+/// A Lua runner in its own folder `test` with Alice spawned at [`ORIGIN`] and her new life confirmed.
+fn scripted(test: &str) -> (TempScripts, Harness, ClientId) {
+    let s = TempScripts::new(test);
     s.resource("runner", RUNNER);
     let mut h = s.harness();
     let a = h.connect("alice");
@@ -485,7 +488,7 @@ fn scripted() -> (TempScripts, Harness, ClientId) {
 
 #[test]
 fn lua_set_position_teleports_with_the_current_heading_and_shows_at_once() {
-    let (_s, mut h, a) = scripted();
+    let (_s, mut h, a) = scripted("ctl-position");
     assert_eq!(
         lua(
             &mut h,
@@ -520,7 +523,7 @@ fn lua_set_position_teleports_with_the_current_heading_and_shows_at_once() {
 
 #[test]
 fn lua_refusals_are_errors_naming_the_rule() {
-    let (_s, mut h, a) = scripted();
+    let (_s, mut h, a) = scripted("ctl-refusals");
     for (code, error) in [
         (
             "p:set_position(0/0, 0, 0)",
@@ -558,7 +561,7 @@ fn lua_refusals_are_errors_naming_the_rule() {
 
 #[test]
 fn lua_set_velocity_is_refused_with_queue_full_at_the_33rd() {
-    let (_s, mut h, a) = scripted();
+    let (_s, mut h, a) = scripted("ctl-queue");
     assert_eq!(
         lua(
             &mut h,
@@ -574,7 +577,7 @@ fn lua_set_velocity_is_refused_with_queue_full_at_the_33rd() {
 
 #[test]
 fn lua_gravity_bounds_and_scope_read_back_in_the_same_call() {
-    let (_s, mut h, a) = scripted();
+    let (_s, mut h, a) = scripted("ctl-reads");
     assert_eq!(lua(&mut h, a, "return p:gravity()"), "ok 0.008");
     assert_eq!(
         lua(&mut h, a, "p:set_gravity(0.004) return p:gravity()"),
@@ -601,4 +604,15 @@ fn lua_gravity_bounds_and_scope_read_back_in_the_same_call() {
     );
     assert_eq!(h.get::<Scope>(a).virtual_world, 9);
     assert_eq!(h.packets::<ScopeChanged>(a).len(), 1);
+}
+
+#[test]
+fn lua_set_interior_and_a_teleport_into_an_area_raise_player_interior_change() {
+    let (_s, mut h, a) = scripted("ctl-interior");
+    lua(&mut h, a, "p:set_interior(5)");
+    assert!(texts(&h, a).contains(&"interior 5 0".to_owned()));
+    assert!(h.packets::<TeleportPlayer>(a).is_empty());
+    lua(&mut h, a, "p:set_position(2000, -1500, 20, 0)");
+    assert!(texts(&h, a).contains(&"interior 0 5".to_owned()));
+    assert_eq!(h.packets::<ScopeChanged>(a).len(), 2);
 }

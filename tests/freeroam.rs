@@ -3,8 +3,8 @@
 
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
-use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::player::Position;
+use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::control::TeleportPlayer;
 use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
