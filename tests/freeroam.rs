@@ -3,7 +3,10 @@
 
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
+use dlmp::player::Position;
 use dlmp::protocol::connection::chat::ChatMessage;
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::player::control::TeleportPlayer;
 use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
 use dlmp::script::ScriptHost;
 
@@ -156,10 +159,6 @@ fn commands_of_later_features_say_they_are_not_available_yet() {
     let a = h.connect("alice");
     h.step();
     assert_eq!(
-        say(&mut h, a, "/tp 2495 -1688 13.5"),
-        ["/tp is not available yet."]
-    );
-    assert_eq!(
         say(&mut h, a, "/tp 9000 0 10"),
         ["That is outside the world (|x|, |y| <= 6000, z -200..4000)."]
     );
@@ -185,5 +184,27 @@ fn skin_changes_the_look_and_tells_the_player_about_a_model_not_in_the_catalog()
         ["set_skin: model 74 is not an allowed skin (0..=311 except 74)"]
     );
     assert_eq!(h.get::<Appearance>(a).skin, 230);
+    assert_eq!(host(&h).errors(), 0);
+}
+
+#[test]
+fn tp_teleports_a_spawned_player_and_explains_a_refusal() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(
+        say(&mut h, a, "/tp 2495 -1688 13.5"),
+        ["set_position: the player has not spawned"]
+    );
+    request_spawn(&mut h, a);
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/tp 2495 -1688 13.5"),
+        ["Teleported to 2495.0, -1688.0, 13.5."]
+    );
+    let t = h.packets::<TeleportPlayer>(a);
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].pos, Vec3::new(2495.0, -1688.0, 13.5));
+    assert_eq!(h.get::<Position>(a).0, t[0].pos);
     assert_eq!(host(&h).errors(), 0);
 }

@@ -2,10 +2,8 @@
 --
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help, /tp, /v, /w,
--- /skin,
--- /kill. /tp, /v and /w call API functions that later features add (player:set_position,
--- dlmp.create_vehicle, player:give_weapon); until those exist, the commands say so instead
--- of failing.
+-- /skin, /kill. /v calls an API function that a later feature adds (dlmp.create_vehicle);
+-- until it exists, the command says so instead of failing.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -130,9 +128,7 @@ commands.tp = {
             tell(player, "That is outside the world (|x|, |y| <= 6000, z -200..4000).", ERROR)
             return true
         end
-        if not player.set_position then
-            tell(player, "/tp is not available yet.", ERROR)
-        elseif try(player, player.set_position, player, x, y, z) then
+        if try(player, player.set_position, player, x, y, z) then
             tell(player, string.format("Teleported to %.1f, %.1f, %.1f.", x, y, z))
         end
         return true

@@ -1,16 +1,20 @@
 //! A player's server-side state that several features read (player.md): where it is, its
 //! world scope, its life, and its connect spawn.
 
+pub mod bounds;
 pub mod frame;
 pub mod hud;
 pub mod ledger;
 pub mod looks;
 pub mod relay;
 pub mod respawn;
+pub mod physics;
+pub mod scope;
 pub mod shots;
 pub mod skins;
 pub mod spawn;
 pub mod state;
+pub mod teleport;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -97,6 +101,12 @@ impl Plugin for PlayerPlugin {
             looks::LooksPlugin,
             hud::HudPlugin,
             respawn::RespawnPlugin,
+            (
+                teleport::TeleportPlugin,
+                scope::ScopePlugin,
+                bounds::BoundsPlugin,
+                physics::PhysicsPlugin,
+            ),
         ))
         .add_systems(
             FixedUpdate,

@@ -10,6 +10,7 @@ use bevy_ecs::prelude::{Commands, Message};
 use mlua::Function;
 
 use crate::player::{Appearance, Hud, Skills, SpawnInfo};
+use crate::player::frame::Bounds;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
@@ -70,6 +71,16 @@ pub struct PlayerView {
     /// Money, wanted level, drunkenness, stamina and lung capacity (a set in this call
     /// shows at once).
     pub hud: Hud,
+    /// A living frame arrived since the last spawn or respawn grant (SetVelocity).
+    pub life_confirmed: bool,
+    /// SetVelocity / SetGravity commands awaiting their echo, at most 32.
+    pub physics_pending: usize,
+    /// The body gravity the gamemode set last (`player:gravity()`).
+    pub gravity: f32,
+    /// SetWorldBounds; `None` = the whole world.
+    pub world_bounds: Option<Bounds>,
+    /// Normal events the reliable lane still takes before "queue full".
+    pub lane_room: usize,
 }
 
 /// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).

@@ -144,6 +144,18 @@ fn run_scripts(
     let now = time.elapsed();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
     refresh_view(&host, now, &players, &gm.vitals, &gm.looks, &left);
+    {
+        let mut state = host.state_mut();
+        for (entity, view) in state.players.iter_mut() {
+            let frame = players.get(*entity).ok().and_then(|(.., f, _)| f);
+            super::api::movement::fill_view(
+                view,
+                frame,
+                spawn_states.get(*entity).ok(),
+                connections.get(*entity).ok(),
+            );
+        }
+    }
 
     let mut events: Vec<ScriptEvent> = left
         .iter()
@@ -392,6 +404,7 @@ fn refresh_view(
                 appearance: looks.get(entity).map(|(a, ..)| *a).unwrap_or_default(),
                 skills: looks.get(entity).map(|(_, s, _)| *s).unwrap_or_default(),
                 hud: looks.get(entity).map(|(.., h)| *h).unwrap_or_default(),
+                ..PlayerView::default()
             },
         );
     }
@@ -419,6 +432,7 @@ fn refresh_view(
                 appearance: Appearance::default(),
                 skills: Skills::default(),
                 hud: Hud::default(),
+                ..PlayerView::default()
             },
         );
     }

@@ -161,6 +161,13 @@ impl Connection {
         self.outbound.waiting()
     }
 
+    /// The latest event the client acknowledged (ClientAck): every event up to it was
+    /// applied. Features that time something from the ack of their event (a teleport's
+    /// landing, the physics apply window) compare their event id with it.
+    pub fn last_acked(&self) -> EventId {
+        self.outbound.last_acked()
+    }
+
     /// A ClientAck arrived.
     pub(crate) fn on_ack(&mut self, id: EventId, now: Duration) -> AckOutcome {
         self.outbound.on_ack(id, now)

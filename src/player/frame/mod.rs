@@ -18,6 +18,7 @@ use tracing::debug;
 
 use self::keys::KeyTracker;
 use self::movement::Movement;
+use super::teleport::Landing;
 use super::{
     Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
 };
@@ -80,6 +81,8 @@ pub struct FrameState {
     pub frozen: Option<Vec3>,
     /// SetWorldBounds; `None` = the whole world.
     pub bounds: Option<Bounds>,
+    /// A ground-mode TeleportPlayer waiting for its landing (player/teleport.rs).
+    pub landing: Option<Landing>,
     /// What scripts were told of the keys.
     pub keys: KeyTracker,
     /// The last `player_weapon_reload`.
@@ -289,7 +292,12 @@ fn admit(
     if living && let Some(b) = state.bounds {
         hold_to_bounds(&mut f, b);
     }
-    if living && let Some(anchor) = state.frozen {
+    if living && let Some(mut anchor) = state.frozen {
+        if state.landing.is_some() {
+            // Teleported in ground mode: the hold point's height is a guess until the
+            // landing; only the horizontal hold applies.
+            anchor.z = f32::INFINITY;
+        }
         hold_frozen(&mut f, anchor);
     }
 
@@ -338,6 +346,7 @@ fn admit(
         let jetpack = body.special_action == SpecialAction::Jetpack;
         state.movement.airborne(f.on_ground, jetpack, now);
         position.0 = state.movement.check(from, f.pos, now);
+        super::teleport::observe_landing(state, &f, position.0);
         body.velocity = rules::velocity_mps(f.vel);
         if let Some(front) = rules::normalized(f.cam) {
             body.camera_front = front;

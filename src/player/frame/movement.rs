@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::player::state::DEFAULT_GRAVITY;
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::Revision;
+use crate::protocol::ids::{EventId, Revision};
 use crate::serial::Serial;
 
 /// Speeds a body reaches on its own, m/s, and a per-frame slack, m.
@@ -74,6 +74,8 @@ struct Pending {
     rev: Revision,
     sent: Duration,
     ack: Option<Duration>,
+    /// The lane event that carries it, once sent.
+    event: Option<EventId>,
     command: PhysicsCommand,
 }
 
@@ -109,6 +111,9 @@ pub struct Movement {
     air_since: Option<Duration>,
     /// The body may hover (a jetpack).
     hover: bool,
+    /// The server's z is a guess (a ground-mode teleport waiting for its landing): the
+    /// vertical difference is not held, only the horizontal one (docs/decisions/0015).
+    pub z_guess: bool,
 }
 
 /// The time in the air allowed to rise at the game's own gravity.
@@ -125,6 +130,7 @@ impl Default for Movement {
             fresh: false,
             air_since: None,
             hover: false,
+            z_guess: false,
             throws: VecDeque::new(),
             pending: VecDeque::new(),
             sent: Revision(0),
@@ -178,9 +184,46 @@ impl Movement {
             rev: self.sent,
             sent: now,
             ack: None,
+            event: None,
             command,
         });
         Ok(self.sent)
+    }
+
+    /// Commands sent and not echoed (nor counted as applied) yet; at most [`MAX_PENDING`].
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The gravity the gamemode set last: the newest one awaiting its echo, or the applied
+    /// one.
+    pub fn gravity_set(&self) -> f32 {
+        self.pending
+            .iter()
+            .rev()
+            .find_map(|p| match p.command {
+                PhysicsCommand::Gravity(g) => Some(g),
+                PhysicsCommand::Throw { .. } => None,
+            })
+            .unwrap_or(self.gravity)
+    }
+
+    /// The command `rev` went out as the lane event `event`; [`Movement::lane_acked`] then
+    /// sees its ClientAck.
+    pub fn sent_as(&mut self, rev: Revision, event: EventId) {
+        if let Some(p) = self.pending.iter_mut().find(|p| p.rev == rev) {
+            p.event = Some(event);
+        }
+    }
+
+    /// The client acknowledged every lane event up to `last` (ClientAck, cumulative), seen
+    /// at `now`: the commands those events carry are acked.
+    pub fn lane_acked(&mut self, last: EventId, now: Duration) {
+        for p in &mut self.pending {
+            if p.ack.is_none() && p.event.is_some_and(|e| !e.is_newer_than(last)) {
+                p.ack = Some(now);
+            }
+        }
     }
 
     /// The client acknowledged the event carrying `rev` at `now`.
@@ -332,7 +375,7 @@ impl Movement {
             claimed.z - start.z,
         );
         let h = horizontal(d);
-        let up = d.z.max(0.0);
+        let up = if self.z_guess { 0.0 } else { d.z.max(0.0) };
         let allowed_h = l.horizontal * dt + l.slack + self.carry_h;
         let allowed_up = rise * dt + rise_slack + self.carry_up;
         let excess_h = (h - allowed_h).max(0.0);
@@ -486,6 +529,44 @@ mod tests {
         assert_eq!(m.air_time(), Some(Duration::from_secs(8)));
         m.gravity = 0.0;
         assert_eq!(m.air_time(), None);
+    }
+
+    #[test]
+    fn a_lane_ack_bounds_a_throw_without_echo() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let rev = m
+            .send(PhysicsCommand::Throw { speed: 10.0 }, s(10.0))
+            .expect("room");
+        m.sent_as(rev, EventId(7));
+        m.lane_acked(EventId(6), s(10.1));
+        m.expire(s(12.2));
+        assert_eq!(m.pending(), 1, "event 7 not acked yet");
+        m.lane_acked(EventId(9), s(10.2));
+        m.expire(s(12.2));
+        assert_eq!(m.pending(), 0, "applied 2 s after the ack");
+    }
+
+    #[test]
+    fn the_gravity_set_is_the_newest_awaiting_its_echo() {
+        let mut m = Movement::default();
+        assert_eq!(m.gravity_set(), DEFAULT_GRAVITY);
+        m.send(PhysicsCommand::Gravity(0.004), s(1.0))
+            .expect("room");
+        m.send(PhysicsCommand::Throw { speed: 1.0 }, s(1.0))
+            .expect("room");
+        assert_eq!(m.gravity_set(), 0.004);
+        assert_eq!(m.gravity, DEFAULT_GRAVITY, "not applied yet");
+    }
+
+    #[test]
+    fn a_z_guess_holds_only_the_horizontal_difference() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        m.z_guess = true;
+        let p = Vec3::new(1.0, 0.0, 80.0);
+        assert_eq!(m.check(Vec3::ZERO, p, s(10.1)), p);
+        m.z_guess = false;
+        let q = m.check(p, Vec3::new(1.0, 0.0, 160.0), s(10.2));
+        assert!(q.z < 90.0, "{q:?}");
     }
 
     #[test]

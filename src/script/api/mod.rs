@@ -4,6 +4,7 @@
 
 pub(crate) mod args;
 mod looks;
+pub(crate) mod movement;
 pub mod player;
 mod respawn;
 pub mod timer;

@@ -1,0 +1,346 @@
+//! Player methods that move and throw the body (docs/lua-api.md, "Moving players"):
+//! teleports, the world scope, world bounds, throws and gravity. Each checks what the view
+//! answers (spawned, alive, the new life, the physics queue, the lane's room), updates the
+//! view for reads in the same call and queues the feature's message
+//! (docs/decisions/0011-feature-commands.md, 0015-teleport-and-physics.md).
+
+use bevy_ecs::entity::Entity;
+use mlua::{Error, Lua, Result, Table, UserDataMethods, Value};
+
+use super::args;
+use super::player::LuaPlayer;
+use super::queue_message;
+use crate::lane::Delivery;
+use crate::player::SpawnState;
+use crate::player::bounds::{BoundsRefusal, SetBounds};
+use crate::player::frame::movement::MAX_PENDING;
+use crate::player::frame::rules::STEPS_PER_SECOND;
+use crate::player::frame::{Bounds, FrameState};
+use crate::player::physics::{SetBodyGravity, ThrowPlayer, valid_gravity};
+use crate::player::scope::SetScope;
+use crate::player::state::DEFAULT_GRAVITY;
+use crate::player::teleport::{Teleport, TeleportRefusal};
+use crate::protocol::geometry::Vec3;
+use crate::protocol::player::physics::{MAX_GRAVITY, MAX_THROW};
+use crate::script::state::{PlayerView, ScriptState};
+use crate::session::Connection;
+
+/// The fastest throw the Lua API takes, m/s (SetVelocity's 2 units per step).
+pub(crate) const MAX_THROW_MPS: f64 = MAX_THROW as f64 * STEPS_PER_SECOND as f64;
+
+/// Runs `f` on the player's view, or fails with "METHOD: the player has left the server".
+fn with_view<R>(
+    lua: &Lua,
+    this: &LuaPlayer,
+    method: &str,
+    f: impl FnOnce(&mut PlayerView) -> Result<R>,
+) -> Result<R> {
+    let mut state = lua
+        .app_data_mut::<ScriptState>()
+        .ok_or_else(|| Error::runtime("no script state"))?;
+    let view = state
+        .players
+        .get_mut(&this.entity)
+        .filter(|p| p.token == this.token && p.connected)
+        .ok_or_else(|| Error::runtime(format!("{method}: the player has left the server")))?;
+    f(view)
+}
+
+fn refuse(method: &str, why: &str) -> Error {
+    Error::runtime(format!("{method}: {why}"))
+}
+
+/// Takes one place in the lane's normal room, or "queue full".
+fn take_room(view: &mut PlayerView, method: &str) -> Result<()> {
+    if view.lane_room == 0 {
+        return Err(refuse(method, "queue full (the reliable lane is full)"));
+    }
+    view.lane_room -= 1;
+    Ok(())
+}
+
+/// `v` through its shortest decimal form, so that a script reads back 0.004, not
+/// 0.004000000189989805.
+fn lua_number(v: f32) -> f64 {
+    v.to_string().parse().unwrap_or(f64::from(v))
+}
+
+#[expect(clippy::cast_possible_truncation, reason = "world coordinates")]
+fn f32_of(n: f64) -> f32 {
+    n as f32
+}
+
+/// A teleport from `set_position` and `teleport`: checked, shown in the view, queued.
+fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()> {
+    with_view(lua, this, method, |view| {
+        if !view.spawned {
+            return Err(refuse(method, "the player has not spawned"));
+        }
+        if !view.alive {
+            return Err(refuse(method, "the player is dead"));
+        }
+        match t.check() {
+            Err(TeleportRefusal::OutsideWorld) => {
+                return Err(refuse(
+                    method,
+                    "the point is outside the world (|x|, |y| <= 6000, z -200..=4000)",
+                ));
+            }
+            Err(_) => return Err(refuse(method, "the point must be finite")),
+            Ok(()) => {}
+        }
+        take_room(view, method)?;
+        view.position = t.pos;
+        view.velocity = Vec3::ZERO;
+        if let Some(interior) = t.interior {
+            view.interior = interior;
+        }
+        Ok(())
+    })?;
+    queue_message(lua, t)
+}
+
+/// An optional interior argument, 0..=255.
+fn interior(method: &str, v: &Value) -> Result<Option<u8>> {
+    if v.is_nil() {
+        return Ok(None);
+    }
+    let n = args::integer(method, "interior", v, 0..=255)?;
+    Ok(u8::try_from(n).ok())
+}
+
+fn point(method: &str, x: &Value, y: &Value, z: &Value) -> Result<Vec3> {
+    Ok(Vec3::new(
+        f32_of(args::number(method, "x", x)?),
+        f32_of(args::number(method, "y", y)?),
+        f32_of(args::number(method, "z", z)?),
+    ))
+}
+
+/// Fills what these methods read of a player this tick: the new life, the physics queue,
+/// the gravity set, the world bounds and the lane's room.
+pub(crate) fn fill_view(
+    view: &mut PlayerView,
+    frame: Option<&FrameState>,
+    spawn: Option<&SpawnState>,
+    conn: Option<&Connection>,
+) {
+    view.life_confirmed = spawn.is_some_and(|s| s.life_confirmed);
+    view.physics_pending = frame.map_or(0, |f| f.movement.pending());
+    view.gravity = frame.map_or(DEFAULT_GRAVITY, |f| f.movement.gravity_set());
+    view.world_bounds = frame.and_then(|f| f.bounds);
+    view.lane_room = conn.map_or(0, |c| c.room(Delivery::Normal));
+}
+
+fn message<M: bevy_ecs::message::Message>(
+    lua: &Lua,
+    entity: Entity,
+    make: impl FnOnce(Entity) -> M,
+) -> Result<()> {
+    queue_message(lua, make(entity))
+}
+
+pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
+    methods.add_method(
+        "set_position",
+        |lua, this, (x, y, z, i): (Value, Value, Value, Value)| {
+            const F: &str = "set_position";
+            let t = Teleport {
+                player: this.entity,
+                pos: point(F, &x, &y, &z)?,
+                heading: None,
+                interior: interior(F, &i)?,
+                ground: false,
+            };
+            teleport(lua, this, F, t)
+        },
+    );
+    methods.add_method(
+        "teleport",
+        |lua, this, (x, y, z, opts): (Value, Value, Value, Option<Table>)| {
+            const F: &str = "teleport";
+            let pos = point(F, &x, &y, &z)?;
+            let (mut heading, mut area, mut ground) = (None, None, false);
+            if let Some(opts) = opts {
+                let h: Value = opts.get("heading")?;
+                if !h.is_nil() {
+                    heading = Some(f32_of(args::number(F, "heading", &h)?));
+                }
+                area = interior(F, &opts.get::<Value>("interior")?)?;
+                ground = match opts.get::<Value>("ground")? {
+                    Value::Nil => false,
+                    Value::Boolean(b) => b,
+                    _ => return Err(refuse(F, "ground must be a boolean")),
+                };
+            }
+            let t = Teleport {
+                player: this.entity,
+                pos,
+                heading,
+                interior: area,
+                ground,
+            };
+            teleport(lua, this, F, t)
+        },
+    );
+    methods.add_method("set_virtual_world", |lua, this, n: Value| {
+        const F: &str = "set_virtual_world";
+        let world = args::integer(F, "world", &n, 0..=i64::from(u32::MAX))?;
+        let world = u32::try_from(world).map_err(|_| refuse(F, "world out of range"))?;
+        with_view(lua, this, F, |view| {
+            view.virtual_world = world;
+            Ok(())
+        })?;
+        message(lua, this.entity, |player| SetScope {
+            player,
+            virtual_world: Some(world),
+            interior: None,
+        })
+    });
+    methods.add_method("set_interior", |lua, this, n: Value| {
+        const F: &str = "set_interior";
+        let area = args::integer(F, "interior", &n, 0..=255)?;
+        let area = u8::try_from(area).map_err(|_| refuse(F, "interior out of range"))?;
+        with_view(lua, this, F, |view| {
+            view.interior = area;
+            Ok(())
+        })?;
+        message(lua, this.entity, |player| SetScope {
+            player,
+            virtual_world: None,
+            interior: Some(area),
+        })
+    });
+    methods.add_method(
+        "set_world_bounds",
+        |lua, this, (a, b, c, d): (Value, Value, Value, Value)| {
+            const F: &str = "set_world_bounds";
+            let min_x = args::number(F, "min_x", &a)?;
+            let min_y = args::number(F, "min_y", &b)?;
+            let max_x = args::number(F, "max_x", &c)?;
+            let max_y = args::number(F, "max_y", &d)?;
+            let bounds = Bounds::new(f32_of(min_x), f32_of(min_y), f32_of(max_x), f32_of(max_y))
+                .map_err(|e| {
+                    refuse(
+                        F,
+                        match e {
+                            BoundsRefusal::NotFinite => "bounds must be finite",
+                            BoundsRefusal::OutsideWorld => "a bound is beyond ±6000",
+                            BoundsRefusal::Empty => "min must be below max on both axes",
+                        },
+                    )
+                })?;
+            with_view(lua, this, F, |view| {
+                take_room(view, F)?;
+                view.world_bounds = Some(bounds);
+                Ok(())
+            })?;
+            message(lua, this.entity, |player| SetBounds {
+                player,
+                bounds: Some(bounds),
+            })
+        },
+    );
+    methods.add_method("clear_world_bounds", |lua, this, ()| {
+        const F: &str = "clear_world_bounds";
+        with_view(lua, this, F, |view| {
+            take_room(view, F)?;
+            view.world_bounds = None;
+            Ok(())
+        })?;
+        message(lua, this.entity, |player| SetBounds {
+            player,
+            bounds: None,
+        })
+    });
+    methods.add_method("world_bounds", |lua, this, ()| {
+        with_view(lua, this, "world_bounds", |view| {
+            let b = view.world_bounds;
+            Ok((
+                b.map(|b| lua_number(b.min_x)),
+                b.map(|b| lua_number(b.min_y)),
+                b.map(|b| lua_number(b.max_x)),
+                b.map(|b| lua_number(b.max_y)),
+            ))
+        })
+    });
+    methods.add_method(
+        "set_velocity",
+        |lua, this, (x, y, z): (Value, Value, Value)| {
+            const F: &str = "set_velocity";
+            let v = [
+                args::number(F, "x", &x)?,
+                args::number(F, "y", &y)?,
+                args::number(F, "z", &z)?,
+            ];
+            let speed = v.iter().map(|c| c * c).sum::<f64>().sqrt();
+            if speed > MAX_THROW_MPS {
+                return Err(refuse(
+                    F,
+                    &format!("speed {speed:.1} m/s is above {MAX_THROW_MPS} m/s"),
+                ));
+            }
+            let per_step = |c: f64| f32_of(c / f64::from(STEPS_PER_SECOND));
+            let mut vel = Vec3::new(per_step(v[0]), per_step(v[1]), per_step(v[2]));
+            // Rounding to f32 must not carry a throw at the limit past it.
+            if vel.length() > MAX_THROW {
+                let k = MAX_THROW / vel.length() * (1.0 - 1e-6);
+                vel = Vec3::new(vel.x * k, vel.y * k, vel.z * k);
+            }
+            with_view(lua, this, F, |view| {
+                if !view.spawned {
+                    return Err(refuse(F, "the player has not spawned"));
+                }
+                if !view.alive {
+                    return Err(refuse(F, "the player is dead"));
+                }
+                if !view.life_confirmed {
+                    return Err(refuse(
+                        F,
+                        "the player's new life is not confirmed yet (no living frame since the spawn)",
+                    ));
+                }
+                if view.physics_pending >= MAX_PENDING {
+                    return Err(refuse(
+                        F,
+                        "queue full (32 physics commands await their echo)",
+                    ));
+                }
+                take_room(view, F)?;
+                view.physics_pending += 1;
+                Ok(())
+            })?;
+            message(lua, this.entity, |player| ThrowPlayer { player, vel })
+        },
+    );
+    methods.add_method("set_gravity", |lua, this, g: Value| {
+        const F: &str = "set_gravity";
+        let g = args::number(F, "gravity", &g)?;
+        let gravity = f32_of(g);
+        if !valid_gravity(gravity) {
+            return Err(refuse(
+                F,
+                &format!("gravity {g} is outside -{MAX_GRAVITY}..={MAX_GRAVITY}"),
+            ));
+        }
+        with_view(lua, this, F, |view| {
+            if view.physics_pending >= MAX_PENDING {
+                return Err(refuse(
+                    F,
+                    "queue full (32 physics commands await their echo)",
+                ));
+            }
+            take_room(view, F)?;
+            view.physics_pending += 1;
+            view.gravity = gravity;
+            Ok(())
+        })?;
+        message(lua, this.entity, |player| SetBodyGravity {
+            player,
+            gravity,
+        })
+    });
+    methods.add_method("gravity", |lua, this, ()| {
+        with_view(lua, this, "gravity", |view| Ok(lua_number(view.gravity)))
+    });
+}
