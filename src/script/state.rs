@@ -10,6 +10,7 @@ use bevy_ecs::prelude::{Commands, Message};
 use mlua::Function;
 
 use crate::player::SpawnInfo;
+use crate::player::control::camera::CameraSetting;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
@@ -63,6 +64,12 @@ pub struct PlayerView {
     /// The ledger's health and armor (a set in this call shows at once).
     pub health: f32,
     pub armor: f32,
+    /// A living frame arrived since the last spawn or respawn grant (SetOnFire).
+    pub life_confirmed: bool,
+    /// The gamemode's freeze (a set in this call shows at once).
+    pub frozen: bool,
+    /// The gamemode's camera (a set in this call shows at once).
+    pub camera: CameraSetting,
 }
 
 /// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).

@@ -3,6 +3,7 @@
 //! (handlers, timers, exports) is removed when it stops.
 
 pub(crate) mod args;
+mod control;
 pub mod player;
 pub mod timer;
 
@@ -24,7 +25,6 @@ fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
 }
 
 /// Queues a feature's message for the app (see [`ScriptCommand::Message`]).
-#[allow(dead_code, reason = "the player commands of #6 are its first users")]
 pub(crate) fn queue_message<M: bevy_ecs::message::Message>(lua: &Lua, message: M) -> Result<()> {
     state_mut(lua)?
         .commands

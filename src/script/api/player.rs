@@ -19,7 +19,12 @@ pub struct LuaPlayer {
 
 impl LuaPlayer {
     /// Reads the player's view, or fails with "player:METHOD: the player has left".
-    fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&PlayerView) -> R) -> Result<R> {
+    pub(super) fn with<R>(
+        &self,
+        lua: &Lua,
+        method: &str,
+        f: impl FnOnce(&PlayerView) -> R,
+    ) -> Result<R> {
         let state = lua
             .app_data_ref::<ScriptState>()
             .ok_or_else(|| Error::runtime("no script state"))?;
@@ -186,6 +191,7 @@ impl UserData for LuaPlayer {
             }
             Ok(())
         });
+        super::control::add_methods(methods);
         methods.add_meta_method(
             MetaMethod::Eq,
             |_, this, other: mlua::UserDataRef<LuaPlayer>| Ok(*this == *other),
