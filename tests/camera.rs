@@ -106,7 +106,10 @@ fn a_new_connection_starts_unfrozen_with_its_own_camera() {
     assert!(!h.get::<Control>(a).control_taken());
     assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
     assert_eq!(h.get::<FrameState>(a).frozen, None);
-    assert!(log(&mut h, a).is_empty(), "nothing is sent for the defaults");
+    assert!(
+        log(&mut h, a).is_empty(),
+        "nothing is sent for the defaults"
+    );
 }
 
 #[test]
@@ -126,7 +129,11 @@ fn set_frozen_goes_once_per_change_and_holds_frames_at_the_anchor() {
     assert!(log(&mut h, a).is_empty(), "no change, no packet");
 
     // A frame 20 m away counts on the 8 m boundary.
-    h.sync(a, 1, Frame::standing(Vec3::new(HERE.x + 20.0, HERE.y, HERE.z)));
+    h.sync(
+        a,
+        1,
+        Frame::standing(Vec3::new(HERE.x + 20.0, HERE.y, HERE.z)),
+    );
     let at = h.get::<dlmp::player::Position>(a).0;
     assert!((at.x - (HERE.x + 8.0)).abs() < 1e-3, "{at:?}");
 
@@ -205,7 +212,10 @@ fn a_fixed_camera_out_of_bounds_is_refused_by_the_server_too() {
 #[test]
 fn spectate_carries_the_target_and_the_panel_actions() {
     let (mut h, a, b) = two(HERE);
-    let CameraSetting::Spectate { target, id, token, .. } = spectating(&h, b) else {
+    let CameraSetting::Spectate {
+        target, id, token, ..
+    } = spectating(&h, b)
+    else {
         unreachable!()
     };
     let setting = CameraSetting::Spectate {
@@ -226,7 +236,10 @@ fn spectate_carries_the_target_and_the_panel_actions() {
     assert_eq!(p.target_id, h.player_id(b));
     assert_eq!(p.target_token, h.get::<Player>(b).token);
     assert_eq!((p.prev_action, p.next_action), (0, 0));
-    assert_eq!((p.pos, p.look_at, p.transition_ms), (Vec3::ZERO, Vec3::ZERO, 0));
+    assert_eq!(
+        (p.pos, p.look_at, p.transition_ms),
+        (Vec3::ZERO, Vec3::ZERO, 0)
+    );
 }
 
 #[test]
@@ -433,17 +446,45 @@ fn a_respawn_grant_of_a_free_player_sends_nothing() {
 fn set_on_fire_goes_only_to_a_living_spawned_player_with_a_confirmed_life() {
     let (mut h, a) = alone();
     let player = h.entity(a);
-    apply(&mut h, ControlCommand::Fire { player, on_fire: true });
+    apply(
+        &mut h,
+        ControlCommand::Fire {
+            player,
+            on_fire: true,
+        },
+    );
     assert!(log(&mut h, a).is_empty(), "no living frame yet");
-    apply(&mut h, ControlCommand::Fire { player, on_fire: false });
-    assert_eq!(log(&mut h, a), ["fire 0"], "putting out needs no confirmation");
+    apply(
+        &mut h,
+        ControlCommand::Fire {
+            player,
+            on_fire: false,
+        },
+    );
+    assert_eq!(
+        log(&mut h, a),
+        ["fire 0"],
+        "putting out needs no confirmation"
+    );
     h.sync(a, 1, Frame::standing(HERE));
-    apply(&mut h, ControlCommand::Fire { player, on_fire: true });
+    apply(
+        &mut h,
+        ControlCommand::Fire {
+            player,
+            on_fire: true,
+        },
+    );
     assert_eq!(log(&mut h, a), ["fire 1"]);
     assert!(h.packets::<SetOnFire>(a).is_empty());
 
     h.with::<Life>(a, |l| l.alive = false);
-    apply(&mut h, ControlCommand::Fire { player, on_fire: false });
+    apply(
+        &mut h,
+        ControlCommand::Fire {
+            player,
+            on_fire: false,
+        },
+    );
     assert!(log(&mut h, a).is_empty(), "a dead player is sent nothing");
 
     // A new respawn grant puts out the previous life's fire, once.
@@ -461,7 +502,13 @@ fn set_on_fire_goes_only_to_a_living_spawned_player_with_a_confirmed_life() {
         (h, c)
     };
     let player = h.entity(c);
-    apply(&mut h, ControlCommand::Fire { player, on_fire: false });
+    apply(
+        &mut h,
+        ControlCommand::Fire {
+            player,
+            on_fire: false,
+        },
+    );
     assert!(log(&mut h, c).is_empty(), "not spawned");
 }
 
@@ -539,7 +586,10 @@ fn lua_reads_and_sets_the_freeze_and_the_camera() {
         "ok 500"
     );
     let p = &h.packets::<SetCamera>(a)[0];
-    assert_eq!((p.pos, p.look_at), (Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0)));
+    assert_eq!(
+        (p.pos, p.look_at),
+        (Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0))
+    );
     assert_eq!(
         lua(
             &mut h,
@@ -649,7 +699,11 @@ fn set_before_the_first_spawn_the_freeze_and_camera_go_out_at_the_spawn() {
     let (_s, mut h) = scripted("control-before-spawn");
     let a = h.connect("alice");
     h.step();
-    lua(&mut h, a, "p:set_frozen(true) p:set_camera_fixed(1, 2, 3, 4, 5, 6)");
+    lua(
+        &mut h,
+        a,
+        "p:set_frozen(true) p:set_camera_fixed(1, 2, 3, 4, 5, 6)",
+    );
     h.steps(3);
     assert!(log(&mut h, a).is_empty(), "nothing before the spawn");
     assert_eq!(h.get::<FrameState>(a).frozen, None);

@@ -75,8 +75,7 @@ impl CameraSetting {
     pub fn fixed(pos: Vec3, look_at: Vec3, transition_ms: u32) -> Result<Self, CameraError> {
         for (field, v) in [("pos", pos), ("look_at", look_at)] {
             for value in [v.x, v.y, v.z] {
-                // NaN fails the comparison too.
-                if !(value.abs() <= MAX_CAMERA_COORD) {
+                if !value.is_finite() || value.abs() > MAX_CAMERA_COORD {
                     return Err(CameraError::OutOfBounds { field, value });
                 }
             }

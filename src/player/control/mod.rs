@@ -108,10 +108,7 @@ impl Plugin for ControlPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<ControlCommand>()
             .add_message::<SpectateLost>()
-            .add_systems(
-                FixedUpdate,
-                give_control.in_set(ServerSystems::Validation),
-            )
+            .add_systems(FixedUpdate, give_control.in_set(ServerSystems::Validation))
             .add_systems(
                 FixedUpdate,
                 (tell_at_spawn, clear_at_respawn, apply_commands)
@@ -184,10 +181,13 @@ impl<'a> Owner<'a> {
     /// where it is now.
     fn take_control(&mut self) {
         if self.control.control_taken() && !self.control.told {
-            send(&mut self.conn, SetFrozen {
-                event_id: EventId(0),
-                frozen: true,
-            });
+            send(
+                &mut self.conn,
+                SetFrozen {
+                    event_id: EventId(0),
+                    frozen: true,
+                },
+            );
             self.control.told = true;
             self.frame.frozen = Some(self.body);
         }
@@ -196,10 +196,13 @@ impl<'a> Owner<'a> {
     /// SetFrozen(0) if control is no longer taken and the owner was told it was.
     fn return_control(&mut self) {
         if !self.control.control_taken() && self.control.told {
-            send(&mut self.conn, SetFrozen {
-                event_id: EventId(0),
-                frozen: false,
-            });
+            send(
+                &mut self.conn,
+                SetFrozen {
+                    event_id: EventId(0),
+                    frozen: false,
+                },
+            );
             self.control.told = false;
             self.frame.frozen = None;
         }
@@ -213,9 +216,7 @@ impl<'a> Owner<'a> {
         self.control.transition = match (self.control.camera, event) {
             (
                 CameraSetting::Fixed {
-                    pos,
-                    transition_ms,
-                    ..
+                    pos, transition_ms, ..
                 },
                 Some(event),
             ) if transition_ms > 0 => Some(Transition {
@@ -295,10 +296,13 @@ fn clear_at_respawn(mut granted: MessageReader<RespawnGranted>, mut players: Que
         }
         owner.return_control();
         if std::mem::take(&mut owner.control.fire_sent) {
-            send(&mut owner.conn, SetOnFire {
-                event_id: EventId(0),
-                on_fire: false,
-            });
+            send(
+                &mut owner.conn,
+                SetOnFire {
+                    event_id: EventId(0),
+                    on_fire: false,
+                },
+            );
         }
     }
 }
@@ -324,7 +328,12 @@ enum Refusal {
 }
 
 /// What a spectate target is checked by.
-type TargetParts = (&'static Player, &'static Life, &'static Scope, &'static Position);
+type TargetParts = (
+    &'static Player,
+    &'static Life,
+    &'static Scope,
+    &'static Position,
+);
 
 fn apply_commands(
     mut commands: MessageReader<ControlCommand>,
@@ -366,10 +375,13 @@ fn apply_commands(
                 match fire_refusal(life, confirmed, on_fire) {
                     Some(refusal) => Err(refusal),
                     None => {
-                        send(&mut owner.conn, SetOnFire {
-                            event_id: EventId(0),
-                            on_fire,
-                        });
+                        send(
+                            &mut owner.conn,
+                            SetOnFire {
+                                event_id: EventId(0),
+                                on_fire,
+                            },
+                        );
                         owner.control.fire_sent = true;
                         Ok(())
                     }

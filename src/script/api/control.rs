@@ -85,15 +85,19 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             const F: &str = "spectate";
             let me = this.with(lua, F, Clone::clone)?;
             let target = args::player(F, "target", &target)?;
-            let prev_action = args::integer_or(F, "prev_action", &prev, 0..=i64::from(u32::MAX), 0)?;
-            let next_action = args::integer_or(F, "next_action", &next, 0..=i64::from(u32::MAX), 0)?;
+            let prev_action =
+                args::integer_or(F, "prev_action", &prev, 0..=i64::from(u32::MAX), 0)?;
+            let next_action =
+                args::integer_or(F, "next_action", &next, 0..=i64::from(u32::MAX), 0)?;
             let them = lua
                 .app_data_ref::<ScriptState>()
                 .and_then(|s| s.player(target.entity, target.token).cloned())
                 .filter(|t| t.connected)
                 .ok_or_else(|| Error::runtime(format!("{F}: target has left the server")))?;
             if target == *this {
-                return Err(Error::runtime(format!("{F}: a player cannot spectate itself")));
+                return Err(Error::runtime(format!(
+                    "{F}: a player cannot spectate itself"
+                )));
             }
             if !them.spawned {
                 return Err(Error::runtime(format!(
