@@ -318,6 +318,7 @@ fn spectate_target(camera: &CameraSetting, positions: &Query<&Position>) -> Opti
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Refusal {
     Camera(camera::CameraError),
+    PlayerGone,
     TargetGone,
     TargetNotSpawned,
     TargetOutOfScope,
@@ -420,7 +421,7 @@ fn check_camera(
     if target == player {
         return Err(Refusal::TargetSelf);
     }
-    let (_, _, scope, _) = others.get(player).map_err(|_| Refusal::TargetGone)?;
+    let (_, _, scope, _) = others.get(player).map_err(|_| Refusal::PlayerGone)?;
     let (_, life, target_scope, position) = others
         .get(target)
         .ok()
