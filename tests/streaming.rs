@@ -6,6 +6,8 @@ use bevy_ecs::entity::Entity;
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
+use dlmp::player::control::ControlCommand;
+use dlmp::player::control::camera::CameraSetting;
 use dlmp::player::{LastFrame, Life, Position, Scope, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::chat::{ChatMessage, ChatText, Color};
@@ -13,7 +15,7 @@ use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, Seq};
 use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::streaming::PlayerStreamOut;
-use dlmp::session::{Connection, Name, PlayerIndex, PlayerName};
+use dlmp::session::{Connection, Name, Player, PlayerIndex, PlayerName};
 use dlmp::streaming::{StreamOverride, StreamState, StreamingSettings};
 
 fn entity(h: &Harness, c: ClientId) -> Entity {
@@ -186,22 +188,33 @@ fn a_scope_change_hides_at_any_distance_and_a_common_scope_shows_again() {
     assert_eq!(stream_log(&h, a, bob), ["out", "skills", "nametag", "out"]);
 }
 
+/// Sets `c`'s camera through the control feature, which drives the stream center.
+fn set_camera(h: &mut Harness, c: ClientId, camera: CameraSetting) {
+    let player = entity(h, c);
+    h.world_mut()
+        .write_message(ControlCommand::Camera { player, camera });
+}
+
 #[test]
 fn a_spectator_far_away_sees_its_target() {
     let (mut h, a, b) = pair(3000.0);
     let bob = h.player_id(b);
-    let e = entity(&h, a);
-    h.world_mut().entity_mut(e).insert(StreamCenter {
-        camera: None,
-        spectating: Some(bob),
-    });
+    let spectate = CameraSetting::Spectate {
+        target: entity(&h, b),
+        id: bob,
+        token: h.get::<Player>(b).token,
+        prev_action: 0,
+        next_action: 0,
+    };
+    set_camera(&mut h, a, spectate);
     h.step();
+    assert_eq!(h.get::<StreamCenter>(a).spectating, Some(bob));
     assert_eq!(stream_log(&h, a, bob), ["skills", "nametag"]);
     assert!(
         stream_log(&h, b, h.player_id(a)).is_empty(),
         "not the other way"
     );
-    h.world_mut().entity_mut(e).insert(StreamCenter::default());
+    set_camera(&mut h, a, CameraSetting::Own);
     h.step();
     assert_eq!(stream_log(&h, a, bob), ["skills", "nametag", "out"]);
 }
@@ -209,12 +222,14 @@ fn a_spectator_far_away_sees_its_target() {
 #[test]
 fn the_stream_center_follows_a_camera() {
     let (mut h, a, b) = pair(3000.0);
-    let e = entity(&h, a);
-    h.world_mut().entity_mut(e).insert(StreamCenter {
-        camera: Some(Vec3::new(2900.0, 0.0, 0.0)),
-        spectating: None,
-    });
+    let camera = CameraSetting::fixed(Vec3::new(2900.0, 0.0, 0.0), Vec3::new(3000.0, 0.0, 0.0), 0)
+        .expect("a valid camera");
+    set_camera(&mut h, a, camera);
     h.step();
+    assert_eq!(
+        h.get::<StreamCenter>(a).camera,
+        Some(Vec3::new(2900.0, 0.0, 0.0))
+    );
     assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
 }
 

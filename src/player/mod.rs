@@ -2,6 +2,7 @@
 //! world scope, its life, and its connect spawn.
 
 pub mod bounds;
+pub mod control;
 pub mod frame;
 pub mod hud;
 pub mod ledger;
@@ -107,6 +108,7 @@ impl Plugin for PlayerPlugin {
                 bounds::BoundsPlugin,
                 physics::PhysicsPlugin,
             ),
+            control::ControlPlugin,
         ))
         .add_systems(
             FixedUpdate,

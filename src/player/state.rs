@@ -194,6 +194,7 @@ impl Default for Skills {
 
 /// The point the player's streaming distance is measured from (player.md, "Player
 /// streaming"): its body, or its camera while the camera is not its own (SetCamera).
+/// Written by the control feature (`player::control`) every tick before streaming.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
 pub struct StreamCenter {
     /// Where a fixed or spectating camera puts the center; `None` = the body.

@@ -135,6 +135,9 @@ script_events! {
     PlayerStreamIn => "player_stream_in" (player: LuaPlayer, for_player: LuaPlayer),
     /// `player` is no longer shown to `for_player` (distance, scope; not a disconnect).
     PlayerStreamOut => "player_stream_out" (player: LuaPlayer, for_player: LuaPlayer),
+    /// The spectate target of `player` changed scope or left; the server returned the
+    /// player's own camera (SetCamera mode 0). `target` may no longer exist.
+    SpectateLost => "spectate_lost" (player: LuaPlayer, target: LuaPlayer),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).

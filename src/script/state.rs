@@ -11,6 +11,7 @@ use mlua::Function;
 
 use crate::player::{Appearance, Hud, Skills, SpawnInfo};
 use crate::player::frame::Bounds;
+use crate::player::control::camera::CameraSetting;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
@@ -71,7 +72,8 @@ pub struct PlayerView {
     /// Money, wanted level, drunkenness, stamina and lung capacity (a set in this call
     /// shows at once).
     pub hud: Hud,
-    /// A living frame arrived since the last spawn or respawn grant (SetVelocity).
+    /// A living frame arrived since the last spawn or respawn grant (SetVelocity,
+    /// SetOnFire).
     pub life_confirmed: bool,
     /// SetVelocity / SetGravity commands awaiting their echo, at most 32.
     pub physics_pending: usize,
@@ -81,6 +83,10 @@ pub struct PlayerView {
     pub world_bounds: Option<Bounds>,
     /// Normal events the reliable lane still takes before "queue full".
     pub lane_room: usize,
+    /// The gamemode's freeze (a set in this call shows at once).
+    pub frozen: bool,
+    /// The gamemode's camera (a set in this call shows at once).
+    pub camera: CameraSetting,
 }
 
 /// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).

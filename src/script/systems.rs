@@ -17,6 +17,7 @@ use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
 use crate::lane::Delivery;
+use crate::player::control::{Control, SpectateLost};
 use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
 use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
@@ -156,6 +157,7 @@ fn run_scripts(
             );
         }
     }
+    refresh_control_view(&host, &gm.controls);
 
     let mut events: Vec<ScriptEvent> = left
         .iter()
@@ -192,6 +194,11 @@ fn run_scripts(
             .filter_map(|e| ledger_event(e, &players)),
     );
     events.extend(streamed.read().filter_map(|c| stream_event(c, &players)));
+    events.extend(
+        gm.spectate_lost
+            .read()
+            .filter_map(|l| spectate_lost_event(l, &players)),
+    );
     for event in &events {
         host.emit(event);
     }
@@ -353,6 +360,29 @@ fn stream_event(change: &StreamChange, players: &Query<PlayerParts>) -> Option<S
     })
 }
 
+/// The `spectate_lost` of a spectator still here; the target may have left.
+fn spectate_lost_event(lost: &SpectateLost, players: &Query<PlayerParts>) -> Option<ScriptEvent> {
+    let (entity, player, ..) = players.get(lost.player).ok()?;
+    Some(ScriptEvent::SpectateLost {
+        player: handle(entity, player),
+        target: LuaPlayer {
+            entity: lost.target,
+            token: lost.target_token,
+        },
+    })
+}
+
+/// The control state of the players in the view (freeze, camera, life confirmed).
+fn refresh_control_view(host: &ScriptHost, controls: &Query<&Control>) {
+    let mut state = host.state_mut();
+    for (entity, view) in &mut state.players {
+        if let Ok(control) = controls.get(*entity) {
+            view.frozen = control.frozen;
+            view.camera = control.camera;
+        }
+    }
+}
+
 /// Rebuilds the players scripts see: everyone connected, plus those who left this tick
 /// (for their `player_disconnect`).
 fn refresh_view(
@@ -448,7 +478,9 @@ type Vitals = (
 /// What the script view reads of a player's look and HUD values.
 type Looks = (&'static Appearance, &'static Skills, &'static Hud);
 
-/// The state gamemode commands write (ledger, inventory, team, weapon settings).
+/// The state gamemode commands write (ledger, inventory, team, weapon settings), and the
+/// control state and spectate losses the script pass reads (a system has at most 16
+/// parameters).
 #[derive(bevy_ecs::system::SystemParam)]
 pub(crate) struct Gamemode<'w, 's> {
     vitals: Query<'w, 's, Vitals>,
@@ -457,6 +489,8 @@ pub(crate) struct Gamemode<'w, 's> {
     ranges: ResMut<'w, WeaponRanges>,
     streaming: ResMut<'w, StreamingSettings>,
     commands: Commands<'w, 's>,
+    controls: Query<'w, 's, &'static Control>,
+    spectate_lost: MessageReader<'w, 's, SpectateLost>,
 }
 
 /// Queues a gamemode command on the reliable lane (critical: the echoes wait for it).

@@ -14,6 +14,7 @@ use crate::lane::{
 };
 use crate::protocol::ids::{EventId, SessionToken};
 use crate::protocol::{EncodeError, MAX_DATAGRAM, ServerPacket};
+use crate::serial::Serial;
 
 /// Why a packet was not queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +167,13 @@ impl Connection {
     /// landing, the physics apply window) compare their event id with it.
     pub fn last_acked(&self) -> EventId {
         self.outbound.last_acked()
+    }
+
+    /// Whether the client has acknowledged event `id` (acks are cumulative): it has the
+    /// event applied. Features whose server state follows the client's (a camera
+    /// transition) read it.
+    pub fn is_acked(&self, id: EventId) -> bool {
+        !id.is_newer_than(self.outbound.last_acked())
     }
 
     /// A ClientAck arrived.

@@ -72,6 +72,17 @@ pub(crate) fn integer_or(
     }
 }
 
+/// A boolean.
+pub(crate) fn boolean(func: &str, arg: &str, v: &Value) -> Result<bool> {
+    match v {
+        Value::Boolean(b) => Ok(*b),
+        other => Err(Error::runtime(format!(
+            "{func}: {arg} must be a boolean, got {}",
+            type_name(other)
+        ))),
+    }
+}
+
 /// A string.
 pub(crate) fn string(func: &str, arg: &str, v: &Value) -> Result<String> {
     match v {

@@ -5,6 +5,7 @@
 pub(crate) mod args;
 mod looks;
 pub(crate) mod movement;
+mod control;
 pub mod player;
 mod respawn;
 pub mod timer;

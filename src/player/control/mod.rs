@@ -1,0 +1,505 @@
+//! Control of a player's own body and camera (player.md, SetFrozen, SetCamera, SetOnFire):
+//! the gamemode's freeze and camera combined into one SetFrozen, the camera's stream
+//! center, spectating and its loss, and the fire command.
+//! Decisions: docs/decisions/0016-freeze-and-camera.md.
+//!
+//! - Control is taken while the gamemode froze the player or its camera is not its own;
+//!   SetFrozen goes only when that combined result changes, before a foreign camera and
+//!   after the return of the own one. While it is taken, [`FrameState::frozen`] holds the
+//!   anchor frame admission keeps the body near.
+//! - Commands given before the first spawn are stored and go out at the spawn grant.
+//! - Death keeps the freeze and the camera; a new respawn grant clears both, and puts out
+//!   a fire commanded in the previous life.
+
+pub mod camera;
+
+use std::time::Duration;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::debug;
+
+use self::camera::{CameraSetting, Transition};
+use super::frame::FrameState;
+use super::{
+    LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
+    StreamCenter,
+};
+use crate::lane::Delivery;
+use crate::protocol::ServerPacket;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{EventId, PlayerToken, Seq};
+use crate::protocol::player::control::{SetFrozen, SetOnFire};
+use crate::server::{GameplaySystems, ServerSystems, StreamingSystems};
+use crate::session::{Connection, Player, PlayerConnected};
+use crate::streaming::players::stream_center;
+
+/// A camera transition's time runs only while the owner's last frame is at most this old:
+/// two and a half heartbeats (player.md, PlayerSync: a frame at least every 100 ms).
+pub const FRAME_GAP: Duration = Duration::from_millis(250);
+
+/// A gamemode command of this feature (`player:set_frozen`, the camera setters,
+/// `player:set_on_fire`); Rust plugins write the same. Applied in
+/// [`GameplaySystems::Apply`] after the spawn grants, in the order written.
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub enum ControlCommand {
+    /// The gamemode's freeze.
+    Freeze { player: Entity, frozen: bool },
+    /// What the player's camera shows. A spectate target must be spawned, in the player's
+    /// scope and not the player itself; a fixed camera within the page's bounds.
+    Camera {
+        player: Entity,
+        camera: CameraSetting,
+    },
+    /// SetOnFire: to a living spawned player; setting fire only on foot with its life
+    /// confirmed (a seated player is the vehicles' seam).
+    Fire { player: Entity, on_fire: bool },
+}
+
+/// The spectate target of `player` changed scope or left: the server returned its own
+/// camera (`spectate_lost(player, target)`).
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpectateLost {
+    pub player: Entity,
+    pub target: Entity,
+    pub target_token: PlayerToken,
+}
+
+/// One player's control state. Stored server state, never sent to observers.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct Control {
+    /// The gamemode's freeze (`player:set_frozen`).
+    pub frozen: bool,
+    /// The gamemode's camera.
+    pub camera: CameraSetting,
+    /// What the owner was last told by SetFrozen: control taken.
+    told: bool,
+    /// The stream center on its way to a fixed camera.
+    transition: Option<Transition>,
+    /// A SetOnFire went out in the current life.
+    fire_sent: bool,
+    /// The owner's last frame seq seen, and when it was first seen.
+    last_seq: Option<Seq>,
+    last_frame_at: Option<Duration>,
+}
+
+impl Control {
+    /// Whether control is taken: frozen by the gamemode or the camera not its own.
+    pub fn control_taken(&self) -> bool {
+        self.frozen || self.camera.is_foreign()
+    }
+
+    /// Whether the owner was told (SetFrozen(1)) that control is taken.
+    pub fn told_frozen(&self) -> bool {
+        self.told
+    }
+
+    /// The stream center's transition toward a fixed camera, while one runs.
+    pub fn transition(&self) -> Option<&Transition> {
+        self.transition.as_ref()
+    }
+}
+
+/// Adds the freeze, the camera and the fire command.
+pub struct ControlPlugin;
+
+impl Plugin for ControlPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<ControlCommand>()
+            .add_message::<SpectateLost>()
+            .add_systems(FixedUpdate, give_control.in_set(ServerSystems::Validation))
+            .add_systems(
+                FixedUpdate,
+                (tell_at_spawn, clear_at_respawn, apply_commands)
+                    .chain()
+                    .in_set(GameplaySystems::Apply)
+                    .after(SpawnSystems::Grant),
+            )
+            .add_systems(
+                FixedUpdate,
+                follow_cameras
+                    .in_set(ServerSystems::Streaming)
+                    .before(StreamingSystems::Reconcile),
+            );
+    }
+}
+
+fn give_control(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
+    for c in connected.read() {
+        commands.entity(c.player).insert(Control::default());
+    }
+}
+
+/// Queues one of the feature's packets, critical like every gamemode command; the event
+/// id, if the lane took it.
+fn send(conn: &mut Connection, packet: impl Into<ServerPacket>) -> Option<EventId> {
+    match conn.send_event(packet, Delivery::Critical) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            debug!(?e, "control packet not queued");
+            None
+        }
+    }
+}
+
+/// What the feature changes on its player.
+type Owned = (
+    &'static mut Control,
+    &'static mut Connection,
+    &'static mut FrameState,
+    &'static mut StreamCenter,
+    &'static Position,
+    &'static Life,
+);
+
+/// One player's [`Owned`] parts, fetched.
+struct Owner<'a> {
+    control: Mut<'a, Control>,
+    conn: Mut<'a, Connection>,
+    frame: Mut<'a, FrameState>,
+    center: Mut<'a, StreamCenter>,
+    body: Vec3,
+}
+
+impl<'a> Owner<'a> {
+    fn new(item: bevy_ecs::query::QueryItem<'a, 'a, Owned>) -> (Self, Life) {
+        let (control, conn, frame, center, position, life) = item;
+        (
+            Owner {
+                control,
+                conn,
+                frame,
+                center,
+                body: position.0,
+            },
+            *life,
+        )
+    }
+
+    /// SetFrozen(1) if control is taken and the owner does not know yet; the body is held
+    /// where it is now.
+    fn take_control(&mut self) {
+        if self.control.control_taken() && !self.control.told {
+            send(
+                &mut self.conn,
+                SetFrozen {
+                    event_id: EventId(0),
+                    frozen: true,
+                },
+            );
+            self.control.told = true;
+            self.frame.frozen = Some(self.body);
+        }
+    }
+
+    /// SetFrozen(0) if control is no longer taken and the owner was told it was.
+    fn return_control(&mut self) {
+        if !self.control.control_taken() && self.control.told {
+            send(
+                &mut self.conn,
+                SetFrozen {
+                    event_id: EventId(0),
+                    frozen: false,
+                },
+            );
+            self.control.told = false;
+            self.frame.frozen = None;
+        }
+    }
+
+    /// SetCamera with the current setting; a fixed camera with a transition starts the
+    /// center's transition from where the center is now.
+    fn show_camera(&mut self, target: Option<Vec3>) {
+        let event = send(&mut self.conn, self.control.camera.packet());
+        let from = stream_center(&Position(self.body), &self.center);
+        self.control.transition = match (self.control.camera, event) {
+            (
+                CameraSetting::Fixed {
+                    pos, transition_ms, ..
+                },
+                Some(event),
+            ) if transition_ms > 0 => Some(Transition {
+                from,
+                to: pos,
+                duration: Duration::from_millis(u64::from(transition_ms)),
+                run: Duration::ZERO,
+                event,
+            }),
+            _ => None,
+        };
+        place_center(&self.control, &mut self.center, target);
+    }
+
+    /// Control first for a foreign camera, the own camera before control returns
+    /// (player.md, SetCamera: "Order on the lane").
+    fn change_camera(&mut self, camera: CameraSetting, target: Option<Vec3>) {
+        self.control.camera = camera;
+        self.take_control();
+        self.show_camera(target);
+        self.return_control();
+    }
+}
+
+/// The stream center for the current setting: the body for the own camera, the camera's
+/// way along its transition for a fixed one, the target for spectating (`target`: its
+/// position now; `None` keeps the last one).
+fn place_center(control: &Control, center: &mut StreamCenter, target: Option<Vec3>) {
+    let new = match control.camera {
+        CameraSetting::Own => StreamCenter::default(),
+        CameraSetting::Fixed { pos, .. } => StreamCenter {
+            camera: Some(control.transition.map_or(pos, |t| t.center())),
+            spectating: None,
+        },
+        CameraSetting::Spectate { id, .. } => StreamCenter {
+            camera: target.or(center.camera),
+            spectating: Some(id),
+        },
+    };
+    if *center != new {
+        *center = new;
+    }
+}
+
+/// The connect spawn grant: what the gamemode set before it goes out now, after
+/// SpawnPlayer (player.md: "Set before the first spawn, it holds the player from the
+/// spawn"; "it takes effect from the spawn").
+fn tell_at_spawn(
+    mut granted: MessageReader<SpawnGranted>,
+    mut players: Query<Owned>,
+    targets: Query<&Position>,
+) {
+    for g in granted.read() {
+        let Ok(item) = players.get_mut(g.player) else {
+            continue;
+        };
+        let (mut owner, _) = Owner::new(item);
+        let camera = owner.control.camera;
+        owner.take_control();
+        if camera.is_foreign() {
+            owner.show_camera(spectate_target(&camera, &targets));
+        }
+    }
+}
+
+/// A new respawn grant clears the freeze and the camera (SetCamera 0 before SetFrozen 0)
+/// and puts out a fire commanded in the previous life (SetOnFire 0), all after the grant.
+fn clear_at_respawn(mut granted: MessageReader<RespawnGranted>, mut players: Query<Owned>) {
+    for g in granted.read() {
+        let Ok(item) = players.get_mut(g.player) else {
+            continue;
+        };
+        let (mut owner, _) = Owner::new(item);
+        owner.control.frozen = false;
+        if owner.control.camera.is_foreign() {
+            owner.change_camera(CameraSetting::Own, None);
+        }
+        owner.return_control();
+        if std::mem::take(&mut owner.control.fire_sent) {
+            send(
+                &mut owner.conn,
+                SetOnFire {
+                    event_id: EventId(0),
+                    on_fire: false,
+                },
+            );
+        }
+    }
+}
+
+fn spectate_target(camera: &CameraSetting, positions: &Query<&Position>) -> Option<Vec3> {
+    match camera {
+        CameraSetting::Spectate { target, .. } => positions.get(*target).ok().map(|p| p.0),
+        _ => None,
+    }
+}
+
+/// Why a command was not applied (the Lua functions refuse these in the call already).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Refusal {
+    Camera(camera::CameraError),
+    PlayerGone,
+    TargetGone,
+    TargetNotSpawned,
+    TargetOutOfScope,
+    TargetSelf,
+    NotSpawned,
+    Dead,
+    LifeNotConfirmed,
+}
+
+/// What a spectate target is checked by.
+type TargetParts = (
+    &'static Player,
+    &'static Life,
+    &'static Scope,
+    &'static Position,
+);
+
+fn apply_commands(
+    mut commands: MessageReader<ControlCommand>,
+    mut players: Query<Owned>,
+    others: Query<TargetParts>,
+    spawns: Query<&SpawnState>,
+) {
+    for &command in commands.read() {
+        let (ControlCommand::Freeze { player, .. }
+        | ControlCommand::Camera { player, .. }
+        | ControlCommand::Fire { player, .. }) = command;
+        let Ok(item) = players.get_mut(player) else {
+            continue;
+        };
+        let (mut owner, life) = Owner::new(item);
+        let result = match command {
+            ControlCommand::Freeze { frozen, .. } => {
+                owner.control.frozen = frozen;
+                if life.spawned {
+                    owner.take_control();
+                    owner.return_control();
+                }
+                Ok(())
+            }
+            ControlCommand::Camera { camera, .. } => {
+                check_camera(player, &camera, &others).map(|target| {
+                    if camera == owner.control.camera {
+                        return;
+                    }
+                    if life.spawned {
+                        owner.change_camera(camera, target);
+                    } else {
+                        owner.control.camera = camera;
+                    }
+                })
+            }
+            ControlCommand::Fire { on_fire, .. } => {
+                let confirmed = spawns.get(player).is_ok_and(|s| s.life_confirmed);
+                match fire_refusal(life, confirmed, on_fire) {
+                    Some(refusal) => Err(refusal),
+                    None => {
+                        send(
+                            &mut owner.conn,
+                            SetOnFire {
+                                event_id: EventId(0),
+                                on_fire,
+                            },
+                        );
+                        owner.control.fire_sent = true;
+                        Ok(())
+                    }
+                }
+            }
+        };
+        if let Err(refusal) = result {
+            debug!(?player, ?refusal, "control command refused");
+        }
+    }
+}
+
+fn fire_refusal(life: Life, confirmed: bool, on_fire: bool) -> Option<Refusal> {
+    if !life.spawned {
+        Some(Refusal::NotSpawned)
+    } else if !life.alive {
+        Some(Refusal::Dead)
+    } else if on_fire && !confirmed {
+        Some(Refusal::LifeNotConfirmed)
+    } else {
+        None
+    }
+}
+
+/// A camera the server takes: a fixed one within bounds; a spectate target spawned, in
+/// the player's scope, not the player. The target's position, for spectating.
+fn check_camera(
+    player: Entity,
+    camera: &CameraSetting,
+    others: &Query<TargetParts>,
+) -> Result<Option<Vec3>, Refusal> {
+    camera.check().map_err(Refusal::Camera)?;
+    let CameraSetting::Spectate { target, token, .. } = *camera else {
+        return Ok(None);
+    };
+    if target == player {
+        return Err(Refusal::TargetSelf);
+    }
+    let (_, _, scope, _) = others.get(player).map_err(|_| Refusal::PlayerGone)?;
+    let (_, life, target_scope, position) = others
+        .get(target)
+        .ok()
+        .filter(|(p, ..)| p.token == token)
+        .ok_or(Refusal::TargetGone)?;
+    if !life.spawned {
+        return Err(Refusal::TargetNotSpawned);
+    }
+    if scope != target_scope {
+        return Err(Refusal::TargetOutOfScope);
+    }
+    Ok(Some(position.0))
+}
+
+/// What [`follow_cameras`] reads of the spectator beyond [`Owned`].
+type Follower = (Entity, &'static Scope, Option<&'static LastFrame>);
+
+/// Every tick before streaming: a spectate target that left or changed scope ends the
+/// spectating (SetCamera 0, control back, `spectate_lost`); the target's death and
+/// respawn do not. The stream center follows the target, or runs its transition while
+/// the SetCamera is acknowledged and the owner sends frames.
+fn follow_cameras(
+    time: Res<Time>,
+    mut lost: MessageWriter<SpectateLost>,
+    mut players: Query<(Follower, Owned)>,
+    targets: Query<(&Player, &Position, &Scope)>,
+) {
+    let now = time.elapsed();
+    let dt = time.delta();
+    for ((entity, scope, last), item) in &mut players {
+        let (mut owner, life) = Owner::new(item);
+        let seq = last.and_then(|l| l.seq);
+        if seq != owner.control.last_seq {
+            owner.control.last_seq = seq;
+            owner.control.last_frame_at = Some(now);
+        }
+        let mut target_at = None;
+        if let CameraSetting::Spectate { target, token, .. } = owner.control.camera {
+            match targets
+                .get(target)
+                .ok()
+                .filter(|(p, _, s)| p.token == token && *s == scope)
+            {
+                Some((_, position, _)) => target_at = Some(position.0),
+                None => {
+                    if life.spawned {
+                        owner.change_camera(CameraSetting::Own, None);
+                    } else {
+                        owner.control.camera = CameraSetting::Own;
+                    }
+                    lost.write(SpectateLost {
+                        player: entity,
+                        target,
+                        target_token: token,
+                    });
+                }
+            }
+        }
+        if !life.spawned {
+            continue;
+        }
+        let sending = owner
+            .control
+            .last_frame_at
+            .is_some_and(|t| now.saturating_sub(t) <= FRAME_GAP);
+        let Owner {
+            control,
+            conn,
+            center,
+            ..
+        } = &mut owner;
+        if let Some(t) = control.transition.as_mut()
+            && sending
+            && conn.is_acked(t.event)
+            && t.advance(dt)
+        {
+            control.transition = None;
+        }
+        place_center(control, center, target_at);
+    }
+}

@@ -1,0 +1,201 @@
+//! `player:set_frozen`, the camera setters and `player:set_on_fire` (player.md, SetFrozen,
+//! SetCamera, SetOnFire). Each refuses in the call what the view can answer and queues a
+//! [`ControlCommand`]; the control feature applies it in the same tick.
+
+use mlua::{Error, IntoLuaMulti, Lua, Result, UserDataMethods, Value, Variadic};
+
+use super::player::LuaPlayer;
+use super::{args, queue_message};
+use crate::player::control::ControlCommand;
+use crate::player::control::camera::CameraSetting;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::player::control::MAX_CAMERA_TRANSITION_MS;
+use crate::script::state::{PlayerView, ScriptState};
+
+/// Changes the player's view, so that a read later in the same call sees the command.
+fn update(lua: &Lua, this: &LuaPlayer, f: impl FnOnce(&mut PlayerView)) {
+    if let Some(mut state) = lua.app_data_mut::<ScriptState>()
+        && let Some(view) = state.players.get_mut(&this.entity)
+    {
+        f(view);
+    }
+}
+
+/// Sets the camera in the view and queues it.
+fn set_camera(lua: &Lua, this: &LuaPlayer, camera: CameraSetting) -> Result<()> {
+    update(lua, this, |v| v.camera = camera);
+    queue_message(
+        lua,
+        ControlCommand::Camera {
+            player: this.entity,
+            camera,
+        },
+    )
+}
+
+/// Three numbers from `a` at `i`, as a point.
+fn point(f: &str, names: [&str; 3], a: &Variadic<Value>, i: usize) -> Result<Vec3> {
+    let arg = |k: usize| a.get(i + k).cloned().unwrap_or(Value::Nil);
+    #[expect(clippy::cast_possible_truncation, reason = "bounds checked after")]
+    let n = |k: usize| args::number(f, names[k], &arg(k)).map(|n| n as f32);
+    Ok(Vec3::new(n(0)?, n(1)?, n(2)?))
+}
+
+pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
+    methods.add_method("set_frozen", |lua, this, v: Value| {
+        const F: &str = "set_frozen";
+        this.with(lua, F, |_| ())?;
+        let frozen = args::boolean(F, "frozen", &v)?;
+        update(lua, this, |view| view.frozen = frozen);
+        queue_message(
+            lua,
+            ControlCommand::Freeze {
+                player: this.entity,
+                frozen,
+            },
+        )
+    });
+    methods.add_method("is_frozen", |lua, this, ()| {
+        this.with(lua, "is_frozen", |p| p.frozen)
+    });
+    methods.add_method("set_camera_fixed", |lua, this, a: Variadic<Value>| {
+        const F: &str = "set_camera_fixed";
+        this.with(lua, F, |_| ())?;
+        let pos = point(F, ["x", "y", "z"], &a, 0)?;
+        let look_at = point(F, ["look_x", "look_y", "look_z"], &a, 3)?;
+        let ms = args::integer_or(
+            F,
+            "transition_ms",
+            &a.get(6).cloned().unwrap_or(Value::Nil),
+            0..=i64::from(MAX_CAMERA_TRANSITION_MS),
+            0,
+        )?;
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "checked range"
+        )]
+        let camera = CameraSetting::fixed(pos, look_at, ms as u32)
+            .map_err(|e| Error::runtime(format!("{F}: {e}")))?;
+        set_camera(lua, this, camera)
+    });
+    methods.add_method(
+        "spectate",
+        |lua, this, (target, prev, next): (Value, Value, Value)| {
+            const F: &str = "spectate";
+            let me = this.with(lua, F, Clone::clone)?;
+            let target = args::player(F, "target", &target)?;
+            let prev_action =
+                args::integer_or(F, "prev_action", &prev, 0..=i64::from(u32::MAX), 0)?;
+            let next_action =
+                args::integer_or(F, "next_action", &next, 0..=i64::from(u32::MAX), 0)?;
+            let them = lua
+                .app_data_ref::<ScriptState>()
+                .and_then(|s| s.player(target.entity, target.token).cloned())
+                .filter(|t| t.connected)
+                .ok_or_else(|| Error::runtime(format!("{F}: target has left the server")))?;
+            if target == *this {
+                return Err(Error::runtime(format!(
+                    "{F}: a player cannot spectate itself"
+                )));
+            }
+            if !them.spawned {
+                return Err(Error::runtime(format!(
+                    "{F}: target {} is not spawned",
+                    them.name
+                )));
+            }
+            if (them.virtual_world, them.interior) != (me.virtual_world, me.interior) {
+                return Err(Error::runtime(format!(
+                    "{F}: target {} is in virtual world {} interior {}, not in the player's \
+                     (virtual world {} interior {})",
+                    them.name, them.virtual_world, them.interior, me.virtual_world, me.interior
+                )));
+            }
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "checked ranges"
+            )]
+            let camera = CameraSetting::Spectate {
+                target: target.entity,
+                id: them.id,
+                token: target.token,
+                prev_action: prev_action as u32,
+                next_action: next_action as u32,
+            };
+            set_camera(lua, this, camera)
+        },
+    );
+    methods.add_method("set_camera_free", |lua, this, ()| -> Result<()> {
+        this.with(lua, "set_camera_free", |_| ())?;
+        Err(Error::runtime(
+            "set_camera_free: a free camera exists only in a map editing session, and none is open",
+        ))
+    });
+    methods.add_method("reset_camera", |lua, this, ()| {
+        this.with(lua, "reset_camera", |_| ())?;
+        set_camera(lua, this, CameraSetting::Own)
+    });
+    methods.add_method("camera", |lua, this, ()| {
+        let camera = this.with(lua, "camera", |p| p.camera)?;
+        let mode = camera.mode_name();
+        match camera {
+            CameraSetting::Own => mode.into_lua_multi(lua),
+            CameraSetting::Fixed {
+                pos,
+                look_at,
+                transition_ms,
+            } => (
+                mode,
+                pos.x,
+                pos.y,
+                pos.z,
+                look_at.x,
+                look_at.y,
+                look_at.z,
+                transition_ms,
+            )
+                .into_lua_multi(lua),
+            CameraSetting::Spectate {
+                target,
+                token,
+                prev_action,
+                next_action,
+                ..
+            } => (
+                mode,
+                LuaPlayer {
+                    entity: target,
+                    token,
+                },
+                prev_action,
+                next_action,
+            )
+                .into_lua_multi(lua),
+        }
+    });
+    methods.add_method("set_on_fire", |lua, this, v: Value| {
+        const F: &str = "set_on_fire";
+        let p = this.with(lua, F, Clone::clone)?;
+        let on_fire = args::boolean(F, "on", &v)?;
+        if !p.spawned {
+            return Err(Error::runtime(format!("{F}: the player is not spawned")));
+        }
+        if !p.alive {
+            return Err(Error::runtime(format!("{F}: the player is dead")));
+        }
+        if on_fire && !p.life_confirmed {
+            return Err(Error::runtime(format!(
+                "{F}: the player's new life is not confirmed yet (no living frame since its spawn)"
+            )));
+        }
+        queue_message(
+            lua,
+            ControlCommand::Fire {
+                player: this.entity,
+                on_fire,
+            },
+        )
+    });
+}
