@@ -1,6 +1,7 @@
 //! A player's server-side state that several features read (player.md): where it is, its
 //! world scope, its life, and its connect spawn.
 
+pub mod animation;
 pub mod frame;
 pub mod ledger;
 pub mod relay;
@@ -73,6 +74,7 @@ impl Plugin for PlayerPlugin {
             relay::RelayPlugin,
             ledger::LedgerPlugin,
             shots::ShotsPlugin,
+            animation::AnimationPlugin,
         ))
         .add_systems(
             FixedUpdate,
