@@ -10,6 +10,8 @@ use bevy_ecs::prelude::{Commands, Message};
 use mlua::Function;
 
 use crate::player::SpawnInfo;
+use crate::player::animation::Animation;
+use crate::protocol::player::action::SpecialAction;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
@@ -63,6 +65,14 @@ pub struct PlayerView {
     /// The ledger's health and armor (a set in this call shows at once).
     pub health: f32,
     pub armor: f32,
+    /// The animation playing (a command in this call shows at once).
+    pub animation: Option<Animation>,
+    /// The server's special action (a set in this call shows at once).
+    pub special_action: SpecialAction,
+    /// A living frame arrived since the last spawn or respawn grant.
+    pub life_confirmed: bool,
+    /// Normal events the player's reliable lane still takes, less those this call queued.
+    pub lane_room: usize,
 }
 
 /// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).

@@ -17,12 +17,14 @@ use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
 use crate::lane::Delivery;
+use crate::player::animation::CurrentAnimation;
 use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
 use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
 use crate::player::{Body, Life, Position, Scope, SpawnGranted, SpawnState, Viewers};
 use crate::player::{Inventory, Ledger, Team};
 use crate::protocol::ServerPacket;
+use crate::protocol::player::action::SpecialAction;
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
 use crate::protocol::ids::EventId;
@@ -107,6 +109,7 @@ type PlayerParts = (
     Option<&'static Body>,
     Option<&'static FrameState>,
     Option<&'static Viewers>,
+    Option<&'static CurrentAnimation>,
 );
 
 fn handle(entity: Entity, player: &Player) -> LuaPlayer {
@@ -141,7 +144,14 @@ fn run_scripts(
 ) {
     let now = time.elapsed();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
-    refresh_view(&host, now, &players, &gm.vitals, &left);
+    refresh_view(
+        &host,
+        now,
+        &players,
+        &gm.vitals,
+        (&connections, &spawn_states),
+        &left,
+    );
 
     let mut events: Vec<ScriptEvent> = left
         .iter()
@@ -330,19 +340,20 @@ fn refresh_view(
     now: Duration,
     players: &Query<PlayerParts>,
     vitals: &Query<Vitals>,
+    (connections, spawn_states): (&Query<&mut Connection>, &Query<&mut SpawnState>),
     left: &[&PlayerDisconnected],
 ) {
     let mut state = host.state_mut();
     state.now = now;
     state.players.clear();
-    for (entity, player, name, life, position, scope, body, frame_state, _) in players {
+    for (entity, player, name, life, position, scope, body, frame_state, _, animation) in players {
         let life = life.copied().unwrap_or_default();
         let body = body.copied().unwrap_or_default();
         let frozen = frame_state.is_some_and(|s| s.frozen.is_some());
         let target = frame_state.and_then(|s| s.aim).filter(|aim| {
             players
                 .get(aim.entity)
-                .is_ok_and(|(_, tp, _, tl, _, _, _, _, tv)| {
+                .is_ok_and(|(_, tp, _, tl, _, _, _, _, tv, _)| {
                     tp.token == aim.token
                         && tl.is_some_and(|tl| {
                             tv.is_some_and(|tv| aim_holds((player, &life, &body), frozen, (tl, tv)))
@@ -370,6 +381,15 @@ fn refresh_view(
                 connected: true,
                 health: vitals.get(entity).map_or(0.0, |(l, ..)| l.health),
                 armor: vitals.get(entity).map_or(0.0, |(l, ..)| l.armor),
+                animation: animation
+                    .and_then(|a| a.playing(now))
+                    .copied()
+                    .filter(|_| life.alive),
+                special_action: body.special_action,
+                life_confirmed: spawn_states.get(entity).is_ok_and(|s| s.life_confirmed),
+                lane_room: connections
+                    .get(entity)
+                    .map_or(0, |c| c.room(Delivery::Normal)),
             },
         );
     }
@@ -394,6 +414,10 @@ fn refresh_view(
                 connected: false,
                 health: 0.0,
                 armor: 0.0,
+                animation: None,
+                special_action: SpecialAction::None,
+                life_confirmed: false,
+                lane_room: 0,
             },
         );
     }

@@ -2,6 +2,7 @@
 //! Each resource gets its own copy whose functions know the resource, so what it registers
 //! (handlers, timers, exports) is removed when it stops.
 
+pub mod animation;
 pub(crate) mod args;
 pub mod player;
 pub mod timer;
@@ -24,7 +25,6 @@ fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
 }
 
 /// Queues a feature's message for the app (see [`ScriptCommand::Message`]).
-#[allow(dead_code, reason = "the player commands of #6 are its first users")]
 pub(crate) fn queue_message<M: bevy_ecs::message::Message>(lua: &Lua, message: M) -> Result<()> {
     state_mut(lua)?
         .commands

@@ -186,6 +186,7 @@ impl UserData for LuaPlayer {
             }
             Ok(())
         });
+        super::animation::add_methods(methods);
         methods.add_meta_method(
             MetaMethod::Eq,
             |_, this, other: mlua::UserDataRef<LuaPlayer>| Ok(*this == *other),
