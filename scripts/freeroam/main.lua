@@ -1,7 +1,7 @@
 -- freeroam: the default gamemode, and the example to copy.
 --
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
--- others. Chat commands: /help, /tp, /v, /w. The last three call API functions that later
+-- others. Chat commands: /help, /tp, /v, /w, /anim. /tp, /v and /w call API functions that later
 -- features add (player:set_position, dlmp.create_vehicle, player:give_weapon); until those
 -- exist, the commands say so instead of failing.
 
@@ -88,7 +88,7 @@ commands.help = {
     help = "this list",
     run = function(player)
         tell(player, "Commands:")
-        for _, name in ipairs({ "help", "tp", "v", "w" }) do
+        for _, name in ipairs({ "help", "tp", "v", "w", "anim" }) do
             tell(player, commands[name].usage .. " - " .. commands[name].help)
         end
         return true
@@ -153,6 +153,36 @@ commands.w = {
             tell(player, "/w is not available yet.", ERROR)
         elseif try(player, player.give_weapon, player, weapon, ammo) then
             tell(player, "Weapon " .. weapon .. " with " .. ammo .. " ammo.")
+        end
+        return true
+    end,
+}
+
+-- /anim's named animations: library, name, options of player:apply_animation.
+local ANIMS = {
+    dance = { "DANCING", "dnce_M_a", { loop = true } },
+    sit = { "PED", "SEAT_idle", { loop = true } },
+    wave = { "ON_LOOKERS", "wave_loop", { loop = true } },
+    lay = { "BEACH", "bather", { loop = true } },
+    smoke = { "SMOKING", "M_smklean_loop", { loop = true } },
+    handsup = { "SHOP", "SHP_Rob_HandsUp", { freeze = true } },
+}
+
+commands.anim = {
+    usage = "/anim dance|sit|wave|lay|smoke|handsup|stop, or /anim LIB NAME",
+    help = "play an animation (moving ends it) or stop it",
+    run = function(player, args)
+        if #args == 1 and args[1] == "stop" then
+            try(player, player.clear_animations, player)
+        elseif #args == 1 and ANIMS[args[1]] then
+            local a = ANIMS[args[1]]
+            try(player, player.apply_animation, player, a[1], a[2], a[3])
+        elseif #args == 2 then
+            if try(player, player.apply_animation, player, args[1], args[2]) then
+                tell(player, "Playing " .. args[1] .. " " .. args[2] .. ".")
+            end
+        else
+            return false
         end
         return true
     end,

@@ -41,6 +41,7 @@ use crate::protocol::connection::lane::ClientAck;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::Seq;
 use crate::protocol::ids::{EventId, PlayerId, SessionToken};
+use crate::protocol::player::life::DeathReport;
 use crate::protocol::player::sync::{Frame, PlayerSync};
 use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
@@ -418,6 +419,19 @@ impl Harness {
         };
         self.send(client, packet);
         self.step();
+    }
+
+    /// The client reports its own death (DeathReport, a client event) with `weapon` as
+    /// the means; the ledger commits it in the next tick.
+    pub fn report_death(&mut self, client: ClientId, weapon: u8) {
+        let report = DeathReport {
+            session_token: self.token(client),
+            event_id: EventId(0),
+            weapon,
+            anim_group: 0,
+            anim: 17,
+        };
+        self.send_event(client, report);
     }
 
     /// Everything the client applied so far, in order.

@@ -12,11 +12,11 @@ pub mod state;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::protocol::geometry::Vec3;
-use crate::server::ServerSystems;
 use crate::lane::Delivery;
+use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
+use crate::server::ServerSystems;
 use crate::session::{Connection, PlayerConnected};
 
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
@@ -48,8 +48,12 @@ impl Scope {
             return false;
         }
         *self = new;
-        if let Err(e) = conn.send_event(ScopeChanged { event_id: EventId(0) }, Delivery::Critical)
-        {
+        if let Err(e) = conn.send_event(
+            ScopeChanged {
+                event_id: EventId(0),
+            },
+            Delivery::Critical,
+        ) {
             tracing::debug!(?e, "ScopeChanged not queued");
         }
         true

@@ -11,10 +11,10 @@ use mlua::Function;
 
 use crate::player::SpawnInfo;
 use crate::player::animation::Animation;
-use crate::protocol::player::action::SpecialAction;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
+use crate::protocol::player::action::SpecialAction;
 
 /// A running resource's number; never reused during a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -21,7 +21,12 @@ pub const MAX_ANIMATION_TEXT: usize = 31;
 /// The keys whose press cancels an interruptable animation: the four directions, sprint
 /// and jump (ADR 0013). Walk, fire and aim alone do not move the body.
 pub const MOVEMENT_KEYS: Keys = Keys(
-    Keys::FORWARD.0 | Keys::BACKWARD.0 | Keys::LEFT.0 | Keys::RIGHT.0 | Keys::SPRINT.0 | Keys::JUMP.0,
+    Keys::FORWARD.0
+        | Keys::BACKWARD.0
+        | Keys::LEFT.0
+        | Keys::RIGHT.0
+        | Keys::SPRINT.0
+        | Keys::JUMP.0,
 );
 
 /// An argument the server refuses by its form (player.md, ApplyAnimation fields).
@@ -301,10 +306,19 @@ mod tests {
             Err(FormError::Lib("x".repeat(32)))
         );
         assert_eq!(ok("", "a", 4.1, 0, 1.0), Err(FormError::Lib(String::new())));
-        assert_eq!(ok("PED", "é", 4.1, 0, 1.0), Err(FormError::Name("é".into())));
+        assert_eq!(
+            ok("PED", "é", 4.1, 0, 1.0),
+            Err(FormError::Name("é".into()))
+        );
         assert_eq!(ok("PED", "a", 0.0, 0, 1.0), Err(FormError::Delta(0.0)));
-        assert!(matches!(ok("PED", "a", f32::NAN, 0, 1.0), Err(FormError::Delta(_))));
-        assert_eq!(ok("PED", "a", 4.1, 600_001, 1.0), Err(FormError::Time(600_001)));
+        assert!(matches!(
+            ok("PED", "a", f32::NAN, 0, 1.0),
+            Err(FormError::Delta(_))
+        ));
+        assert_eq!(
+            ok("PED", "a", 4.1, 600_001, 1.0),
+            Err(FormError::Time(600_001))
+        );
         assert_eq!(ok("PED", "a", 4.1, 0, 10.5), Err(FormError::Speed(10.5)));
         assert_eq!(ok("PED", "a", 4.1, 0, -0.5), Err(FormError::Speed(-0.5)));
         assert_eq!(Progress::new(1.5), Err(FormError::Progress(1.5)));
@@ -328,10 +342,16 @@ mod tests {
         let id = PlayerId(3);
         let token = PlayerToken(9);
         assert_eq!(a.replay(id, token, ms(500)).map(|p| p.elapsed_ms), Some(1));
-        assert_eq!(a.replay(id, token, ms(1250)).map(|p| p.elapsed_ms), Some(750));
+        assert_eq!(
+            a.replay(id, token, ms(1250)).map(|p| p.elapsed_ms),
+            Some(750)
+        );
         assert_eq!(a.replay(id, token, ms(1500)), None);
         let frozen = Animation::start(spec(AnimationFlags::FREEZE, 1000), ms(0));
-        assert_eq!(frozen.replay(id, token, ms(5000)).map(|p| p.elapsed_ms), Some(5000));
+        assert_eq!(
+            frozen.replay(id, token, ms(5000)).map(|p| p.elapsed_ms),
+            Some(5000)
+        );
         let short = Animation::start(spec(AnimationFlags::NONE, 1), ms(0));
         assert_eq!(short.replay(id, token, ms(0)), None);
     }

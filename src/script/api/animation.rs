@@ -83,7 +83,12 @@ fn command(
 }
 
 /// Reads the view of `this`.
-fn view<R>(lua: &Lua, this: &LuaPlayer, method: &str, f: impl FnOnce(&PlayerView) -> R) -> Result<R> {
+fn view<R>(
+    lua: &Lua,
+    this: &LuaPlayer,
+    method: &str,
+    f: impl FnOnce(&PlayerView) -> R,
+) -> Result<R> {
     let state = lua
         .app_data_ref::<ScriptState>()
         .ok_or_else(|| Error::runtime("no script state"))?;
@@ -120,7 +125,13 @@ fn spec(lib: &Value, name: &Value, opts: &Value) -> Result<AnimationSpec> {
                     }
                 }
             }
-            time = args::integer_or(F, "time", &get("time")?, 0..=i64::from(MAX_ANIMATION_TIME), 0)?;
+            time = args::integer_or(
+                F,
+                "time",
+                &get("time")?,
+                0..=i64::from(MAX_ANIMATION_TIME),
+                0,
+            )?;
             let v = get("speed")?;
             if !v.is_nil() {
                 speed = args::number(F, "speed", &v)?;
@@ -157,7 +168,8 @@ fn check_option_names(t: &Table) -> Result<()> {
         if !known {
             return Err(Error::runtime(format!(
                 "apply_animation: unknown option {}",
-                key.to_string().unwrap_or_else(|_| key.type_name().to_owned())
+                key.to_string()
+                    .unwrap_or_else(|_| key.type_name().to_owned())
             )));
         }
     }
@@ -193,7 +205,10 @@ fn special_action(v: &Value) -> Result<SpecialAction> {
 
 /// A number argument as f32 (finite; an f64 beyond f32's range becomes infinite).
 fn float(method: &str, arg: &str, v: &Value) -> Result<f32> {
-    #[expect(clippy::cast_possible_truncation, reason = "range checked by the caller")]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "range checked by the caller"
+    )]
     Ok(args::number(method, arg, v)? as f32)
 }
 
@@ -202,15 +217,27 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         "apply_animation",
         |lua, this, (lib, name, opts): (Value, Value, Value)| {
             let spec = spec(&lib, &name, &opts)?;
-            command(lua, this, "apply_animation", AnimationOrder::Apply(spec), |v, now| {
-                v.animation = Some(Animation::start(spec, now));
-            })
+            command(
+                lua,
+                this,
+                "apply_animation",
+                AnimationOrder::Apply(spec),
+                |v, now| {
+                    v.animation = Some(Animation::start(spec, now));
+                },
+            )
         },
     );
     methods.add_method("clear_animations", |lua, this, ()| {
-        command(lua, this, "clear_animations", AnimationOrder::Clear, |v, _| {
-            v.animation = None;
-        })
+        command(
+            lua,
+            this,
+            "clear_animations",
+            AnimationOrder::Clear,
+            |v, _| {
+                v.animation = None;
+            },
+        )
     });
     methods.add_method("set_animation_progress", |lua, this, p: Value| {
         const F: &str = "set_animation_progress";
