@@ -159,3 +159,41 @@ fn commands_of_later_features_say_they_are_not_available_yet() {
     assert_eq!(say(&mut h, a, "/fly"), ["Unknown command"]);
     assert_eq!(host(&h).errors(), 0);
 }
+
+#[test]
+fn anim_plays_a_named_animation_and_stop_clears_it() {
+    use dlmp::protocol::player::animation::{AnimationFlags, ApplyAnimation, ClearAnimations};
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(
+        say(&mut h, a, "/anim dance"),
+        ["runtime error: apply_animation: the player has not spawned (PlayerNotSpawned)"]
+    );
+    request_spawn(&mut h, a);
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(say(&mut h, a, "/anim dance").is_empty());
+    let apply = h.packets::<ApplyAnimation>(a);
+    assert_eq!(
+        (
+            apply[0].lib.as_str(),
+            apply[0].name.as_str(),
+            apply[0].flags
+        ),
+        ("DANCING", "dnce_M_a", AnimationFlags::LOOP)
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/anim PED WALK_old"),
+        ["Playing PED WALK_old."]
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(say(&mut h, a, "/anim stop").is_empty());
+    assert_eq!(h.packets::<ClearAnimations>(a).len(), 1);
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/anim"),
+        ["Usage: /anim dance|sit|wave|lay|smoke|handsup|stop, or /anim LIB NAME"]
+    );
+    assert_eq!(host(&h).errors(), 0);
+}
