@@ -112,7 +112,10 @@ fn apply_animation_goes_to_the_subject_and_its_viewers_with_every_field() {
         elapsed_ms: 0,
     }
     .into();
-    assert_eq!(events::<ApplyAnimation>(&h, a), [expected.clone()]);
+    assert_eq!(
+        events::<ApplyAnimation>(&h, a),
+        std::slice::from_ref(&expected)
+    );
     assert_eq!(events::<ApplyAnimation>(&h, b), [expected]);
     assert!(h.packets::<ApplyAnimation>(c).is_empty());
     let stored = h.get::<CurrentAnimation>(a).0.expect("stored");
@@ -162,9 +165,18 @@ fn clear_progress_and_speed_go_to_the_subject_and_its_viewers() {
     }
     .into();
     for x in [a, b] {
-        assert_eq!(events::<SetAnimationProgress>(&h, x), [progress.clone()]);
-        assert_eq!(events::<SetAnimationSpeed>(&h, x), [speed.clone()]);
-        assert_eq!(events::<ClearAnimations>(&h, x), [clear.clone()]);
+        assert_eq!(
+            events::<SetAnimationProgress>(&h, x),
+            std::slice::from_ref(&progress)
+        );
+        assert_eq!(
+            events::<SetAnimationSpeed>(&h, x),
+            std::slice::from_ref(&speed)
+        );
+        assert_eq!(
+            events::<ClearAnimations>(&h, x),
+            std::slice::from_ref(&clear)
+        );
     }
     assert!(h.received(c).iter().all(|p| !matches!(
         p,

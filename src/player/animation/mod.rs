@@ -399,7 +399,7 @@ fn apply_commands(
                     action,
                     rev,
                 };
-                if out.to_subject(packet) {
+                if out.send_to_subject(packet) {
                     state.special_rev = rev;
                     body.special_action = action;
                     action_life.sent |= action != SpecialAction::None;
@@ -421,7 +421,7 @@ struct Outbox<'a, 'w, 's> {
 
 impl Outbox<'_, '_, '_> {
     /// Queues `packet` for the subject alone; false if its lane refused it.
-    fn to_subject(&mut self, packet: impl Into<ServerPacket>) -> bool {
+    fn send_to_subject(&mut self, packet: impl Into<ServerPacket>) -> bool {
         let Ok(mut conn) = self.connections.get_mut(self.subject) else {
             return false;
         };
@@ -439,7 +439,7 @@ impl Outbox<'_, '_, '_> {
     /// whose lane is full misses it (counted). False if the subject's lane refused it.
     fn send(&mut self, packet: impl Into<ServerPacket>) -> bool {
         let packet = packet.into();
-        if !self.to_subject(packet.clone()) {
+        if !self.send_to_subject(packet.clone()) {
             return false;
         }
         for recipient in self.viewers.iter().filter_map(|id| self.index.get(id)) {
