@@ -16,6 +16,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 
 use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
+use bevy_time::Time;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dlmp::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
 use dlmp::protocol::ids::{PlayerId, PlayerToken, SessionToken};
@@ -29,6 +30,7 @@ use common::{CLUSTERS, PER_CLUSTER, cluster_position as position};
 /// A world with the 1000 players and the reconcile system alone in a schedule.
 fn full_map() -> (World, Schedule) {
     let mut world = World::new();
+    world.init_resource::<Time>();
     world.init_resource::<StreamingSettings>();
     world.init_resource::<StreamState>();
     world.init_resource::<Messages<StreamChange>>();

@@ -122,6 +122,7 @@ fn help_lists_the_commands() {
         "/w weapon [ammo]",
         "/skin id [variant]",
         "/kill",
+        "/anim",
     ] {
         assert!(got.iter().any(|t| t.starts_with(usage)), "{usage}: {got:?}");
     }
@@ -206,5 +207,43 @@ fn tp_teleports_a_spawned_player_and_explains_a_refusal() {
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].pos, Vec3::new(2495.0, -1688.0, 13.5));
     assert_eq!(h.get::<Position>(a).0, t[0].pos);
+    assert_eq!(host(&h).errors(), 0);
+}
+
+#[test]
+fn anim_plays_a_named_animation_and_stop_clears_it() {
+    use dlmp::protocol::player::animation::{AnimationFlags, ApplyAnimation, ClearAnimations};
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(
+        say(&mut h, a, "/anim dance"),
+        ["apply_animation: the player has not spawned (PlayerNotSpawned)"]
+    );
+    request_spawn(&mut h, a);
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(say(&mut h, a, "/anim dance").is_empty());
+    let apply = h.packets::<ApplyAnimation>(a);
+    assert_eq!(
+        (
+            apply[0].lib.as_str(),
+            apply[0].name.as_str(),
+            apply[0].flags
+        ),
+        ("DANCING", "dnce_M_a", AnimationFlags::LOOP)
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/anim PED WALK_old"),
+        ["Playing PED WALK_old."]
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(say(&mut h, a, "/anim stop").is_empty());
+    assert_eq!(h.packets::<ClearAnimations>(a).len(), 1);
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/anim"),
+        ["Usage: /anim dance|sit|wave|lay|smoke|handsup|stop, or /anim LIB NAME"]
+    );
     assert_eq!(host(&h).errors(), 0);
 }

@@ -2,7 +2,7 @@
 --
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help, /tp, /v, /w,
--- /skin, /kill. /v calls an API function that a later feature adds (dlmp.create_vehicle);
+-- /skin, /kill, /anim. /v calls an API function that a later feature adds (dlmp.create_vehicle);
 -- until it exists, the command says so instead of failing.
 
 -- Chat colors (0xRRGGBB).
@@ -108,7 +108,7 @@ commands.help = {
     help = "this list",
     run = function(player)
         tell(player, "Commands:")
-        for _, name in ipairs({ "help", "tp", "v", "w", "skin", "kill" }) do
+        for _, name in ipairs({ "help", "tp", "v", "w", "skin", "kill", "anim" }) do
             tell(player, commands[name].usage .. " - " .. commands[name].help)
         end
         return true
@@ -209,6 +209,36 @@ commands.kill = {
         end
         -- A health of 0 commits the death in the same tick (player_death follows).
         try(player, player.set_health, player, 0)
+        return true
+    end,
+}
+
+-- /anim's named animations: library, name, options of player:apply_animation.
+local ANIMS = {
+    dance = { "DANCING", "dnce_M_a", { loop = true } },
+    sit = { "PED", "SEAT_idle", { loop = true } },
+    wave = { "ON_LOOKERS", "wave_loop", { loop = true } },
+    lay = { "BEACH", "bather", { loop = true } },
+    smoke = { "SMOKING", "M_smklean_loop", { loop = true } },
+    handsup = { "SHOP", "SHP_Rob_HandsUp", { freeze = true } },
+}
+
+commands.anim = {
+    usage = "/anim dance|sit|wave|lay|smoke|handsup|stop, or /anim LIB NAME",
+    help = "play an animation (moving ends it) or stop it",
+    run = function(player, args)
+        if #args == 1 and args[1] == "stop" then
+            try(player, player.clear_animations, player)
+        elseif #args == 1 and ANIMS[args[1]] then
+            local a = ANIMS[args[1]]
+            try(player, player.apply_animation, player, a[1], a[2], a[3])
+        elseif #args == 2 then
+            if try(player, player.apply_animation, player, args[1], args[2]) then
+                tell(player, "Playing " .. args[1] .. " " .. args[2] .. ".")
+            end
+        else
+            return false
+        end
         return true
     end,
 }

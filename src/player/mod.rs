@@ -3,6 +3,7 @@
 
 pub mod bounds;
 pub mod control;
+pub mod animation;
 pub mod frame;
 pub mod hud;
 pub mod ledger;
@@ -109,6 +110,7 @@ impl Plugin for PlayerPlugin {
                 physics::PhysicsPlugin,
             ),
             control::ControlPlugin,
+            animation::AnimationPlugin,
         ))
         .add_systems(
             FixedUpdate,

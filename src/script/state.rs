@@ -12,9 +12,11 @@ use mlua::Function;
 use crate::player::{Appearance, Hud, Skills, SpawnInfo};
 use crate::player::frame::Bounds;
 use crate::player::control::camera::CameraSetting;
+use crate::player::animation::Animation;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
+use crate::protocol::player::action::SpecialAction;
 
 /// A running resource's number; never reused during a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,12 +83,17 @@ pub struct PlayerView {
     pub gravity: f32,
     /// SetWorldBounds; `None` = the whole world.
     pub world_bounds: Option<Bounds>,
-    /// Normal events the reliable lane still takes before "queue full".
+    /// Normal events the reliable lane still takes before "queue full", less those this
+    /// call queued.
     pub lane_room: usize,
     /// The gamemode's freeze (a set in this call shows at once).
     pub frozen: bool,
     /// The gamemode's camera (a set in this call shows at once).
     pub camera: CameraSetting,
+    /// The animation playing (a command in this call shows at once).
+    pub animation: Option<Animation>,
+    /// The server's special action (a set in this call shows at once).
+    pub special_action: SpecialAction,
 }
 
 /// A bevy message a script queued for a feature plugin (see [`ScriptCommand::Message`]).

@@ -18,6 +18,7 @@ use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
 use crate::lane::Delivery;
 use crate::player::control::{Control, SpectateLost};
+use crate::player::animation::CurrentAnimation;
 use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
 use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
@@ -110,6 +111,7 @@ type PlayerParts = (
     Option<&'static Body>,
     Option<&'static FrameState>,
     Option<&'static Viewers>,
+    Option<&'static CurrentAnimation>,
 );
 
 fn handle(entity: Entity, player: &Player) -> LuaPlayer {
@@ -148,7 +150,7 @@ fn run_scripts(
     {
         let mut state = host.state_mut();
         for (entity, view) in state.players.iter_mut() {
-            let frame = players.get(*entity).ok().and_then(|(.., f, _)| f);
+            let frame = players.get(*entity).ok().and_then(|(.., f, _, _)| f);
             super::api::movement::fill_view(
                 view,
                 frame,
@@ -396,14 +398,14 @@ fn refresh_view(
     let mut state = host.state_mut();
     state.now = now;
     state.players.clear();
-    for (entity, player, name, life, position, scope, body, frame_state, _) in players {
+    for (entity, player, name, life, position, scope, body, frame_state, _, animation) in players {
         let life = life.copied().unwrap_or_default();
         let body = body.copied().unwrap_or_default();
         let frozen = frame_state.is_some_and(|s| s.frozen.is_some());
         let target = frame_state.and_then(|s| s.aim).filter(|aim| {
             players
                 .get(aim.entity)
-                .is_ok_and(|(_, tp, _, tl, _, _, _, _, tv)| {
+                .is_ok_and(|(_, tp, _, tl, _, _, _, _, tv, _)| {
                     tp.token == aim.token
                         && tl.is_some_and(|tl| {
                             tv.is_some_and(|tv| aim_holds((player, &life, &body), frozen, (tl, tv)))
@@ -434,6 +436,11 @@ fn refresh_view(
                 appearance: looks.get(entity).map(|(a, ..)| *a).unwrap_or_default(),
                 skills: looks.get(entity).map(|(_, s, _)| *s).unwrap_or_default(),
                 hud: looks.get(entity).map(|(.., h)| *h).unwrap_or_default(),
+                animation: animation
+                    .and_then(|a| a.playing(now))
+                    .copied()
+                    .filter(|_| life.alive),
+                special_action: body.special_action,
                 ..PlayerView::default()
             },
         );

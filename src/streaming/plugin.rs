@@ -12,14 +12,17 @@
 //! 3. Shows: every recipient looks for subjects in the grid around its stream center
 //!    (plus its spectate target, plus subjects whose show is forced).
 //! 4. Pending hides are queued (Droppable), oldest first, as far as the lane takes them.
-//! 5. Each show is queued as a whole snapshot (PlayerSkills, PlayerNametag) if the lane
-//!    has room for all of it and no hide of that subject waits for that recipient; only
-//!    then is the bit set. A show that does not fit is simply decided again next pass.
+//! 5. Each show is queued as a whole snapshot (PlayerSkills, PlayerNametag, and the replay
+//!    of the current animation with elapsed_ms) if the lane has room for all of it and no
+//!    hide of that subject waits for that recipient; only then is the bit set. A show that
+//!    does not fit is simply decided again next pass.
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
+use bevy_time::Time;
 use tracing::{debug, warn};
 
 use super::grid::Grid;
@@ -27,6 +30,7 @@ use super::players::{
     Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, is_shown, stream_center,
 };
 use crate::lane::Delivery;
+use crate::player::animation::CurrentAnimation;
 use crate::player::shots::ShotOrder;
 use crate::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
 use crate::protocol::ServerPacket;
@@ -91,9 +95,8 @@ pub struct StreamChange {
     pub shown: bool,
 }
 
-/// Events of a show's snapshot today: PlayerSkills, PlayerNametag. The current
-/// ApplyAnimation will join them when animations exist; this stays the least a show
-/// needs.
+/// The least a show's snapshot holds: PlayerSkills, PlayerNametag. The replay of the
+/// current animation (ApplyAnimation with elapsed_ms) joins them while one plays.
 pub const SNAPSHOT_EVENTS: usize = 2;
 
 /// The reconcile's state between passes: pending hides per recipient, and the grid and
@@ -191,12 +194,13 @@ type PlayerParts = (
     reason = "a system's parameters are its dependencies"
 )]
 pub fn reconcile(
+    time: Res<Time>,
     settings: Res<StreamingSettings>,
     mut state: ResMut<StreamState>,
     mut left: MessageReader<PlayerDisconnected>,
     mut changes: MessageWriter<StreamChange>,
     players: Query<PlayerParts>,
-    looks: Query<(&Player, &Name, &NametagColor, &Skills)>,
+    looks: Query<Look>,
     frames: Query<(&LastFrame, Option<&ShotOrder>)>,
     overrides: Query<&StreamOverride>,
     mut viewers: Query<&mut Viewers>,
@@ -282,7 +286,7 @@ pub fn reconcile(
         if conn.room(Delivery::Droppable) < SNAPSHOT_EVENTS {
             continue;
         }
-        let snapshot = snapshot(look);
+        let snapshot = snapshot(look, time.elapsed());
         if conn.room(Delivery::Droppable) < snapshot.len() {
             continue;
         }
@@ -320,11 +324,27 @@ impl StreamState {
     }
 }
 
-/// The events of a show of the subject, in lane order.
+/// What a show's snapshot reads of its subject.
+type Look = (
+    &'static Player,
+    &'static Name,
+    &'static NametagColor,
+    &'static Skills,
+    Option<&'static CurrentAnimation>,
+);
+
+/// The events of a show of the subject at `now`, in lane order.
 fn snapshot(
-    (player, name, color, skills): (&Player, &Name, &NametagColor, &Skills),
+    (player, name, color, skills, animation): (
+        &Player,
+        &Name,
+        &NametagColor,
+        &Skills,
+        Option<&CurrentAnimation>,
+    ),
+    now: Duration,
 ) -> Vec<ServerPacket> {
-    vec![
+    let mut events: Vec<ServerPacket> = vec![
         PlayerSkills {
             id: player.id,
             player_token: player.token,
@@ -333,8 +353,14 @@ fn snapshot(
         }
         .into(),
         color.packet(player, name).into(),
-        // Seam: the current ApplyAnimation with elapsed_ms, once animations exist.
-    ]
+    ];
+    if let Some(replay) = animation
+        .and_then(|a| a.playing(now))
+        .and_then(|a| a.replay(player.id, player.token, now))
+    {
+        events.push(replay.into());
+    }
+    events
 }
 
 /// Step 1: who left no longer sees anyone, nor is seen, nor waits for a hide.

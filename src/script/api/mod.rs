@@ -2,6 +2,7 @@
 //! Each resource gets its own copy whose functions know the resource, so what it registers
 //! (handlers, timers, exports) is removed when it stops.
 
+pub mod animation;
 pub(crate) mod args;
 mod looks;
 pub(crate) mod movement;

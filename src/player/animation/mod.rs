@@ -1,0 +1,458 @@
+//! Named animations and special actions of a player (player.md: ApplyAnimation,
+//! ClearAnimations, SetAnimationProgress / SetAnimationSpeed, SetSpecialAction; the show
+//! snapshot of "Player streaming" replays the current animation). The gamemode's commands
+//! are one message type, [`AnimationCommand`], applied in order in
+//! [`GameplaySystems::Apply`] (ADR 0011), so a call's apply, clear and special action keep
+//! their order on the lane. Decisions: docs/decisions/0013-animations.md.
+//!
+//! What ends the stored animation: ClearAnimations, a special action, death, the movement
+//! mirror and expiry ([`end_animations`], before the scripts run), a respawn grant, and the
+//! despawn of the entity on disconnect.
+
+pub mod current;
+
+use core::fmt;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::debug;
+
+pub use self::current::{
+    Animation, AnimationSpec, CurrentAnimation, FormError, MOVEMENT_KEYS, Progress, Speed,
+};
+use super::frame::{FrameAccepted, FrameState};
+use super::ledger::LedgerEvent;
+use super::{Body, Life, RespawnGranted, SpawnState, SpawnSystems, Viewers};
+use crate::lane::Delivery;
+use crate::protocol::ServerPacket;
+use crate::protocol::ids::EventId;
+use crate::protocol::player::action::SpecialAction;
+use crate::protocol::player::animation::{
+    ClearAnimations, SetAnimationProgress, SetAnimationSpeed,
+};
+use crate::protocol::player::control::SetSpecialAction;
+use crate::serial::Serial;
+use crate::server::{GameplaySystems, ServerSystems};
+use crate::session::{Connection, Player, PlayerConnected, PlayerIndex};
+
+/// A gamemode command to a player's animation or special action. Lua's `player:...`
+/// functions queue it after their checks; a Rust plugin writes it directly and learns of
+/// a refusal only through [`AnimationDrops`].
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub struct AnimationCommand {
+    pub player: Entity,
+    pub order: AnimationOrder,
+}
+
+/// What an [`AnimationCommand`] does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AnimationOrder {
+    /// ApplyAnimation to the subject and its viewers; the new stored animation.
+    Apply(AnimationSpec),
+    /// ClearAnimations to the subject and its viewers; nothing plays afterwards.
+    Clear,
+    /// SetAnimationProgress of the current animation.
+    Progress(Progress),
+    /// SetAnimationSpeed of the current animation; the replay carries it.
+    Speed(Speed),
+    /// SetSpecialAction to the subject; a non-zero action first clears a playing
+    /// animation.
+    SpecialAction(SpecialAction),
+}
+
+/// Why the server refused a command (player.md: PlayerNotSpawned, PlayerNotAlive,
+/// PlayerNotAnimating; SetSpecialAction's conditions; "queue full").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    NotSpawned,
+    NotAlive,
+    NotAnimating,
+    /// No living frame has arrived since the last spawn or respawn grant.
+    LifeNotConfirmed,
+    /// A non-zero special action to a seated player.
+    NotOnFoot,
+    /// The subject's lane has no room for the command's events.
+    QueueFull,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::NotSpawned => "the player has not spawned (PlayerNotSpawned)",
+            Refusal::NotAlive => "the player is dead (PlayerNotAlive)",
+            Refusal::NotAnimating => "no animation is playing (PlayerNotAnimating)",
+            Refusal::LifeNotConfirmed => "the player's new life is not confirmed yet",
+            Refusal::NotOnFoot => "the player is not on foot",
+            Refusal::QueueFull => "queue full",
+        })
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// What a command's checks read of its subject. The apply system builds it from the
+/// components, the Lua API from the script view, so both refuse alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Subject {
+    pub spawned: bool,
+    pub alive: bool,
+    pub life_confirmed: bool,
+    pub on_foot: bool,
+    /// An animation plays now.
+    pub animating: bool,
+    /// Normal events the subject's lane still takes.
+    pub room: usize,
+}
+
+/// Whether `player` is on foot. The seam for seats: there are no vehicles yet, so every
+/// player is; the vehicle feature answers this from its seat component.
+pub fn on_foot(_player: Entity) -> bool {
+    true
+}
+
+impl AnimationOrder {
+    /// Events the command puts on the subject's own lane: a special action that replaces
+    /// a playing animation sends ClearAnimations first.
+    pub fn subject_events(&self, animating: bool) -> usize {
+        match self {
+            AnimationOrder::SpecialAction(action)
+                if *action != SpecialAction::None && animating =>
+            {
+                2
+            }
+            _ => 1,
+        }
+    }
+
+    /// The command against its subject's state; the lane's room is checked in advance for
+    /// every event the subject gets.
+    pub fn check(&self, s: &Subject) -> Result<(), Refusal> {
+        let living = || {
+            if !s.spawned {
+                Err(Refusal::NotSpawned)
+            } else if !s.alive {
+                Err(Refusal::NotAlive)
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            AnimationOrder::Apply(_) | AnimationOrder::Clear => living()?,
+            AnimationOrder::Progress(_) | AnimationOrder::Speed(_) => {
+                if !s.animating {
+                    return Err(Refusal::NotAnimating);
+                }
+            }
+            AnimationOrder::SpecialAction(action) => {
+                living()?;
+                if !s.life_confirmed {
+                    return Err(Refusal::LifeNotConfirmed);
+                }
+                if *action != SpecialAction::None && !s.on_foot {
+                    return Err(Refusal::NotOnFoot);
+                }
+            }
+        }
+        if s.room < self.subject_events(s.animating) {
+            return Err(Refusal::QueueFull);
+        }
+        Ok(())
+    }
+}
+
+/// Commands refused by the apply system (a Rust plugin's, or a script's whose subject
+/// changed after the call), and events a viewer's full lane did not take.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AnimationDrops {
+    pub refused: u64,
+    pub viewer_queue_full: u64,
+}
+
+/// Whether a non-zero SetSpecialAction went out in the current life: the next respawn
+/// grant then sends SetSpecialAction(0) after it (player.md, SetSpecialAction).
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SpecialActionLife {
+    pub sent: bool,
+}
+
+/// Adds animations and special actions.
+pub struct AnimationPlugin;
+
+impl Plugin for AnimationPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<AnimationDrops>()
+            .add_message::<AnimationCommand>()
+            .add_systems(
+                FixedUpdate,
+                give_animation_state.in_set(ServerSystems::Validation),
+            )
+            .add_systems(FixedUpdate, end_animations.in_set(GameplaySystems::Intake))
+            .add_systems(
+                FixedUpdate,
+                (reset_on_respawn, apply_commands)
+                    .chain()
+                    .in_set(GameplaySystems::Apply)
+                    .after(SpawnSystems::Grant),
+            )
+            .add_systems(
+                FixedUpdate,
+                end_on_death
+                    .in_set(ServerSystems::Gameplay)
+                    .after(GameplaySystems::Apply),
+            );
+    }
+}
+
+fn give_animation_state(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
+    for c in connected.read() {
+        commands
+            .entity(c.player)
+            .insert((CurrentAnimation::default(), SpecialActionLife::default()));
+    }
+}
+
+/// The movement mirror and expiry, before the scripts read the state: an accepted frame
+/// whose kept keys (zero while paused or frozen) hold a movement key ends an interruptable
+/// animation, and a timed one ends at start + time.
+fn end_animations(
+    time: Res<Time>,
+    mut accepted: MessageReader<FrameAccepted>,
+    mut players: Query<(&Body, &mut CurrentAnimation)>,
+) {
+    let now = time.elapsed();
+    for &FrameAccepted { player } in accepted.read() {
+        if let Ok((body, mut current)) = players.get_mut(player)
+            && current.0.is_some_and(|a| a.cancelled_by(body.keys))
+        {
+            current.0 = None;
+        }
+    }
+    for (_, mut current) in &mut players {
+        if current.0.is_some_and(|a| !a.live(now)) {
+            current.0 = None;
+        }
+    }
+}
+
+/// Death ends the animation (the death animation replaces it on every client) and the
+/// special action; no packet. Runs after every death commit of the tick.
+fn end_on_death(
+    mut events: MessageReader<LedgerEvent>,
+    mut players: Query<(&mut CurrentAnimation, &mut Body)>,
+) {
+    for event in events.read() {
+        if let LedgerEvent::Death { player, .. } = *event
+            && let Ok((mut current, mut body)) = players.get_mut(player)
+        {
+            current.0 = None;
+            body.special_action = SpecialAction::None;
+        }
+    }
+}
+
+/// A respawn grant starts a life without the animation or the action; if an action went
+/// out in the previous life, SetSpecialAction(0) follows the grant (critical: a late or
+/// resent action must not reach the new life).
+fn reset_on_respawn(
+    mut grants: MessageReader<RespawnGranted>,
+    mut players: Query<(
+        &mut CurrentAnimation,
+        &mut Body,
+        &mut FrameState,
+        &mut SpecialActionLife,
+        &mut Connection,
+    )>,
+) {
+    for &RespawnGranted { player } in grants.read() {
+        let Ok((mut current, mut body, mut state, mut life, mut conn)) = players.get_mut(player)
+        else {
+            continue;
+        };
+        current.0 = None;
+        body.special_action = SpecialAction::None;
+        if std::mem::take(&mut life.sent) {
+            let rev = state.special_rev.next();
+            state.special_rev = rev;
+            let packet = SetSpecialAction {
+                event_id: EventId(0),
+                action: SpecialAction::None,
+                rev,
+            };
+            if let Err(e) = conn.send_event(packet, Delivery::Critical) {
+                debug!(?player, "SetSpecialAction(0) after a respawn: {e}");
+            }
+        }
+    }
+}
+
+/// What a command reads and writes of its subject.
+type Subjects = (
+    &'static Player,
+    &'static Life,
+    &'static SpawnState,
+    &'static Viewers,
+    &'static mut CurrentAnimation,
+    &'static mut Body,
+    &'static mut FrameState,
+    &'static mut SpecialActionLife,
+);
+
+/// Applies this tick's commands in order: checks, packets, stored state.
+fn apply_commands(
+    time: Res<Time>,
+    mut commands: MessageReader<AnimationCommand>,
+    mut subjects: Query<Subjects>,
+    mut connections: Query<&'static mut Connection>,
+    index: Res<PlayerIndex>,
+    mut drops: ResMut<AnimationDrops>,
+) {
+    let now = time.elapsed();
+    for &AnimationCommand { player, order } in commands.read() {
+        let Ok((me, life, spawn, viewers, mut current, mut body, mut state, mut action_life)) =
+            subjects.get_mut(player)
+        else {
+            continue;
+        };
+        let animating = current.playing(now).is_some();
+        let subject = Subject {
+            spawned: life.spawned,
+            alive: life.alive,
+            life_confirmed: spawn.life_confirmed,
+            on_foot: on_foot(player),
+            animating,
+            room: connections
+                .get(player)
+                .map_or(0, |c| c.room(Delivery::Normal)),
+        };
+        if let Err(refusal) = order.check(&subject) {
+            debug!(?player, ?order, "animation command refused: {refusal}");
+            drops.refused += 1;
+            continue;
+        }
+        let mut out = Outbox {
+            subject: player,
+            viewers,
+            index: &index,
+            connections: &mut connections,
+            drops: &mut drops,
+        };
+        let (id, player_token) = (me.id, me.token);
+        match order {
+            AnimationOrder::Apply(spec) => {
+                let animation = Animation::start(spec, now);
+                if out.send(animation.apply(id, player_token)) {
+                    current.0 = Some(animation);
+                }
+            }
+            AnimationOrder::Clear => {
+                let clear = ClearAnimations {
+                    id,
+                    player_token,
+                    event_id: EventId(0),
+                };
+                if out.send(clear) {
+                    current.0 = None;
+                }
+            }
+            AnimationOrder::Progress(progress) => {
+                let packet = SetAnimationProgress {
+                    id,
+                    player_token,
+                    event_id: EventId(0),
+                    progress: progress.get(),
+                };
+                if out.send(packet)
+                    && let Some(a) = current.0.as_mut()
+                {
+                    a.progress = progress;
+                }
+            }
+            AnimationOrder::Speed(speed) => {
+                let packet = SetAnimationSpeed {
+                    id,
+                    player_token,
+                    event_id: EventId(0),
+                    speed: speed.get(),
+                };
+                if out.send(packet)
+                    && let Some(a) = current.0.as_mut()
+                {
+                    a.speed = speed;
+                }
+            }
+            AnimationOrder::SpecialAction(action) => {
+                if order.subject_events(animating) == 2 {
+                    let clear = ClearAnimations {
+                        id,
+                        player_token,
+                        event_id: EventId(0),
+                    };
+                    if !out.send(clear) {
+                        continue;
+                    }
+                    current.0 = None;
+                }
+                let rev = state.special_rev.next();
+                let packet = SetSpecialAction {
+                    event_id: EventId(0),
+                    action,
+                    rev,
+                };
+                if out.send_to_subject(packet) {
+                    state.special_rev = rev;
+                    body.special_action = action;
+                    action_life.sent |= action != SpecialAction::None;
+                }
+            }
+        }
+    }
+}
+
+/// Where a command's packets go: the subject (its room checked in advance), then every
+/// recipient it is shown to.
+struct Outbox<'a, 'w, 's> {
+    subject: Entity,
+    viewers: &'a Viewers,
+    index: &'a PlayerIndex,
+    connections: &'a mut Query<'w, 's, &'static mut Connection>,
+    drops: &'a mut AnimationDrops,
+}
+
+impl Outbox<'_, '_, '_> {
+    /// Queues `packet` for the subject alone; false if its lane refused it.
+    fn send_to_subject(&mut self, packet: impl Into<ServerPacket>) -> bool {
+        let Ok(mut conn) = self.connections.get_mut(self.subject) else {
+            return false;
+        };
+        match conn.send_event(packet, Delivery::Normal) {
+            Ok(_) => true,
+            Err(e) => {
+                debug!(subject = ?self.subject, "animation packet not queued: {e}");
+                self.drops.refused += 1;
+                false
+            }
+        }
+    }
+
+    /// Queues `packet` for the subject and, once it took it, for every viewer; a viewer
+    /// whose lane is full misses it (counted). False if the subject's lane refused it.
+    fn send(&mut self, packet: impl Into<ServerPacket>) -> bool {
+        let packet = packet.into();
+        if !self.send_to_subject(packet.clone()) {
+            return false;
+        }
+        for recipient in self.viewers.iter().filter_map(|id| self.index.get(id)) {
+            if recipient == self.subject {
+                continue;
+            }
+            if let Ok(mut conn) = self.connections.get_mut(recipient)
+                && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
+            {
+                debug!(?recipient, "animation packet to a viewer not queued: {e}");
+                self.drops.viewer_queue_full += 1;
+            }
+        }
+        true
+    }
+}

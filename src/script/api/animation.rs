@@ -1,0 +1,295 @@
+//! Animations and special actions on `Player` handles (player.md: ApplyAnimation,
+//! ClearAnimations, SetAnimationProgress / SetAnimationSpeed, SetSpecialAction). Each
+//! setter checks its arguments and the script view (spawned, alive, animating, the lane's
+//! room) with the same rules as the apply system, so a refusal is a Lua error in the call;
+//! then it updates the view for reads in the same call and queues an [`AnimationCommand`].
+
+use std::time::Duration;
+
+use mlua::{Error, IntoLuaMulti, Lua, Result, Table, UserDataMethods, Value};
+
+use super::args;
+use super::player::LuaPlayer;
+use super::queue_message;
+use crate::player::animation::{
+    Animation, AnimationCommand, AnimationOrder, AnimationSpec, Progress, Speed, Subject, on_foot,
+};
+use crate::protocol::player::action::SpecialAction;
+use crate::protocol::player::animation::{AnimationFlags, MAX_ANIMATION_TIME};
+use crate::script::state::{PlayerView, ScriptState};
+
+/// The special action names scripts use, by value.
+pub const SPECIAL_ACTION_NAMES: [&str; 9] = [
+    "none", "jetpack", "hands_up", "phone", "dance1", "dance2", "dance3", "dance4", "carry",
+];
+
+/// The blend-in rate when the options do not give one.
+const DEFAULT_DELTA: f64 = 4.1;
+
+/// The apply_animation options that are flags, with their bits.
+const FLAG_OPTIONS: [(&str, AnimationFlags); 6] = [
+    ("loop", AnimationFlags::LOOP),
+    ("lock_x", AnimationFlags::LOCK_X),
+    ("lock_y", AnimationFlags::LOCK_Y),
+    ("freeze", AnimationFlags::FREEZE),
+    ("dont_interrupt", AnimationFlags::DONT_INTERRUPT),
+    ("retain_state", AnimationFlags::RETAIN_STATE),
+];
+
+fn left(method: &str) -> Error {
+    Error::runtime(format!("player:{method}: the player has left the server"))
+}
+
+/// Checks `order` against the view of `this` and queues it; `update` makes the view show
+/// it at once (it gets the time of this script pass).
+fn command(
+    lua: &Lua,
+    this: &LuaPlayer,
+    method: &str,
+    order: AnimationOrder,
+    update: impl FnOnce(&mut PlayerView, Duration),
+) -> Result<()> {
+    {
+        let mut state = lua
+            .app_data_mut::<ScriptState>()
+            .ok_or_else(|| Error::runtime("no script state"))?;
+        let now = state.now;
+        let view = state
+            .players
+            .get_mut(&this.entity)
+            .filter(|v| v.token == this.token)
+            .ok_or_else(|| left(method))?;
+        let subject = Subject {
+            spawned: view.spawned,
+            alive: view.alive,
+            life_confirmed: view.life_confirmed,
+            on_foot: on_foot(this.entity),
+            animating: view.animation.is_some_and(|a| a.live(now)),
+            room: view.lane_room,
+        };
+        order
+            .check(&subject)
+            .map_err(|refusal| Error::runtime(format!("{method}: {refusal}")))?;
+        view.lane_room -= order.subject_events(subject.animating);
+        update(view, now);
+    }
+    queue_message(
+        lua,
+        AnimationCommand {
+            player: this.entity,
+            order,
+        },
+    )
+}
+
+/// Reads the view of `this`.
+fn view<R>(
+    lua: &Lua,
+    this: &LuaPlayer,
+    method: &str,
+    f: impl FnOnce(&PlayerView) -> R,
+) -> Result<R> {
+    let state = lua
+        .app_data_ref::<ScriptState>()
+        .ok_or_else(|| Error::runtime("no script state"))?;
+    state
+        .player(this.entity, this.token)
+        .map(f)
+        .ok_or_else(|| left(method))
+}
+
+/// The options table of apply_animation, with its defaults.
+fn spec(lib: &Value, name: &Value, opts: &Value) -> Result<AnimationSpec> {
+    const F: &str = "apply_animation";
+    let lib = args::string(F, "lib", lib)?;
+    let name = args::string(F, "name", name)?;
+    let (mut delta, mut flags, mut time, mut speed) = (DEFAULT_DELTA, AnimationFlags::NONE, 0, 1.0);
+    match opts {
+        Value::Nil => {}
+        Value::Table(t) => {
+            check_option_names(t)?;
+            let get = |key: &str| t.raw_get::<Value>(key);
+            let v = get("delta")?;
+            if !v.is_nil() {
+                delta = args::number(F, "delta", &v)?;
+            }
+            for (key, bit) in FLAG_OPTIONS {
+                match get(key)? {
+                    Value::Nil | Value::Boolean(false) => {}
+                    Value::Boolean(true) => flags = flags | bit,
+                    other => {
+                        return Err(Error::runtime(format!(
+                            "{F}: {key} must be a boolean, got {}",
+                            other.type_name()
+                        )));
+                    }
+                }
+            }
+            time = args::integer_or(
+                F,
+                "time",
+                &get("time")?,
+                0..=i64::from(MAX_ANIMATION_TIME),
+                0,
+            )?;
+            let v = get("speed")?;
+            if !v.is_nil() {
+                speed = args::number(F, "speed", &v)?;
+            }
+        }
+        other => {
+            return Err(Error::runtime(format!(
+                "{F}: opts must be a table, got {}",
+                other.type_name()
+            )));
+        }
+    }
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "time is checked to 0..=600000; a float out of f32's range becomes infinite and is refused"
+    )]
+    AnimationSpec::new(&lib, &name, delta as f32, flags, time as u32, speed as f32)
+        .map_err(|e| Error::runtime(format!("{F}: {e}")))
+}
+
+/// Every key of the options table is one apply_animation knows.
+fn check_option_names(t: &Table) -> Result<()> {
+    for pair in t.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let known = match &key {
+            Value::String(s) => {
+                let s = s.to_string_lossy();
+                matches!(s.as_str(), "delta" | "time" | "speed")
+                    || FLAG_OPTIONS.iter().any(|(name, _)| *name == s)
+            }
+            _ => false,
+        };
+        if !known {
+            return Err(Error::runtime(format!(
+                "apply_animation: unknown option {}",
+                key.to_string()
+                    .unwrap_or_else(|_| key.type_name().to_owned())
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A special action by name or number.
+fn special_action(v: &Value) -> Result<SpecialAction> {
+    const F: &str = "set_special_action";
+    let value = match v {
+        Value::String(s) => {
+            let s = s.to_string_lossy();
+            SPECIAL_ACTION_NAMES
+                .iter()
+                .position(|n| *n == s)
+                .ok_or_else(|| {
+                    Error::runtime(format!(
+                        "{F}: unknown action \"{s}\" (one of {})",
+                        SPECIAL_ACTION_NAMES.join(", ")
+                    ))
+                })?
+        }
+        other => {
+            let n = args::integer(F, "action", other, 0..=8)?;
+            usize::try_from(n).unwrap_or_default()
+        }
+    };
+    u8::try_from(value)
+        .ok()
+        .and_then(SpecialAction::from_repr)
+        .ok_or_else(|| Error::runtime(format!("{F}: action {value} is outside 0..=8")))
+}
+
+/// A number argument as f32 (finite; an f64 beyond f32's range becomes infinite).
+fn float(method: &str, arg: &str, v: &Value) -> Result<f32> {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "range checked by the caller"
+    )]
+    Ok(args::number(method, arg, v)? as f32)
+}
+
+pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
+    methods.add_method(
+        "apply_animation",
+        |lua, this, (lib, name, opts): (Value, Value, Value)| {
+            let spec = spec(&lib, &name, &opts)?;
+            command(
+                lua,
+                this,
+                "apply_animation",
+                AnimationOrder::Apply(spec),
+                |v, now| {
+                    v.animation = Some(Animation::start(spec, now));
+                },
+            )
+        },
+    );
+    methods.add_method("clear_animations", |lua, this, ()| {
+        command(
+            lua,
+            this,
+            "clear_animations",
+            AnimationOrder::Clear,
+            |v, _| {
+                v.animation = None;
+            },
+        )
+    });
+    methods.add_method("set_animation_progress", |lua, this, p: Value| {
+        const F: &str = "set_animation_progress";
+        let progress = Progress::new(float(F, "progress", &p)?)
+            .map_err(|e| Error::runtime(format!("{F}: {e}")))?;
+        command(lua, this, F, AnimationOrder::Progress(progress), |v, _| {
+            if let Some(a) = v.animation.as_mut() {
+                a.progress = progress;
+            }
+        })
+    });
+    methods.add_method("set_animation_speed", |lua, this, s: Value| {
+        const F: &str = "set_animation_speed";
+        let speed =
+            Speed::new(float(F, "speed", &s)?).map_err(|e| Error::runtime(format!("{F}: {e}")))?;
+        command(lua, this, F, AnimationOrder::Speed(speed), |v, _| {
+            if let Some(a) = v.animation.as_mut() {
+                a.speed = speed;
+            }
+        })
+    });
+    methods.add_method("animation", |lua, this, ()| {
+        match view(lua, this, "animation", |v| v.animation)? {
+            Some(a) => (
+                a.spec.lib(),
+                a.spec.name(),
+                f64::from(a.speed.get()),
+                f64::from(a.progress.get()),
+            )
+                .into_lua_multi(lua),
+            None => Value::Nil.into_lua_multi(lua),
+        }
+    });
+    methods.add_method("set_special_action", |lua, this, a: Value| {
+        let action = special_action(&a)?;
+        command(
+            lua,
+            this,
+            "set_special_action",
+            AnimationOrder::SpecialAction(action),
+            |v, _| {
+                if action != SpecialAction::None {
+                    v.animation = None;
+                }
+                v.special_action = action;
+            },
+        )
+    });
+    methods.add_method("special_action", |lua, this, ()| {
+        view(lua, this, "special_action", |v| {
+            let n = v.special_action.to_repr();
+            (SPECIAL_ACTION_NAMES[usize::from(n)], n)
+        })
+    });
+}
