@@ -19,12 +19,12 @@ use dlmp::protocol::connection::roster::PlayerNametag;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerToken, Revision};
 use dlmp::protocol::player::action::SpecialAction;
-use dlmp::protocol::player::life::DeathPose;
 use dlmp::protocol::player::animation::{
     AnimationFlags, ApplyAnimation, ClearAnimations, SetAnimationProgress, SetAnimationSpeed,
 };
 use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::control::SetSpecialAction;
+use dlmp::protocol::player::life::DeathPose;
 use dlmp::protocol::player::sync::{Frame, Keys, RemotePlayerSync};
 use dlmp::protocol::text::FixedText;
 use dlmp::session::{Connection, Player};
@@ -326,7 +326,13 @@ fn death_ends_the_animation_and_the_special_action() {
     );
     order(&mut h, a, AnimationOrder::Apply(dance()));
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::Dance3);
-    h.report_death(a, DeathPose { weapon: 54, ..DeathPose::DEFAULT });
+    h.report_death(
+        a,
+        DeathPose {
+            weapon: 54,
+            ..DeathPose::DEFAULT
+        },
+    );
     h.step();
     assert!(!h.get::<Life>(a).alive);
     assert!(!playing(&h, a));

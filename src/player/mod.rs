@@ -1,16 +1,16 @@
 //! A player's server-side state that several features read (player.md): where it is, its
 //! world scope, its life, and its connect spawn.
 
+pub mod animation;
 pub mod bounds;
 pub mod control;
-pub mod animation;
 pub mod frame;
 pub mod hud;
 pub mod ledger;
 pub mod looks;
+pub mod physics;
 pub mod relay;
 pub mod respawn;
-pub mod physics;
 pub mod scope;
 pub mod shots;
 pub mod skins;

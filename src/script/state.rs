@@ -9,10 +9,10 @@ use bevy_ecs::entity::{Entity, EntityHashMap};
 use bevy_ecs::prelude::{Commands, Message};
 use mlua::Function;
 
-use crate::player::{Appearance, Hud, Skills, SpawnInfo};
-use crate::player::frame::Bounds;
-use crate::player::control::camera::CameraSetting;
 use crate::player::animation::Animation;
+use crate::player::control::camera::CameraSetting;
+use crate::player::frame::Bounds;
+use crate::player::{Appearance, Hud, Skills, SpawnInfo};
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};

@@ -4,9 +4,9 @@
 
 pub mod animation;
 pub(crate) mod args;
+mod control;
 mod looks;
 pub(crate) mod movement;
-mod control;
 pub mod player;
 mod respawn;
 pub mod timer;
