@@ -23,7 +23,7 @@ use tracing::debug;
 use self::camera::{CameraSetting, Transition};
 use super::frame::FrameState;
 use super::{
-    LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
+    Body, LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
     StreamCenter,
 };
 use crate::lane::Delivery;
@@ -284,8 +284,17 @@ fn tell_at_spawn(
 
 /// A new respawn grant clears the freeze and the camera (SetCamera 0 before SetFrozen 0)
 /// and puts out a fire commanded in the previous life (SetOnFire 0), all after the grant.
-fn clear_at_respawn(mut granted: MessageReader<RespawnGranted>, mut players: Query<Owned>) {
+/// The server's on_fire is cleared too: the grant clears it (player.md, PlayerSync
+/// on_fire).
+fn clear_at_respawn(
+    mut granted: MessageReader<RespawnGranted>,
+    mut players: Query<Owned>,
+    mut bodies: Query<&mut Body>,
+) {
     for g in granted.read() {
+        if let Ok(mut body) = bodies.get_mut(g.player) {
+            body.on_fire = false;
+        }
         let Ok(item) = players.get_mut(g.player) else {
             continue;
         };
