@@ -36,10 +36,6 @@ const FLAG_OPTIONS: [(&str, AnimationFlags); 6] = [
     ("retain_state", AnimationFlags::RETAIN_STATE),
 ];
 
-fn left(method: &str) -> Error {
-    Error::runtime(format!("player:{method}: the player has left the server"))
-}
-
 /// Checks `order` against the view of `this` and queues it; `update` makes the view show
 /// it at once (it gets the time of this script pass).
 fn command(
@@ -49,16 +45,11 @@ fn command(
     order: AnimationOrder,
     update: impl FnOnce(&mut PlayerView, Duration),
 ) -> Result<()> {
-    {
-        let mut state = lua
-            .app_data_mut::<ScriptState>()
-            .ok_or_else(|| Error::runtime("no script state"))?;
-        let now = state.now;
-        let view = state
-            .players
-            .get_mut(&this.entity)
-            .filter(|v| v.token == this.token)
-            .ok_or_else(|| left(method))?;
+    let now = lua
+        .app_data_ref::<ScriptState>()
+        .ok_or_else(|| Error::runtime("no script state"))?
+        .now;
+    this.with_mut(lua, method, |view| {
         let subject = Subject {
             spawned: view.spawned,
             alive: view.alive,
@@ -72,7 +63,8 @@ fn command(
             .map_err(|refusal| Error::runtime(format!("{method}: {refusal}")))?;
         view.lane_room -= order.subject_events(subject.animating);
         update(view, now);
-    }
+        Ok(())
+    })?;
     queue_message(
         lua,
         AnimationCommand {
@@ -80,22 +72,6 @@ fn command(
             order,
         },
     )
-}
-
-/// Reads the view of `this`.
-fn view<R>(
-    lua: &Lua,
-    this: &LuaPlayer,
-    method: &str,
-    f: impl FnOnce(&PlayerView) -> R,
-) -> Result<R> {
-    let state = lua
-        .app_data_ref::<ScriptState>()
-        .ok_or_else(|| Error::runtime("no script state"))?;
-    state
-        .player(this.entity, this.token)
-        .map(f)
-        .ok_or_else(|| left(method))
 }
 
 /// The options table of apply_animation, with its defaults.
@@ -260,7 +236,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         })
     });
     methods.add_method("animation", |lua, this, ()| {
-        match view(lua, this, "animation", |v| v.animation)? {
+        match this.with(lua, "animation", |v| v.animation)? {
             Some(a) => (
                 a.spec.lib(),
                 a.spec.name(),
@@ -287,7 +263,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         )
     });
     methods.add_method("special_action", |lua, this, ()| {
-        view(lua, this, "special_action", |v| {
+        this.with(lua, "special_action", |v| {
             let n = v.special_action.to_repr();
             (SPECIAL_ACTION_NAMES[usize::from(n)], n)
         })

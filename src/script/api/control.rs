@@ -13,17 +13,21 @@ use crate::protocol::player::control::MAX_CAMERA_TRANSITION_MS;
 use crate::script::state::{PlayerView, ScriptState};
 
 /// Changes the player's view, so that a read later in the same call sees the command.
-fn update(lua: &Lua, this: &LuaPlayer, f: impl FnOnce(&mut PlayerView)) {
-    if let Some(mut state) = lua.app_data_mut::<ScriptState>()
-        && let Some(view) = state.players.get_mut(&this.entity)
-    {
+fn update(
+    lua: &Lua,
+    this: &LuaPlayer,
+    method: &str,
+    f: impl FnOnce(&mut PlayerView),
+) -> Result<()> {
+    this.with_mut(lua, method, |view| {
         f(view);
-    }
+        Ok(())
+    })
 }
 
 /// Sets the camera in the view and queues it.
-fn set_camera(lua: &Lua, this: &LuaPlayer, camera: CameraSetting) -> Result<()> {
-    update(lua, this, |v| v.camera = camera);
+fn set_camera(lua: &Lua, this: &LuaPlayer, method: &str, camera: CameraSetting) -> Result<()> {
+    update(lua, this, method, |v| v.camera = camera)?;
     queue_message(
         lua,
         ControlCommand::Camera {
@@ -46,7 +50,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         const F: &str = "set_frozen";
         this.with(lua, F, |_| ())?;
         let frozen = args::boolean(F, "frozen", &v)?;
-        update(lua, this, |view| view.frozen = frozen);
+        update(lua, this, F, |view| view.frozen = frozen)?;
         queue_message(
             lua,
             ControlCommand::Freeze {
@@ -77,7 +81,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         )]
         let camera = CameraSetting::fixed(pos, look_at, ms as u32)
             .map_err(|e| Error::runtime(format!("{F}: {e}")))?;
-        set_camera(lua, this, camera)
+        set_camera(lua, this, F, camera)
     });
     methods.add_method(
         "spectate",
@@ -124,7 +128,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                 prev_action: prev_action as u32,
                 next_action: next_action as u32,
             };
-            set_camera(lua, this, camera)
+            set_camera(lua, this, F, camera)
         },
     );
     methods.add_method("set_camera_free", |lua, this, ()| -> Result<()> {
@@ -135,7 +139,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     });
     methods.add_method("reset_camera", |lua, this, ()| {
         this.with(lua, "reset_camera", |_| ())?;
-        set_camera(lua, this, CameraSetting::Own)
+        set_camera(lua, this, "reset_camera", CameraSetting::Own)
     });
     methods.add_method("camera", |lua, this, ()| {
         let camera = this.with(lua, "camera", |p| p.camera)?;

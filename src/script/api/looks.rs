@@ -13,7 +13,7 @@ use crate::player::looks::{LookChange, LookCommand, SKILL_SLOTS};
 use crate::player::skins::SkinCatalog;
 use crate::protocol::player::appearance::{FightingStyle, MAX_SKILL, WalkingStyle};
 use crate::protocol::player::hud::{MAX_MONEY, MAX_STAT, MAX_WANTED};
-use crate::script::state::{PlayerView, ScriptState};
+use crate::script::state::PlayerView;
 
 /// Fighting style names and ids (player.md, SetFightingStyle).
 const FIGHTING_STYLES: [(&str, FightingStyle); 6] = [
@@ -129,19 +129,10 @@ fn set<M: bevy_ecs::message::Message>(
     show: impl FnOnce(&mut PlayerView),
     message: M,
 ) -> Result<()> {
-    {
-        let mut state = lua
-            .app_data_mut::<ScriptState>()
-            .ok_or_else(|| Error::runtime("no script state"))?;
-        let view = state
-            .players
-            .get_mut(&this.entity)
-            .filter(|p| p.token == this.token && p.connected)
-            .ok_or_else(|| {
-                Error::runtime(format!("player:{method}: the player has left the server"))
-            })?;
+    this.with_mut(lua, method, |view| {
         show(view);
-    }
+        Ok(())
+    })?;
     queue_message(lua, message)
 }
 

@@ -22,29 +22,11 @@ use crate::player::state::DEFAULT_GRAVITY;
 use crate::player::teleport::{Teleport, TeleportRefusal};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::player::physics::{MAX_GRAVITY, MAX_THROW};
-use crate::script::state::{PlayerView, ScriptState};
+use crate::script::state::PlayerView;
 use crate::session::Connection;
 
 /// The fastest throw the Lua API takes, m/s (SetVelocity's 2 units per step).
 pub(crate) const MAX_THROW_MPS: f64 = MAX_THROW as f64 * STEPS_PER_SECOND as f64;
-
-/// Runs `f` on the player's view, or fails with "METHOD: the player has left the server".
-fn with_view<R>(
-    lua: &Lua,
-    this: &LuaPlayer,
-    method: &str,
-    f: impl FnOnce(&mut PlayerView) -> Result<R>,
-) -> Result<R> {
-    let mut state = lua
-        .app_data_mut::<ScriptState>()
-        .ok_or_else(|| Error::runtime("no script state"))?;
-    let view = state
-        .players
-        .get_mut(&this.entity)
-        .filter(|p| p.token == this.token && p.connected)
-        .ok_or_else(|| Error::runtime(format!("{method}: the player has left the server")))?;
-    f(view)
-}
 
 fn refuse(method: &str, why: &str) -> Error {
     Error::runtime(format!("{method}: {why}"))
@@ -72,7 +54,7 @@ fn f32_of(n: f64) -> f32 {
 
 /// A teleport from `set_position` and `teleport`: checked, shown in the view, queued.
 fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()> {
-    with_view(lua, this, method, |view| {
+    this.with_mut(lua, method, |view| {
         if !view.spawned {
             return Err(refuse(method, "the player has not spawned"));
         }
@@ -187,7 +169,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         const F: &str = "set_virtual_world";
         let world = args::integer(F, "world", &n, 0..=i64::from(u32::MAX))?;
         let world = u32::try_from(world).map_err(|_| refuse(F, "world out of range"))?;
-        with_view(lua, this, F, |view| {
+        this.with_mut(lua, F, |view| {
             view.virtual_world = world;
             Ok(())
         })?;
@@ -201,7 +183,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         const F: &str = "set_interior";
         let area = args::integer(F, "interior", &n, 0..=255)?;
         let area = u8::try_from(area).map_err(|_| refuse(F, "interior out of range"))?;
-        with_view(lua, this, F, |view| {
+        this.with_mut(lua, F, |view| {
             view.interior = area;
             Ok(())
         })?;
@@ -230,7 +212,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                         },
                     )
                 })?;
-            with_view(lua, this, F, |view| {
+            this.with_mut(lua, F, |view| {
                 take_room(view, F)?;
                 view.world_bounds = Some(bounds);
                 Ok(())
@@ -243,7 +225,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     );
     methods.add_method("clear_world_bounds", |lua, this, ()| {
         const F: &str = "clear_world_bounds";
-        with_view(lua, this, F, |view| {
+        this.with_mut(lua, F, |view| {
             take_room(view, F)?;
             view.world_bounds = None;
             Ok(())
@@ -254,7 +236,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         })
     });
     methods.add_method("world_bounds", |lua, this, ()| {
-        with_view(lua, this, "world_bounds", |view| {
+        this.with_mut(lua, "world_bounds", |view| {
             let b = view.world_bounds;
             Ok((
                 b.map(|b| lua_number(b.min_x)),
@@ -287,7 +269,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                 let k = MAX_THROW / vel.length() * (1.0 - 1e-6);
                 vel = Vec3::new(vel.x * k, vel.y * k, vel.z * k);
             }
-            with_view(lua, this, F, |view| {
+            this.with_mut(lua, F, |view| {
                 if !view.spawned {
                     return Err(refuse(F, "the player has not spawned"));
                 }
@@ -323,7 +305,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                 &format!("gravity {g} is outside -{MAX_GRAVITY}..={MAX_GRAVITY}"),
             ));
         }
-        with_view(lua, this, F, |view| {
+        this.with_mut(lua, F, |view| {
             if view.physics_pending >= MAX_PENDING {
                 return Err(refuse(
                     F,
@@ -341,6 +323,6 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         })
     });
     methods.add_method("gravity", |lua, this, ()| {
-        with_view(lua, this, "gravity", |view| Ok(lua_number(view.gravity)))
+        this.with_mut(lua, "gravity", |view| Ok(lua_number(view.gravity)))
     });
 }

@@ -28,9 +28,29 @@ impl LuaPlayer {
         let state = lua
             .app_data_ref::<ScriptState>()
             .ok_or_else(|| Error::runtime("no script state"))?;
-        state.player(self.entity, self.token).map(f).ok_or_else(|| {
-            Error::runtime(format!("player:{method}: the player has left the server"))
-        })
+        state
+            .player(self.entity, self.token)
+            .map(f)
+            .ok_or_else(|| left(method))
+    }
+
+    /// Runs `f` on the view of a player still connected (a set shows in the view at once,
+    /// for reads later in the same call), or fails like [`LuaPlayer::with`].
+    pub(super) fn with_mut<R>(
+        &self,
+        lua: &Lua,
+        method: &str,
+        f: impl FnOnce(&mut PlayerView) -> Result<R>,
+    ) -> Result<R> {
+        let mut state = lua
+            .app_data_mut::<ScriptState>()
+            .ok_or_else(|| Error::runtime("no script state"))?;
+        let view = state
+            .players
+            .get_mut(&self.entity)
+            .filter(|p| p.token == self.token && p.connected)
+            .ok_or_else(|| left(method))?;
+        f(view)
     }
 
     fn command(lua: &Lua, command: ScriptCommand) -> Result<()> {
@@ -40,6 +60,12 @@ impl LuaPlayer {
         state.commands.push(command);
         Ok(())
     }
+}
+
+/// "player:METHOD: the player has left the server": a stale handle, or a player leaving
+/// this tick.
+fn left(method: &str) -> Error {
+    Error::runtime(format!("player:{method}: the player has left the server"))
 }
 
 /// A health or armor value 0..=200 for `player:METHOD(v)`; the view shows it at once.

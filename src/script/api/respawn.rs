@@ -13,7 +13,6 @@ use super::queue_message;
 use crate::player::respawn::{MAX_RESPAWN_DELAY, SetRespawnDelay, SetRespawnPoint, SpawnPoint};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
-use crate::script::state::ScriptState;
 
 /// Adds the `dlmp` functions.
 pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
@@ -34,14 +33,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
 /// Fails with "player:METHOD: the player has left the server" for a stale handle or one
 /// whose player is leaving this tick.
 fn present(lua: &Lua, this: &LuaPlayer, method: &str) -> Result<()> {
-    let state = lua
-        .app_data_ref::<ScriptState>()
-        .ok_or_else(|| Error::runtime("no script state"))?;
-    state
-        .player(this.entity, this.token)
-        .filter(|p| p.connected)
-        .map(|_| ())
-        .ok_or_else(|| Error::runtime(format!("player:{method}: the player has left the server")))
+    this.with_mut(lua, method, |_| Ok(()))
 }
 
 /// A coordinate within the world bounds.
