@@ -11,7 +11,7 @@ use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
 use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
-use dlmp::protocol::player::sync::Frame;
+use dlmp::protocol::player::sync::{Frame, PlayerSync};
 use dlmp::session::Player;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -528,6 +528,107 @@ mod shots {
         damage(&mut h, b, 1, Some(a), 31, 10.0);
         h.step();
         assert_eq!(ledger(&h, b).last_attacker, Some(h.entity(a)));
+    }
+
+    /// A shot from `shooter` whose ray ends on `target`'s server position.
+    fn shot_on(h: &Harness, shooter: ClientId, order: u32, target: ClientId) -> WeaponShot {
+        let mut s = shot(h, shooter, order, 31, h.get::<Position>(target).0);
+        s.hit_kind = HitKind::Player;
+        s.hit_id = h.player_id(target).0;
+        s
+    }
+
+    fn sync_packet(h: &Harness, c: ClientId, seq: u32, at: Vec3) -> PlayerSync {
+        PlayerSync {
+            session_token: h.token(c),
+            seq: Seq(seq),
+            frame: Frame::standing(at),
+        }
+    }
+
+    #[test]
+    fn the_rewind_stands_a_moving_target_where_it_was_at_the_shooters_last_frame() {
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        let at = |dx: f32| Vec3::new(SPAWN.x + dx, SPAWN.y, SPAWN.z);
+        // Alice's last frame comes in the tick Bob stands at +1 m.
+        let (alice, bob) = (sync_packet(&h, a, 1, SPAWN), sync_packet(&h, b, 1, at(1.0)));
+        h.send(b, bob);
+        h.send(a, alice);
+        h.step();
+        // Bob walks on; Alice sends no frame.
+        for (seq, dx) in [(2, 1.25), (3, 1.5), (4, 1.75)] {
+            h.sync(b, seq, Frame::standing(at(dx)));
+        }
+        assert_eq!(h.get::<Position>(b).0, at(1.75));
+        h.clear(b);
+        let s = shot_on(&h, a, 1, b);
+        fire(&mut h, a, s);
+        let relayed = h.packets::<RemoteWeaponShot>(b);
+        assert_eq!(relayed.len(), 1);
+        let r = relayed[0].rewind;
+        assert_eq!((r.target_pos, r.shooter_pos), (at(1.0), SPAWN));
+        assert_eq!(r.target_token, token(&h, b).0);
+        // A newer frame of Alice rewinds to Bob's position at that frame.
+        let alice = sync_packet(&h, a, 2, SPAWN);
+        h.send(a, alice);
+        h.step();
+        h.sync(b, 5, Frame::standing(at(2.0)));
+        h.clear(b);
+        let s = shot_on(&h, a, 2, b);
+        fire(&mut h, a, s);
+        let r = h.packets::<RemoteWeaponShot>(b)[0].rewind;
+        assert_eq!(r.target_pos, at(1.75));
+    }
+
+    #[test]
+    fn a_shot_in_the_tick_of_a_hide_is_not_relayed_to_the_hidden_viewer() {
+        use dlmp::player::Scope;
+        use dlmp::protocol::player::streaming::PlayerStreamOut;
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        h.clear(b);
+        // Bob leaves Alice's scope in the tick her shot is admitted.
+        h.with::<Scope>(b, |s| s.virtual_world = 3);
+        fire_at(&mut h, a, 4, 31, ahead(20.0));
+        h.step();
+        assert!(h.packets::<RemoteWeaponShot>(b).is_empty());
+        let hides = h.packets::<PlayerStreamOut>(b);
+        assert_eq!(hides.len(), 1);
+        assert_eq!(hides[0].last_shot_order, Seq(4), "the hide covers the shot");
+        assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
+    }
+
+    #[test]
+    fn a_shot_in_the_tick_of_a_show_reaches_the_new_viewer_with_the_show() {
+        use dlmp::player::Scope;
+        use dlmp::protocol::ServerPacket;
+        let (mut h, a, _) = two();
+        let c = h.connect("carol");
+        h.step();
+        h.spawn_at(c, SPAWN);
+        h.with::<Scope>(c, |s| s.virtual_world = 3);
+        h.steps(2);
+        armed(&mut h, a, 31, 10);
+        h.clear(c);
+        h.with::<Scope>(c, |s| s.virtual_world = 0);
+        fire_at(&mut h, a, 1, 31, ahead(20.0));
+        // The show is decided before the relay: the shot goes out in the same tick as the
+        // snapshot (a tick's unreliable packets leave ahead of its events; the receiver
+        // orders shots by last_shot_order, not by the lane).
+        let alice = h.player_id(a);
+        let mut log: Vec<&str> = h
+            .received(c)
+            .iter()
+            .filter_map(|p| match p {
+                ServerPacket::PlayerSkills(p) if p.id == alice => Some("skills"),
+                ServerPacket::PlayerNametag(p) if p.id == alice => Some("nametag"),
+                ServerPacket::RemoteWeaponShot(p) if p.id == alice => Some("shot"),
+                _ => None,
+            })
+            .collect();
+        log.sort_unstable();
+        assert_eq!(log, ["nametag", "shot", "skills"]);
     }
 
     #[test]

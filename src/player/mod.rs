@@ -2,6 +2,7 @@
 //! world scope, its life, and its connect spawn.
 
 pub mod frame;
+pub mod history;
 pub mod ledger;
 pub mod relay;
 pub mod shots;
@@ -11,11 +12,11 @@ pub mod state;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::protocol::geometry::Vec3;
-use crate::server::ServerSystems;
 use crate::lane::Delivery;
+use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
+use crate::server::ServerSystems;
 use crate::session::{Connection, PlayerConnected};
 
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
@@ -47,8 +48,12 @@ impl Scope {
             return false;
         }
         *self = new;
-        if let Err(e) = conn.send_event(ScopeChanged { event_id: EventId(0) }, Delivery::Critical)
-        {
+        if let Err(e) = conn.send_event(
+            ScopeChanged {
+                event_id: EventId(0),
+            },
+            Delivery::Critical,
+        ) {
             tracing::debug!(?e, "ScopeChanged not queued");
         }
         true
@@ -73,6 +78,7 @@ impl Plugin for PlayerPlugin {
             relay::RelayPlugin,
             ledger::LedgerPlugin,
             shots::ShotsPlugin,
+            history::HistoryPlugin,
         ))
         .add_systems(
             FixedUpdate,

@@ -2,6 +2,8 @@
 //! what the relay stamps into RemotePlayerSync, what streaming reads, what the ledger and
 //! the inventory keep. Each component has one owner feature that writes it; others read.
 
+use std::time::Duration;
+
 use bevy_ecs::prelude::*;
 use bitvec::vec::BitVec;
 
@@ -17,6 +19,8 @@ pub struct LastFrame {
     pub seq: Option<Seq>,
     /// The accepted frame, after world bounds, freeze and the movement check.
     pub frame: Option<Frame>,
+    /// The server time it was accepted at (a shot's rewind reads it).
+    pub at: Option<Duration>,
 }
 
 /// The health ledger (connection.md §6). Health and armor 0..=200; 100 and 0 at a spawn.
