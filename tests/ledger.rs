@@ -45,11 +45,24 @@ fn damage(
     weapon: u8,
     amount: f32,
 ) {
+    let r = report(h, victim, seq, attacker, weapon, amount);
+    h.send_event(victim, r);
+}
+
+/// The DamageReport [`damage`] sends.
+fn report(
+    h: &Harness,
+    victim: ClientId,
+    seq: u32,
+    attacker: Option<ClientId>,
+    weapon: u8,
+    amount: f32,
+) -> DamageReport {
     let (has_attacker, attacker_id, attacker_token) = match attacker {
         Some(a) => (true, h.player_id(a), token(h, a)),
         None => (false, PlayerId::NONE, PlayerToken(0)),
     };
-    let report = DamageReport {
+    DamageReport {
         session_token: h.token(victim),
         event_id: EventId(0),
         damage_seq: Seq(seq),
@@ -59,8 +72,7 @@ fn damage(
         weapon,
         amount,
         bodypart: 3,
-    };
-    h.send_event(victim, report);
+    }
 }
 
 fn death(h: &mut Harness, victim: ClientId, weapon: u8) {
@@ -285,12 +297,17 @@ fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
     lines
 }
 
-#[test]
-fn scripts_hear_player_damage_and_player_death() {
+/// Alice and Bob spawned by [`GM`], Bob shown to Alice (so he may be credited for
+/// damage to her); what Alice was told so far is forgotten.
+fn scripted_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
     use dlmp::protocol::player::life::RequestSpawn;
-    let s = TempScripts::new("ledger-events");
+    let s = TempScripts::new(test);
     s.resource("gm", GM);
-    let mut h = s.harness();
+    // Idle players outlive the waits of these tests.
+    let mut h = s.harness_with(|c| dlmp::config::Config {
+        session_timeout_ms: 3_600_000,
+        ..c
+    });
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
@@ -303,12 +320,86 @@ fn scripts_hear_player_damage_and_player_death() {
     h.steps(4);
     show(&mut h, b, a);
     told(&mut h, a);
+    (s, h, a, b)
+}
+
+#[test]
+fn scripts_hear_player_damage_and_player_death() {
+    let (_s, mut h, a, b) = scripted_pair("ledger-events");
     damage(&mut h, a, 1, Some(b), 4, 60.0);
     h.steps(2);
     assert_eq!(told(&mut h, a), ["damage bob 4 60 3"]);
     damage(&mut h, a, 2, Some(b), 4, 60.0);
     h.steps(2);
     assert_eq!(told(&mut h, a), ["damage bob 4 60 3", "death bob 4"]);
+}
+
+#[test]
+fn a_wrong_attacker_token_credits_nobody() {
+    let (_s, mut h, a, b) = scripted_pair("wrong-token");
+    let mut r = report(&h, a, 1, Some(b), 4, 60.0);
+    r.attacker_token = PlayerToken(token(&h, b).0 + 1);
+    h.send_event(a, r);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage nil 4 60 3"]);
+    assert_eq!(ledger(&h, a).last_attacker, None);
+    let mut r = report(&h, a, 2, Some(b), 4, 60.0);
+    r.attacker_token = PlayerToken(0);
+    h.send_event(a, r);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage nil 4 60 3", "death nil 4"]);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!((wasted.len(), wasted[0].weapon), (1, 4));
+}
+
+#[test]
+fn a_death_names_the_last_report_only_within_ten_seconds() {
+    use dlmp::player::ledger::KILL_CREDIT;
+    let (_s, mut h, a, b) = scripted_pair("kill-credit");
+    damage(&mut h, a, 1, Some(b), 4, 30.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 30 3"]);
+    h.advance(KILL_CREDIT + h.tick());
+    h.clear(b);
+    // A frame in the client's order brings health to 0: a ledger death, long after the
+    // report.
+    let mut f = frame();
+    f.hp = 0.0;
+    f.damage_seq = Seq(1);
+    h.sync(a, 1, f);
+    h.step();
+    assert_eq!(told(&mut h, a), ["death nil 0"]);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!((wasted.len(), wasted[0].weapon), (1, 0));
+}
+
+#[test]
+fn a_death_report_within_ten_seconds_names_the_attacker() {
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-recent");
+    damage(&mut h, a, 1, Some(b), 4, 30.0);
+    h.advance(std::time::Duration::from_secs(9));
+    death(&mut h, a, 4);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 30 3", "death bob 4"]);
+}
+
+#[test]
+fn a_respawn_forgets_the_attacker_of_the_previous_life() {
+    use dlmp::player::RespawnGranted;
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-respawn");
+    damage(&mut h, a, 1, Some(b), 4, 100.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 100 3", "death bob 4"]);
+    // The respawn grant (the respawn feature's part emulated: alive, full health).
+    h.with::<Life>(a, |l| l.alive = true);
+    h.with::<Ledger>(a, |l| l.health = 100.0);
+    let player = h.entity(a);
+    h.world_mut().write_message(RespawnGranted { player });
+    h.step();
+    assert_eq!(ledger(&h, a).last_report(h.now()), None);
+    death(&mut h, a, 54);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["death nil 54"]);
 }
 
 const COMMANDS: &str = r#"

@@ -141,8 +141,7 @@ fn grant_spawns(mut players: Query<Granting>, mut granted: MessageWriter<SpawnGr
         {
             ledger.health = 100.0;
             ledger.armor = 0.0;
-            ledger.last_weapon = 0;
-            ledger.last_attacker = None;
+            ledger.forget_last_report();
         }
         *life = Life {
             spawned: true,

@@ -36,6 +36,9 @@ pub struct Ledger {
     pub last_weapon: u8,
     /// The attacker the last DamageReport was credited to.
     pub last_attacker: Option<Entity>,
+    /// When the last DamageReport was applied: a death names its weapon and attacker only
+    /// within `ledger::KILL_CREDIT` of it.
+    pub last_report_at: Option<Duration>,
 }
 
 impl Default for Ledger {
@@ -47,6 +50,7 @@ impl Default for Ledger {
             damage_seq: Seq(0),
             last_weapon: 0,
             last_attacker: None,
+            last_report_at: None,
         }
     }
 }
