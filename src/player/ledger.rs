@@ -2,7 +2,8 @@
 //! PlayerWasted): DamageReports lower armor then health, frames lower it in the client's
 //! order (frame admission, [`take_frame_vitals`]), and a health of 0 commits the death in
 //! the same tick, unless a DeathReport committed it first. Runs in
-//! [`ServerSystems::Ledger`]. Decisions: docs/decisions/0010-ledger-and-shots.md.
+//! [`ServerSystems::Ledger`]. Decisions: docs/decisions/0010-ledger-and-shots.md and
+//! 0017-shot-history.md (kill credit).
 
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -1,6 +1,7 @@
 //! The movement check (player.md, Admission and physics_rev): a living player's position
 //! is held to what the body could have covered since the previous frame. Pure: positions
-//! and times in, the held position out. Decisions: docs/decisions/0009-frame-admission.md.
+//! and times in, the held position out. Decisions: docs/decisions/0009-frame-admission.md,
+//! 0017-shot-history.md (hovering).
 //!
 //! - Base limits ([`Limits::BASE`]): horizontal and upward speed over the time since the
 //!   previous accepted frame, plus a small slack; falling is free. Unused allowance carries
