@@ -7,6 +7,9 @@
 //! - "first pass": nobody sees anyone yet; the pass decides and queues 49 000 shows of two
 //!   events each.
 //!
+//! - "density": the steady pass with 250, 500, 1000 and 2000 players in clusters of 50
+//!   (the same density, more of the map): the cost should grow about linearly.
+//!
 //! `cargo bench --bench streaming -- --warm-up-time 1 --measurement-time 5`
 
 mod common;
@@ -25,17 +28,23 @@ use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
 use dlmp::streaming::plugin::reconcile;
 use dlmp::streaming::{StreamChange, StreamState, StreamingSettings};
 
-use common::{CLUSTERS, PER_CLUSTER, cluster_position as position};
+use common::{CLUSTERS, PER_CLUSTER, cluster_position, spread_position};
 
 /// A world with the 1000 players and the reconcile system alone in a schedule.
 fn full_map() -> (World, Schedule) {
+    map(CLUSTERS * PER_CLUSTER, cluster_position)
+}
+
+/// A world with `players` players at `position(i)` and the reconcile system alone in a
+/// schedule.
+fn map(players: u32, position: fn(u32) -> dlmp::protocol::geometry::Vec3) -> (World, Schedule) {
     let mut world = World::new();
     world.init_resource::<Time>();
     world.init_resource::<StreamingSettings>();
     world.init_resource::<StreamState>();
     world.init_resource::<Messages<StreamChange>>();
     world.init_resource::<Messages<PlayerDisconnected>>();
-    for i in 0..CLUSTERS * PER_CLUSTER {
+    for i in 0..players {
         let port = 20_000 + u16::try_from(i).expect("fits");
         world.spawn((
             (
@@ -123,5 +132,22 @@ fn reconcile_pass(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, reconcile_pass);
+/// The steady pass at a fixed density: clusters of 50, more clusters for more players.
+fn reconcile_density(c: &mut Criterion) {
+    let mut group = c.benchmark_group("density");
+    group.sample_size(10);
+    for players in [250u32, 500, 1000, 2000] {
+        let (mut world, mut schedule) = map(players, spread_position);
+        schedule.run(&mut world);
+        let expected = (players * (PER_CLUSTER - 1)) as usize;
+        assert_eq!(shown_pairs(&mut world), expected, "each sees its cluster");
+        group.bench_function(format!("steady, {players} players"), |b| {
+            b.iter(|| schedule.run(black_box(&mut world)));
+        });
+        assert_eq!(shown_pairs(&mut world), expected);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, reconcile_pass, reconcile_density);
 criterion_main!(benches);

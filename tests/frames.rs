@@ -476,6 +476,46 @@ fn an_echoed_throw_allows_its_flight() {
     assert!(h.get::<Position>(a).0.z < 20.0);
 }
 
+/// `a` sends a frame of `f` every 100 ms for `secs`, from seq `first` on; returns the next
+/// seq.
+fn fly(h: &mut Harness, a: ClientId, f: Frame, first: u32, secs: u32) -> u32 {
+    let mut seq = first;
+    for _ in 0..secs * 10 {
+        h.sync(a, seq, f);
+        h.advance(std::time::Duration::from_millis(80));
+        seq += 1;
+    }
+    seq
+}
+
+#[test]
+fn a_body_that_holds_its_height_past_the_time_in_the_air_is_brought_down() {
+    let (mut h, a, b) = two();
+    h.sync(a, 1, frame());
+    let mut f = frame();
+    f.on_ground = false;
+    let next = fly(&mut h, a, f, 2, 3);
+    assert_eq!(h.get::<Position>(a).0, SPAWN, "within the time in the air");
+    fly(&mut h, a, f, next, 4);
+    // About 3 s past the 4 s in the air: the ceiling (1 m above) sank 1 m/s.
+    let p = h.get::<Position>(a).0;
+    assert!(p.z < SPAWN.z - 1.0, "{p:?}");
+    assert_eq!(last_relay(&h, b).frame.pos, p);
+}
+
+#[test]
+fn a_jetpack_may_hover() {
+    let (mut h, a, _) = two();
+    h.sync(a, 1, frame());
+    h.with::<Body>(a, |b| b.special_action = SpecialAction::Jetpack);
+    let mut f = frame();
+    f.on_ground = false;
+    f.special_action = SpecialAction::Jetpack;
+    fly(&mut h, a, f, 2, 7);
+    assert_eq!(h.get::<Body>(a).special_action, SpecialAction::Jetpack);
+    assert_eq!(h.get::<Position>(a).0, SPAWN);
+}
+
 #[test]
 fn a_gravity_echo_reaches_the_relay() {
     let (mut h, a, b) = two();

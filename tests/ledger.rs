@@ -11,7 +11,7 @@ use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
 use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
-use dlmp::protocol::player::sync::Frame;
+use dlmp::protocol::player::sync::{Frame, PlayerSync};
 use dlmp::session::Player;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -45,11 +45,24 @@ fn damage(
     weapon: u8,
     amount: f32,
 ) {
+    let r = report(h, victim, seq, attacker, weapon, amount);
+    h.send_event(victim, r);
+}
+
+/// The DamageReport [`damage`] sends.
+fn report(
+    h: &Harness,
+    victim: ClientId,
+    seq: u32,
+    attacker: Option<ClientId>,
+    weapon: u8,
+    amount: f32,
+) -> DamageReport {
     let (has_attacker, attacker_id, attacker_token) = match attacker {
         Some(a) => (true, h.player_id(a), token(h, a)),
         None => (false, PlayerId::NONE, PlayerToken(0)),
     };
-    let report = DamageReport {
+    DamageReport {
         session_token: h.token(victim),
         event_id: EventId(0),
         damage_seq: Seq(seq),
@@ -59,8 +72,7 @@ fn damage(
         weapon,
         amount,
         bodypart: 3,
-    };
-    h.send_event(victim, report);
+    }
 }
 
 fn death(h: &mut Harness, victim: ClientId, weapon: u8) {
@@ -285,12 +297,17 @@ fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
     lines
 }
 
-#[test]
-fn scripts_hear_player_damage_and_player_death() {
+/// Alice and Bob spawned by [`GM`], Bob shown to Alice (so he may be credited for
+/// damage to her); what Alice was told so far is forgotten.
+fn scripted_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
     use dlmp::protocol::player::life::RequestSpawn;
-    let s = TempScripts::new("ledger-events");
+    let s = TempScripts::new(test);
     s.resource("gm", GM);
-    let mut h = s.harness();
+    // Idle players outlive the waits of these tests.
+    let mut h = s.harness_with(|c| dlmp::config::Config {
+        session_timeout_ms: 3_600_000,
+        ..c
+    });
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
@@ -303,12 +320,83 @@ fn scripts_hear_player_damage_and_player_death() {
     h.steps(4);
     show(&mut h, b, a);
     told(&mut h, a);
+    (s, h, a, b)
+}
+
+#[test]
+fn scripts_hear_player_damage_and_player_death() {
+    let (_s, mut h, a, b) = scripted_pair("ledger-events");
     damage(&mut h, a, 1, Some(b), 4, 60.0);
     h.steps(2);
     assert_eq!(told(&mut h, a), ["damage bob 4 60 3"]);
     damage(&mut h, a, 2, Some(b), 4, 60.0);
     h.steps(2);
     assert_eq!(told(&mut h, a), ["damage bob 4 60 3", "death bob 4"]);
+}
+
+#[test]
+fn a_wrong_attacker_token_credits_nobody() {
+    let (_s, mut h, a, b) = scripted_pair("wrong-token");
+    let mut r = report(&h, a, 1, Some(b), 4, 60.0);
+    r.attacker_token = PlayerToken(token(&h, b).0 + 1);
+    h.send_event(a, r);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage nil 4 60 3"]);
+    assert_eq!(ledger(&h, a).last_attacker, None);
+    let mut r = report(&h, a, 2, Some(b), 4, 60.0);
+    r.attacker_token = PlayerToken(0);
+    h.send_event(a, r);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage nil 4 60 3", "death nil 4"]);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!((wasted.len(), wasted[0].weapon), (1, 4));
+}
+
+#[test]
+fn a_death_names_the_last_report_only_within_ten_seconds() {
+    use dlmp::player::ledger::KILL_CREDIT;
+    let (_s, mut h, a, b) = scripted_pair("kill-credit");
+    damage(&mut h, a, 1, Some(b), 4, 30.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 30 3"]);
+    h.advance(KILL_CREDIT + h.tick());
+    h.clear(b);
+    // A frame in the client's order brings health to 0: a ledger death, long after the
+    // report.
+    let mut f = frame();
+    f.hp = 0.0;
+    f.damage_seq = Seq(1);
+    h.sync(a, 1, f);
+    h.step();
+    assert_eq!(told(&mut h, a), ["death nil 0"]);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!((wasted.len(), wasted[0].weapon), (1, 0));
+}
+
+#[test]
+fn a_death_report_within_ten_seconds_names_the_attacker() {
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-recent");
+    damage(&mut h, a, 1, Some(b), 4, 30.0);
+    h.advance(std::time::Duration::from_secs(9));
+    death(&mut h, a, 4);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 30 3", "death bob 4"]);
+}
+
+#[test]
+fn a_respawn_forgets_the_attacker_of_the_previous_life() {
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-respawn");
+    damage(&mut h, a, 1, Some(b), 4, 100.0);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["damage bob 4 100 3", "death bob 4"]);
+    h.advance(std::time::Duration::from_secs(3));
+    h.request_respawn(a);
+    h.step();
+    assert!(h.get::<Life>(a).alive, "respawned");
+    assert_eq!(ledger(&h, a).last_report(h.now()), None);
+    death(&mut h, a, 54);
+    h.steps(2);
+    assert_eq!(told(&mut h, a), ["death nil 54"]);
 }
 
 const COMMANDS: &str = r#"
@@ -528,6 +616,107 @@ mod shots {
         damage(&mut h, b, 1, Some(a), 31, 10.0);
         h.step();
         assert_eq!(ledger(&h, b).last_attacker, Some(h.entity(a)));
+    }
+
+    /// A shot from `shooter` whose ray ends on `target`'s server position.
+    fn shot_on(h: &Harness, shooter: ClientId, order: u32, target: ClientId) -> WeaponShot {
+        let mut s = shot(h, shooter, order, 31, h.get::<Position>(target).0);
+        s.hit_kind = HitKind::Player;
+        s.hit_id = h.player_id(target).0;
+        s
+    }
+
+    fn sync_packet(h: &Harness, c: ClientId, seq: u32, at: Vec3) -> PlayerSync {
+        PlayerSync {
+            session_token: h.token(c),
+            seq: Seq(seq),
+            frame: Frame::standing(at),
+        }
+    }
+
+    #[test]
+    fn the_rewind_stands_a_moving_target_where_it_was_at_the_shooters_last_frame() {
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        let at = |dx: f32| Vec3::new(SPAWN.x + dx, SPAWN.y, SPAWN.z);
+        // Alice's last frame comes in the tick Bob stands at +1 m.
+        let (alice, bob) = (sync_packet(&h, a, 1, SPAWN), sync_packet(&h, b, 1, at(1.0)));
+        h.send(b, bob);
+        h.send(a, alice);
+        h.step();
+        // Bob walks on; Alice sends no frame.
+        for (seq, dx) in [(2, 1.25), (3, 1.5), (4, 1.75)] {
+            h.sync(b, seq, Frame::standing(at(dx)));
+        }
+        assert_eq!(h.get::<Position>(b).0, at(1.75));
+        h.clear(b);
+        let s = shot_on(&h, a, 1, b);
+        fire(&mut h, a, s);
+        let relayed = h.packets::<RemoteWeaponShot>(b);
+        assert_eq!(relayed.len(), 1);
+        let r = relayed[0].rewind;
+        assert_eq!((r.target_pos, r.shooter_pos), (at(1.0), SPAWN));
+        assert_eq!(r.target_token, token(&h, b).0);
+        // A newer frame of Alice rewinds to Bob's position at that frame.
+        let alice = sync_packet(&h, a, 2, SPAWN);
+        h.send(a, alice);
+        h.step();
+        h.sync(b, 5, Frame::standing(at(2.0)));
+        h.clear(b);
+        let s = shot_on(&h, a, 2, b);
+        fire(&mut h, a, s);
+        let r = h.packets::<RemoteWeaponShot>(b)[0].rewind;
+        assert_eq!(r.target_pos, at(1.75));
+    }
+
+    #[test]
+    fn a_shot_in_the_tick_of_a_hide_is_not_relayed_to_the_hidden_viewer() {
+        use dlmp::player::Scope;
+        use dlmp::protocol::player::streaming::PlayerStreamOut;
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        h.clear(b);
+        // Bob leaves Alice's scope in the tick her shot is admitted.
+        h.with::<Scope>(b, |s| s.virtual_world = 3);
+        fire_at(&mut h, a, 4, 31, ahead(20.0));
+        h.step();
+        assert!(h.packets::<RemoteWeaponShot>(b).is_empty());
+        let hides = h.packets::<PlayerStreamOut>(b);
+        assert_eq!(hides.len(), 1);
+        assert_eq!(hides[0].last_shot_order, Seq(4), "the hide covers the shot");
+        assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
+    }
+
+    #[test]
+    fn a_shot_in_the_tick_of_a_show_reaches_the_new_viewer_with_the_show() {
+        use dlmp::player::Scope;
+        use dlmp::protocol::ServerPacket;
+        let (mut h, a, _) = two();
+        let c = h.connect("carol");
+        h.step();
+        h.spawn_at(c, SPAWN);
+        h.with::<Scope>(c, |s| s.virtual_world = 3);
+        h.steps(2);
+        armed(&mut h, a, 31, 10);
+        h.clear(c);
+        h.with::<Scope>(c, |s| s.virtual_world = 0);
+        fire_at(&mut h, a, 1, 31, ahead(20.0));
+        // The show is decided before the relay: the shot goes out in the same tick as the
+        // snapshot (a tick's unreliable packets leave ahead of its events; the receiver
+        // orders shots by last_shot_order, not by the lane).
+        let alice = h.player_id(a);
+        let mut log: Vec<&str> = h
+            .received(c)
+            .iter()
+            .filter_map(|p| match p {
+                ServerPacket::PlayerSkills(p) if p.id == alice => Some("skills"),
+                ServerPacket::PlayerNametag(p) if p.id == alice => Some("nametag"),
+                ServerPacket::RemoteWeaponShot(p) if p.id == alice => Some("shot"),
+                _ => None,
+            })
+            .collect();
+        log.sort_unstable();
+        assert_eq!(log, ["nametag", "shot", "skills"]);
     }
 
     #[test]

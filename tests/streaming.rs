@@ -136,7 +136,7 @@ fn no_hide_between_420_and_460_m_and_a_hide_beyond_with_the_last_seq() {
     let e = entity(&h, b);
     h.world_mut().entity_mut(e).insert(LastFrame {
         seq: Some(Seq(77)),
-        frame: None,
+        ..LastFrame::default()
     });
     move_to(&mut h, b, 461.0);
     h.step();

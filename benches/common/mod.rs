@@ -21,6 +21,21 @@ pub(crate) fn cluster_position(i: u32) -> Vec3 {
     Vec3::new(cx + r * angle.cos(), cy + r * angle.sin(), 10.0)
 }
 
+/// Clusters a row of [`spread_position`] holds.
+pub(crate) const SPREAD_COLUMNS: u32 = 10;
+
+/// Where player `i` stands when the map holds more clusters of 50 at the same density:
+/// cluster `i / 50` on a lattice of [`SPREAD_COLUMNS`] columns (1200 m by 1500 m apart,
+/// up to 8 rows within the world's ±6000 m), spread as in [`cluster_position`].
+pub(crate) fn spread_position(i: u32) -> Vec3 {
+    let (cluster, j) = (i / PER_CLUSTER, i % PER_CLUSTER);
+    let cx = -5400.0 + (cluster % SPREAD_COLUMNS) as f32 * 1200.0;
+    let cy = -5250.0 + (cluster / SPREAD_COLUMNS) as f32 * 1500.0;
+    let r = 100.0 * (j as f32 / PER_CLUSTER as f32).sqrt();
+    let angle = j as f32 * 2.399_963;
+    Vec3::new(cx + r * angle.cos(), cy + r * angle.sin(), 10.0)
+}
+
 /// Events waiting in every lane and roster backlog.
 fn waiting(h: &mut Harness) -> usize {
     let world = h.world_mut();

@@ -2,7 +2,8 @@
 //! PlayerWasted): DamageReports lower armor then health, frames lower it in the client's
 //! order (frame admission, [`take_frame_vitals`]), and a health of 0 commits the death in
 //! the same tick, unless a DeathReport committed it first. Runs in
-//! [`ServerSystems::Ledger`]. Decisions: docs/decisions/0010-ledger-and-shots.md.
+//! [`ServerSystems::Ledger`]. Decisions: docs/decisions/0010-ledger-and-shots.md and
+//! 0017-shot-history.md (kill credit).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -40,6 +41,28 @@ pub fn health_only(weapon: u8) -> bool {
 pub const SHOT_MEMORY: Duration = Duration::from_secs(1);
 /// ... whose ray ended this close to the victim, m.
 pub const SHOT_REACH: f32 = 3.0;
+
+/// A death names the weapon and the attacker of the last DamageReport only this long
+/// after it (connection.md §6, rule 4); an older report no longer tells how the player
+/// died. A new life forgets it at once.
+pub const KILL_CREDIT: Duration = Duration::from_secs(10);
+
+impl Ledger {
+    /// The weapon and the credited attacker of the last DamageReport of this life, if it
+    /// is within [`KILL_CREDIT`] of `now`.
+    pub fn last_report(&self, now: Duration) -> Option<(u8, Option<Entity>)> {
+        self.last_report_at
+            .is_some_and(|t| now.saturating_sub(t) <= KILL_CREDIT)
+            .then_some((self.last_weapon, self.last_attacker))
+    }
+
+    /// A new life: no report describes its death yet.
+    pub fn forget_last_report(&mut self) {
+        self.last_weapon = 0;
+        self.last_attacker = None;
+        self.last_report_at = None;
+    }
+}
 
 /// Whether the gamemode allows team damage (`dlmp.set_team_damage`).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -250,6 +273,7 @@ fn settle(
                 apply_damage(&mut ledger, report.weapon, report.amount);
                 ledger.last_weapon = report.weapon;
                 ledger.last_attacker = attacker;
+                ledger.last_report_at = Some(now);
                 events.write(LedgerEvent::Damage {
                     victim: *player,
                     attacker,
@@ -265,6 +289,7 @@ fn settle(
                     commit(
                         *player,
                         pose,
+                        now,
                         &index,
                         &mut victims,
                         &mut connections,
@@ -276,6 +301,7 @@ fn settle(
                 commit(
                     *player,
                     report.pose().or_default(),
+                    now,
                     &index,
                     &mut victims,
                     &mut connections,
@@ -291,15 +317,20 @@ fn settle(
 /// connection.md §6): after the reports of the tick and again after the gamemode's
 /// commands, so a `set_health(0)` kills in the same tick.
 fn commit_deaths(
+    time: Res<Time>,
     index: Res<PlayerIndex>,
     mut victims: Query<Victim>,
     mut connections: Query<&mut Connection>,
     mut events: MessageWriter<LedgerEvent>,
 ) {
+    let now = time.elapsed();
     let dying: Vec<(Entity, u8)> = victims
         .iter()
         .filter(|(_, _, _, life, ledger, ..)| life.alive && ledger.health <= 0.0)
-        .map(|(e, _, _, _, ledger, ..)| (e, ledger.last_weapon))
+        .map(|(e, _, _, _, ledger, ..)| {
+            let weapon = ledger.last_report(now).map_or(0, |(w, _)| w);
+            (e, weapon)
+        })
         .collect();
     for (player, weapon) in dying {
         let pose = DeathPose {
@@ -309,6 +340,7 @@ fn commit_deaths(
         commit(
             player,
             pose,
+            now,
             &index,
             &mut victims,
             &mut connections,
@@ -347,10 +379,12 @@ fn credit(
 }
 
 /// Commits a death once per life: alive = 0, PlayerWasted to the viewers (not the
-/// victim), `player_death`. A player already dead, or not spawned, is left alone.
+/// victim), `player_death` with the attacker of the last report if it is recent. A player
+/// already dead, or not spawned, is left alone.
 fn commit(
     player: Entity,
     pose: DeathPose,
+    now: Duration,
     index: &PlayerIndex,
     victims: &mut Query<Victim>,
     connections: &mut Query<&mut Connection>,
@@ -363,7 +397,7 @@ fn commit(
         return;
     }
     life.alive = false;
-    let killer = ledger.last_attacker;
+    let killer = ledger.last_report(now).and_then(|(_, attacker)| attacker);
     let wasted = PlayerWasted {
         id: me.id,
         player_token: me.token,

@@ -5,6 +5,7 @@ pub mod animation;
 pub mod bounds;
 pub mod control;
 pub mod frame;
+pub mod history;
 pub mod hud;
 pub mod ledger;
 pub mod looks;
@@ -111,6 +112,7 @@ impl Plugin for PlayerPlugin {
             ),
             control::ControlPlugin,
             animation::AnimationPlugin,
+            history::HistoryPlugin,
         ))
         .add_systems(
             FixedUpdate,

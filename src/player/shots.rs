@@ -2,24 +2,28 @@
 //! spawned, living, unfrozen, unpaused shooter holding the weapon with ammo, with a newer
 //! order, an origin within [`ORIGIN_REACH`] of its position and a ray within the weapon's
 //! range; it spends one round, is remembered for attribution ([`RecentShots`]) and goes to
-//! the shooter's viewers. A refusal is a drop, counted in [`ShotDrops`].
-//! Decisions: docs/decisions/0010-ledger-and-shots.md.
+//! the shooter's viewers. A refusal is a drop, counted in [`ShotDrops`]. Admission runs in
+//! [`ServerSystems::Validation`], the relay in [`StreamingSystems::Relay`].
+//! Decisions: docs/decisions/0010-ledger-and-shots.md, 0017-shot-history.md.
+
+use std::time::Duration;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
-use super::frame::FrameState;
+use super::frame::{FrameState, admit_frames};
+use super::history::PositionHistory;
 use super::ledger::{RecentShot, RecentShots, WeaponRanges};
-use super::{Body, Inventory, Life, Position, SpawnState, Team, Viewers};
+use super::{Body, Inventory, LastFrame, Life, Position, SpawnState, Team, Viewers};
 use crate::protocol::ClientPacket;
 use crate::protocol::connection::rewind::{RewindTarget, ShotRewind};
 use crate::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, Seq};
 use crate::serial::Serial;
-use crate::server::ServerSystems;
+use crate::server::{ServerSystems, StreamingSystems};
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 
 /// A shot's origin may be this far from the shooter's position, m.
@@ -67,20 +71,36 @@ impl ShotDrops {
     }
 }
 
-/// Admits WeaponShots.
+/// Admits WeaponShots and relays the accepted ones.
 pub struct ShotsPlugin;
 
 impl Plugin for ShotsPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ShotDrops>()
+            .add_message::<ShotAccepted>()
             .add_systems(FixedUpdate, give_order.in_set(ServerSystems::Validation))
             .add_systems(
                 FixedUpdate,
                 admit_shots
                     .after(give_order)
+                    .after(admit_frames)
                     .in_set(ServerSystems::Validation),
-            );
+            )
+            .add_systems(FixedUpdate, relay_shots.in_set(StreamingSystems::Relay));
     }
+}
+
+/// A shot admitted this tick, waiting for the relay (which goes after the reconcile, so
+/// it reaches exactly this tick's viewers). Written in arrival order, so each shooter's
+/// orders grow.
+#[derive(Message, Debug, Clone, PartialEq)]
+pub struct ShotAccepted {
+    pub shooter: Entity,
+    pub shot: WeaponShot,
+    /// The shooter's position by its last accepted frame, at the admission.
+    pub shooter_pos: Vec3,
+    /// When the shooter's last frame was accepted: the moment the target is rewound to.
+    pub frame_at: Option<Duration>,
 }
 
 fn give_order(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
@@ -89,15 +109,14 @@ fn give_order(mut commands: Commands, mut connected: MessageReader<PlayerConnect
     }
 }
 
+/// What admission reads of the shooter.
 type Shooter = (
-    &'static Player,
     &'static SpawnState,
     &'static Life,
     &'static Body,
     &'static FrameState,
     &'static Position,
-    &'static Team,
-    &'static Viewers,
+    &'static LastFrame,
 );
 
 fn length(a: Vec3, b: Vec3) -> f32 {
@@ -107,15 +126,13 @@ fn length(a: Vec3, b: Vec3) -> f32 {
 /// Whether the shot may be taken, by the shooter's state.
 fn check(
     shot: &WeaponShot,
-    (_, spawn, life, body, frame, position, ..): (
-        &Player,
+    (spawn, life, body, frame, position, _): (
         &SpawnState,
         &Life,
         &Body,
         &FrameState,
         &Position,
-        &Team,
-        &Viewers,
+        &LastFrame,
     ),
     inv: &Inventory,
     order: ShotOrder,
@@ -139,20 +156,16 @@ fn check(
     Ok(())
 }
 
-/// Takes this tick's WeaponShots in arrival order and relays the accepted ones.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "a system's parameters are its dependencies"
-)]
+/// Takes this tick's WeaponShots in arrival order, after the tick's frames; the accepted
+/// ones spend their round now and are relayed in [`StreamingSystems::Relay`].
 fn admit_shots(
     time: Res<Time>,
     ranges: Res<WeaponRanges>,
-    index: Res<PlayerIndex>,
     mut received: MessageReader<Received>,
     shooters: Query<Shooter>,
     mut own: Query<(&mut Inventory, &mut RecentShots, &mut ShotOrder)>,
-    mut connections: Query<&mut Connection>,
     mut drops: ResMut<ShotDrops>,
+    mut accepted: MessageWriter<ShotAccepted>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -181,8 +194,40 @@ fn admit_shots(
             weapon: shot.weapon,
             hit: shot.hit,
         });
-        let (me, _, _, _, _, position, team, viewers) = parts;
-        let rewind = rewind(shot, position.0, &index, &shooters);
+        let (.., position, last) = parts;
+        accepted.write(ShotAccepted {
+            shooter: *player,
+            shot: shot.clone(),
+            shooter_pos: position.0,
+            frame_at: last.at,
+        });
+    }
+}
+
+/// What the relay reads of a shooter and of a target.
+type Party = (
+    &'static Player,
+    &'static Team,
+    &'static Viewers,
+    &'static Position,
+    Option<&'static PositionHistory>,
+);
+
+/// Sends this tick's accepted shots, in admission order, unreliable, to their shooters'
+/// viewers as reconciled this tick (a viewer hidden this tick is not sent the shot; its
+/// PlayerStreamOut carries the order already), with the relation per recipient.
+fn relay_shots(
+    index: Res<PlayerIndex>,
+    mut accepted: MessageReader<ShotAccepted>,
+    parties: Query<Party>,
+    mut connections: Query<&mut Connection>,
+) {
+    for a in accepted.read() {
+        let Ok((me, team, viewers, ..)) = parties.get(a.shooter) else {
+            continue;
+        };
+        let shot = &a.shot;
+        let rewind = rewind(a, &index, &parties);
         for recipient in viewers.iter() {
             if recipient == me.id {
                 continue;
@@ -190,9 +235,9 @@ fn admit_shots(
             let Some(target) = index.get(recipient) else {
                 continue;
             };
-            let teammate = shooters
+            let teammate = parties
                 .get(target)
-                .is_ok_and(|(.., t, _)| team.is_teammate_of(t));
+                .is_ok_and(|(_, t, ..)| team.is_teammate_of(t));
             let relay = RemoteWeaponShot {
                 id: me.id,
                 player_token: me.token,
@@ -215,28 +260,29 @@ fn admit_shots(
     }
 }
 
-/// The rewind of a shot that ended on a player: the target's server position.
-fn rewind(
-    shot: &WeaponShot,
-    shooter_pos: Vec3,
-    index: &PlayerIndex,
-    shooters: &Query<Shooter>,
-) -> ShotRewind {
-    if shot.hit_kind != HitKind::Player {
+/// The rewind of a shot that ended on a player: the target's server position at the time
+/// of the shooter's last accepted frame (its [`PositionHistory`]; without one, or before
+/// the shooter's first frame, its position now), and the shooter's position.
+fn rewind(a: &ShotAccepted, index: &PlayerIndex, parties: &Query<Party>) -> ShotRewind {
+    if a.shot.hit_kind != HitKind::Player {
         return ShotRewind::NONE;
     }
-    let Some((target, _, _, _, _, pos, ..)) = index
-        .get(PlayerId(shot.hit_id))
-        .and_then(|t| shooters.get(t).ok())
+    let Some((target, _, _, now_pos, history)) = index
+        .get(PlayerId(a.shot.hit_id))
+        .and_then(|t| parties.get(t).ok())
     else {
         return ShotRewind::NONE;
     };
+    let target_pos = a
+        .frame_at
+        .and_then(|t| history.and_then(|h| h.at(t)))
+        .unwrap_or(now_pos.0);
     ShotRewind {
         rewound: true,
         target_kind: RewindTarget::Player,
         target_id: target.id.0,
         target_token: target.token.0,
-        target_pos: pos.0,
-        shooter_pos,
+        target_pos,
+        shooter_pos: a.shooter_pos,
     }
 }

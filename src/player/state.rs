@@ -2,6 +2,8 @@
 //! what the relay stamps into RemotePlayerSync, what streaming reads, what the ledger and
 //! the inventory keep. Each component has one owner feature that writes it; others read.
 
+use std::time::Duration;
+
 use bevy_ecs::prelude::*;
 use bitvec::vec::BitVec;
 
@@ -17,6 +19,8 @@ pub struct LastFrame {
     pub seq: Option<Seq>,
     /// The accepted frame, after world bounds, freeze and the movement check.
     pub frame: Option<Frame>,
+    /// The server time it was accepted at (a shot's rewind reads it).
+    pub at: Option<Duration>,
 }
 
 /// The health ledger (connection.md §6). Health and armor 0..=200; 100 and 0 at a spawn.
@@ -32,6 +36,9 @@ pub struct Ledger {
     pub last_weapon: u8,
     /// The attacker the last DamageReport was credited to.
     pub last_attacker: Option<Entity>,
+    /// When the last DamageReport was applied: a death names its weapon and attacker only
+    /// within `ledger::KILL_CREDIT` of it.
+    pub last_report_at: Option<Duration>,
 }
 
 impl Default for Ledger {
@@ -43,6 +50,7 @@ impl Default for Ledger {
             damage_seq: Seq(0),
             last_weapon: 0,
             last_attacker: None,
+            last_report_at: None,
         }
     }
 }
@@ -53,8 +61,7 @@ impl Ledger {
     pub fn start_life(&mut self) {
         self.health = 100.0;
         self.armor = 0.0;
-        self.last_weapon = 0;
-        self.last_attacker = None;
+        self.forget_last_report();
     }
 }
 

@@ -239,7 +239,7 @@ type FrameParts = (
 type FrameItem<'w> = bevy_ecs::query::QueryItem<'w, 'w, FrameParts>;
 
 /// Takes this tick's PlayerSync frames, in arrival order.
-fn admit_frames(
+pub(crate) fn admit_frames(
     time: Res<Time>,
     mut received: MessageReader<Received>,
     mut players: Query<FrameParts>,
@@ -284,6 +284,7 @@ fn admit(
         return Err(FrameDrop::Stale);
     }
     last.seq = Some(sync.seq);
+    last.at = Some(now);
     let mut f: Frame = sync.frame;
     let living = life.alive && f.alive;
     let state = &mut *state;

@@ -1,6 +1,7 @@
 //! The movement check (player.md, Admission and physics_rev): a living player's position
 //! is held to what the body could have covered since the previous frame. Pure: positions
-//! and times in, the held position out. Decisions: docs/decisions/0009-frame-admission.md.
+//! and times in, the held position out. Decisions: docs/decisions/0009-frame-admission.md,
+//! 0017-shot-history.md (hovering).
 //!
 //! - Base limits ([`Limits::BASE`]): horizontal and upward speed over the time since the
 //!   previous accepted frame, plus a small slack; falling is free. Unused allowance carries
@@ -9,6 +10,8 @@
 //!   stall rules), each grants, beyond the base limits, the distance the body could have
 //!   covered moving no faster than the fastest throw possible at each moment of the frame's
 //!   interval. Horizontal and vertical excess combine as the legs of a right triangle.
+//! - Time in the air (player.md, the gravity bullet): past it, the body may not rise, nor
+//!   hold its height without a jetpack ([`HOVER_SINK`]).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -114,10 +117,18 @@ pub struct Movement {
     /// The server's z is a guess (a ground-mode teleport waiting for its landing): the
     /// vertical difference is not held, only the horizontal one (docs/decisions/0015).
     pub z_guess: bool,
+    /// Past the time in the air: the height the body is held under and since when; it
+    /// sinks at [`HOVER_SINK`].
+    ceiling: Option<(f32, Duration)>,
 }
 
 /// The time in the air allowed to rise at the game's own gravity.
 pub const AIR_TIME: Duration = Duration::from_secs(4);
+/// Past the time in the air a body without a jetpack comes down at least this fast, m/s:
+/// gravity does not let it hold its height. A parachute's canopy sinks faster.
+pub const HOVER_SINK: f32 = 1.0;
+/// The ceiling of a body past its time in the air starts this far above its height, m.
+pub const HOVER_SLACK: f32 = 1.0;
 
 impl Default for Movement {
     fn default() -> Self {
@@ -131,6 +142,7 @@ impl Default for Movement {
             air_since: None,
             hover: false,
             z_guess: false,
+            ceiling: None,
             throws: VecDeque::new(),
             pending: VecDeque::new(),
             sent: Revision(0),
@@ -147,6 +159,7 @@ impl Movement {
         self.hover = hover;
         if on_ground {
             self.air_since = None;
+            self.ceiling = None;
         } else if self.air_since.is_none() {
             self.air_since = Some(now);
         }
@@ -157,6 +170,20 @@ impl Movement {
     pub fn air_time(&self) -> Option<Duration> {
         (self.gravity > 0.0)
             .then(|| AIR_TIME.mul_f32((DEFAULT_GRAVITY / self.gravity).clamp(1.0, 1.0e6)))
+    }
+
+    /// Past the time in the air the body may not hold its height (a hover without a
+    /// jetpack): its height is held under a ceiling that starts [`HOVER_SLACK`] above it
+    /// and sinks at [`HOVER_SINK`]. A throw that still grants lifts the hold; the next
+    /// one starts from the height then.
+    fn hold_hover(&mut self, start: Vec3, taken: Vec3, now: Duration) -> Vec3 {
+        if !self.grounded_rise(now) || self.throw_speed(now) > 0.0 {
+            self.ceiling = None;
+            return taken;
+        }
+        let (top, since) = *self.ceiling.get_or_insert((start.z + HOVER_SLACK, now));
+        let limit = top - HOVER_SINK * now.saturating_sub(since).as_secs_f32();
+        Vec3::new(taken.x, taken.y, taken.z.min(limit))
     }
 
     /// Whether the body has been in the air longer than it may rise.
@@ -304,6 +331,8 @@ impl Movement {
         self.carry_h = 0.0;
         self.carry_up = 0.0;
         self.carry_throw = 0.0;
+        self.air_since = None;
+        self.ceiling = None;
         self.pending
             .retain(|p| !matches!(p.command, PhysicsCommand::Throw { .. }));
     }
@@ -395,6 +424,7 @@ impl Movement {
             let z = if up > keep_up { keep_up } else { d.z };
             Vec3::new(start.x + d.x * sh, start.y + d.y * sh, start.z + z)
         };
+        let taken = self.hold_hover(start, taken, now);
         self.carry_h = (allowed_h - h).clamp(0.0, CARRY * l.horizontal);
         self.carry_up = (allowed_up - up).clamp(0.0, CARRY * rise);
         self.last = Some((taken, now));
@@ -529,6 +559,46 @@ mod tests {
         assert_eq!(m.air_time(), Some(Duration::from_secs(8)));
         m.gravity = 0.0;
         assert_eq!(m.air_time(), None);
+    }
+
+    /// Frames every 100 ms from `t0` to `t1` s, in the air, at `z(t)`; the last taken.
+    fn fly(m: &mut Movement, hover: bool, t0: f32, t1: f32, z: impl Fn(f32) -> f32) -> Vec3 {
+        let mut server = m.last.map(|(p, _)| p).unwrap_or(Vec3::ZERO);
+        let mut t = t0;
+        while t <= t1 + 1e-3 {
+            m.airborne(false, hover, s(t));
+            server = m.check(server, Vec3::new(0.0, 0.0, z(t)), s(t));
+            t += 0.1;
+        }
+        server
+    }
+
+    #[test]
+    fn past_the_time_in_the_air_a_body_that_holds_its_height_is_brought_down() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let p = fly(&mut m, false, 10.0, 13.9, |_| 0.0);
+        assert_eq!(p.z, 0.0, "within the time in the air");
+        let p = fly(&mut m, false, 14.0, 20.0, |_| 0.0);
+        // The ceiling started about 1 m above at 4 s and sank 1 m/s since.
+        assert!(p.z < -4.0 && p.z > -6.0, "{p:?}");
+        // Back on the ground the hold ends at once.
+        m.airborne(true, false, s(20.1));
+        let ground = Vec3::new(0.0, 0.0, p.z);
+        assert_eq!(m.check(p, ground, s(20.1)), ground);
+    }
+
+    #[test]
+    fn a_falling_body_and_a_jetpack_are_not_held() {
+        let mut m = started(Vec3::new(0.0, 0.0, 100.0), 10.0);
+        let p = fly(&mut m, false, 10.0, 20.0, |t| 100.0 - 2.0 * (t - 10.0));
+        assert!((p.z - 80.0).abs() < 1e-3, "a slow parachute: {p:?}");
+        let mut m = started(Vec3::new(0.0, 0.0, 100.0), 10.0);
+        let p = fly(&mut m, true, 10.0, 20.0, |_| 100.0);
+        assert_eq!(p.z, 100.0, "a jetpack hovers");
+        let mut m = started(Vec3::new(0.0, 0.0, 100.0), 10.0);
+        m.gravity = 0.0;
+        let p = fly(&mut m, false, 10.0, 20.0, |_| 100.0);
+        assert_eq!(p.z, 100.0, "no gravity: hovering is unlimited");
     }
 
     #[test]
