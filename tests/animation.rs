@@ -12,9 +12,9 @@ use dlmp::player::animation::{
     Speed,
 };
 use dlmp::player::frame::FrameState;
-use dlmp::player::{Body, Life, Position, RespawnGranted, SpawnState, Viewers};
+use dlmp::player::{Body, Life, Position, SpawnState, Viewers};
 use dlmp::protocol::ServerPacket;
-use dlmp::protocol::connection::chat::{ChatMessage, ChatText, Color};
+use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::roster::PlayerNametag;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerToken, Revision};
@@ -24,10 +24,10 @@ use dlmp::protocol::player::animation::{
 };
 use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::control::SetSpecialAction;
-use dlmp::protocol::player::life::DeathPose;
+use dlmp::protocol::player::life::{DeathPose, RespawnPlayer};
 use dlmp::protocol::player::sync::{Frame, Keys, RemotePlayerSync};
 use dlmp::protocol::text::FixedText;
-use dlmp::session::{Connection, Player};
+use dlmp::session::Player;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 /// Far beyond the show distance from [`SPAWN`].
@@ -46,6 +46,13 @@ fn three() -> (Harness, ClientId, ClientId, ClientId) {
         h.clear(x);
     }
     (h, a, b, c)
+}
+
+/// A living frame confirms the spawned life (SetSpecialAction goes only to a confirmed
+/// life).
+fn confirm_life(h: &mut Harness, c: ClientId) {
+    h.sync(c, 1, Frame::standing(SPAWN));
+    assert!(h.get::<SpawnState>(c).life_confirmed);
 }
 
 fn token(h: &Harness, c: ClientId) -> PlayerToken {
@@ -318,7 +325,7 @@ fn freeze_and_dont_interrupt_hold_against_movement() {
 #[test]
 fn death_ends_the_animation_and_the_special_action() {
     let (mut h, a, _, _) = three();
-    h.with::<SpawnState>(a, |s| s.life_confirmed = true);
+    confirm_life(&mut h, a);
     order(
         &mut h,
         a,
@@ -341,35 +348,73 @@ fn death_ends_the_animation_and_the_special_action() {
 
 #[test]
 fn a_respawn_grant_clears_the_animation_and_ends_an_action_of_the_previous_life() {
-    let (mut h, a, _, _) = three();
-    h.with::<SpawnState>(a, |s| s.life_confirmed = true);
+    let (mut h, a, b, _) = three();
+    confirm_life(&mut h, a);
     order(
         &mut h,
         a,
         AnimationOrder::SpecialAction(SpecialAction::Jetpack),
     );
-    order(
-        &mut h,
-        a,
-        AnimationOrder::Apply(timed(AnimationFlags::FREEZE, 0)),
-    );
+    order(&mut h, a, AnimationOrder::Apply(dance()));
+    die(&mut h, a);
     h.clear(a);
-    let player = h.entity(a);
-    h.world_mut().write_message(RespawnGranted { player });
-    h.step();
+    h.clear(b);
+    h.respawn(a);
+    assert!(h.get::<Life>(a).alive, "the real grant");
     assert!(!playing(&h, a));
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::None);
+    let got: Vec<&ServerPacket> = h
+        .received(a)
+        .iter()
+        .filter(|p| {
+            matches!(
+                p,
+                ServerPacket::RespawnPlayer(_) | ServerPacket::SetSpecialAction(_)
+            )
+        })
+        .collect();
+    assert!(
+        matches!(
+            got.as_slice(),
+            [
+                ServerPacket::RespawnPlayer(_),
+                ServerPacket::SetSpecialAction(_)
+            ]
+        ),
+        "SetSpecialAction(0) after the grant: {got:?}"
+    );
     let reset = h.packets::<SetSpecialAction>(a);
-    assert_eq!(reset.len(), 1);
     assert_eq!(
         (reset[0].action, reset[0].rev),
         (SpecialAction::None, Revision(2))
     );
     assert_eq!(h.get::<FrameState>(a).special_rev, Revision(2));
+    // The respawn neither clears nor replays on clients: the death animation ended it.
+    for x in [a, b] {
+        assert!(h.packets::<ClearAnimations>(x).is_empty());
+        assert!(h.packets::<ApplyAnimation>(x).is_empty());
+    }
     // A life without an action needs no reset.
-    h.world_mut().write_message(RespawnGranted { player });
+    h.sync(a, 2, Frame::standing(SPAWN));
+    die(&mut h, a);
+    h.clear(a);
+    h.respawn(a);
+    assert!(h.get::<Life>(a).alive);
+    assert!(h.packets::<RespawnPlayer>(a).len() == 1);
+    assert!(h.packets::<SetSpecialAction>(a).is_empty());
+}
+
+/// A death by a fall, reported by the victim, committed in the tick.
+fn die(h: &mut Harness, c: ClientId) {
+    h.report_death(
+        c,
+        DeathPose {
+            weapon: 54,
+            ..DeathPose::DEFAULT
+        },
+    );
     h.step();
-    assert_eq!(h.packets::<SetSpecialAction>(a).len(), 1);
+    assert!(!h.get::<Life>(c).alive);
 }
 
 /// Moves Carol next to the others and steps until Alice is shown to her; returns the
@@ -492,7 +537,7 @@ fn a_show_waits_until_the_lane_takes_the_whole_snapshot_with_the_replay() {
     order(&mut h, a, AnimationOrder::Apply(dance()));
     // Carol's lane takes two droppable events: not the three of the snapshot.
     h.set_auto_ack(c, false);
-    fill(&mut h, c, Delivery::Droppable, 2);
+    h.fill_lane(c, Delivery::Droppable, 2);
     h.with::<Position>(c, |p| p.0 = SPAWN);
     h.steps(3);
     assert!(!h.get::<Viewers>(a).contains(h.player_id(c)));
@@ -504,25 +549,10 @@ fn a_show_waits_until_the_lane_takes_the_whole_snapshot_with_the_replay() {
     assert_eq!(snapshot_of(&h, c, a).len(), 3);
 }
 
-/// Queues chat lines on `c`'s lane until `delivery` has exactly `leave` places left.
-fn fill(h: &mut Harness, c: ClientId, delivery: Delivery, leave: usize) {
-    let line = ChatMessage {
-        event_id: EventId(0),
-        color: Color(0xFFFFFF),
-        text: ChatText::new("filler").expect("text"),
-    };
-    h.with::<Connection>(c, |conn| {
-        while conn.room(delivery) > leave {
-            conn.send_event(line.clone(), Delivery::Normal)
-                .expect("room left");
-        }
-    });
-}
-
 #[test]
 fn a_special_action_clears_a_playing_animation_first() {
     let (mut h, a, b, c) = three();
-    h.with::<SpawnState>(a, |s| s.life_confirmed = true);
+    confirm_life(&mut h, a);
     order(&mut h, a, AnimationOrder::Apply(dance()));
     h.clear(a);
     h.clear(b);
@@ -570,7 +600,7 @@ fn a_special_action_clears_a_playing_animation_first() {
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::Dance2);
     assert_eq!(h.get::<FrameState>(a).special_rev, Revision(1));
     // Observers see it in the relay.
-    h.sync(a, 1, Frame::standing(SPAWN));
+    h.sync(a, 2, Frame::standing(SPAWN));
     let relay = h.packets::<RemotePlayerSync>(b).pop().expect("a relay");
     assert_eq!(relay.frame.special_action, SpecialAction::Dance2);
     // Without an animation, only the action goes; every one raises the revision.
@@ -591,10 +621,10 @@ fn a_special_action_clears_a_playing_animation_first() {
 #[test]
 fn a_special_action_over_an_animation_needs_room_for_both_packets() {
     let (mut h, a, _, _) = three();
-    h.with::<SpawnState>(a, |s| s.life_confirmed = true);
+    confirm_life(&mut h, a);
     order(&mut h, a, AnimationOrder::Apply(dance()));
     h.set_auto_ack(a, false);
-    fill(&mut h, a, Delivery::Normal, 1);
+    h.fill_lane(a, Delivery::Normal, 1);
     order(
         &mut h,
         a,
@@ -604,11 +634,11 @@ fn a_special_action_over_an_animation_needs_room_for_both_packets() {
     assert!(playing(&h, a));
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::None);
     assert_eq!(h.get::<FrameState>(a).special_rev, Revision(0));
-    fill(&mut h, a, Delivery::Normal, 0);
+    h.fill_lane(a, Delivery::Normal, 0);
     h.set_auto_ack(a, true);
     h.ack(a);
     h.steps(20);
-    fill(&mut h, a, Delivery::Normal, 2);
+    h.fill_lane(a, Delivery::Normal, 2);
     order(
         &mut h,
         a,
@@ -655,7 +685,7 @@ fn scripted(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
     s.resource("gm", GM);
     let mut h = s.harness();
     let (a, b) = h.connect_pair_at(SPAWN);
-    h.with::<SpawnState>(a, |s| s.life_confirmed = true);
+    confirm_life(&mut h, a);
     h.steps(2);
     h.clear(a);
     h.clear(b);
@@ -894,7 +924,7 @@ fn lua_refuses_a_special_action_when_the_queue_lacks_room_for_the_clear() {
     lua(&mut h, a, "p:apply_animation('PED','a',{loop=true})");
     h.set_auto_ack(a, false);
     // One place for the answer line: the action would need two.
-    fill(&mut h, a, Delivery::Normal, 1);
+    h.fill_lane(a, Delivery::Normal, 1);
     h.chat(a, "/lua p:set_special_action('carry')");
     h.steps(2);
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::None);

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::{Appearance, Hud, Life, RespawnGranted, Skills, SpawnState, Viewers};
+use dlmp::player::{Appearance, Hud, Life, Skills, SpawnState, Viewers};
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::appearance::{
@@ -109,10 +109,10 @@ fn only<P: TryFrom<ServerPacket>>(h: &Harness, c: ClientId) -> P {
     got.remove(0)
 }
 
+/// The real respawn flow after a death: the grant comes from RespawnRequest.
 fn respawn_grant(h: &mut Harness, c: ClientId) {
-    let player = h.entity(c);
-    h.world_mut().write_message(RespawnGranted { player });
-    h.step();
+    h.respawn(c);
+    assert!(h.get::<Life>(c).alive, "respawned");
 }
 
 fn set_health_0(h: &mut Harness, c: ClientId) {
@@ -690,12 +690,98 @@ mod lifecycle {
         );
         assert!(h.packets::<SetMoney>(b).is_empty());
         // The new look goes with the next frame, after a respawn grant cleared the head.
+        set_health_0(&mut h, a);
         respawn_grant(&mut h, a);
         h.clear(b);
         h.sync(a, 2, Frame::standing(AT));
         let relay: RemotePlayerSync = only(&h, b);
         assert!(!relay.headless);
         assert_eq!((relay.skin, relay.fight_style), (230, 5));
+    }
+}
+
+/// connection.md §3: the look and HUD packets are normal events, so a full lane refuses
+/// the gamemode's call with "queue full" and the server keeps the old value.
+mod lane {
+    use super::*;
+    use dlmp::lane::Delivery;
+    use dlmp::player::hud::{HudChange, HudCommand};
+    use dlmp::player::looks::{LookChange, LookCommand};
+
+    /// Runs `code` on a lane without room; `_G.E` keeps its error for a later read.
+    fn on_a_full_lane(h: &mut Harness, a: ClientId, code: &str) {
+        h.set_auto_ack(a, false);
+        h.fill_lane(a, Delivery::Normal, 0);
+        h.clear(a);
+        h.chat(
+            a,
+            &format!("/lua _G.E = select(2, pcall(function() {code} end))"),
+        );
+        h.steps(2);
+    }
+
+    /// Lets the client ack everything, then reads the kept error.
+    fn error_kept(h: &mut Harness, a: ClientId) -> String {
+        h.set_auto_ack(a, true);
+        h.ack(a);
+        h.steps(30);
+        h.advance(Duration::from_secs(1));
+        h.clear(a);
+        lua(h, a, "say(_G.E)");
+        told(h, a).join("|")
+    }
+
+    #[test]
+    fn a_look_setter_on_a_full_lane_fails_with_queue_full_and_keeps_the_look() {
+        let (_s, mut h, a) = alice("lane-look");
+        on_a_full_lane(&mut h, a, "p:set_skin(230, 3)");
+        assert!(h.packets::<SetSkin>(a).is_empty());
+        assert_eq!(h.get::<Appearance>(a), Appearance::default());
+        let error = error_kept(&mut h, a);
+        assert!(error.contains("set_skin: queue full"), "{error}");
+        assert!(h.packets::<SetSkin>(a).is_empty(), "nothing went later");
+    }
+
+    #[test]
+    fn a_hud_setter_on_a_full_lane_fails_with_queue_full_and_keeps_the_value() {
+        let (_s, mut h, a) = alice("lane-hud");
+        on_a_full_lane(&mut h, a, "p:set_money(500)");
+        assert!(h.packets::<SetMoney>(a).is_empty());
+        assert_eq!(h.get::<Hud>(a).money, 0);
+        let error = error_kept(&mut h, a);
+        assert!(error.contains("set_money: queue full"), "{error}");
+    }
+
+    #[test]
+    fn a_rust_command_on_a_full_lane_is_refused_and_stores_nothing() {
+        let (_s, mut h, a) = alice("lane-rust");
+        h.set_auto_ack(a, false);
+        h.fill_lane(a, Delivery::Normal, 0);
+        let player = h.entity(a);
+        h.world_mut().write_message(LookCommand {
+            player,
+            change: LookChange::Headless(true),
+        });
+        h.world_mut().write_message(HudCommand {
+            player,
+            change: HudChange::DrunkLevel(50),
+        });
+        h.step();
+        assert!(!h.get::<Appearance>(a).headless);
+        assert_eq!(h.get::<Hud>(a).drunk_level, 0);
+        h.set_auto_ack(a, true);
+        h.ack(a);
+        h.steps(30);
+        assert!(h.packets::<SetHeadless>(a).is_empty());
+        assert!(h.packets::<SetDrunkLevel>(a).is_empty());
+        // With room, the same commands go and store.
+        h.world_mut().write_message(LookCommand {
+            player,
+            change: LookChange::Headless(true),
+        });
+        h.step();
+        assert!(h.get::<Appearance>(a).headless);
+        assert_eq!(h.packets::<SetHeadless>(a).len(), 1);
     }
 }
 

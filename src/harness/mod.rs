@@ -322,6 +322,27 @@ impl Harness {
         self.send(client, ack);
     }
 
+    /// Queues chat lines on the client's reliable lane until `delivery` has exactly
+    /// `leave` places left, without stepping; with auto-ack off the lane stays that full
+    /// (connection.md §3: the refusals of a full queue).
+    pub fn fill_lane(&mut self, client: ClientId, delivery: crate::lane::Delivery, leave: usize) {
+        let line = crate::protocol::connection::chat::ChatMessage {
+            event_id: EventId(0),
+            color: crate::protocol::connection::chat::Color(0xFF_FF_FF),
+            text: ChatText::new("filler").unwrap_or_default(),
+        };
+        self.with::<crate::session::Connection>(client, |conn| {
+            while conn.room(delivery) > leave {
+                if conn
+                    .send_event(line.clone(), crate::lane::Delivery::Normal)
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+    }
+
     /// Turns the automatic ClientAck after each tick on or off (on by default).
     pub fn set_auto_ack(&mut self, client: ClientId, on: bool) {
         self.clients[client.0].auto_ack = on;
@@ -445,6 +466,15 @@ impl Harness {
             session_token: self.token(client),
         };
         self.send(client, packet);
+    }
+
+    /// The real respawn of a dead player: waits out the default least time dead
+    /// ([`crate::player::respawn::DEFAULT_RESPAWN_DELAY`]), sends RespawnRequest and runs
+    /// one tick, in which the server grants it.
+    pub fn respawn(&mut self, client: ClientId) {
+        self.advance(crate::player::respawn::DEFAULT_RESPAWN_DELAY);
+        self.request_respawn(client);
+        self.step();
     }
 
     /// Sends a DamageReport without an attacker (connection.md §6) as a client event,

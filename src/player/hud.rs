@@ -9,7 +9,9 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::warn;
 
-use super::{RespawnGranted, SpawnSystems, command_owner};
+use super::{RespawnGranted, SpawnSystems, reset_owner};
+use crate::lane::Delivery;
+use crate::protocol::ServerPacket;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::hud::{
     MAX_MONEY, MAX_STAT, MAX_WANTED, SetDrunkLevel, SetMoney, SetPlayerStats, SetWanted,
@@ -78,7 +80,8 @@ pub enum HudChange {
     },
 }
 
-/// Why a [`HudCommand`] was refused (the Lua API checks the same rules first).
+/// Why a [`HudCommand`] was refused by its form (the Lua API checks the same rules first;
+/// a full lane, "queue full", is the other refusal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HudRefusal {
     MoneyOutOfRange(i32),
@@ -121,6 +124,9 @@ impl Plugin for HudPlugin {
     }
 }
 
+/// Applies each command: the packet is a normal event (connection.md §3), so on a full
+/// lane the command is refused and the stored value stays, as the Lua call already said
+/// "queue full".
 fn apply_hud(
     mut commands: MessageReader<HudCommand>,
     mut players: Query<(&mut Hud, &mut Connection)>,
@@ -133,40 +139,43 @@ fn apply_hud(
         let Ok((mut hud, mut conn)) = players.get_mut(player) else {
             continue;
         };
+        let mut new = *hud;
         let event_id = EventId(0);
-        match change {
+        let packet: ServerPacket = match change {
             HudChange::SetMoney(amount) => {
-                hud.money = amount;
-                command_owner(&mut conn, SetMoney { event_id, amount });
+                new.money = amount;
+                SetMoney { event_id, amount }.into()
             }
             HudChange::GiveMoney(delta) => {
-                hud.money = money_after(hud.money, delta);
-                let amount = hud.money;
-                command_owner(&mut conn, SetMoney { event_id, amount });
+                new.money = money_after(hud.money, delta);
+                let amount = new.money;
+                SetMoney { event_id, amount }.into()
             }
             HudChange::Wanted(level) => {
-                hud.wanted = level;
-                command_owner(&mut conn, SetWanted { event_id, level });
+                new.wanted = level;
+                SetWanted { event_id, level }.into()
             }
             HudChange::DrunkLevel(level) => {
-                hud.drunk_level = level;
-                command_owner(&mut conn, SetDrunkLevel { event_id, level });
+                new.drunk_level = level;
+                SetDrunkLevel { event_id, level }.into()
             }
             HudChange::Stats {
                 stamina,
                 lung_capacity,
             } => {
-                hud.stamina = stamina;
-                hud.lung_capacity = lung_capacity;
-                command_owner(
-                    &mut conn,
-                    SetPlayerStats {
-                        event_id,
-                        stamina,
-                        lung_capacity,
-                    },
-                );
+                new.stamina = stamina;
+                new.lung_capacity = lung_capacity;
+                SetPlayerStats {
+                    event_id,
+                    stamina,
+                    lung_capacity,
+                }
+                .into()
             }
+        };
+        match conn.send_event(packet, Delivery::Normal) {
+            Ok(_) => *hud = new,
+            Err(e) => warn!(?player, ?change, "HUD command refused: {e}"),
         }
     }
 }
@@ -183,7 +192,7 @@ fn sober_on_respawn(
         };
         if hud.drunk_level != 0 {
             hud.drunk_level = 0;
-            command_owner(
+            reset_owner(
                 &mut conn,
                 SetDrunkLevel {
                     event_id: EventId(0),

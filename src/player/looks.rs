@@ -2,9 +2,10 @@
 //! PlayerSkills): the gamemode's commands, the stored [`Appearance`] and [`Skills`] the
 //! relay and the show carry, and what a spawn and a respawn grant do to them.
 //!
-//! - Every command sends its packet to the owner on the reliable lane (critical: stored
-//!   state must not diverge from the client for a busy lane) and stores the value; the
-//!   relay stamps the appearance into the next RemotePlayerSync of every viewer.
+//! - Every command sends its packet to the owner as a normal event on the reliable lane
+//!   (connection.md §3) and stores the value only if the lane took it ("queue full"
+//!   otherwise); the relay stamps the appearance into the next RemotePlayerSync of every
+//!   viewer.
 //! - A skill change goes as a PlayerSkills snapshot to the subject and its viewers once
 //!   per tick, after the shown sets are reconciled.
 //! - Until the connect spawn is confirmed, the look is the spawn info's (SpawnPlayer
@@ -17,8 +18,9 @@ use bevy_ecs::prelude::*;
 use tracing::{debug, warn};
 
 use super::skins::SkinCatalog;
-use super::{Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, command_owner};
+use super::{Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, reset_owner};
 use crate::lane::Delivery;
+use crate::protocol::ServerPacket;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::appearance::{
     FightingStyle, MAX_SKILL, PlayerSkills, SetFightingStyle, SetHeadless, SetSkin,
@@ -54,7 +56,8 @@ pub enum LookChange {
     Skill { slot: usize, value: u16 },
 }
 
-/// Why a [`LookCommand`] was refused (the Lua API checks the same rules first).
+/// Why a [`LookCommand`] was refused by its form (the Lua API checks the same rules first;
+/// a full lane, "queue full", is the other refusal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LookRefusal {
     NotInCatalog(u32),
@@ -114,6 +117,10 @@ type Looked = (
     Option<&'static mut SpawnState>,
 );
 
+/// Applies each command. Its packet is a normal event (connection.md §3): on a full lane
+/// the command is refused and the stored look stays, as the Lua call already said "queue
+/// full". A skill change takes a place too, for the PlayerSkills that [`send_skills`]
+/// queues later in the tick.
 fn apply_looks(mut commands: MessageReader<LookCommand>, mut players: Query<Looked>) {
     for &LookCommand { player, change } in commands.read() {
         if let Err(refusal) = change.check() {
@@ -123,8 +130,12 @@ fn apply_looks(mut commands: MessageReader<LookCommand>, mut players: Query<Look
         let Ok((mut look, mut skills, mut conn, spawn)) = players.get_mut(player) else {
             continue;
         };
+        if conn.room(Delivery::Normal) == 0 {
+            warn!(?player, ?change, "look command refused: queue full");
+            continue;
+        }
         let event_id = EventId(0);
-        match change {
+        let packet: ServerPacket = match change {
             LookChange::Skin { model, variant } => {
                 look.skin = model;
                 look.variant = variant;
@@ -132,32 +143,34 @@ fn apply_looks(mut commands: MessageReader<LookCommand>, mut players: Query<Look
                     info.skin = model;
                     info.variant = variant;
                 }
-                command_owner(
-                    &mut conn,
-                    SetSkin {
-                        event_id,
-                        model,
-                        variant,
-                    },
-                );
+                SetSkin {
+                    event_id,
+                    model,
+                    variant,
+                }
+                .into()
             }
             LookChange::WalkingStyle(style) => {
                 look.walk_style = style.0;
-                command_owner(&mut conn, SetWalkingStyle { event_id, style });
+                SetWalkingStyle { event_id, style }.into()
             }
             LookChange::FightingStyle(style) => {
                 look.fight_style = style.to_repr();
-                command_owner(&mut conn, SetFightingStyle { event_id, style });
+                SetFightingStyle { event_id, style }.into()
             }
             LookChange::Headless(headless) => {
                 look.headless = headless;
-                command_owner(&mut conn, SetHeadless { event_id, headless });
+                SetHeadless { event_id, headless }.into()
             }
             LookChange::Skill { slot, value } => {
                 if let Some(s) = skills.0.get_mut(slot) {
                     *s = value;
                 }
+                continue;
             }
+        };
+        if let Err(e) = conn.send_event(packet, Delivery::Normal) {
+            warn!(?player, "look packet not queued: {e}");
         }
     }
 }
@@ -187,7 +200,7 @@ fn clear_headless_on_respawn(
             continue;
         };
         look.headless = false;
-        command_owner(
+        reset_owner(
             &mut conn,
             SetHeadless {
                 event_id: EventId(0),
@@ -216,8 +229,10 @@ fn send_skills(
             event_id: EventId(0),
             skills: skills.0,
         };
-        if let Ok(mut conn) = connections.get_mut(entity) {
-            command_owner(&mut conn, packet.clone());
+        if let Ok(mut conn) = connections.get_mut(entity)
+            && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
+        {
+            warn!(?entity, "PlayerSkills to its subject: {e}");
         }
         for recipient in viewers.iter().filter_map(|id| index.get(id)) {
             if recipient == entity {

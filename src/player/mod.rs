@@ -71,15 +71,13 @@ impl Scope {
     }
 }
 
-/// Queues a gamemode command to the owner's own player on the reliable lane. Critical:
-/// the server's stored value already changed, so a busy lane must not leave the client
-/// behind it.
-pub(crate) fn command_owner(
-    conn: &mut Connection,
-    packet: impl Into<crate::protocol::ServerPacket>,
-) {
+/// Queues what a new respawn grant resets on the owner's own player (SetSpecialAction(0),
+/// SetHeadless(0), SetDrunkLevel(0)). Critical: the reset has no caller to refuse, and a
+/// reset dropped for a busy lane would let the previous life's value hold on the client
+/// (player.md: "sends ... after it"; ADR 0013, ADR 0014).
+pub(crate) fn reset_owner(conn: &mut Connection, packet: impl Into<crate::protocol::ServerPacket>) {
     if let Err(e) = conn.send_event(packet, Delivery::Critical) {
-        tracing::debug!(?e, "gamemode command not queued");
+        tracing::debug!(?e, "respawn reset not queued");
     }
 }
 

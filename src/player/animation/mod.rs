@@ -23,7 +23,7 @@ pub use self::current::{
 };
 use super::frame::{FrameAccepted, FrameState};
 use super::ledger::LedgerEvent;
-use super::{Body, Life, RespawnGranted, SpawnState, SpawnSystems, Viewers};
+use super::{Body, Life, RespawnGranted, SpawnState, SpawnSystems, Viewers, reset_owner};
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::EventId;
@@ -274,14 +274,14 @@ fn reset_on_respawn(
         if std::mem::take(&mut life.sent) {
             let rev = state.special_rev.next();
             state.special_rev = rev;
-            let packet = SetSpecialAction {
-                event_id: EventId(0),
-                action: SpecialAction::None,
-                rev,
-            };
-            if let Err(e) = conn.send_event(packet, Delivery::Critical) {
-                debug!(?player, "SetSpecialAction(0) after a respawn: {e}");
-            }
+            reset_owner(
+                &mut conn,
+                SetSpecialAction {
+                    event_id: EventId(0),
+                    action: SpecialAction::None,
+                    rev,
+                },
+            );
         }
     }
 }

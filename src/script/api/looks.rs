@@ -6,6 +6,7 @@
 
 use mlua::{Error, Lua, Result, UserDataMethods, Value};
 
+use super::movement::take_room;
 use super::player::LuaPlayer;
 use super::{args, queue_message};
 use crate::player::hud::{HudChange, HudCommand, money_after};
@@ -121,7 +122,9 @@ fn style_name(style: FightingStyle) -> &'static str {
         .map_or("grab_kick", |(n, _)| n)
 }
 
-/// Shows a set in the view at once and queues its message; fails if the player has left.
+/// Takes the place of the set's packet on the lane ("queue full" otherwise: a normal
+/// event, connection.md §3), shows the set in the view at once and queues its message;
+/// fails if the player has left.
 fn set<M: bevy_ecs::message::Message>(
     lua: &Lua,
     this: &LuaPlayer,
@@ -130,6 +133,7 @@ fn set<M: bevy_ecs::message::Message>(
     message: M,
 ) -> Result<()> {
     this.with_mut(lua, method, |view| {
+        take_room(view, method)?;
         show(view);
         Ok(())
     })?;

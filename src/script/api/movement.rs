@@ -33,7 +33,7 @@ fn refuse(method: &str, why: &str) -> Error {
 }
 
 /// Takes one place in the lane's normal room, or "queue full".
-fn take_room(view: &mut PlayerView, method: &str) -> Result<()> {
+pub(super) fn take_room(view: &mut PlayerView, method: &str) -> Result<()> {
     if view.lane_room == 0 {
         return Err(refuse(method, "queue full (the reliable lane is full)"));
     }
