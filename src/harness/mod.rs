@@ -30,10 +30,10 @@ use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 
 use crate::config::Config;
+use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
 use crate::net::{Datagram, Inbound, NetStats};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
-use crate::lane::Delivery;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
 use crate::protocol::connection::damage::DamageReport;
 use crate::protocol::connection::handshake::{
