@@ -759,6 +759,22 @@ mod shots {
     }
 
     #[test]
+    fn a_frozen_shooter_is_not_in_control() {
+        use dlmp::player::frame::FrameState;
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 5);
+        h.clear(b);
+        h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+        fire_at(&mut h, a, 1, 31, ahead(10.0));
+        assert_eq!(h.world().resource::<ShotDrops>().not_in_control, 1);
+        assert_eq!(h.get::<Inventory>(a).ammo[31], 5, "no round spent");
+        assert!(h.packets::<RemoteWeaponShot>(b).is_empty());
+        h.with::<FrameState>(a, |s| s.frozen = None);
+        fire_at(&mut h, a, 2, 31, ahead(10.0));
+        assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
+    }
+
+    #[test]
     fn a_set_weapon_range_bounds_the_ray() {
         use dlmp::player::ledger::WeaponRanges;
         let (mut h, a, _) = two();

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::lane::Delivery;
 use dlmp::player::respawn::{RespawnDrops, RespawnPoint, SpawnPoint};
 use dlmp::player::spawn::SpawnRequestDrops;
 use dlmp::player::{
@@ -16,6 +17,7 @@ use dlmp::player::{
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::handshake::ServerDisconnect;
+use dlmp::protocol::connection::roster::PlayerLeave;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::Seq;
 use dlmp::protocol::player::life::{
@@ -790,4 +792,55 @@ fn freeroam_kill_and_respawn_at_the_next_spawn_point() {
     h.steps(2);
     assert_eq!(told(&mut h, a), ["Usage: /kill"]);
     assert_eq!(host(&h).errors(), 0);
+}
+
+/// The packets of `subject`'s life edges `c` applied: "wasted" and "spawned".
+fn edges(h: &Harness, c: ClientId, subject: ClientId) -> Vec<&'static str> {
+    let id = h.player_id(subject);
+    h.received(c)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::PlayerWasted(p) if p.id == id => Some("wasted"),
+            ServerPacket::PlayerSpawned(p) if p.id == id => Some("spawned"),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn player_wasted_and_player_spawned_are_normal_events_refused_on_a_full_lane() {
+    let (mut h, a, b) = two();
+    let bob = h.player_id(b);
+    // 512 events wait on Bob's lane: a normal event is refused, a critical one would
+    // overflow the lane and end Bob's session (connection.md §3).
+    h.set_auto_ack(b, false);
+    h.fill_lane(b, Delivery::Normal, 0);
+    die(&mut h, a);
+    h.set_auto_ack(b, true);
+    h.steps(12);
+    assert!(
+        !h.packets::<PlayerLeave>(a).iter().any(|l| l.id == bob),
+        "Bob's session goes on"
+    );
+    assert!(h.packets::<ServerDisconnect>(b).is_empty());
+    assert!(edges(&h, b, a).is_empty(), "the death was refused");
+
+    h.set_auto_ack(b, false);
+    h.advance(DELAY);
+    h.fill_lane(b, Delivery::Normal, 0);
+    h.request_respawn(a);
+    h.step();
+    assert!(h.get::<Life>(a).alive, "the grant went out");
+    h.set_auto_ack(b, true);
+    h.steps(12);
+    assert!(!h.packets::<PlayerLeave>(a).iter().any(|l| l.id == bob));
+    assert!(edges(&h, b, a).is_empty(), "the respawn was refused");
+
+    // With room, both edges reach Bob.
+    h.sync(a, 10, Frame::standing(SPAWN));
+    h.step();
+    die(&mut h, a);
+    respawn(&mut h, a);
+    h.steps(2);
+    assert_eq!(edges(&h, b, a), ["wasted", "spawned"]);
 }

@@ -30,10 +30,11 @@ use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 
 use crate::config::Config;
+use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
 use crate::net::{Datagram, Inbound, NetStats};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
-use crate::protocol::connection::chat::{ChatText, ClientChat};
+use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
 use crate::protocol::connection::damage::DamageReport;
 use crate::protocol::connection::handshake::{
     ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
@@ -48,7 +49,7 @@ use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
 use crate::serial::Serial;
 use crate::server::{Transport, build_app};
-use crate::session::PlayerIndex;
+use crate::session::{Connection, PlayerIndex};
 
 pub use scripts::TempScripts;
 
@@ -346,6 +347,23 @@ impl Harness {
     /// Turns the automatic ClientAck after each tick on or off (on by default).
     pub fn set_auto_ack(&mut self, client: ClientId, on: bool) {
         self.clients[client.0].auto_ack = on;
+    }
+
+    /// Queues chat lines on the client's lane, without stepping, until `delivery` has
+    /// exactly `leave` places left (connection.md §3: 512 wait at most, 32 of them kept
+    /// from droppable events).
+    pub fn fill_lane(&mut self, client: ClientId, delivery: Delivery, leave: usize) {
+        let line = ChatMessage {
+            event_id: EventId(0),
+            color: Color(0x00FF_FFFF),
+            text: ChatText::new("filler").expect("short"),
+        };
+        self.with::<Connection>(client, |conn| {
+            while conn.room(delivery) > leave {
+                conn.send_event(line.clone(), Delivery::Normal)
+                    .expect("room for a normal event");
+            }
+        });
     }
 
     pub fn addr(&self, client: ClientId) -> SocketAddr {

@@ -380,7 +380,10 @@ fn credit(
 
 /// Commits a death once per life: alive = 0, PlayerWasted to the viewers (not the
 /// victim), `player_death` with the attacker of the last report if it is recent. A player
-/// already dead, or not spawned, is left alone.
+/// already dead, or not spawned, is left alone. PlayerWasted is a normal event
+/// (connection.md §3: its page does not say critical): a viewer whose lane holds 512
+/// events is refused it rather than overflowed, and learns the death from the relay's
+/// `alive` (player.md, "alive serves late joiners and recovery").
 fn commit(
     player: Entity,
     pose: DeathPose,
@@ -414,7 +417,7 @@ fn commit(
             continue;
         };
         if let Ok(mut conn) = connections.get_mut(target)
-            && let Err(e) = conn.send_event(wasted.clone(), Delivery::Critical)
+            && let Err(e) = conn.send_event(wasted.clone(), Delivery::Normal)
         {
             debug!(?target, ?e, "PlayerWasted not queued");
         }

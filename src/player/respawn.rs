@@ -266,6 +266,8 @@ type Respawning = (
 
 /// Decides this tick's requests; a grant sends RespawnPlayer to the player and
 /// PlayerSpawned to its viewers, starts the new life and writes [`RespawnGranted`].
+/// PlayerSpawned is a normal event (connection.md §3: its page does not say critical): a
+/// viewer whose lane holds 512 events is refused it rather than overflowed.
 #[allow(
     clippy::too_many_arguments,
     reason = "a system's parameters are its dependencies"
@@ -342,7 +344,7 @@ fn grant_respawns(
                 continue;
             };
             if let Ok(mut conn) = connections.get_mut(target)
-                && let Err(e) = conn.send_event(spawned.clone(), Delivery::Critical)
+                && let Err(e) = conn.send_event(spawned.clone(), Delivery::Normal)
             {
                 debug!(?target, ?e, "PlayerSpawned not queued");
             }

@@ -85,6 +85,8 @@ struct Pending {
 /// An applied throw and what it may still grant.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Throw {
+    /// Its command's revision: echoed once the client's echo reaches it.
+    rev: Revision,
     speed: f32,
     start: Duration,
     end: Duration,
@@ -313,6 +315,7 @@ impl Movement {
                     self.throws.pop_front();
                 }
                 self.throws.push_back(Throw {
+                    rev: p.rev,
                     speed,
                     start: p.sent,
                     end: upper + THROW_TAIL,
@@ -324,8 +327,11 @@ impl Movement {
     }
 
     /// A teleport, a respawn or entering a vehicle: the check starts again at `pos`, and
-    /// throws not echoed yet are discarded.
+    /// throws not echoed yet are discarded (player.md, physics_rev), both those still
+    /// pending and those counted applied by the ack or stall rule without an echo.
     pub fn restart(&mut self, pos: Vec3, now: Duration) {
+        let echo = self.echo;
+        self.throws.retain(|t| !t.rev.is_newer_than(echo));
         self.last = Some((pos, now));
         self.fresh = true;
         self.carry_h = 0.0;
@@ -614,6 +620,32 @@ mod tests {
         m.lane_acked(EventId(9), s(10.2));
         m.expire(s(12.2));
         assert_eq!(m.pending(), 0, "applied 2 s after the ack");
+    }
+
+    #[test]
+    fn a_restart_discards_throws_counted_applied_without_an_echo_and_keeps_echoed_ones() {
+        // Two throws at 50 m/s: the first echoed, the second applied by the stall rule.
+        let mut m = started(Vec3::ZERO, 10.0);
+        let first = m
+            .send(PhysicsCommand::Throw { speed: 50.0 }, s(10.0))
+            .expect("room");
+        m.echo(first, s(10.1));
+        let mut unechoed = m.clone();
+        let second = unechoed
+            .send(PhysicsCommand::Throw { speed: 50.0 }, s(10.2))
+            .expect("room");
+        unechoed.sent_as(second, EventId(3));
+        unechoed.lane_acked(EventId(3), s(10.3));
+        unechoed.expire(s(12.4));
+        assert_eq!(unechoed.pending(), 0, "counted applied");
+        // A teleport at 12.4 s: 20 m away 0.2 s later needs a throw.
+        let far = Vec3::new(20.0, 0.0, 0.0);
+        unechoed.restart(Vec3::ZERO, s(12.4));
+        let p = unechoed.check(Vec3::ZERO, far, s(12.6));
+        assert!(p.x < 20.0, "the unechoed throw is gone: {p:?}");
+        // Without the second throw, the echoed first one still grants after the restart.
+        m.restart(Vec3::ZERO, s(12.4));
+        assert_eq!(m.check(Vec3::ZERO, far, s(12.6)), far);
     }
 
     #[test]
