@@ -761,3 +761,150 @@ fn spectate_lost_fires_on_the_targets_scope_change_and_disconnect() {
     assert_eq!(said, ["lost a player who left"]);
     assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
 }
+
+/// Dies by a fall, waits out the respawn delay and asks for the respawn: the real grant.
+fn die_and_respawn(h: &mut Harness, c: ClientId) {
+    let seq = h.get::<dlmp::player::Ledger>(c).damage_seq.0 + 1;
+    h.report_damage(c, seq, 54, 150.0);
+    h.step();
+    assert!(!h.get::<Life>(c).alive, "dead");
+    h.advance(Duration::from_secs(3));
+    h.request_respawn(c);
+    h.step();
+    assert!(h.get::<Life>(c).alive, "respawned");
+}
+
+#[test]
+fn spectate_after_moving_the_scope_in_the_same_call_sees_the_new_scope() {
+    let (_s, mut h) = scripted("control-spectate-scope-order");
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    request_spawn(&mut h, a);
+    request_spawn(&mut h, b);
+    lua(&mut h, b, "p:set_virtual_world(5)");
+    assert_eq!(
+        lua(
+            &mut h,
+            a,
+            "p:set_virtual_world(5) p:spectate(others[2]) return p:camera()"
+        ),
+        "ok spectate"
+    );
+    assert!(
+        matches!(h.get::<Control>(a).camera, CameraSetting::Spectate { .. }),
+        "the server applies the scope before the camera, as the script saw it"
+    );
+    assert_eq!(log(&mut h, a), ["frozen 1", "camera Spectate"]);
+}
+
+#[test]
+fn the_targets_teleport_into_another_interior_ends_spectating() {
+    let (_s, mut h) = scripted("control-spectate-target-teleport");
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    request_spawn(&mut h, a);
+    request_spawn(&mut h, b);
+    lua(&mut h, a, "p:spectate(others[2])");
+    h.clear(a);
+    lua(&mut h, b, "p:teleport(1, 2, 3, { interior = 5 })");
+    h.step();
+    let said: Vec<String> = h
+        .packets::<ChatMessage>(a)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect();
+    assert_eq!(said, ["lost bob"]);
+    assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
+}
+
+#[test]
+fn the_spectators_own_scope_change_ends_spectating() {
+    let (_s, mut h) = scripted("control-spectate-own-scope");
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    request_spawn(&mut h, a);
+    request_spawn(&mut h, b);
+    lua(&mut h, a, "p:spectate(others[2])");
+    h.clear(a);
+    lua(&mut h, a, "p:set_virtual_world(3)");
+    h.clear(a);
+    h.step();
+    let said: Vec<String> = h
+        .packets::<ChatMessage>(a)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect();
+    assert_eq!(said, ["lost bob"]);
+    assert_eq!(h.get::<Control>(a).camera, CameraSetting::Own);
+    assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
+}
+
+#[test]
+fn the_targets_real_death_and_respawn_do_not_end_spectating() {
+    let (mut h, a, b) = two(HERE);
+    h.sync(b, 1, Frame::standing(HERE));
+    let s = spectating(&h, b);
+    camera(&mut h, a, s);
+    log(&mut h, a);
+    die_and_respawn(&mut h, b);
+    h.steps(3);
+    assert!(log(&mut h, a).is_empty());
+    assert!(matches!(
+        h.get::<Control>(a).camera,
+        CameraSetting::Spectate { .. }
+    ));
+}
+
+#[test]
+fn a_real_respawn_grant_clears_the_freeze_and_the_camera_after_respawn_player() {
+    let (mut h, a) = alone();
+    h.sync(a, 1, Frame::standing(HERE));
+    freeze(&mut h, a, true);
+    camera(&mut h, a, fixed(FAR, 0));
+    log(&mut h, a);
+    die_and_respawn(&mut h, a);
+    let order: Vec<&'static str> = h
+        .received(a)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::RespawnPlayer(_) => Some("respawn"),
+            ServerPacket::SetFrozen(p) if !p.frozen => Some("frozen 0"),
+            ServerPacket::SetCamera(p) if p.mode == CameraMode::Own => Some("camera Own"),
+            ServerPacket::SetFrozen(_) | ServerPacket::SetCamera(_) => Some("other"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["respawn", "camera Own", "frozen 0"]);
+    assert_eq!(h.get::<FrameState>(a).frozen, None);
+    assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
+}
+
+#[test]
+fn a_teleport_moves_the_freeze_anchor() {
+    let (mut h, a) = alone();
+    h.sync(a, 1, Frame::standing(HERE));
+    freeze(&mut h, a, true);
+    let there = Vec3::new(HERE.x + 1000.0, HERE.y, HERE.z);
+    let player = h.entity(a);
+    h.world_mut()
+        .write_message(dlmp::player::teleport::Teleport {
+            player,
+            pos: there,
+            heading: None,
+            interior: None,
+            ground: false,
+        });
+    h.step();
+    assert_eq!(h.get::<FrameState>(a).frozen, Some(there));
+    // Held 8 m from the new point, not from the old one.
+    h.sync(
+        a,
+        2,
+        Frame::standing(Vec3::new(there.x + 20.0, there.y, there.z)),
+    );
+    let at = h.get::<dlmp::player::Position>(a).0;
+    assert!((at.x - (there.x + 8.0)).abs() < 1e-3, "{at:?}");
+}

@@ -22,6 +22,7 @@ use tracing::debug;
 
 use self::camera::{CameraSetting, Transition};
 use super::frame::FrameState;
+use super::teleport::MoveSystems;
 use super::{
     Body, LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
     StreamCenter,
@@ -114,7 +115,10 @@ impl Plugin for ControlPlugin {
                 (tell_at_spawn, clear_at_respawn, apply_commands)
                     .chain()
                     .in_set(GameplaySystems::Apply)
-                    .after(SpawnSystems::Grant),
+                    .after(SpawnSystems::Grant)
+                    // A spectate target is checked in the scope the player's and the
+                    // target's moves of the same tick left (ADR 0016).
+                    .after(MoveSystems::Apply),
             )
             .add_systems(
                 FixedUpdate,
