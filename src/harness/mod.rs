@@ -447,6 +447,21 @@ impl Harness {
         self.send(client, packet);
     }
 
+    /// The real death and respawn flow: a lethal fall (DamageReport, weapon 54) committed
+    /// by the ledger, the default respawn delay, then RespawnRequest and one tick, in
+    /// which the server grants the respawn.
+    #[track_caller]
+    pub fn die_and_respawn(&mut self, client: ClientId) {
+        let seq = self.get::<crate::player::Ledger>(client).damage_seq.0 + 1;
+        self.report_damage(client, seq, 54, 200.0);
+        self.step();
+        assert!(!self.get::<Life>(client).alive, "the fall kills");
+        self.advance(crate::player::respawn::DEFAULT_RESPAWN_DELAY);
+        self.request_respawn(client);
+        self.step();
+        assert!(self.get::<Life>(client).alive, "the respawn is granted");
+    }
+
     /// Sends a DamageReport without an attacker (connection.md §6) as a client event,
     /// without stepping.
     pub fn report_damage(&mut self, victim: ClientId, damage_seq: u32, weapon: u8, amount: f32) {
