@@ -21,14 +21,13 @@ use bevy_time::Time;
 use tracing::debug;
 
 use self::camera::{CameraSetting, Transition};
+use super::command_owner;
 use super::frame::FrameState;
 use super::teleport::MoveSystems;
 use super::{
     Body, LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
     StreamCenter,
 };
-use crate::lane::Delivery;
-use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, PlayerToken, Seq};
 use crate::protocol::player::control::{SetFrozen, SetOnFire};
@@ -135,18 +134,6 @@ fn give_control(mut commands: Commands, mut connected: MessageReader<PlayerConne
     }
 }
 
-/// Queues one of the feature's packets, critical like every gamemode command; the event
-/// id, if the lane took it.
-fn send(conn: &mut Connection, packet: impl Into<ServerPacket>) -> Option<EventId> {
-    match conn.send_event(packet, Delivery::Critical) {
-        Ok(id) => Some(id),
-        Err(e) => {
-            debug!(?e, "control packet not queued");
-            None
-        }
-    }
-}
-
 /// What the feature changes on its player.
 type Owned = (
     &'static mut Control,
@@ -185,7 +172,7 @@ impl<'a> Owner<'a> {
     /// where it is now.
     fn take_control(&mut self) {
         if self.control.control_taken() && !self.control.told {
-            send(
+            command_owner(
                 &mut self.conn,
                 SetFrozen {
                     event_id: EventId(0),
@@ -200,7 +187,7 @@ impl<'a> Owner<'a> {
     /// SetFrozen(0) if control is no longer taken and the owner was told it was.
     fn return_control(&mut self) {
         if !self.control.control_taken() && self.control.told {
-            send(
+            command_owner(
                 &mut self.conn,
                 SetFrozen {
                     event_id: EventId(0),
@@ -215,7 +202,7 @@ impl<'a> Owner<'a> {
     /// SetCamera with the current setting; a fixed camera with a transition starts the
     /// center's transition from where the center is now.
     fn show_camera(&mut self, target: Option<Vec3>) {
-        let event = send(&mut self.conn, self.control.camera.packet());
+        let event = command_owner(&mut self.conn, self.control.camera.packet());
         let from = stream_center(&Position(self.body), &self.center);
         self.control.transition = match (self.control.camera, event) {
             (
@@ -309,7 +296,7 @@ fn clear_at_respawn(
         }
         owner.return_control();
         if std::mem::take(&mut owner.control.fire_sent) {
-            send(
+            command_owner(
                 &mut owner.conn,
                 SetOnFire {
                     event_id: EventId(0),
@@ -389,7 +376,7 @@ fn apply_commands(
                 match fire_refusal(life, confirmed, on_fire) {
                     Some(refusal) => Err(refusal),
                     None => {
-                        send(
+                        command_owner(
                             &mut owner.conn,
                             SetOnFire {
                                 event_id: EventId(0),
