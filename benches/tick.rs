@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use dlmp::harness::{ClientId, Harness};
 use dlmp::protocol::geometry::Vec3;
-use dlmp::session::PlayerIndex;
 use dlmp::protocol::ids::Seq;
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, PlayerSync};
+use dlmp::session::PlayerIndex;
 
 const PLAYERS: u32 = common::CLUSTERS * common::PER_CLUSTER;
 

@@ -9,7 +9,7 @@ use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::control::camera::CameraSetting;
 use dlmp::player::control::{Control, ControlCommand};
 use dlmp::player::frame::FrameState;
-use dlmp::player::{Life, RespawnGranted, Scope, StreamCenter, Viewers};
+use dlmp::player::{Life, Scope, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::geometry::Vec3;
@@ -368,25 +368,6 @@ fn a_spectate_target_is_shown_at_any_distance_and_centers_the_stream() {
 }
 
 #[test]
-fn the_targets_death_and_respawn_do_not_end_spectating() {
-    let (mut h, a, b) = two(HERE);
-    let s = spectating(&h, b);
-    camera(&mut h, a, s);
-    log(&mut h, a);
-    h.with::<Life>(b, |l| l.alive = false);
-    h.steps(3);
-    let player = h.entity(b);
-    h.world_mut().write_message(RespawnGranted { player });
-    h.with::<Life>(b, |l| l.alive = true);
-    h.steps(3);
-    assert!(log(&mut h, a).is_empty());
-    assert!(matches!(
-        h.get::<Control>(a).camera,
-        CameraSetting::Spectate { .. }
-    ));
-}
-
-#[test]
 fn the_targets_scope_change_ends_spectating() {
     let (mut h, a, b) = two(HERE);
     let s = spectating(&h, b);
@@ -414,19 +395,33 @@ fn the_targets_disconnect_ends_spectating() {
 #[test]
 fn death_keeps_the_freeze_and_the_camera_and_a_respawn_grant_clears_both() {
     let (mut h, a) = alone();
+    h.sync(a, 1, Frame::standing(HERE));
     freeze(&mut h, a, true);
     camera(&mut h, a, fixed(FAR, 0));
     log(&mut h, a);
-    h.with::<Life>(a, |l| l.alive = false);
+    let seq = h.get::<dlmp::player::Ledger>(a).damage_seq.0 + 1;
+    h.report_damage(a, seq, 54, 200.0);
     h.steps(3);
+    assert!(!h.get::<Life>(a).alive);
     assert!(log(&mut h, a).is_empty());
     assert!(h.get::<Control>(a).control_taken());
     assert!(h.get::<FrameState>(a).frozen.is_some());
 
-    let player = h.entity(a);
-    h.world_mut().write_message(RespawnGranted { player });
+    h.advance(Duration::from_secs(3));
+    h.request_respawn(a);
     h.step();
-    assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
+    let order: Vec<&'static str> = h
+        .received(a)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::RespawnPlayer(_) => Some("respawn"),
+            ServerPacket::SetFrozen(p) if !p.frozen => Some("frozen 0"),
+            ServerPacket::SetCamera(p) if p.mode == CameraMode::Own => Some("camera Own"),
+            ServerPacket::SetFrozen(_) | ServerPacket::SetCamera(_) => Some("other"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["respawn", "camera Own", "frozen 0"]);
     let control = h.get::<Control>(a);
     assert!(!control.frozen && control.camera == CameraSetting::Own);
     assert_eq!(h.get::<FrameState>(a).frozen, None);
@@ -436,9 +431,10 @@ fn death_keeps_the_freeze_and_the_camera_and_a_respawn_grant_clears_both() {
 #[test]
 fn a_respawn_grant_of_a_free_player_sends_nothing() {
     let (mut h, a) = alone();
-    let player = h.entity(a);
-    h.world_mut().write_message(RespawnGranted { player });
-    h.step();
+    h.sync(a, 1, Frame::standing(HERE));
+    log(&mut h, a);
+    h.die_and_respawn(a);
+    h.steps(2);
     assert!(log(&mut h, a).is_empty());
 }
 
@@ -477,7 +473,10 @@ fn set_on_fire_goes_only_to_a_living_spawned_player_with_a_confirmed_life() {
     assert_eq!(log(&mut h, a), ["fire 1"]);
     assert!(h.packets::<SetOnFire>(a).is_empty());
 
-    h.with::<Life>(a, |l| l.alive = false);
+    let seq = h.get::<dlmp::player::Ledger>(a).damage_seq.0 + 1;
+    h.report_damage(a, seq, 54, 200.0);
+    h.step();
+    assert!(!h.get::<Life>(a).alive);
     apply(
         &mut h,
         ControlCommand::Fire {
@@ -487,13 +486,24 @@ fn set_on_fire_goes_only_to_a_living_spawned_player_with_a_confirmed_life() {
     );
     assert!(log(&mut h, a).is_empty(), "a dead player is sent nothing");
 
-    // A new respawn grant puts out the previous life's fire, once.
-    h.world_mut().write_message(RespawnGranted { player });
+    // A new respawn grant puts out the previous life's fire, after RespawnPlayer, once.
+    h.advance(Duration::from_secs(3));
+    h.request_respawn(a);
     h.step();
-    assert_eq!(log(&mut h, a), ["fire 0"]);
-    h.world_mut().write_message(RespawnGranted { player });
-    h.step();
-    assert!(log(&mut h, a).is_empty());
+    let order: Vec<&'static str> = h
+        .received(a)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::RespawnPlayer(_) => Some("respawn"),
+            ServerPacket::SetOnFire(p) if !p.on_fire => Some("fire 0"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["respawn", "fire 0"]);
+    log(&mut h, a);
+    h.sync(a, 2, Frame::standing(HERE));
+    h.die_and_respawn(a);
+    assert!(log(&mut h, a).is_empty(), "no fire command in that life");
 
     let (mut h, c) = {
         let mut h = Harness::new();
@@ -760,4 +770,115 @@ fn spectate_lost_fires_on_the_targets_scope_change_and_disconnect() {
         .collect();
     assert_eq!(said, ["lost a player who left"]);
     assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
+}
+
+#[test]
+fn spectate_after_moving_the_scope_in_the_same_call_sees_the_new_scope() {
+    let (_s, mut h) = scripted("control-spectate-scope-order");
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    request_spawn(&mut h, a);
+    request_spawn(&mut h, b);
+    lua(&mut h, b, "p:set_virtual_world(5)");
+    assert_eq!(
+        lua(
+            &mut h,
+            a,
+            "p:set_virtual_world(5) p:spectate(others[2]) return p:camera()"
+        ),
+        "ok spectate"
+    );
+    assert!(
+        matches!(h.get::<Control>(a).camera, CameraSetting::Spectate { .. }),
+        "the server applies the scope before the camera, as the script saw it"
+    );
+    assert_eq!(log(&mut h, a), ["frozen 1", "camera Spectate"]);
+}
+
+#[test]
+fn the_targets_teleport_into_another_interior_ends_spectating() {
+    let (_s, mut h) = scripted("control-spectate-target-teleport");
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    request_spawn(&mut h, a);
+    request_spawn(&mut h, b);
+    lua(&mut h, a, "p:spectate(others[2])");
+    h.clear(a);
+    lua(&mut h, b, "p:teleport(1, 2, 3, { interior = 5 })");
+    h.step();
+    let said: Vec<String> = h
+        .packets::<ChatMessage>(a)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect();
+    assert_eq!(said, ["lost bob"]);
+    assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
+}
+
+#[test]
+fn the_spectators_own_scope_change_ends_spectating() {
+    let (_s, mut h) = scripted("control-spectate-own-scope");
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    request_spawn(&mut h, a);
+    request_spawn(&mut h, b);
+    lua(&mut h, a, "p:spectate(others[2])");
+    h.clear(a);
+    lua(&mut h, a, "p:set_virtual_world(3)");
+    h.clear(a);
+    h.step();
+    let said: Vec<String> = h
+        .packets::<ChatMessage>(a)
+        .iter()
+        .map(|m| m.text.as_str().to_owned())
+        .collect();
+    assert_eq!(said, ["lost bob"]);
+    assert_eq!(h.get::<Control>(a).camera, CameraSetting::Own);
+    assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
+}
+
+#[test]
+fn the_targets_real_death_and_respawn_do_not_end_spectating() {
+    let (mut h, a, b) = two(HERE);
+    h.sync(b, 1, Frame::standing(HERE));
+    let s = spectating(&h, b);
+    camera(&mut h, a, s);
+    log(&mut h, a);
+    h.die_and_respawn(b);
+    h.steps(3);
+    assert!(log(&mut h, a).is_empty());
+    assert!(matches!(
+        h.get::<Control>(a).camera,
+        CameraSetting::Spectate { .. }
+    ));
+}
+
+#[test]
+fn a_teleport_moves_the_freeze_anchor() {
+    let (mut h, a) = alone();
+    h.sync(a, 1, Frame::standing(HERE));
+    freeze(&mut h, a, true);
+    let there = Vec3::new(HERE.x + 1000.0, HERE.y, HERE.z);
+    let player = h.entity(a);
+    h.world_mut()
+        .write_message(dlmp::player::teleport::Teleport {
+            player,
+            pos: there,
+            heading: None,
+            interior: None,
+            ground: false,
+        });
+    h.step();
+    assert_eq!(h.get::<FrameState>(a).frozen, Some(there));
+    // Held 8 m from the new point, not from the old one.
+    h.sync(
+        a,
+        2,
+        Frame::standing(Vec3::new(there.x + 20.0, there.y, there.z)),
+    );
+    let at = h.get::<dlmp::player::Position>(a).0;
+    assert!((at.x - (there.x + 8.0)).abs() < 1e-3, "{at:?}");
 }

@@ -13,7 +13,7 @@ use dlmp::player::frame::{Bounds, FrameState};
 use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
 use dlmp::player::scope::SetScope;
 use dlmp::player::teleport::Teleport;
-use dlmp::player::{Body, DeathEpoch, Position, RespawnGranted, Scope, SpawnState, Viewers};
+use dlmp::player::{Body, DeathEpoch, Position, Scope, SpawnState, Viewers};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::roster::PlayerNametag;
@@ -260,11 +260,12 @@ fn world_bounds_are_sent_and_clamp_frames_until_cleared() {
     h.sync(a, 3, Frame::standing(outside));
     assert_eq!(h.get::<Position>(a).0.x, 101.0, "on the edge");
 
-    // A death and a respawn grant keep them.
-    write(&mut h, |h| RespawnGranted {
-        player: h.entity(a),
-    });
+    // A death and a respawn keep them.
+    h.die_and_respawn(a);
     assert_eq!(h.get::<FrameState>(a).bounds, Some(bounds));
+    h.sync(a, 4, Frame::standing(Vec3::new(100.5, 200.0, 10.0)));
+    h.sync(a, 5, Frame::standing(outside));
+    assert_eq!(h.get::<Position>(a).0.x, 101.0, "held in the new life");
 
     write(&mut h, |h| SetBounds {
         player: h.entity(a),
@@ -278,7 +279,7 @@ fn world_bounds_are_sent_and_clamp_frames_until_cleared() {
         (off.enabled, off.min_x, off.min_y, off.max_x, off.max_y),
         (false, 0.0, 0.0, 0.0, 0.0)
     );
-    h.sync(a, 4, Frame::standing(outside));
+    h.sync(a, 6, Frame::standing(outside));
     assert_eq!(h.get::<Position>(a).0, outside);
 }
 
@@ -374,6 +375,8 @@ fn at_most_32_physics_commands_await_their_echo() {
 #[test]
 fn a_respawn_grant_discards_throws_awaiting_their_echo_but_not_gravity() {
     let (mut h, a, _) = pair();
+    // No ClientAck: nothing counts as applied before the respawn (15 s stall limit).
+    h.set_auto_ack(a, false);
     let t = throw(&h, a, Vec3::new(0.0, 0.0, 1.5));
     h.world_mut().write_message(t);
     write(&mut h, |h| SetBodyGravity {
@@ -381,9 +384,7 @@ fn a_respawn_grant_discards_throws_awaiting_their_echo_but_not_gravity() {
         gravity: 0.004,
     });
     assert_eq!(h.get::<FrameState>(a).movement.pending(), 2);
-    write(&mut h, |h| RespawnGranted {
-        player: h.entity(a),
-    });
+    h.die_and_respawn(a);
     let m = h.get::<FrameState>(a).movement;
     assert_eq!(m.pending(), 1, "the gravity stays");
     assert_eq!(m.gravity_set(), 0.004);
@@ -418,10 +419,11 @@ fn gravity_is_sent_stored_and_reaches_the_relay_on_its_echo() {
     assert_eq!(h.get::<Body>(a).gravity, -0.002);
     let relays = h.packets::<RemotePlayerSync>(b);
     assert_eq!(relays.last().expect("a relay").gravity, -0.002);
-    write(&mut h, |h| RespawnGranted {
-        player: h.entity(a),
-    });
+    h.die_and_respawn(a);
     assert_eq!(h.get::<Body>(a).gravity, -0.002, "survives the respawn");
+    h.sync(a, 3, Frame::standing(ORIGIN));
+    let relays = h.packets::<RemotePlayerSync>(b);
+    assert_eq!(relays.last().expect("a relay").gravity, -0.002);
 }
 
 #[test]

@@ -323,27 +323,6 @@ impl Harness {
         self.send(client, ack);
     }
 
-    /// Queues chat lines on the client's reliable lane until `delivery` has exactly
-    /// `leave` places left, without stepping; with auto-ack off the lane stays that full
-    /// (connection.md §3: the refusals of a full queue).
-    pub fn fill_lane(&mut self, client: ClientId, delivery: crate::lane::Delivery, leave: usize) {
-        let line = crate::protocol::connection::chat::ChatMessage {
-            event_id: EventId(0),
-            color: crate::protocol::connection::chat::Color(0xFF_FF_FF),
-            text: ChatText::new("filler").unwrap_or_default(),
-        };
-        self.with::<crate::session::Connection>(client, |conn| {
-            while conn.room(delivery) > leave {
-                if conn
-                    .send_event(line.clone(), crate::lane::Delivery::Normal)
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        });
-    }
-
     /// Turns the automatic ClientAck after each tick on or off (on by default).
     pub fn set_auto_ack(&mut self, client: ClientId, on: bool) {
         self.clients[client.0].auto_ack = on;
@@ -493,6 +472,19 @@ impl Harness {
         self.advance(crate::player::respawn::DEFAULT_RESPAWN_DELAY);
         self.request_respawn(client);
         self.step();
+    }
+
+    /// The real death and respawn flow: a lethal fall (DamageReport, weapon 54) committed
+    /// by the ledger, the default respawn delay, then RespawnRequest and one tick, in
+    /// which the server grants the respawn.
+    #[track_caller]
+    pub fn die_and_respawn(&mut self, client: ClientId) {
+        let seq = self.get::<crate::player::Ledger>(client).damage_seq.0 + 1;
+        self.report_damage(client, seq, 54, 200.0);
+        self.step();
+        assert!(!self.get::<Life>(client).alive, "the fall kills");
+        self.respawn(client);
+        assert!(self.get::<Life>(client).alive, "the respawn is granted");
     }
 
     /// Sends a DamageReport without an attacker (connection.md §6) as a client event,

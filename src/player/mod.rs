@@ -81,6 +81,19 @@ pub(crate) fn reset_owner(conn: &mut Connection, packet: impl Into<crate::protoc
     }
 }
 
+/// Queues a gamemode command to the owner's own player on the reliable lane. Critical:
+/// the server's stored value already changed, so a busy lane must not leave the client
+/// behind it.
+/// The event id, if the lane took it.
+pub(crate) fn command_owner(
+    conn: &mut Connection,
+    packet: impl Into<crate::protocol::ServerPacket>,
+) -> Option<EventId> {
+    conn.send_event(packet, Delivery::Critical)
+        .map_err(|e| tracing::debug!(?e, "gamemode command not queued"))
+        .ok()
+}
+
 /// The life state: spawned once the connect spawn is granted, alive until a death.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Life {

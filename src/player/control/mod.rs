@@ -21,13 +21,13 @@ use bevy_time::Time;
 use tracing::debug;
 
 use self::camera::{CameraSetting, Transition};
+use super::command_owner;
 use super::frame::FrameState;
+use super::teleport::MoveSystems;
 use super::{
     Body, LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
     StreamCenter,
 };
-use crate::lane::Delivery;
-use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, PlayerToken, Seq};
 use crate::protocol::player::control::{SetFrozen, SetOnFire};
@@ -114,7 +114,10 @@ impl Plugin for ControlPlugin {
                 (tell_at_spawn, clear_at_respawn, apply_commands)
                     .chain()
                     .in_set(GameplaySystems::Apply)
-                    .after(SpawnSystems::Grant),
+                    .after(SpawnSystems::Grant)
+                    // A spectate target is checked in the scope the player's and the
+                    // target's moves of the same tick left (ADR 0016).
+                    .after(MoveSystems::Apply),
             )
             .add_systems(
                 FixedUpdate,
@@ -128,18 +131,6 @@ impl Plugin for ControlPlugin {
 fn give_control(mut commands: Commands, mut connected: MessageReader<PlayerConnected>) {
     for c in connected.read() {
         commands.entity(c.player).insert(Control::default());
-    }
-}
-
-/// Queues one of the feature's packets, critical like every gamemode command; the event
-/// id, if the lane took it.
-fn send(conn: &mut Connection, packet: impl Into<ServerPacket>) -> Option<EventId> {
-    match conn.send_event(packet, Delivery::Critical) {
-        Ok(id) => Some(id),
-        Err(e) => {
-            debug!(?e, "control packet not queued");
-            None
-        }
     }
 }
 
@@ -181,7 +172,7 @@ impl<'a> Owner<'a> {
     /// where it is now.
     fn take_control(&mut self) {
         if self.control.control_taken() && !self.control.told {
-            send(
+            command_owner(
                 &mut self.conn,
                 SetFrozen {
                     event_id: EventId(0),
@@ -196,7 +187,7 @@ impl<'a> Owner<'a> {
     /// SetFrozen(0) if control is no longer taken and the owner was told it was.
     fn return_control(&mut self) {
         if !self.control.control_taken() && self.control.told {
-            send(
+            command_owner(
                 &mut self.conn,
                 SetFrozen {
                     event_id: EventId(0),
@@ -211,7 +202,7 @@ impl<'a> Owner<'a> {
     /// SetCamera with the current setting; a fixed camera with a transition starts the
     /// center's transition from where the center is now.
     fn show_camera(&mut self, target: Option<Vec3>) {
-        let event = send(&mut self.conn, self.control.camera.packet());
+        let event = command_owner(&mut self.conn, self.control.camera.packet());
         let from = stream_center(&Position(self.body), &self.center);
         self.control.transition = match (self.control.camera, event) {
             (
@@ -305,7 +296,7 @@ fn clear_at_respawn(
         }
         owner.return_control();
         if std::mem::take(&mut owner.control.fire_sent) {
-            send(
+            command_owner(
                 &mut owner.conn,
                 SetOnFire {
                     event_id: EventId(0),
@@ -385,7 +376,7 @@ fn apply_commands(
                 match fire_refusal(life, confirmed, on_fire) {
                     Some(refusal) => Err(refusal),
                     None => {
-                        send(
+                        command_owner(
                             &mut owner.conn,
                             SetOnFire {
                                 event_id: EventId(0),
