@@ -660,7 +660,7 @@ fn lua_set_on_fire_refuses_what_the_spec_refuses() {
     h.step();
     assert_eq!(
         lua(&mut h, a, "p:set_on_fire(true)"),
-        "error set_on_fire: the player is not spawned"
+        "error set_on_fire: the player has not spawned"
     );
     h.request_spawn(a);
     h.step();

@@ -266,6 +266,12 @@ fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
                 function() dlmp.spawn_player(p, 0, 0, 0, 0, 1, 1, 300) end,
                 function() dlmp.send_chat("x", 0x1000000) end,
                 function() dlmp.spawn_player("alice", 0, 0, 0, 0) end,
+                function() dlmp.set_timer(10, function() end, 1) end,
+                function() dlmp.set_team_damage("yes") end,
+                function() p:kick({}) end,
+                function() p:teleport(0, 0, 3, "north") end,
+                function() p:set_headless(1) end,
+                function() p:apply_animation("PED", "WALK", { loop = "yes" }) end,
             }
             for _, f in ipairs(calls) do
                 local ok, err = pcall(f)
@@ -284,6 +290,12 @@ fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
         "spawn_player: interior 300 is outside 0..=255",
         "send_chat: color 16777216 is outside 0..=16777215",
         "spawn_player: player must be a Player, got \"alice\"",
+        "set_timer: repeating must be a boolean, got 1",
+        "set_team_damage: on must be a boolean, got \"yes\"",
+        "kick: reason must be a string, got table",
+        "teleport: opts must be a table, got \"north\"",
+        "set_headless: on must be a boolean, got 1",
+        "apply_animation: loop must be a boolean, got \"yes\"",
     ];
     assert_eq!(got.len(), expect.len(), "{got:?}");
     for (g, e) in got.iter().zip(expect) {
@@ -316,9 +328,72 @@ fn a_handle_to_a_player_who_left_raises_a_clear_error() {
     let got = h.chat_lines(b);
     assert_eq!(got[0], "alice left (quit), exists=false");
     assert!(
-        got[1].contains("player:name: the player has left the server"),
+        got[1].contains("name: the player has left the server"),
         "{got:?}"
     );
+}
+
+#[test]
+fn a_leaving_player_answers_reads_in_player_disconnect_but_its_setters_raise() {
+    let s = TempScripts::new("leaving-setters");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_disconnect", function(p)
+            local answers = { p:name(), tostring(p:id()) }
+            for _, f in ipairs({
+                function() p:set_health(50) end,
+                function() p:set_skin(7) end,
+                function() p:set_frozen(true) end,
+                function() p:set_virtual_world(3) end,
+                function() dlmp.spawn_player(p, 0, 0, 3, 0) end,
+            }) do
+                local ok, err = pcall(f)
+                answers[#answers + 1] = ok and "ok" or tostring(err):match("^[^\n]*")
+            end
+            for _, line in ipairs(answers) do dlmp.send_chat(line) end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    let id = h.player_id(a).0;
+    h.disconnect(a);
+    h.steps(2);
+    assert_eq!(
+        h.chat_lines(b),
+        [
+            "alice".to_owned(),
+            id.to_string(),
+            "runtime error: set_health: the player has left the server".to_owned(),
+            "runtime error: set_skin: the player has left the server".to_owned(),
+            "runtime error: set_frozen: the player has left the server".to_owned(),
+            "runtime error: set_virtual_world: the player has left the server".to_owned(),
+            "runtime error: spawn_player: the player has left the server".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn set_team_shows_in_team_at_once_and_a_new_player_has_none() {
+    let s = TempScripts::new("team");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_connect", function(p)
+            local before = p:team()
+            p:set_team(4)
+            dlmp.send_chat(before .. " " .. p:team(), nil, { p })
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(h.chat_lines(a), ["0 4"]);
+    h.step();
+    assert_eq!(h.get::<dlmp::player::Team>(a).group, 4);
 }
 
 #[test]
