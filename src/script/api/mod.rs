@@ -9,6 +9,8 @@ mod looks;
 pub(crate) mod movement;
 pub mod player;
 mod respawn;
+#[cfg(test)]
+mod tests;
 pub mod timer;
 
 use std::time::Duration;
