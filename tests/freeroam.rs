@@ -96,24 +96,53 @@ fn others_see_who_joins_and_leaves() {
 }
 
 #[test]
-fn help_lists_the_commands() {
+fn help_lists_every_command_the_gamemode_defines_in_order() {
+    let main = std::fs::read_to_string("scripts/freeroam/main.lua").expect("freeroam's main");
+    let defined: Vec<&str> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("command(\""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    assert!(defined.len() >= 7, "{defined:?}");
     let mut h = freeroam();
     let a = h.connect("alice");
     h.step();
     let got = say(&mut h, a, "/help");
     assert_eq!(got[0], "Commands:");
-    for usage in [
-        "/help",
-        "/tp x y z",
-        "/v model",
-        "/w weapon [ammo]",
-        "/skin id [variant]",
-        "/kill",
-        "/anim",
-    ] {
-        assert!(got.iter().any(|t| t.starts_with(usage)), "{usage}: {got:?}");
+    assert_eq!(got.len(), defined.len() + 1, "{got:?}");
+    for (line, name) in got[1..].iter().zip(&defined) {
+        assert!(line.starts_with(&format!("/{name}")), "{name}: {got:?}");
+        assert!(line.contains(" - "), "{line}: usage - help");
     }
-    assert!(!got.iter().any(|t| t == "Unknown command"), "{got:?}");
+    for name in &defined {
+        h.advance(std::time::Duration::from_secs(1));
+        let answer = say(&mut h, a, &format!("/{name}"));
+        assert!(!answer.contains(&"Unknown command".to_owned()), "{name}");
+    }
+    assert_eq!(h.script_host().errors(), 0);
+}
+
+#[test]
+fn kill_tells_a_player_not_spawned_yet_instead_of_calling_it_dead() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(say(&mut h, a, "/kill"), ["You have not spawned yet."]);
+    request_spawn(&mut h, a);
+    h.sync(
+        a,
+        1,
+        dlmp::protocol::player::sync::Frame::standing(Vec3::new(2495.33, -1687.82, 13.52)),
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(
+        say(&mut h, a, "/kill")
+            .iter()
+            .any(|l| l.starts_with("You died."))
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(say(&mut h, a, "/kill"), ["You are already dead."]);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
