@@ -294,7 +294,7 @@ fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
         "set_team_damage: on must be a boolean, got \"yes\"",
         "kick: reason must be a string, got table",
         "teleport: opts must be a table, got \"north\"",
-        "set_headless: on must be a boolean, got 1",
+        "set_headless: headless must be a boolean, got 1",
         "apply_animation: loop must be a boolean, got \"yes\"",
     ];
     assert_eq!(got.len(), expect.len(), "{got:?}");

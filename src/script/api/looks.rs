@@ -216,7 +216,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
 
     methods.add_method("set_headless", |lua, this, on: Value| {
         const F: &str = "set_headless";
-        let on = args::boolean(F, "on", &on)?;
+        let on = args::boolean(F, "headless", &on)?;
         set(
             lua,
             this,
