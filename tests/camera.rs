@@ -11,11 +11,9 @@ use dlmp::player::control::{Control, ControlCommand};
 use dlmp::player::frame::FrameState;
 use dlmp::player::{Life, Scope, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
-use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::PlayerToken;
 use dlmp::protocol::player::control::{CameraMode, SetCamera, SetFrozen, SetOnFire};
-use dlmp::protocol::player::life::RequestSpawn;
 use dlmp::protocol::player::streaming::PlayerStreamOut;
 use dlmp::protocol::player::sync::Frame;
 use dlmp::session::Player;
@@ -555,21 +553,9 @@ fn lua(h: &mut Harness, c: ClientId, code: &str) -> String {
     h.clear(c);
     h.chat(c, &format!("/lua {code}"));
     h.step();
-    let said: Vec<String> = h
-        .packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
+    let said = h.chat_lines(c);
     assert_eq!(said.len(), 1, "{said:?}");
     said[0].clone()
-}
-
-fn request_spawn(h: &mut Harness, c: ClientId) {
-    let request = RequestSpawn {
-        session_token: h.token(c),
-    };
-    h.send(c, request);
-    h.step();
 }
 
 #[test]
@@ -578,8 +564,10 @@ fn lua_reads_and_sets_the_freeze_and_the_camera() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    request_spawn(&mut h, a);
-    request_spawn(&mut h, b);
+    h.request_spawn(a);
+    h.step();
+    h.request_spawn(b);
+    h.step();
     assert_eq!(lua(&mut h, a, "return p:is_frozen()"), "ok false");
     assert_eq!(lua(&mut h, a, "return p:camera()"), "ok own");
     assert_eq!(
@@ -625,7 +613,8 @@ fn lua_refuses_bad_cameras_with_clear_errors() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
+    h.step();
     let cases = [
         (
             "p:set_camera_fixed(1, 2, 3, 1, 2, 3)",
@@ -663,7 +652,8 @@ fn lua_refuses_bad_cameras_with_clear_errors() {
     for (code, said) in cases {
         assert_eq!(lua(&mut h, a, code), said, "{code}");
     }
-    request_spawn(&mut h, b);
+    h.request_spawn(b);
+    h.step();
     h.with::<Scope>(b, |s| s.virtual_world = 2);
     h.step();
     assert_eq!(
@@ -680,9 +670,10 @@ fn lua_set_on_fire_refuses_what_the_spec_refuses() {
     h.step();
     assert_eq!(
         lua(&mut h, a, "p:set_on_fire(true)"),
-        "error set_on_fire: the player is not spawned"
+        "error set_on_fire: the player has not spawned"
     );
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
+    h.step();
     assert_eq!(
         lua(&mut h, a, "p:set_on_fire(true)"),
         "error set_on_fire: the player's new life is not confirmed yet (no living frame since its spawn)"
@@ -717,7 +708,8 @@ fn set_before_the_first_spawn_the_freeze_and_camera_go_out_at_the_spawn() {
     h.steps(3);
     assert!(log(&mut h, a).is_empty(), "nothing before the spawn");
     assert_eq!(h.get::<FrameState>(a).frozen, None);
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
+    h.step();
     let order: Vec<&'static str> = h
         .received(a)
         .iter()
@@ -742,17 +734,15 @@ fn spectate_lost_fires_on_the_targets_scope_change_and_disconnect() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    request_spawn(&mut h, a);
-    request_spawn(&mut h, b);
+    h.request_spawn(a);
+    h.step();
+    h.request_spawn(b);
+    h.step();
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
     h.with::<Scope>(b, |s| s.virtual_world = 9);
     h.steps(2);
-    let said: Vec<String> = h
-        .packets::<ChatMessage>(a)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
+    let said = h.chat_lines(a);
     assert_eq!(said, ["lost bob"]);
     assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
     assert_eq!(lua(&mut h, a, "return p:camera()"), "ok own");
@@ -763,11 +753,7 @@ fn spectate_lost_fires_on_the_targets_scope_change_and_disconnect() {
     h.clear(a);
     h.disconnect(b);
     h.steps(3);
-    let said: Vec<String> = h
-        .packets::<ChatMessage>(a)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
+    let said = h.chat_lines(a);
     assert_eq!(said, ["lost a player who left"]);
     assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
 }
@@ -778,8 +764,10 @@ fn spectate_after_moving_the_scope_in_the_same_call_sees_the_new_scope() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    request_spawn(&mut h, a);
-    request_spawn(&mut h, b);
+    h.request_spawn(a);
+    h.step();
+    h.request_spawn(b);
+    h.step();
     lua(&mut h, b, "p:set_virtual_world(5)");
     assert_eq!(
         lua(
@@ -802,17 +790,15 @@ fn the_targets_teleport_into_another_interior_ends_spectating() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    request_spawn(&mut h, a);
-    request_spawn(&mut h, b);
+    h.request_spawn(a);
+    h.step();
+    h.request_spawn(b);
+    h.step();
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
     lua(&mut h, b, "p:teleport(1, 2, 3, { interior = 5 })");
     h.step();
-    let said: Vec<String> = h
-        .packets::<ChatMessage>(a)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
+    let said = h.chat_lines(a);
     assert_eq!(said, ["lost bob"]);
     assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
 }
@@ -823,18 +809,16 @@ fn the_spectators_own_scope_change_ends_spectating() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    request_spawn(&mut h, a);
-    request_spawn(&mut h, b);
+    h.request_spawn(a);
+    h.step();
+    h.request_spawn(b);
+    h.step();
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
     lua(&mut h, a, "p:set_virtual_world(3)");
     h.clear(a);
     h.step();
-    let said: Vec<String> = h
-        .packets::<ChatMessage>(a)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
+    let said = h.chat_lines(a);
     assert_eq!(said, ["lost bob"]);
     assert_eq!(h.get::<Control>(a).camera, CameraSetting::Own);
     assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());

@@ -8,13 +8,6 @@ use dlmp::harness::Harness;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::session::Connection;
 
-fn texts(h: &Harness, c: dlmp::harness::ClientId) -> Vec<String> {
-    h.packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect()
-}
-
 /// A command that answers its caller with its arguments.
 fn echo(In(call): In<CommandCall>, mut connections: Query<&mut Connection>) {
     if let Ok(mut conn) = connections.get_mut(call.player) {
@@ -35,8 +28,8 @@ fn a_chat_line_goes_to_everyone_as_name_colon_text() {
     let b = h.connect("bob");
     h.chat(a, "hello there");
     h.step();
-    assert_eq!(texts(&h, a), ["alice: hello there"]);
-    assert_eq!(texts(&h, b), ["alice: hello there"]);
+    assert_eq!(h.chat_lines(a), ["alice: hello there"]);
+    assert_eq!(h.chat_lines(b), ["alice: hello there"]);
     assert_eq!(h.packets::<ChatMessage>(b)[0].color, dlmp::chat::CHAT_COLOR);
 }
 
@@ -47,7 +40,7 @@ fn a_long_line_is_cut_to_144_bytes_on_a_character_boundary() {
     let text = "é".repeat(72); // 144 bytes
     h.chat(a, &text);
     h.step();
-    let got = &texts(&h, a)[0];
+    let got = &h.chat_lines(a)[0];
     assert!(got.len() <= 144 && got.starts_with("alice: é"));
 }
 
@@ -58,8 +51,8 @@ fn a_command_goes_to_its_handler_and_nobody_sees_it() {
     let b = h.connect("bob");
     h.chat(a, "/ECHO  one two ");
     h.steps(2);
-    assert_eq!(texts(&h, a), ["echo: one two"]);
-    assert!(texts(&h, b).is_empty());
+    assert_eq!(h.chat_lines(a), ["echo: one two"]);
+    assert!(h.chat_lines(b).is_empty());
 }
 
 #[test]
@@ -69,8 +62,8 @@ fn an_unhandled_command_answers_unknown_command() {
     let b = h.connect("bob");
     h.chat(a, "/fly");
     h.step();
-    assert_eq!(texts(&h, a), ["Unknown command"]);
-    assert!(texts(&h, b).is_empty());
+    assert_eq!(h.chat_lines(a), ["Unknown command"]);
+    assert!(h.chat_lines(b).is_empty());
 }
 
 #[test]
@@ -82,14 +75,15 @@ fn past_five_lines_at_once_a_line_is_dropped_and_the_player_told_once() {
         h.chat(a, &format!("line {n}"));
     }
     h.steps(2);
-    let seen = texts(&h, b);
+    let seen = h.chat_lines(b);
     assert_eq!(
         seen,
         (0..5)
             .map(|n| format!("alice: line {n}"))
             .collect::<Vec<_>>()
     );
-    let told: Vec<_> = texts(&h, a)
+    let told: Vec<_> = h
+        .chat_lines(a)
         .into_iter()
         .filter(|t| !t.starts_with("alice:"))
         .collect();
@@ -99,7 +93,7 @@ fn past_five_lines_at_once_a_line_is_dropped_and_the_player_told_once() {
     h.chat(a, "again");
     h.step();
     assert_eq!(
-        texts(&h, b).last().map(String::as_str),
+        h.chat_lines(b).last().map(String::as_str),
         Some("alice: again")
     );
 }
@@ -129,5 +123,5 @@ fn a_duplicate_chat_event_is_applied_once() {
     h.send(a, chat.clone());
     h.send(a, chat);
     h.steps(2);
-    assert_eq!(texts(&h, b), ["alice: once"]);
+    assert_eq!(h.chat_lines(b), ["alice: once"]);
 }

@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use crossbeam_channel::unbounded;
 use dlmp::console::{ConsolePlugin, SAY_COLOR, execute};
-use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::harness::{Harness, TempScripts};
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
 use dlmp::protocol::connection::roster::PlayerLeave;
-use dlmp::script::ScriptHost;
 
 /// A harness with one resource, `gm`, that greets every connecting player.
 fn with_gm(test: &str) -> (TempScripts, Harness) {
@@ -27,19 +26,8 @@ fn run(h: &mut Harness, line: &str) -> Vec<String> {
     execute(h.world_mut(), line)
 }
 
-fn texts(h: &Harness, c: ClientId) -> Vec<String> {
-    h.packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect()
-}
-
 fn running(h: &Harness) -> Vec<String> {
-    h.world()
-        .non_send::<ScriptHost>()
-        .running()
-        .map(str::to_owned)
-        .collect()
+    h.script_host().running().map(str::to_owned).collect()
 }
 
 #[test]
@@ -103,13 +91,16 @@ fn resources_shows_stop_start_and_restart() {
     );
     let a = h.connect("alice");
     h.step();
-    assert!(texts(&h, a).is_empty(), "a stopped resource hears nothing");
+    assert!(
+        h.chat_lines(a).is_empty(),
+        "a stopped resource hears nothing"
+    );
 
     assert_eq!(run(&mut h, "start gm"), ["started gm"]);
     assert_eq!(run(&mut h, "resources")[1], "  gm    running");
     let b = h.connect("bob");
     h.step();
-    assert_eq!(texts(&h, b), ["hi bob"]);
+    assert_eq!(h.chat_lines(b), ["hi bob"]);
 
     s.resource_with("gm",
         "",
@@ -119,7 +110,11 @@ fn resources_shows_stop_start_and_restart() {
     assert_eq!(run(&mut h, "resources")[1], "  gm    running");
     let c = h.connect("carol");
     h.step();
-    assert_eq!(texts(&h, c), ["hello carol"], "restart reloads from disk");
+    assert_eq!(
+        h.chat_lines(c),
+        ["hello carol"],
+        "restart reloads from disk"
+    );
 }
 
 #[test]
@@ -221,7 +216,7 @@ fn kick_by_name_ends_the_session_with_the_reason() {
         )]
     );
     h.step();
-    assert_eq!(texts(&h, a), ["You were kicked: spamming the chat"]);
+    assert_eq!(h.chat_lines(a), ["You were kicked: spamming the chat"]);
     let leaves = h.packets::<PlayerLeave>(b);
     assert_eq!(leaves.len(), 1);
     assert_eq!(leaves[0].id, h.player_id(a));
@@ -248,7 +243,7 @@ fn kick_by_id_without_a_reason() {
         [format!("kicked bob (id {id})")]
     );
     h.step();
-    assert_eq!(texts(&h, b), ["You were kicked."]);
+    assert_eq!(h.chat_lines(b), ["You were kicked."]);
     assert_eq!(h.packets::<PlayerLeave>(a).len(), 1);
     h.advance(Duration::from_millis(150));
     assert_eq!(h.packets::<ServerDisconnect>(b).len(), 3);
@@ -331,7 +326,11 @@ fn the_plugin_runs_typed_lines_in_the_tick_and_never_waits() {
     assert_eq!(lines[0], "* Server: hello");
     assert_eq!(lines[1], "1 player:");
     assert!(lines[2].contains("alice"));
-    assert_eq!(texts(&h, a), ["* Server: hello"], "said in the same tick");
+    assert_eq!(
+        h.chat_lines(a),
+        ["* Server: hello"],
+        "said in the same tick"
+    );
 
     drop(to_console);
     h.steps(3);

@@ -15,7 +15,6 @@ use dlmp::player::scope::SetScope;
 use dlmp::player::teleport::Teleport;
 use dlmp::player::{Body, DeathEpoch, Position, Scope, SpawnState, Viewers};
 use dlmp::protocol::ServerPacket;
-use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::roster::PlayerNametag;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::Revision;
@@ -457,19 +456,12 @@ dlmp.on("player_command", function(p, name, args)
 end)
 "#;
 
-fn texts(h: &Harness, c: ClientId) -> Vec<String> {
-    h.packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect()
-}
-
 /// Runs `code` for `c` and returns the answer.
 fn lua(h: &mut Harness, c: ClientId, code: &str) -> String {
-    let before = texts(h, c).len();
+    let before = h.chat_lines(c).len();
     h.chat(c, &format!("/lua {code}"));
     h.steps(2);
-    let got = texts(h, c).split_off(before);
+    let got = h.chat_lines(c).split_off(before);
     // One line a second at most (the chat limit).
     h.advance(Duration::from_secs(1));
     got.join(" | ")
@@ -612,9 +604,9 @@ fn lua_gravity_bounds_and_scope_read_back_in_the_same_call() {
 fn lua_set_interior_and_a_teleport_into_an_area_raise_player_interior_change() {
     let (_s, mut h, a) = scripted("ctl-interior");
     lua(&mut h, a, "p:set_interior(5)");
-    assert!(texts(&h, a).contains(&"interior 5 0".to_owned()));
+    assert!(h.chat_lines(a).contains(&"interior 5 0".to_owned()));
     assert!(h.packets::<TeleportPlayer>(a).is_empty());
     lua(&mut h, a, "p:set_position(2000, -1500, 20, 0)");
-    assert!(texts(&h, a).contains(&"interior 0 5".to_owned()));
+    assert!(h.chat_lines(a).contains(&"interior 0 5".to_owned()));
     assert_eq!(h.packets::<ScopeChanged>(a).len(), 2);
 }

@@ -557,32 +557,16 @@ dlmp.on("player_command", function(p, name)
 end)
 "#;
 
-/// Chat lines `c` got since the last call.
-fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
-    use dlmp::protocol::connection::chat::ChatMessage;
-    let lines = h
-        .packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
-    h.clear(c);
-    lines
-}
-
 /// Alice, spawned by the gamemode through RequestSpawn.
 fn scripted(test: &str) -> (TempScripts, Harness, ClientId) {
-    use dlmp::protocol::player::life::RequestSpawn;
     let s = TempScripts::new(test);
     s.resource("gm", REPORTER);
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    let request = RequestSpawn {
-        session_token: h.token(a),
-    };
-    h.send(a, request);
+    h.request_spawn(a);
     h.steps(4);
-    assert_eq!(told(&mut h, a), ["state on_foot none"]);
+    assert_eq!(h.take_chat_lines(a), ["state on_foot none"]);
     (s, h, a)
 }
 
@@ -595,11 +579,11 @@ fn scripts_read_keys_velocity_camera_pause_and_fire() {
     f.cam = Vec3::new(0.0, 2.0, 0.0);
     f.on_fire = true;
     h.sync(a, 1, f);
-    assert_eq!(told(&mut h, a), ["key forward true", "key fire true"]);
+    assert_eq!(h.take_chat_lines(a), ["key forward true", "key fire true"]);
     h.chat(a, "/reads");
     h.steps(2);
     assert_eq!(
-        told(&mut h, a),
+        h.take_chat_lines(a),
         ["reads 129 5.0 0.0 0.0 0.0 1.0 0.0 false true"]
     );
 }
@@ -610,13 +594,13 @@ fn key_changes_wait_50_ms_and_a_release_is_never_lost() {
     let mut f = frame();
     f.keys = Keys::JUMP;
     h.sync(a, 1, f);
-    assert_eq!(told(&mut h, a), ["key jump true"]);
+    assert_eq!(h.take_chat_lines(a), ["key jump true"]);
     f.keys = Keys::NONE;
     h.sync(a, 2, f);
-    assert!(told(&mut h, a).is_empty(), "20 ms later: held back");
+    assert!(h.take_chat_lines(a).is_empty(), "20 ms later: held back");
     h.steps(3);
     h.sync(a, 3, f);
-    assert_eq!(told(&mut h, a), ["key jump false"]);
+    assert_eq!(h.take_chat_lines(a), ["key jump false"]);
 }
 
 #[test]
@@ -625,14 +609,17 @@ fn pause_raises_player_pause_and_releases_keys() {
     let mut f = frame();
     f.keys = Keys::SPRINT;
     h.sync(a, 1, f);
-    assert_eq!(told(&mut h, a), ["key sprint true"]);
+    assert_eq!(h.take_chat_lines(a), ["key sprint true"]);
     h.steps(3);
     f.paused = true;
     h.sync(a, 2, f);
-    assert_eq!(told(&mut h, a), ["pause true true", "key sprint false"]);
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["pause true true", "key sprint false"]
+    );
     f.paused = false;
     h.sync(a, 3, f);
-    assert!(told(&mut h, a).is_empty(), "one change a second");
+    assert!(h.take_chat_lines(a).is_empty(), "one change a second");
 }
 
 #[test]
@@ -648,14 +635,14 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     f.total = 30;
     f.state = 2;
     h.sync(a, 1, f);
-    assert_eq!(told(&mut h, a), ["reload 24"]);
+    assert_eq!(h.take_chat_lines(a), ["reload 24"]);
     h.sync(a, 2, f);
     f.state = 0;
     h.sync(a, 3, f);
     f.state = 2;
     h.sync(a, 4, f);
     assert!(
-        told(&mut h, a).is_empty(),
+        h.take_chat_lines(a).is_empty(),
         "not a start, then within 250 ms"
     );
     f.state = 0;
@@ -663,7 +650,7 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     h.advance(std::time::Duration::from_millis(300));
     f.state = 2;
     h.sync(a, 6, f);
-    assert_eq!(told(&mut h, a), ["reload 24"]);
+    assert_eq!(h.take_chat_lines(a), ["reload 24"]);
     // An overtaken weapon_rev, or a weapon not held, raises nothing.
     h.with::<Inventory>(a, |i| i.weapon_rev = Revision(1));
     h.advance(std::time::Duration::from_millis(300));
@@ -671,7 +658,7 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     h.sync(a, 7, f);
     f.state = 2;
     h.sync(a, 8, f);
-    assert!(told(&mut h, a).is_empty());
+    assert!(h.take_chat_lines(a).is_empty());
 }
 
 #[test]
@@ -679,13 +666,13 @@ fn state_and_interior_changes_come_from_the_server_pass() {
     let (_s, mut h, a) = scripted("state");
     h.with::<Life>(a, |l| l.alive = false);
     h.steps(4);
-    assert_eq!(told(&mut h, a), ["state dead on_foot"]);
+    assert_eq!(h.take_chat_lines(a), ["state dead on_foot"]);
 
     h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
     let mut seen = Vec::new();
     for _ in 0..4 {
         h.step();
-        seen = told(&mut h, a);
+        seen = h.take_chat_lines(a);
         if !seen.is_empty() {
             break;
         }
@@ -697,7 +684,7 @@ fn state_and_interior_changes_come_from_the_server_pass() {
     h.step();
     h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
     h.steps(5);
-    assert!(told(&mut h, a).is_empty());
+    assert!(h.take_chat_lines(a).is_empty());
 }
 
 #[test]
@@ -745,11 +732,14 @@ fn death_releases_the_keys_on_the_next_server_pass() {
     let mut f = frame();
     f.keys = Keys::AIM;
     h.sync(a, 1, f);
-    assert_eq!(told(&mut h, a), ["key aim true"]);
+    assert_eq!(h.take_chat_lines(a), ["key aim true"]);
     h.steps(3);
     h.with::<Life>(a, |l| l.alive = false);
     h.steps(4);
-    assert_eq!(told(&mut h, a), ["key aim false", "state dead on_foot"]);
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["key aim false", "state dead on_foot"]
+    );
     assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
 }
 
@@ -774,25 +764,21 @@ fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
 
 #[test]
 fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() {
-    use dlmp::protocol::player::life::RequestSpawn;
     let (_s, mut h, a) = scripted("aim");
     let b = h.connect("bob");
     h.step();
-    let request = RequestSpawn {
-        session_token: h.token(b),
-    };
-    h.send(b, request);
+    h.request_spawn(b);
     h.steps(4);
     let mut fb = frame();
     fb.pos = Vec3::new(115.0, 200.0, 10.0);
     h.sync(b, 1, fb);
     show(&mut h, b, a);
-    told(&mut h, a);
+    h.take_chat_lines(a);
 
     let target = |h: &mut Harness| {
         h.chat(a, "/target");
         h.steps(2);
-        told(h, a)
+        h.take_chat_lines(a)
     };
     let mut f = frame();
     f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
@@ -811,7 +797,7 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     f.cam = Vec3::new(1.0, 0.0, 0.0);
     f.paused = true;
     h.sync(a, 3, f);
-    told(&mut h, a);
+    h.take_chat_lines(a);
     assert_eq!(
         target(&mut h),
         ["target none"],

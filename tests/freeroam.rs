@@ -4,11 +4,9 @@
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
 use dlmp::player::Position;
-use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::control::TeleportPlayer;
-use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
-use dlmp::script::ScriptHost;
+use dlmp::protocol::player::life::SpawnPlayer;
 
 /// scripts/freeroam/main.lua's SPAWNS: x, y, z, heading in degrees.
 const POINTS: [(f32, f32, f32, f32); 5] = [
@@ -25,35 +23,21 @@ fn freeroam() -> Harness {
         resources: vec!["freeroam".into()],
         ..Harness::config()
     });
-    let running: Vec<&str> = host(&h).running().collect();
+    let running: Vec<&str> = h.script_host().running().collect();
     assert_eq!(running, ["freeroam"]);
     h
 }
 
-fn host(h: &Harness) -> &ScriptHost {
-    h.world().non_send::<ScriptHost>()
-}
-
-fn texts(h: &Harness, c: ClientId) -> Vec<String> {
-    h.packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect()
-}
-
 /// Sends `line` and returns what `c` was told in answer.
 fn say(h: &mut Harness, c: ClientId, line: &str) -> Vec<String> {
-    let before = texts(h, c).len();
+    let before = h.chat_lines(c).len();
     h.chat(c, line);
     h.steps(2);
-    texts(h, c).split_off(before)
+    h.chat_lines(c).split_off(before)
 }
 
 fn request_spawn(h: &mut Harness, c: ClientId) -> SpawnPlayer {
-    let request = RequestSpawn {
-        session_token: h.token(c),
-    };
-    h.send(c, request);
+    h.request_spawn(c);
     h.step();
     let mut spawns = h.packets::<SpawnPlayer>(c);
     assert_eq!(spawns.len(), 1, "one grant");
@@ -68,11 +52,11 @@ fn a_connecting_player_is_greeted_and_spawned_at_a_freeroam_point() {
         let c = h.connect(name);
         h.step();
         assert!(
-            texts(&h, c)
+            h.chat_lines(c)
                 .iter()
                 .any(|t| t.starts_with(&format!("Welcome to freeroam, {name}!"))),
             "{:?}",
-            texts(&h, c)
+            h.chat_lines(c)
         );
         let sp = request_spawn(&mut h, c);
         let point = POINTS
@@ -86,7 +70,7 @@ fn a_connecting_player_is_greeted_and_spawned_at_a_freeroam_point() {
         used.push(point);
     }
     assert_eq!(used, [0, 1, 2], "round-robin");
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
@@ -96,37 +80,69 @@ fn others_see_who_joins_and_leaves() {
     h.step();
     let b = h.connect("bob");
     h.step();
-    assert!(texts(&h, a).contains(&"bob joined the server.".to_owned()));
     assert!(
-        !texts(&h, b).iter().any(|t| t.contains("joined")),
+        h.chat_lines(a)
+            .contains(&"bob joined the server.".to_owned())
+    );
+    assert!(
+        !h.chat_lines(b).iter().any(|t| t.contains("joined")),
         "the newcomer is greeted instead: {:?}",
-        texts(&h, b)
+        h.chat_lines(b)
     );
     h.disconnect(b);
     h.steps(2);
-    assert!(texts(&h, a).contains(&"bob left.".to_owned()));
-    assert_eq!(host(&h).errors(), 0);
+    assert!(h.chat_lines(a).contains(&"bob left.".to_owned()));
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
-fn help_lists_the_commands() {
+fn help_lists_every_command_the_gamemode_defines_in_order() {
+    let main = std::fs::read_to_string("scripts/freeroam/main.lua").expect("freeroam's main");
+    let defined: Vec<&str> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("command(\""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    assert!(defined.len() >= 7, "{defined:?}");
     let mut h = freeroam();
     let a = h.connect("alice");
     h.step();
     let got = say(&mut h, a, "/help");
     assert_eq!(got[0], "Commands:");
-    for usage in [
-        "/help",
-        "/tp x y z",
-        "/v model",
-        "/w weapon [ammo]",
-        "/skin id [variant]",
-        "/kill",
-        "/anim",
-    ] {
-        assert!(got.iter().any(|t| t.starts_with(usage)), "{usage}: {got:?}");
+    assert_eq!(got.len(), defined.len() + 1, "{got:?}");
+    for (line, name) in got[1..].iter().zip(&defined) {
+        assert!(line.starts_with(&format!("/{name}")), "{name}: {got:?}");
+        assert!(line.contains(" - "), "{line}: usage - help");
     }
-    assert!(!got.iter().any(|t| t == "Unknown command"), "{got:?}");
+    for name in &defined {
+        h.advance(std::time::Duration::from_secs(1));
+        let answer = say(&mut h, a, &format!("/{name}"));
+        assert!(!answer.contains(&"Unknown command".to_owned()), "{name}");
+    }
+    assert_eq!(h.script_host().errors(), 0);
+}
+
+#[test]
+fn kill_tells_a_player_not_spawned_yet_instead_of_calling_it_dead() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(say(&mut h, a, "/kill"), ["You have not spawned yet."]);
+    request_spawn(&mut h, a);
+    h.sync(
+        a,
+        1,
+        dlmp::protocol::player::sync::Frame::standing(Vec3::new(2495.33, -1687.82, 13.52)),
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(
+        say(&mut h, a, "/kill")
+            .iter()
+            .any(|l| l.starts_with("You died."))
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(say(&mut h, a, "/kill"), ["You are already dead."]);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
@@ -151,7 +167,7 @@ fn bad_arguments_get_the_usage_line() {
         // Five lines at once, then one a second (the chat limit).
         h.advance(std::time::Duration::from_secs(1));
     }
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
@@ -167,7 +183,7 @@ fn commands_of_later_features_say_they_are_not_available_yet() {
     // give_weapon exists now (the ledger branch).
     assert_eq!(say(&mut h, a, "/w 24"), ["Weapon 24 with 500 ammo."]);
     assert_eq!(say(&mut h, a, "/fly"), ["Unknown command"]);
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
@@ -185,7 +201,7 @@ fn skin_changes_the_look_and_tells_the_player_about_a_model_not_in_the_catalog()
         ["set_skin: model 74 is not an allowed skin (0..=311 except 74)"]
     );
     assert_eq!(h.get::<Appearance>(a).skin, 230);
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
@@ -207,7 +223,7 @@ fn tp_teleports_a_spawned_player_and_explains_a_refusal() {
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].pos, Vec3::new(2495.0, -1688.0, 13.5));
     assert_eq!(h.get::<Position>(a).0, t[0].pos);
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
@@ -245,5 +261,5 @@ fn anim_plays_a_named_animation_and_stop_clears_it() {
         say(&mut h, a, "/anim"),
         ["Usage: /anim dance|sit|wave|lay|smoke|handsup|stop, or /anim LIB NAME"]
     );
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }

@@ -286,21 +286,9 @@ dlmp.on("player_death", function(p, k, w)
 end)
 "#;
 
-fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
-    use dlmp::protocol::connection::chat::ChatMessage;
-    let lines = h
-        .packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
-    h.clear(c);
-    lines
-}
-
 /// Alice and Bob spawned by [`GM`], Bob shown to Alice (so he may be credited for
 /// damage to her); what Alice was told so far is forgotten.
 fn scripted_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
-    use dlmp::protocol::player::life::RequestSpawn;
     let s = TempScripts::new(test);
     s.resource("gm", GM);
     // Idle players outlive the waits of these tests.
@@ -312,14 +300,11 @@ fn scripted_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
     let b = h.connect("bob");
     h.step();
     for c in [a, b] {
-        let request = RequestSpawn {
-            session_token: h.token(c),
-        };
-        h.send(c, request);
+        h.request_spawn(c);
     }
     h.steps(4);
     show(&mut h, b, a);
-    told(&mut h, a);
+    h.take_chat_lines(a);
     (s, h, a, b)
 }
 
@@ -328,10 +313,10 @@ fn scripts_hear_player_damage_and_player_death() {
     let (_s, mut h, a, b) = scripted_pair("ledger-events");
     damage(&mut h, a, 1, Some(b), 4, 60.0);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["damage bob 4 60 3"]);
+    assert_eq!(h.take_chat_lines(a), ["damage bob 4 60 3"]);
     damage(&mut h, a, 2, Some(b), 4, 60.0);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["damage bob 4 60 3", "death bob 4"]);
+    assert_eq!(h.take_chat_lines(a), ["damage bob 4 60 3", "death bob 4"]);
 }
 
 #[test]
@@ -341,13 +326,13 @@ fn a_wrong_attacker_token_credits_nobody() {
     r.attacker_token = PlayerToken(token(&h, b).0 + 1);
     h.send_event(a, r);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["damage nil 4 60 3"]);
+    assert_eq!(h.take_chat_lines(a), ["damage nil 4 60 3"]);
     assert_eq!(ledger(&h, a).last_attacker, None);
     let mut r = report(&h, a, 2, Some(b), 4, 60.0);
     r.attacker_token = PlayerToken(0);
     h.send_event(a, r);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["damage nil 4 60 3", "death nil 4"]);
+    assert_eq!(h.take_chat_lines(a), ["damage nil 4 60 3", "death nil 4"]);
     let wasted = h.packets::<PlayerWasted>(b);
     assert_eq!((wasted.len(), wasted[0].weapon), (1, 4));
 }
@@ -358,7 +343,7 @@ fn a_death_names_the_last_report_only_within_ten_seconds() {
     let (_s, mut h, a, b) = scripted_pair("kill-credit");
     damage(&mut h, a, 1, Some(b), 4, 30.0);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["damage bob 4 30 3"]);
+    assert_eq!(h.take_chat_lines(a), ["damage bob 4 30 3"]);
     h.advance(KILL_CREDIT + h.tick());
     h.clear(b);
     // A frame in the client's order brings health to 0: a ledger death, long after the
@@ -368,7 +353,7 @@ fn a_death_names_the_last_report_only_within_ten_seconds() {
     f.damage_seq = Seq(1);
     h.sync(a, 1, f);
     h.step();
-    assert_eq!(told(&mut h, a), ["death nil 0"]);
+    assert_eq!(h.take_chat_lines(a), ["death nil 0"]);
     let wasted = h.packets::<PlayerWasted>(b);
     assert_eq!((wasted.len(), wasted[0].weapon), (1, 0));
 }
@@ -380,7 +365,7 @@ fn a_death_report_within_ten_seconds_names_the_attacker() {
     h.advance(std::time::Duration::from_secs(9));
     death(&mut h, a, 4);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["damage bob 4 30 3", "death bob 4"]);
+    assert_eq!(h.take_chat_lines(a), ["damage bob 4 30 3", "death bob 4"]);
 }
 
 #[test]
@@ -388,7 +373,7 @@ fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     let (_s, mut h, a, b) = scripted_pair("kill-credit-respawn");
     damage(&mut h, a, 1, Some(b), 4, 100.0);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["damage bob 4 100 3", "death bob 4"]);
+    assert_eq!(h.take_chat_lines(a), ["damage bob 4 100 3", "death bob 4"]);
     h.advance(std::time::Duration::from_secs(3));
     h.request_respawn(a);
     h.step();
@@ -396,7 +381,7 @@ fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     assert_eq!(ledger(&h, a).last_report(h.now()), None);
     death(&mut h, a, 54);
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["death nil 54"]);
+    assert_eq!(h.take_chat_lines(a), ["death nil 54"]);
 }
 
 const COMMANDS: &str = r#"
@@ -426,18 +411,14 @@ end)
 "#;
 
 fn commands(test: &str) -> (TempScripts, Harness, ClientId) {
-    use dlmp::protocol::player::life::RequestSpawn;
     let s = TempScripts::new(test);
     s.resource("gm", COMMANDS);
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    let request = RequestSpawn {
-        session_token: h.token(a),
-    };
-    h.send(a, request);
+    h.request_spawn(a);
     h.steps(4);
-    told(&mut h, a);
+    h.take_chat_lines(a);
     (s, h, a)
 }
 
@@ -448,7 +429,7 @@ fn set_health_and_set_armor_send_the_command_with_a_raised_vital_rev() {
     h.chat(a, "/hp 150");
     h.steps(2);
     let health = h.packets::<GiveHealth>(a);
-    assert_eq!(told(&mut h, a), ["hp 150"]);
+    assert_eq!(h.take_chat_lines(a), ["hp 150"]);
     assert_eq!(
         (health.len(), health[0].health, health[0].vital_rev),
         (1, 150.0, Revision(1))
@@ -456,7 +437,7 @@ fn set_health_and_set_armor_send_the_command_with_a_raised_vital_rev() {
     h.chat(a, "/armor 50");
     h.steps(2);
     let armor = h.packets::<GiveArmor>(a);
-    assert_eq!(told(&mut h, a), ["armor 50"]);
+    assert_eq!(h.take_chat_lines(a), ["armor 50"]);
     assert_eq!((armor[0].armor, armor[0].vital_rev), (50.0, Revision(2)));
     let l = ledger(&h, a);
     assert_eq!((l.health, l.armor, l.vital_rev), (150.0, 50.0, Revision(2)));
@@ -484,7 +465,7 @@ fn set_health_outside_the_range_is_a_clear_error() {
     let (_s, mut h, a) = commands("vital-errors");
     h.chat(a, "/hp 250");
     h.steps(2);
-    let lines = told(&mut h, a);
+    let lines = h.take_chat_lines(a);
     assert_eq!(lines.len(), 1);
     assert!(
         lines[0].contains("set_health: value 250 is outside 0..=200"),
@@ -520,7 +501,7 @@ fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
     h.chat(a, "/range 31 200");
     h.chat(a, "/range 34 600");
     h.steps(3);
-    assert!(told(&mut h, a).is_empty());
+    assert!(h.take_chat_lines(a).is_empty());
     let team = h.get::<Team>(a);
     assert_eq!((team.group, team.relation_rev), (3, 1));
     assert!(h.world().resource::<LedgerSettings>().team_damage);

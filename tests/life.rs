@@ -15,7 +15,6 @@ use dlmp::player::{
     DeathEpoch, LastFrame, Ledger, Life, Position, Scope, SpawnInfo, SpawnState, Viewers,
 };
 use dlmp::protocol::ServerPacket;
-use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::handshake::ServerDisconnect;
 use dlmp::protocol::connection::roster::PlayerLeave;
 use dlmp::protocol::geometry::Vec3;
@@ -25,7 +24,6 @@ use dlmp::protocol::player::life::{
 };
 use dlmp::protocol::player::streaming::ScopeChanged;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
-use dlmp::script::ScriptHost;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 /// Elsewhere, in interior 3.
@@ -619,16 +617,6 @@ fn a_full_life_seen_by_a_watcher_who_follows_and_one_who_stays() {
 
 // ---- The gamemode ----
 
-fn told(h: &mut Harness, c: ClientId) -> Vec<String> {
-    let lines = h
-        .packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect();
-    h.clear(c);
-    lines
-}
-
 const GM: &str = r#"
 local function say(p, s) dlmp.send_chat(s, nil, { p }) end
 dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
@@ -659,12 +647,8 @@ fn scripted(test: &str) -> (TempScripts, Harness, ClientId) {
     h.step();
     h.request_spawn(a);
     h.steps(3);
-    assert_eq!(told(&mut h, a), ["spawn true"]);
+    assert_eq!(h.take_chat_lines(a), ["spawn true"]);
     (s, h, a)
-}
-
-fn host(h: &Harness) -> &ScriptHost {
-    h.world().non_send::<ScriptHost>()
 }
 
 #[test]
@@ -684,7 +668,11 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     );
     assert_eq!(h.get::<Scope>(a).interior, 3);
     h.step();
-    assert_eq!(told(&mut h, a), ["spawn true"], "the tick after the grant");
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["spawn true"],
+        "the tick after the grant"
+    );
 
     // Cleared: back to the connect spawn's point.
     h.chat(a, "/clear");
@@ -694,7 +682,7 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     let grant = h.packets::<RespawnPlayer>(a);
     assert_eq!(grant.len(), 1);
     assert_eq!((grant[0].spawn, grant[0].area), (SPAWN, 0));
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 #[test]
@@ -744,7 +732,7 @@ fn bad_respawn_arguments_are_clear_errors() {
     ] {
         h.chat(a, line);
         h.step();
-        let got = told(&mut h, a);
+        let got = h.take_chat_lines(a);
         assert_eq!(got.len(), 1, "{line}: {got:?}");
         assert!(got[0].ends_with(error), "{line}: {got:?}");
         h.advance(Duration::from_secs(1));
@@ -777,7 +765,7 @@ fn freeroam_kill_and_respawn_at_the_next_spawn_point() {
     h.step();
     assert!(!h.get::<Life>(a).alive);
     h.step();
-    let lines = told(&mut h, a);
+    let lines = h.take_chat_lines(a);
     assert!(
         lines.contains(&"You died. Respawning at Pershing Square.".to_owned()),
         "{lines:?}"
@@ -790,8 +778,8 @@ fn freeroam_kill_and_respawn_at_the_next_spawn_point() {
     h.clear(a);
     h.chat(a, "/kill now");
     h.steps(2);
-    assert_eq!(told(&mut h, a), ["Usage: /kill"]);
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.take_chat_lines(a), ["Usage: /kill"]);
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 /// The packets of `subject`'s life edges `c` applied: "wasted" and "spawned".

@@ -7,14 +7,13 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::{Appearance, Hud, Life, Skills, SpawnState, Viewers};
-use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::appearance::{
     FightingStyle, PlayerSkills, SetFightingStyle, SetHeadless, SetSkin, SetWalkingStyle,
     WalkingStyle,
 };
 use dlmp::protocol::player::hud::{SetDrunkLevel, SetMoney, SetPlayerStats, SetWanted};
-use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
+use dlmp::protocol::player::life::SpawnPlayer;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
 use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
 
@@ -38,14 +37,6 @@ end)
 
 const AT: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
-fn request_spawn(h: &mut Harness, c: ClientId) {
-    let request = RequestSpawn {
-        session_token: h.token(c),
-    };
-    h.send(c, request);
-    h.steps(2);
-}
-
 /// Alice, connected and granted her connect spawn; what she got so far is cleared.
 fn alice(test: &str) -> (TempScripts, Harness, ClientId) {
     let s = TempScripts::new(test);
@@ -53,7 +44,8 @@ fn alice(test: &str) -> (TempScripts, Harness, ClientId) {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
+    h.steps(2);
     h.clear(a);
     (s, h, a)
 }
@@ -64,14 +56,6 @@ fn lua(h: &mut Harness, c: ClientId, code: &str) {
     h.steps(2);
 }
 
-/// The chat lines the client got.
-fn told(h: &Harness, c: ClientId) -> Vec<String> {
-    h.packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect()
-}
-
 /// Runs `code`, which must fail, and returns its error line.
 #[track_caller]
 fn refused(h: &mut Harness, c: ClientId, code: &str) -> String {
@@ -79,7 +63,7 @@ fn refused(h: &mut Harness, c: ClientId, code: &str) -> String {
     h.advance(Duration::from_secs(1));
     h.clear(c);
     lua(h, c, code);
-    let lines = told(h, c);
+    let lines = h.chat_lines(c);
     assert_eq!(lines.len(), 1, "{code}: {lines:?}");
     assert!(lines[0].starts_with("error: "), "{code}: {lines:?}");
     lines[0].clone()
@@ -131,7 +115,7 @@ mod skin {
             a,
             "p:set_skin(230, 3) local m, v = p:skin() say(m .. ' ' .. v)",
         );
-        assert_eq!(told(&h, a), ["230 3"]);
+        assert_eq!(h.chat_lines(a), ["230 3"]);
         let skin: SetSkin = only(&h, a);
         assert_eq!((skin.model, skin.variant), (230, 3));
         assert_eq!(
@@ -199,8 +183,9 @@ mod skin {
         let mut h = s.harness();
         let a = h.connect("alice");
         h.step();
-        request_spawn(&mut h, a);
-        let lines = told(&h, a);
+        h.request_spawn(a);
+        h.steps(2);
+        let lines = h.chat_lines(a);
         assert!(
             lines[0].contains("spawn_player: skin 74 is not an allowed skin"),
             "{lines:?}"
@@ -214,7 +199,8 @@ mod skin {
         let (_s, mut h, a) = alice("skin-respawn-info");
         lua(&mut h, a, "p:set_skin(101, 2)");
         h.clear(a);
-        request_spawn(&mut h, a);
+        h.request_spawn(a);
+        h.steps(2);
         let spawn: SpawnPlayer = only(&h, a);
         assert_eq!((spawn.skin, spawn.variant), (101, 2));
         let look = h.get::<Appearance>(a);
@@ -232,7 +218,8 @@ mod skin {
         let a = h.connect("alice");
         h.step();
         assert_eq!(h.get::<Appearance>(a).skin, 0, "not before the grant");
-        request_spawn(&mut h, a);
+        h.request_spawn(a);
+        h.steps(2);
         let look = h.get::<Appearance>(a);
         assert_eq!((look.skin, look.variant), (46, 5));
     }
@@ -249,7 +236,7 @@ mod styles {
             a,
             "p:set_walking_style(127) p:set_walking_style(54) say(p:walking_style())",
         );
-        assert_eq!(told(&h, a), ["54"]);
+        assert_eq!(h.chat_lines(a), ["54"]);
         let sent = h.packets::<SetWalkingStyle>(a);
         assert_eq!(
             sent.iter().map(|s| s.style).collect::<Vec<_>>(),
@@ -280,7 +267,7 @@ mod styles {
             a,
             "say(p:fighting_style()) p:set_fighting_style('kung_fu') p:set_fighting_style(16) local id, name = p:fighting_style() say(id .. ' ' .. name)",
         );
-        assert_eq!(told(&h, a), ["15", "16 elbow"]);
+        assert_eq!(h.chat_lines(a), ["15", "16 elbow"]);
         let sent = h.packets::<SetFightingStyle>(a);
         assert_eq!(
             sent.iter().map(|s| s.style).collect::<Vec<_>>(),
@@ -311,7 +298,7 @@ mod styles {
             a,
             "p:set_headless(true) p:set_skin(7) say(p:is_headless())",
         );
-        assert_eq!(told(&h, a), ["true"]);
+        assert_eq!(h.chat_lines(a), ["true"]);
         let sent: SetHeadless = only(&h, a);
         assert!(sent.headless);
         assert_eq!(
@@ -338,7 +325,7 @@ mod hud {
             a,
             "p:set_money(500) say(p:give_money(-700)) say(p:money())",
         );
-        assert_eq!(told(&h, a), ["-200", "-200"]);
+        assert_eq!(h.chat_lines(a), ["-200", "-200"]);
         let sent = h.packets::<SetMoney>(a);
         assert_eq!(
             sent.iter().map(|m| m.amount).collect::<Vec<_>>(),
@@ -357,7 +344,7 @@ mod hud {
             a,
             "p:set_money(999999000) say(p:give_money(5000)) say(p:give_money(-3000000000))",
         );
-        assert_eq!(told(&h, a), ["999999999", "-999999999"]);
+        assert_eq!(h.chat_lines(a), ["999999999", "-999999999"]);
         assert_eq!(h.get::<Hud>(a).money, -999_999_999);
     }
 
@@ -381,7 +368,7 @@ mod hud {
     fn set_wanted_sends_0_to_6() {
         let (_s, mut h, a) = alice("wanted");
         lua(&mut h, a, "p:set_wanted(6) say(p:wanted())");
-        assert_eq!(told(&h, a), ["6"]);
+        assert_eq!(h.chat_lines(a), ["6"]);
         let sent: SetWanted = only(&h, a);
         assert_eq!(
             encode(sent.clone()),
@@ -396,7 +383,7 @@ mod hud {
     fn set_drunk_level_sends_0_to_255() {
         let (_s, mut h, a) = alice("drunk");
         lua(&mut h, a, "p:set_drunk_level(255) say(p:drunk_level())");
-        assert_eq!(told(&h, a), ["255"]);
+        assert_eq!(h.chat_lines(a), ["255"]);
         let sent: SetDrunkLevel = only(&h, a);
         assert_eq!(
             encode(sent.clone()),
@@ -417,7 +404,7 @@ mod hud {
             a,
             "say(table.concat({p:stats()}, ' ')) p:set_stats(250, 0) say(table.concat({p:stats()}, ' '))",
         );
-        assert_eq!(told(&h, a), ["1000 1000", "250 0"]);
+        assert_eq!(h.chat_lines(a), ["1000 1000", "250 0"]);
         let sent: SetPlayerStats = only(&h, a);
         assert_eq!(
             encode(sent.clone()),
@@ -466,7 +453,7 @@ mod skills {
             a,
             "p:set_skill('desert_eagle', 0) p:set_skill(10, 1000) say(p:skill('sniper_rifle') .. ' ' .. p:skill(2))",
         );
-        assert_eq!(told(&h, a), ["1000 0"]);
+        assert_eq!(h.chat_lines(a), ["1000 0"]);
         let mut expected = [999; 11];
         expected[2] = 0;
         expected[10] = 1000;
@@ -540,7 +527,7 @@ mod lifecycle {
         lua(h, a, LOOKS);
         lua(h, a, HUD);
         lua(h, a, "p:set_skill(0, 5)");
-        assert!(told(h, a).is_empty(), "{:?}", told(h, a));
+        assert!(h.chat_lines(a).is_empty(), "{:?}", h.chat_lines(a));
     }
 
     fn expected_look() -> Appearance {
@@ -608,7 +595,7 @@ mod lifecycle {
             a,
             "say(p:drunk_level()) say(p:is_headless()) say(p:money())",
         );
-        assert_eq!(told(&h, a), ["0", "false", "1234"]);
+        assert_eq!(h.chat_lines(a), ["0", "false", "1234"]);
     }
 
     #[test]
@@ -630,7 +617,8 @@ mod lifecycle {
         h.steps(2);
         let again = h.connect("alice");
         h.step();
-        request_spawn(&mut h, again);
+        h.request_spawn(again);
+        h.steps(2);
         assert_eq!(h.get::<Appearance>(again), Appearance::default());
         assert_eq!(h.get::<Hud>(again), Hud::default());
         assert_eq!(h.get::<Skills>(again), Skills::default());
@@ -728,7 +716,7 @@ mod lane {
         h.advance(Duration::from_secs(1));
         h.clear(a);
         lua(h, a, "say(_G.E)");
-        told(h, a).join("|")
+        h.chat_lines(a).join("|")
     }
 
     #[test]

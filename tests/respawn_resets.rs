@@ -18,7 +18,6 @@ use dlmp::protocol::player::control::{
 use dlmp::protocol::player::hud::SetDrunkLevel;
 use dlmp::protocol::player::life::RespawnPlayer;
 use dlmp::protocol::player::sync::Frame;
-use dlmp::script::ScriptHost;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
@@ -58,16 +57,12 @@ fn alice(test: &str) -> (TempScripts, Harness, ClientId) {
     (s, h, a)
 }
 
-fn host(h: &Harness) -> &ScriptHost {
-    h.world().non_send::<ScriptHost>()
-}
-
 #[test]
 fn a_real_respawn_grant_resets_each_per_life_command_after_respawn_player() {
     let (_s, mut h, a) = alice("respawn-resets");
     h.chat(a, "/setup");
     h.step();
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
     assert!(
         h.get::<FrameState>(a).movement.pending() > 0,
         "a throw awaits"
@@ -157,5 +152,5 @@ fn a_real_respawn_grant_resets_each_per_life_command_after_respawn_player() {
         (h.get::<Appearance>(a).skin, h.get::<Appearance>(a).variant),
         (230, 2)
     );
-    assert_eq!(host(&h).errors(), 0);
+    assert_eq!(h.script_host().errors(), 0);
 }

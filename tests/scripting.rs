@@ -4,29 +4,9 @@
 use std::time::Duration;
 
 use dlmp::config::Config;
-use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::protocol::connection::chat::ChatMessage;
-use dlmp::protocol::player::life::{RequestSpawn, SpawnPlayer};
+use dlmp::harness::TempScripts;
+use dlmp::protocol::player::life::SpawnPlayer;
 use dlmp::script::ScriptHost;
-
-fn texts(h: &Harness, c: ClientId) -> Vec<String> {
-    h.packets::<ChatMessage>(c)
-        .iter()
-        .map(|m| m.text.as_str().to_owned())
-        .collect()
-}
-
-fn host(h: &Harness) -> &ScriptHost {
-    h.world().non_send::<ScriptHost>()
-}
-
-fn request_spawn(h: &mut Harness, c: ClientId) {
-    let request = RequestSpawn {
-        session_token: h.token(c),
-    };
-    h.send(c, request);
-    h.step();
-}
 
 #[test]
 fn a_resource_spawns_a_connecting_player_at_its_point() {
@@ -37,7 +17,8 @@ fn a_resource_spawns_a_connecting_player_at_its_point() {
     );
     let mut h = s.harness();
     let a = h.connect("alice");
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
+    h.step();
     let spawns = h.packets::<SpawnPlayer>(a);
     assert_eq!(spawns.len(), 1);
     let sp = &spawns[0];
@@ -48,7 +29,8 @@ fn a_resource_spawns_a_connecting_player_at_its_point() {
     );
     assert_eq!((sp.skin, sp.variant, sp.area), (7, 2, 3));
     // Repeats before confirmation grant again, idempotently.
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
+    h.step();
     assert_eq!(h.packets::<SpawnPlayer>(a).len(), 2);
     assert_eq!(h.packets::<SpawnPlayer>(a)[1], *sp);
 }
@@ -59,7 +41,8 @@ fn without_spawn_info_a_spawn_request_grants_nothing() {
     s.resource("gm", "-- no spawn");
     let mut h = s.harness();
     let a = h.connect("alice");
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
+    h.step();
     assert!(h.packets::<SpawnPlayer>(a).is_empty());
 }
 
@@ -75,10 +58,12 @@ fn player_spawn_fires_on_the_first_grant() {
     );
     let mut h = s.harness();
     let a = h.connect("alice");
-    request_spawn(&mut h, a);
-    request_spawn(&mut h, a);
+    h.request_spawn(a);
     h.step();
-    assert_eq!(texts(&h, a), ["alice spawned true"]);
+    h.request_spawn(a);
+    h.step();
+    h.step();
+    assert_eq!(h.chat_lines(a), ["alice spawned true"]);
 }
 
 #[test]
@@ -97,9 +82,9 @@ fn a_handler_returning_false_refuses_the_chat_line_and_every_handler_still_runs(
     h.chat(a, "oh darn");
     h.chat(a, "hello");
     h.steps(2);
-    assert_eq!(texts(&h, b), ["alice: hello"]);
+    assert_eq!(h.chat_lines(b), ["alice: hello"]);
     assert_eq!(
-        texts(&h, a),
+        h.chat_lines(a),
         ["seen: oh darn", "seen: hello", "alice: hello"]
     );
 }
@@ -123,7 +108,7 @@ fn a_command_a_handler_takes_is_not_unknown() {
     h.chat(a, "/add 2 40");
     h.chat(a, "/fly");
     h.steps(2);
-    assert_eq!(texts(&h, a), ["42", "Unknown command"]);
+    assert_eq!(h.chat_lines(a), ["42", "Unknown command"]);
 }
 
 #[test]
@@ -137,12 +122,12 @@ fn a_runtime_error_leaves_the_server_and_other_resources_working() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    assert_eq!(texts(&h, a), ["welcome alice"]);
-    assert_eq!(host(&h).errors(), 1);
+    assert_eq!(h.chat_lines(a), ["welcome alice"]);
+    assert_eq!(h.script_host().errors(), 1);
     let b = h.connect("bob");
     h.step();
-    assert_eq!(texts(&h, b), ["welcome bob"]);
-    assert_eq!(host(&h).errors(), 2);
+    assert_eq!(h.chat_lines(b), ["welcome bob"]);
+    assert_eq!(h.script_host().errors(), 2);
 }
 
 #[test]
@@ -160,14 +145,14 @@ fn an_endless_loop_is_cut_off_by_the_instruction_budget() {
     h.chat(a, "still here");
     h.steps(2);
     assert_eq!(
-        texts(&h, a),
+        h.chat_lines(a),
         ["alice: still here"],
         "the failed handler refuses nothing"
     );
-    assert_eq!(host(&h).errors(), 1);
+    assert_eq!(h.script_host().errors(), 1);
     h.chat(a, "and again");
     h.steps(2);
-    assert_eq!(texts(&h, a).len(), 2);
+    assert_eq!(h.chat_lines(a).len(), 2);
 }
 
 #[test]
@@ -182,11 +167,11 @@ fn an_endless_loop_at_load_fails_the_resource_start_only() {
         script_instruction_budget: 100_000,
         ..c
     });
-    let running: Vec<String> = host(&h).running().map(str::to_owned).collect();
+    let running: Vec<String> = h.script_host().running().map(str::to_owned).collect();
     assert_eq!(running, ["ok"]);
     let a = h.connect("alice");
     h.step();
-    assert_eq!(texts(&h, a), ["hi"]);
+    assert_eq!(h.chat_lines(a), ["hi"]);
 }
 
 #[test]
@@ -205,14 +190,14 @@ fn timers_fire_on_the_stepped_clock() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.advance(Duration::from_millis(80));
-    assert!(texts(&h, a).is_empty(), "nothing before 100 ms");
+    assert!(h.chat_lines(a).is_empty(), "nothing before 100 ms");
     h.advance(Duration::from_millis(40));
-    assert_eq!(texts(&h, a), ["once"]);
+    assert_eq!(h.chat_lines(a), ["once"]);
     // Set at 20 ms (the connect tick): the repeating one fires at 220, 420 and 620 ms.
     h.advance(Duration::from_millis(460));
-    assert_eq!(texts(&h, a), ["once", "tick 1", "tick 2"]);
+    assert_eq!(h.chat_lines(a), ["once", "tick 1", "tick 2"]);
     h.advance(Duration::from_millis(40));
-    assert_eq!(texts(&h, a), ["once", "tick 1", "tick 2", "tick 3"]);
+    assert_eq!(h.chat_lines(a), ["once", "tick 1", "tick 2", "tick 3"]);
 }
 
 #[test]
@@ -229,7 +214,7 @@ fn stopping_a_resource_removes_its_timers_and_handlers() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.advance(Duration::from_millis(250));
-    assert_eq!(texts(&h, a), ["beat", "beat"]);
+    assert_eq!(h.chat_lines(a), ["beat", "beat"]);
     h.world_mut()
         .non_send_mut::<ScriptHost>()
         .stop("gm")
@@ -239,7 +224,7 @@ fn stopping_a_resource_removes_its_timers_and_handlers() {
     h.chat(a, "free again");
     h.steps(2);
     assert_eq!(
-        texts(&h, a),
+        h.chat_lines(a),
         ["beat", "beat", "stopping gm", "alice: free again"]
     );
 }
@@ -264,8 +249,8 @@ fn restart_reloads_changed_code() {
         .expect("restarts");
     let b = h.connect("bob");
     h.step();
-    assert_eq!(texts(&h, a), ["v1"]);
-    assert_eq!(texts(&h, b), ["v2"]);
+    assert_eq!(h.chat_lines(a), ["v1"]);
+    assert_eq!(h.chat_lines(b), ["v2"]);
 }
 
 #[test]
@@ -281,6 +266,12 @@ fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
                 function() dlmp.spawn_player(p, 0, 0, 0, 0, 1, 1, 300) end,
                 function() dlmp.send_chat("x", 0x1000000) end,
                 function() dlmp.spawn_player("alice", 0, 0, 0, 0) end,
+                function() dlmp.set_timer(10, function() end, 1) end,
+                function() dlmp.set_team_damage("yes") end,
+                function() p:kick({}) end,
+                function() p:teleport(0, 0, 3, "north") end,
+                function() p:set_headless(1) end,
+                function() p:apply_animation("PED", "WALK", { loop = "yes" }) end,
             }
             for _, f in ipairs(calls) do
                 local ok, err = pcall(f)
@@ -292,13 +283,19 @@ fn bad_arguments_raise_an_error_naming_the_function_and_argument() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    let got = texts(&h, a);
+    let got = h.chat_lines(a);
     let expect = [
         "set_timer: ms must be a number, got \"soon\"",
         "spawn_player: z must be finite",
         "spawn_player: interior 300 is outside 0..=255",
         "send_chat: color 16777216 is outside 0..=16777215",
         "spawn_player: player must be a Player, got \"alice\"",
+        "set_timer: repeating must be a boolean, got 1",
+        "set_team_damage: on must be a boolean, got \"yes\"",
+        "kick: reason must be a string, got table",
+        "teleport: opts must be a table, got \"north\"",
+        "set_headless: headless must be a boolean, got 1",
+        "apply_animation: loop must be a boolean, got \"yes\"",
     ];
     assert_eq!(got.len(), expect.len(), "{got:?}");
     for (g, e) in got.iter().zip(expect) {
@@ -328,12 +325,75 @@ fn a_handle_to_a_player_who_left_raises_a_clear_error() {
     let b = h.connect("bob");
     h.disconnect(a);
     h.steps(4);
-    let got = texts(&h, b);
+    let got = h.chat_lines(b);
     assert_eq!(got[0], "alice left (quit), exists=false");
     assert!(
-        got[1].contains("player:name: the player has left the server"),
+        got[1].contains("name: the player has left the server"),
         "{got:?}"
     );
+}
+
+#[test]
+fn a_leaving_player_answers_reads_in_player_disconnect_but_its_setters_raise() {
+    let s = TempScripts::new("leaving-setters");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_disconnect", function(p)
+            local answers = { p:name(), tostring(p:id()) }
+            for _, f in ipairs({
+                function() p:set_health(50) end,
+                function() p:set_skin(7) end,
+                function() p:set_frozen(true) end,
+                function() p:set_virtual_world(3) end,
+                function() dlmp.spawn_player(p, 0, 0, 3, 0) end,
+            }) do
+                local ok, err = pcall(f)
+                answers[#answers + 1] = ok and "ok" or tostring(err):match("^[^\n]*")
+            end
+            for _, line in ipairs(answers) do dlmp.send_chat(line) end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    let id = h.player_id(a).0;
+    h.disconnect(a);
+    h.steps(2);
+    assert_eq!(
+        h.chat_lines(b),
+        [
+            "alice".to_owned(),
+            id.to_string(),
+            "runtime error: set_health: the player has left the server".to_owned(),
+            "runtime error: set_skin: the player has left the server".to_owned(),
+            "runtime error: set_frozen: the player has left the server".to_owned(),
+            "runtime error: set_virtual_world: the player has left the server".to_owned(),
+            "runtime error: spawn_player: the player has left the server".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn set_team_shows_in_team_at_once_and_a_new_player_has_none() {
+    let s = TempScripts::new("team");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_connect", function(p)
+            local before = p:team()
+            p:set_team(4)
+            dlmp.send_chat(before .. " " .. p:team(), nil, { p })
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(h.chat_lines(a), ["0 4"]);
+    h.step();
+    assert_eq!(h.get::<dlmp::player::Team>(a).group, 4);
 }
 
 #[test]
@@ -355,11 +415,11 @@ fn resources_talk_through_exports_and_hear_each_others_start() {
         "#,
     );
     let mut h = s.harness();
-    let running: Vec<String> = host(&h).running().map(str::to_owned).collect();
+    let running: Vec<String> = h.script_host().running().map(str::to_owned).collect();
     assert_eq!(running, ["math", "user"]);
     let a = h.connect("alice");
     h.step();
-    let got = texts(&h, a);
+    let got = h.chat_lines(a);
     assert_eq!(got[0], "2+3=5");
     assert!(
         got[1].contains("call: math exports no function mul"),
@@ -382,7 +442,7 @@ fn kick_ends_the_session_with_reason_kicked() {
         leaves[0].reason,
         dlmp::protocol::connection::handshake::LeaveReason::Kicked
     );
-    assert!(texts(&h, a).iter().any(|t| t == "You were kicked: bye"));
+    assert!(h.chat_lines(a).iter().any(|t| t == "You were kicked: bye"));
     let _ = s.path();
 }
 
@@ -393,8 +453,8 @@ fn stopping_a_resource_despawns_everything_it_owned() {
     s.resource("gm", "-- owns things")
         .resource("other", "-- owns other things");
     let mut h = s.harness();
-    let gm = host(&h).resource_id("gm").expect("running");
-    let other = host(&h).resource_id("other").expect("running");
+    let gm = h.script_host().resource_id("gm").expect("running");
+    let other = h.script_host().resource_id("other").expect("running");
     let mine: Vec<_> = (0..1000)
         .map(|_| h.world_mut().spawn(Owned(gm)).id())
         .collect();
@@ -431,6 +491,6 @@ fn a_timer_that_re_arms_itself_at_0_ms_fires_once_per_tick() {
     h.steps(4);
     h.chat(a, "/count");
     h.step();
-    let n: u32 = texts(&h, a)[0].parse().expect("a count");
+    let n: u32 = h.chat_lines(a)[0].parse().expect("a count");
     assert!((5..=7).contains(&n), "once per tick, got {n}");
 }

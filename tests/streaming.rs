@@ -486,13 +486,6 @@ mod scripts {
         }
     }
 
-    fn texts(h: &Harness, c: ClientId) -> Vec<String> {
-        h.packets::<ChatMessage>(c)
-            .iter()
-            .map(|m| m.text.as_str().to_owned())
-            .collect()
-    }
-
     #[test]
     fn stream_events_reach_a_lua_handler_but_not_on_disconnect() {
         let dir = Dir(
@@ -518,17 +511,17 @@ mod scripts {
         spawn_at(&mut h, a, 0.0);
         spawn_at(&mut h, b, 10.0);
         h.steps(2);
-        assert_eq!(texts(&h, a), ["in bob for alice"]);
-        assert_eq!(texts(&h, b), ["in alice for bob"]);
+        assert_eq!(h.chat_lines(a), ["in bob for alice"]);
+        assert_eq!(h.chat_lines(b), ["in alice for bob"]);
         set_scope(&mut h, b, 1, 0);
         h.steps(2);
-        assert_eq!(texts(&h, a), ["in bob for alice", "out bob for alice"]);
+        assert_eq!(h.chat_lines(a), ["in bob for alice", "out bob for alice"]);
         set_scope(&mut h, b, 0, 0);
         h.steps(2);
         h.disconnect(b);
         h.steps(3);
         assert_eq!(
-            texts(&h, a),
+            h.chat_lines(a),
             ["in bob for alice", "out bob for alice", "in bob for alice"],
             "a disconnect raises no stream event"
         );

@@ -1,9 +1,10 @@
--- freeroam: the default gamemode, and the example to copy.
+-- freeroam: the default gamemode, and the example to copy (docs/lua-api.md).
 --
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
--- others; after a death it respawns at the next point. Chat commands: /help, /tp, /v, /w,
--- /skin, /kill, /anim. /v calls an API function that a later feature adds (dlmp.create_vehicle);
--- until it exists, the command says so instead of failing.
+-- others; after a death it respawns at the next point. Chat commands: /help lists them all.
+-- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
+-- allowed skin ..."). /v needs dlmp.create_vehicle, which a later feature adds; until it
+-- exists, the command says so instead of failing.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -100,22 +101,29 @@ dlmp.on("player_death", function(player, killer)
     end
 end)
 
--- The commands: name -> { usage, help, run(player, args) }.
+-- The commands: name -> { usage, help, run(player, args) }, and their names in the order
+-- /help lists them.
 local commands = {}
+local order = {}
 
-commands.help = {
+local function command(name, def)
+    commands[name] = def
+    order[#order + 1] = name
+end
+
+command("help", {
     usage = "/help",
     help = "this list",
     run = function(player)
         tell(player, "Commands:")
-        for _, name in ipairs({ "help", "tp", "v", "w", "skin", "kill", "anim" }) do
+        for _, name in ipairs(order) do
             tell(player, commands[name].usage .. " - " .. commands[name].help)
         end
         return true
     end,
-}
+})
 
-commands.tp = {
+command("tp", {
     usage = "/tp x y z",
     help = "teleport to a position",
     run = function(player, args)
@@ -133,9 +141,9 @@ commands.tp = {
         end
         return true
     end,
-}
+})
 
-commands.v = {
+command("v", {
     usage = "/v model",
     help = "a vehicle next to you (model 400..611)",
     run = function(player, args)
@@ -153,9 +161,9 @@ commands.v = {
         end
         return true
     end,
-}
+})
 
-commands.w = {
+command("w", {
     usage = "/w weapon [ammo]",
     help = "a weapon (1..46), 500 ammo unless given",
     run = function(player, args)
@@ -167,16 +175,14 @@ commands.w = {
         if #args < 1 or #args > 2 or not weapon or not ammo then
             return false
         end
-        if not player.give_weapon then
-            tell(player, "/w is not available yet.", ERROR)
-        elseif try(player, player.give_weapon, player, weapon, ammo) then
+        if try(player, player.give_weapon, player, weapon, ammo) then
             tell(player, "Weapon " .. weapon .. " with " .. ammo .. " ammo.")
         end
         return true
     end,
-}
+})
 
-commands.skin = {
+command("skin", {
     usage = "/skin id [variant]",
     help = "change your look (model 0..311 except 74)",
     run = function(player, args)
@@ -194,14 +200,18 @@ commands.skin = {
         end
         return true
     end,
-}
+})
 
-commands.kill = {
+command("kill", {
     usage = "/kill",
     help = "die (and respawn at the next point)",
     run = function(player, args)
         if #args ~= 0 then
             return false
+        end
+        if not player:is_spawned() then
+            tell(player, "You have not spawned yet.", ERROR)
+            return true
         end
         if not player:is_alive() then
             tell(player, "You are already dead.", ERROR)
@@ -211,7 +221,7 @@ commands.kill = {
         try(player, player.set_health, player, 0)
         return true
     end,
-}
+})
 
 -- /anim's named animations: library, name, options of player:apply_animation.
 local ANIMS = {
@@ -223,7 +233,7 @@ local ANIMS = {
     handsup = { "SHOP", "SHP_Rob_HandsUp", { freeze = true } },
 }
 
-commands.anim = {
+command("anim", {
     usage = "/anim dance|sit|wave|lay|smoke|handsup|stop, or /anim LIB NAME",
     help = "play an animation (moving ends it) or stop it",
     run = function(player, args)
@@ -241,17 +251,21 @@ commands.anim = {
         end
         return true
     end,
-}
+})
 
 -- A command's run returns false for bad arguments; the player then gets the usage line.
--- Returning true from the handler marks the command as handled (no "Unknown command").
+-- An error it did not expect is told to the player like a refused call. Returning true
+-- from the handler marks the command as handled (no "Unknown command").
 dlmp.on("player_command", function(player, name, args)
-    local command = commands[name]
-    if not command then
+    local cmd = commands[name]
+    if not cmd then
         return -- not ours: another resource may take it, or the player hears "Unknown command"
     end
-    if not command.run(player, args) then
-        tell(player, "Usage: " .. command.usage, ERROR)
+    local ok, valid = pcall(cmd.run, player, args)
+    if not ok then
+        tell(player, first_line(valid), ERROR)
+    elseif not valid then
+        tell(player, "Usage: " .. cmd.usage, ERROR)
     end
     return true
 end)

@@ -47,6 +47,7 @@ use crate::protocol::player::life::{DeathPose, DeathReport, RequestSpawn, Respaw
 use crate::protocol::player::sync::{Frame, PlayerSync};
 use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
+use crate::script::ScriptHost;
 use crate::serial::Serial;
 use crate::server::{Transport, build_app};
 use crate::session::{Connection, PlayerIndex};
@@ -536,6 +537,28 @@ impl Harness {
     pub fn take(&mut self, client: ClientId) -> Vec<ServerPacket> {
         self.clients[client.0].wire.clear();
         std::mem::take(&mut self.clients[client.0].inbox)
+    }
+
+    /// The texts of the chat lines the client applied, in order.
+    pub fn chat_lines(&self, client: ClientId) -> Vec<String> {
+        self.packets::<ChatMessage>(client)
+            .iter()
+            .map(|m| m.text.as_str().to_owned())
+            .collect()
+    }
+
+    /// The chat lines the client applied since the last clear, then forgets everything it
+    /// received, as [`Harness::clear`] does.
+    pub fn take_chat_lines(&mut self, client: ClientId) -> Vec<String> {
+        let lines = self.chat_lines(client);
+        self.clear(client);
+        lines
+    }
+
+    /// The Lua host of the app (its resources, its error count).
+    #[track_caller]
+    pub fn script_host(&self) -> &ScriptHost {
+        self.world().non_send::<ScriptHost>()
     }
 
     /// The packets of type `P` the client applied, in order.

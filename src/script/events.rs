@@ -83,6 +83,9 @@ macro_rules! script_events {
         }
 
         impl ScriptEvent {
+            /// Every event's name, in the order of declaration.
+            pub const NAMES: &[&str] = &[$($name),*];
+
             /// The name handlers register with `dlmp.on`.
             pub fn name(&self) -> &'static str {
                 match self {

@@ -67,6 +67,8 @@ pub struct PlayerView {
     /// The ledger's health and armor (a set in this call shows at once).
     pub health: f32,
     pub armor: f32,
+    /// The damage group (`player:set_team`; a set in this call shows at once).
+    pub team: u32,
     /// Skin, styles, hidden head (a set in this call shows at once).
     pub appearance: Appearance,
     /// Weapon skills (a set in this call shows at once).

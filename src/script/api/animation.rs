@@ -90,15 +90,8 @@ fn spec(lib: &Value, name: &Value, opts: &Value) -> Result<AnimationSpec> {
                 delta = args::number(F, "delta", &v)?;
             }
             for (key, bit) in FLAG_OPTIONS {
-                match get(key)? {
-                    Value::Nil | Value::Boolean(false) => {}
-                    Value::Boolean(true) => flags = flags | bit,
-                    other => {
-                        return Err(Error::runtime(format!(
-                            "{F}: {key} must be a boolean, got {}",
-                            other.type_name()
-                        )));
-                    }
+                if args::boolean_or(F, key, &get(key)?, false)? {
+                    flags = flags | bit;
                 }
             }
             time = args::integer_or(
@@ -114,10 +107,7 @@ fn spec(lib: &Value, name: &Value, opts: &Value) -> Result<AnimationSpec> {
             }
         }
         other => {
-            return Err(Error::runtime(format!(
-                "{F}: opts must be a table, got {}",
-                other.type_name()
-            )));
+            args::table_or_nil(F, "opts", other)?;
         }
     }
     #[expect(

@@ -3,7 +3,7 @@
 
 use core::ops::RangeInclusive;
 
-use mlua::{Error, Result, UserDataRef, Value};
+use mlua::{Error, Result, Value};
 
 use super::player::LuaPlayer;
 
@@ -83,12 +83,42 @@ pub(crate) fn boolean(func: &str, arg: &str, v: &Value) -> Result<bool> {
     }
 }
 
+/// An optional boolean, `default` when nil.
+pub(crate) fn boolean_or(func: &str, arg: &str, v: &Value, default: bool) -> Result<bool> {
+    if v.is_nil() {
+        Ok(default)
+    } else {
+        boolean(func, arg, v)
+    }
+}
+
 /// A string.
 pub(crate) fn string(func: &str, arg: &str, v: &Value) -> Result<String> {
     match v {
         Value::String(s) => Ok(s.to_str()?.to_owned()),
         other => Err(Error::runtime(format!(
             "{func}: {arg} must be a string, got {}",
+            type_name(other)
+        ))),
+    }
+}
+
+/// An optional string, `default` when nil.
+pub(crate) fn string_or(func: &str, arg: &str, v: &Value, default: &str) -> Result<String> {
+    if v.is_nil() {
+        Ok(default.to_owned())
+    } else {
+        string(func, arg, v)
+    }
+}
+
+/// An optional table, `None` when nil.
+pub(crate) fn table_or_nil(func: &str, arg: &str, v: &Value) -> Result<Option<mlua::Table>> {
+    match v {
+        Value::Nil => Ok(None),
+        Value::Table(t) => Ok(Some(t.clone())),
+        other => Err(Error::runtime(format!(
+            "{func}: {arg} must be a table, got {}",
             type_name(other)
         ))),
     }
@@ -131,6 +161,3 @@ pub(crate) fn players(func: &str, arg: &str, v: &Value) -> Result<Vec<LuaPlayer>
         .map(|item| item.and_then(|item| player(func, arg, &item)))
         .collect()
 }
-
-#[allow(dead_code, reason = "kept for handle arguments of later features")]
-pub(crate) type PlayerRef<'a> = UserDataRef<LuaPlayer>;

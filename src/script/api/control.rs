@@ -4,7 +4,7 @@
 
 use mlua::{Error, IntoLuaMulti, Lua, Result, UserDataMethods, Value, Variadic};
 
-use super::player::LuaPlayer;
+use super::player::{LuaPlayer, require_alive, require_confirmed_life};
 use super::{args, queue_message};
 use crate::player::control::ControlCommand;
 use crate::player::control::camera::CameraSetting;
@@ -48,7 +48,6 @@ fn point(f: &str, names: [&str; 3], a: &Variadic<Value>, i: usize) -> Result<Vec
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method("set_frozen", |lua, this, v: Value| {
         const F: &str = "set_frozen";
-        this.with(lua, F, |_| ())?;
         let frozen = args::boolean(F, "frozen", &v)?;
         update(lua, this, F, |view| view.frozen = frozen)?;
         queue_message(
@@ -64,7 +63,6 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     });
     methods.add_method("set_camera_fixed", |lua, this, a: Variadic<Value>| {
         const F: &str = "set_camera_fixed";
-        this.with(lua, F, |_| ())?;
         let pos = point(F, ["x", "y", "z"], &a, 0)?;
         let look_at = point(F, ["look_x", "look_y", "look_z"], &a, 3)?;
         let ms = args::integer_or(
@@ -87,12 +85,12 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         "spectate",
         |lua, this, (target, prev, next): (Value, Value, Value)| {
             const F: &str = "spectate";
-            let me = this.with(lua, F, Clone::clone)?;
             let target = args::player(F, "target", &target)?;
             let prev_action =
                 args::integer_or(F, "prev_action", &prev, 0..=i64::from(u32::MAX), 0)?;
             let next_action =
                 args::integer_or(F, "next_action", &next, 0..=i64::from(u32::MAX), 0)?;
+            let me = this.with_mut(lua, F, |p| Ok(p.clone()))?;
             let them = lua
                 .app_data_ref::<ScriptState>()
                 .and_then(|s| s.player(target.entity, target.token).cloned())
@@ -132,13 +130,12 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         },
     );
     methods.add_method("set_camera_free", |lua, this, ()| -> Result<()> {
-        this.with(lua, "set_camera_free", |_| ())?;
+        this.present(lua, "set_camera_free")?;
         Err(Error::runtime(
             "set_camera_free: a free camera exists only in a map editing session, and none is open",
         ))
     });
     methods.add_method("reset_camera", |lua, this, ()| {
-        this.with(lua, "reset_camera", |_| ())?;
         set_camera(lua, this, "reset_camera", CameraSetting::Own)
     });
     methods.add_method("camera", |lua, this, ()| {
@@ -181,19 +178,14 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     });
     methods.add_method("set_on_fire", |lua, this, v: Value| {
         const F: &str = "set_on_fire";
-        let p = this.with(lua, F, Clone::clone)?;
         let on_fire = args::boolean(F, "on", &v)?;
-        if !p.spawned {
-            return Err(Error::runtime(format!("{F}: the player is not spawned")));
-        }
-        if !p.alive {
-            return Err(Error::runtime(format!("{F}: the player is dead")));
-        }
-        if on_fire && !p.life_confirmed {
-            return Err(Error::runtime(format!(
-                "{F}: the player's new life is not confirmed yet (no living frame since its spawn)"
-            )));
-        }
+        this.with_mut(lua, F, |p| {
+            require_alive(p, F)?;
+            if on_fire {
+                require_confirmed_life(p, F)?;
+            }
+            Ok(())
+        })?;
         queue_message(
             lua,
             ControlCommand::Fire {

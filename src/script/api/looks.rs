@@ -220,12 +220,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
 
     methods.add_method("set_headless", |lua, this, on: Value| {
         const F: &str = "set_headless";
-        let Value::Boolean(on) = on else {
-            return Err(Error::runtime(format!(
-                "{F}: headless must be a boolean, got {}",
-                on.type_name()
-            )));
-        };
+        let on = args::boolean(F, "headless", &on)?;
         set(
             lua,
             this,

@@ -9,6 +9,8 @@ mod looks;
 pub(crate) mod movement;
 pub mod player;
 mod respawn;
+#[cfg(test)]
+mod tests;
 pub mod timer;
 
 use std::time::Duration;
@@ -106,25 +108,24 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
 
     dlmp.set(
         "set_timer",
-        lua.create_function(
-            move |lua, (ms, func, repeating): (Value, Value, Option<bool>)| {
-                let ms = args::integer("set_timer", "ms", &ms, 0..=i64::from(u32::MAX))?;
-                let func = args::function("set_timer", "fn", func)?;
-                let mut state = state_mut(lua)?;
-                let id = state.next_handle();
-                let interval = Duration::from_millis(ms.unsigned_abs());
-                let due = state.now + interval;
-                state.timers.push(Timer {
-                    id,
-                    resource,
-                    due,
-                    interval,
-                    repeating: repeating.unwrap_or(false),
-                    func,
-                });
-                Ok(LuaTimer { id })
-            },
-        )?,
+        lua.create_function(move |lua, (ms, func, repeating): (Value, Value, Value)| {
+            let ms = args::integer("set_timer", "ms", &ms, 0..=i64::from(u32::MAX))?;
+            let func = args::function("set_timer", "fn", func)?;
+            let repeating = args::boolean_or("set_timer", "repeating", &repeating, false)?;
+            let mut state = state_mut(lua)?;
+            let id = state.next_handle();
+            let interval = Duration::from_millis(ms.unsigned_abs());
+            let due = state.now + interval;
+            state.timers.push(Timer {
+                id,
+                resource,
+                due,
+                interval,
+                repeating,
+                func,
+            });
+            Ok(LuaTimer { id })
+        })?,
     )?;
 
     dlmp.set(
@@ -183,14 +184,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
             let y = args::number(F, "y", &arg(2))?;
             let z = args::number(F, "z", &arg(3))?;
             let heading = args::number(F, "heading", &arg(4))?;
-            let Some(current) = state(lua)?
-                .player(player.entity, player.token)
-                .map(|p| p.appearance)
-            else {
-                return Err(Error::runtime(
-                    "spawn_player: the player has left the server",
-                ));
-            };
+            let current = player.with_mut(lua, F, |p| Ok(p.appearance))?;
             // Without a skin the player keeps its current look (ADR 0014).
             let (skin, variant) = if arg(5).is_nil() {
                 (
@@ -222,9 +216,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     dlmp.set(
         "set_team_damage",
         lua.create_function(|lua, on: Value| {
-            let Value::Boolean(on) = on else {
-                return Err(Error::runtime("set_team_damage: on must be a boolean"));
-            };
+            let on = args::boolean("set_team_damage", "on", &on)?;
             state_mut(lua)?
                 .commands
                 .push(ScriptCommand::SetTeamDamage(on));

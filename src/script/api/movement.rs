@@ -4,11 +4,10 @@
 //! view for reads in the same call and queues the feature's message
 //! (docs/decisions/0011-feature-commands.md, 0015-teleport-and-physics.md).
 
-use bevy_ecs::entity::Entity;
-use mlua::{Error, Lua, Result, Table, UserDataMethods, Value};
+use mlua::{Error, Lua, Result, UserDataMethods, Value};
 
 use super::args;
-use super::player::LuaPlayer;
+use super::player::{LuaPlayer, require_alive, require_confirmed_life};
 use super::queue_message;
 use crate::lane::Delivery;
 use crate::player::SpawnState;
@@ -55,12 +54,7 @@ fn f32_of(n: f64) -> f32 {
 /// A teleport from `set_position` and `teleport`: checked, shown in the view, queued.
 fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()> {
     this.with_mut(lua, method, |view| {
-        if !view.spawned {
-            return Err(refuse(method, "the player has not spawned"));
-        }
-        if !view.alive {
-            return Err(refuse(method, "the player is dead"));
-        }
+        require_alive(view, method)?;
         match t.check() {
             Err(TeleportRefusal::OutsideWorld) => {
                 return Err(refuse(
@@ -114,14 +108,6 @@ pub(crate) fn fill_view(
     view.lane_room = conn.map_or(0, |c| c.room(Delivery::Normal));
 }
 
-fn message<M: bevy_ecs::message::Message>(
-    lua: &Lua,
-    entity: Entity,
-    make: impl FnOnce(Entity) -> M,
-) -> Result<()> {
-    queue_message(lua, make(entity))
-}
-
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method(
         "set_position",
@@ -139,21 +125,17 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     );
     methods.add_method(
         "teleport",
-        |lua, this, (x, y, z, opts): (Value, Value, Value, Option<Table>)| {
+        |lua, this, (x, y, z, opts): (Value, Value, Value, Value)| {
             const F: &str = "teleport";
             let pos = point(F, &x, &y, &z)?;
             let (mut heading, mut area, mut ground) = (None, None, false);
-            if let Some(opts) = opts {
+            if let Some(opts) = args::table_or_nil(F, "opts", &opts)? {
                 let h: Value = opts.get("heading")?;
                 if !h.is_nil() {
                     heading = Some(f32_of(args::number(F, "heading", &h)?));
                 }
                 area = interior(F, &opts.get::<Value>("interior")?)?;
-                ground = match opts.get::<Value>("ground")? {
-                    Value::Nil => false,
-                    Value::Boolean(b) => b,
-                    _ => return Err(refuse(F, "ground must be a boolean")),
-                };
+                ground = args::boolean_or(F, "ground", &opts.get::<Value>("ground")?, false)?;
             }
             let t = Teleport {
                 player: this.entity,
@@ -173,11 +155,14 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             view.virtual_world = world;
             Ok(())
         })?;
-        message(lua, this.entity, |player| SetScope {
-            player,
-            virtual_world: Some(world),
-            interior: None,
-        })
+        queue_message(
+            lua,
+            SetScope {
+                player: this.entity,
+                virtual_world: Some(world),
+                interior: None,
+            },
+        )
     });
     methods.add_method("set_interior", |lua, this, n: Value| {
         const F: &str = "set_interior";
@@ -187,11 +172,14 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             view.interior = area;
             Ok(())
         })?;
-        message(lua, this.entity, |player| SetScope {
-            player,
-            virtual_world: None,
-            interior: Some(area),
-        })
+        queue_message(
+            lua,
+            SetScope {
+                player: this.entity,
+                virtual_world: None,
+                interior: Some(area),
+            },
+        )
     });
     methods.add_method(
         "set_world_bounds",
@@ -217,10 +205,13 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                 view.world_bounds = Some(bounds);
                 Ok(())
             })?;
-            message(lua, this.entity, |player| SetBounds {
-                player,
-                bounds: Some(bounds),
-            })
+            queue_message(
+                lua,
+                SetBounds {
+                    player: this.entity,
+                    bounds: Some(bounds),
+                },
+            )
         },
     );
     methods.add_method("clear_world_bounds", |lua, this, ()| {
@@ -230,20 +221,23 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             view.world_bounds = None;
             Ok(())
         })?;
-        message(lua, this.entity, |player| SetBounds {
-            player,
-            bounds: None,
-        })
+        queue_message(
+            lua,
+            SetBounds {
+                player: this.entity,
+                bounds: None,
+            },
+        )
     });
     methods.add_method("world_bounds", |lua, this, ()| {
-        this.with_mut(lua, "world_bounds", |view| {
+        this.with(lua, "world_bounds", |view| {
             let b = view.world_bounds;
-            Ok((
+            (
                 b.map(|b| lua_number(b.min_x)),
                 b.map(|b| lua_number(b.min_y)),
                 b.map(|b| lua_number(b.max_x)),
                 b.map(|b| lua_number(b.max_y)),
-            ))
+            )
         })
     });
     methods.add_method(
@@ -270,18 +264,8 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                 vel = Vec3::new(vel.x * k, vel.y * k, vel.z * k);
             }
             this.with_mut(lua, F, |view| {
-                if !view.spawned {
-                    return Err(refuse(F, "the player has not spawned"));
-                }
-                if !view.alive {
-                    return Err(refuse(F, "the player is dead"));
-                }
-                if !view.life_confirmed {
-                    return Err(refuse(
-                        F,
-                        "the player's new life is not confirmed yet (no living frame since the spawn)",
-                    ));
-                }
+                require_alive(view, F)?;
+                require_confirmed_life(view, F)?;
                 if view.physics_pending >= MAX_PENDING {
                     return Err(refuse(
                         F,
@@ -292,7 +276,13 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                 view.physics_pending += 1;
                 Ok(())
             })?;
-            message(lua, this.entity, |player| ThrowPlayer { player, vel })
+            queue_message(
+                lua,
+                ThrowPlayer {
+                    player: this.entity,
+                    vel,
+                },
+            )
         },
     );
     methods.add_method("set_gravity", |lua, this, g: Value| {
@@ -317,12 +307,15 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             view.gravity = gravity;
             Ok(())
         })?;
-        message(lua, this.entity, |player| SetBodyGravity {
-            player,
-            gravity,
-        })
+        queue_message(
+            lua,
+            SetBodyGravity {
+                player: this.entity,
+                gravity,
+            },
+        )
     });
     methods.add_method("gravity", |lua, this, ()| {
-        this.with_mut(lua, "gravity", |view| Ok(lua_number(view.gravity)))
+        this.with(lua, "gravity", |view| lua_number(view.gravity))
     });
 }

@@ -18,7 +18,8 @@ pub struct LuaPlayer {
 }
 
 impl LuaPlayer {
-    /// Reads the player's view, or fails with "player:METHOD: the player has left".
+    /// Reads the player's view, or fails with "METHOD: the player has left the server" for
+    /// a stale handle. Inside `player_disconnect` the leaving player still answers reads.
     pub(super) fn with<R>(
         &self,
         lua: &Lua,
@@ -35,7 +36,8 @@ impl LuaPlayer {
     }
 
     /// Runs `f` on the view of a player still connected (a set shows in the view at once,
-    /// for reads later in the same call), or fails like [`LuaPlayer::with`].
+    /// for reads later in the same call), or fails like [`LuaPlayer::with`], also for a
+    /// player leaving this tick: every setter goes through here.
     pub(super) fn with_mut<R>(
         &self,
         lua: &Lua,
@@ -53,6 +55,11 @@ impl LuaPlayer {
         f(view)
     }
 
+    /// Fails like [`LuaPlayer::with_mut`] unless the player is still connected.
+    pub(super) fn present(&self, lua: &Lua, method: &str) -> Result<()> {
+        self.with_mut(lua, method, |_| Ok(()))
+    }
+
     fn command(lua: &Lua, command: ScriptCommand) -> Result<()> {
         let mut state = lua
             .app_data_mut::<ScriptState>()
@@ -62,15 +69,40 @@ impl LuaPlayer {
     }
 }
 
-/// "player:METHOD: the player has left the server": a stale handle, or a player leaving
-/// this tick.
+/// "METHOD: the player has left the server": a stale handle, or a player leaving this
+/// tick.
 fn left(method: &str) -> Error {
-    Error::runtime(format!("player:{method}: the player has left the server"))
+    Error::runtime(format!("{method}: the player has left the server"))
 }
 
-/// A health or armor value 0..=200 for `player:METHOD(v)`; the view shows it at once.
-fn vital(lua: &Lua, this: &LuaPlayer, method: &str, v: &Value) -> Result<f32> {
-    this.with(lua, method, |_| ())?;
+/// The refusal of a command that needs the player's body in the world (player.md: a
+/// command to a player not spawned or dead is refused).
+pub(super) fn require_alive(view: &PlayerView, method: &str) -> Result<()> {
+    if !view.spawned {
+        return Err(Error::runtime(format!(
+            "{method}: the player has not spawned"
+        )));
+    }
+    if !view.alive {
+        return Err(Error::runtime(format!("{method}: the player is dead")));
+    }
+    Ok(())
+}
+
+/// The refusal of a command that needs the current life confirmed by a living frame since
+/// the last spawn or respawn grant (SetVelocity, SetOnFire).
+pub(super) fn require_confirmed_life(view: &PlayerView, method: &str) -> Result<()> {
+    if view.life_confirmed {
+        Ok(())
+    } else {
+        Err(Error::runtime(format!(
+            "{method}: the player's new life is not confirmed yet (no living frame since its spawn)"
+        )))
+    }
+}
+
+/// A health or armor value 0..=200 for `player:METHOD(v)`.
+fn vital(method: &str, v: &Value) -> Result<f32> {
     let n = args::number(method, "value", v)?;
     if !(0.0..=f64::from(MAX_VITAL)).contains(&n) {
         return Err(Error::runtime(format!(
@@ -78,17 +110,7 @@ fn vital(lua: &Lua, this: &LuaPlayer, method: &str, v: &Value) -> Result<f32> {
         )));
     }
     #[expect(clippy::cast_possible_truncation, reason = "0..=200")]
-    let value = n as f32;
-    if let Some(mut state) = lua.app_data_mut::<ScriptState>()
-        && let Some(view) = state.players.get_mut(&this.entity)
-    {
-        if method == "set_health" {
-            view.health = value;
-        } else {
-            view.armor = value;
-        }
-    }
-    Ok(value)
+    Ok(n as f32)
 }
 
 impl UserData for LuaPlayer {
@@ -149,7 +171,11 @@ impl UserData for LuaPlayer {
             this.with(lua, "armor", |p| f64::from(p.armor))
         });
         methods.add_method("set_health", |lua, this, v: Value| {
-            let value = vital(lua, this, "set_health", &v)?;
+            let value = vital("set_health", &v)?;
+            this.with_mut(lua, "set_health", |p| {
+                p.health = value;
+                Ok(())
+            })?;
             Self::command(
                 lua,
                 ScriptCommand::SetHealth {
@@ -159,7 +185,11 @@ impl UserData for LuaPlayer {
             )
         });
         methods.add_method("set_armor", |lua, this, v: Value| {
-            let value = vital(lua, this, "set_armor", &v)?;
+            let value = vital("set_armor", &v)?;
+            this.with_mut(lua, "set_armor", |p| {
+                p.armor = value;
+                Ok(())
+            })?;
             Self::command(
                 lua,
                 ScriptCommand::SetArmor {
@@ -170,9 +200,9 @@ impl UserData for LuaPlayer {
         });
         methods.add_method("give_weapon", |lua, this, (w, a): (Value, Value)| {
             const F: &str = "give_weapon";
-            this.with(lua, F, |_| ())?;
             let weapon = args::integer(F, "weapon", &w, 0..=46)?;
             let ammo = args::integer(F, "ammo", &a, 0..=i64::from(u16::MAX))?;
+            this.present(lua, F)?;
             #[expect(
                 clippy::cast_possible_truncation,
                 clippy::cast_sign_loss,
@@ -189,31 +219,32 @@ impl UserData for LuaPlayer {
         });
         methods.add_method("set_team", |lua, this, n: Value| {
             const F: &str = "set_team";
-            this.with(lua, F, |_| ())?;
             let group = args::integer(F, "team", &n, 0..=i64::from(u32::MAX))?;
-            #[expect(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "checked range"
-            )]
+            let group = u32::try_from(group).map_err(Error::external)?;
+            this.with_mut(lua, F, |p| {
+                p.team = group;
+                Ok(())
+            })?;
             Self::command(
                 lua,
                 ScriptCommand::SetTeam {
                     player: this.entity,
-                    group: group as u32,
+                    group,
                 },
             )
         });
+        methods.add_method("team", |lua, this, ()| this.with(lua, "team", |p| p.team));
         super::looks::add_methods(methods);
         super::respawn::add_methods(methods);
-        methods.add_method("kick", |lua, this, reason: Option<String>| {
+        methods.add_method("kick", |lua, this, reason: Value| {
+            let reason = args::string_or("kick", "reason", &reason, "")?;
             let connected = this.with(lua, "kick", |p| p.connected)?;
             if connected {
                 Self::command(
                     lua,
                     ScriptCommand::Kick {
                         player: this.entity,
-                        reason: reason.unwrap_or_default(),
+                        reason,
                     },
                 )?;
             }

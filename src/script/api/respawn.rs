@@ -30,12 +30,6 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
     Ok(())
 }
 
-/// Fails with "player:METHOD: the player has left the server" for a stale handle or one
-/// whose player is leaving this tick.
-fn present(lua: &Lua, this: &LuaPlayer, method: &str) -> Result<()> {
-    this.with_mut(lua, method, |_| Ok(()))
-}
-
 /// A coordinate within the world bounds.
 fn coordinate(func: &str, arg: &str, v: &Value, min: f32, max: f32) -> Result<f32> {
     let n = args::number(func, arg, v)?;
@@ -53,13 +47,13 @@ fn coordinate(func: &str, arg: &str, v: &Value, min: f32, max: f32) -> Result<f3
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method("set_respawn_point", |lua, this, a: Variadic<Value>| {
         const F: &str = "set_respawn_point";
-        present(lua, this, F)?;
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Nil);
         let x = coordinate(F, "x", &arg(0), -WORLD_XY, WORLD_XY)?;
         let y = coordinate(F, "y", &arg(1), -WORLD_XY, WORLD_XY)?;
         let z = coordinate(F, "z", &arg(2), WORLD_Z_MIN, WORLD_Z_MAX)?;
         let heading = args::number(F, "heading", &arg(3))?;
         let interior = args::integer_or(F, "interior", &arg(4), 0..=255, 0)?;
+        this.present(lua, F)?;
         #[expect(
             clippy::cast_possible_truncation,
             clippy::cast_sign_loss,
@@ -79,7 +73,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         )
     });
     methods.add_method("clear_respawn_point", |lua, this, ()| {
-        present(lua, this, "clear_respawn_point")?;
+        this.present(lua, "clear_respawn_point")?;
         queue_message(
             lua,
             SetRespawnPoint {

@@ -1,0 +1,133 @@
+//! docs/lua-api.md documents every function, method and event the API registers, and
+//! nothing else (lua-api.md: "the rest ... must be documented with an example each").
+
+use std::collections::BTreeSet;
+
+use bevy_ecs::entity::Entity;
+use mlua::{Lua, Table, UserData, Value};
+
+use super::install;
+use super::player::LuaPlayer;
+use super::timer::LuaTimer;
+use crate::protocol::ids::PlayerToken;
+use crate::script::events::ScriptEvent;
+use crate::script::state::{ResourceId, ScriptState};
+
+const DOCS: &str = include_str!("../../../docs/lua-api.md");
+
+fn keys(t: &Table) -> BTreeSet<String> {
+    t.pairs::<String, Value>()
+        .map(|pair| pair.expect("string keys").0)
+        .collect()
+}
+
+/// The method names of a userdata type, from the method table its metatable indexes.
+fn methods<T: UserData + 'static>(lua: &Lua, value: T) -> BTreeSet<String> {
+    let ud = lua.create_userdata(value).expect("userdata");
+    let index: Table = ud
+        .metatable()
+        .expect("a metatable")
+        .get("__index")
+        .expect("a method table");
+    keys(&index)
+}
+
+/// The identifiers written right after `prefix` in the docs, when followed by `(` (or, for
+/// `dlmp.`, anything: `dlmp.resource_name` is a field).
+fn documented(prefix: &str, call_only: bool) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for (at, _) in DOCS.match_indices(prefix) {
+        let before = DOCS[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &DOCS[at + prefix.len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && (!call_only || rest[name.len()..].starts_with('(')) {
+            found.insert(name);
+        }
+    }
+    found
+}
+
+/// The Lua examples of the page, joined.
+fn examples() -> String {
+    DOCS.split("```lua\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .collect()
+}
+
+fn lua() -> Lua {
+    let lua = Lua::new();
+    lua.set_app_data(ScriptState::default());
+    lua
+}
+
+#[test]
+fn every_dlmp_function_is_documented_with_an_example_and_every_documented_one_exists() {
+    let lua = lua();
+    let dlmp = install(&lua, ResourceId(1), "docs").expect("the dlmp table");
+    assert_eq!(keys(&dlmp), documented("dlmp.", false));
+    let examples = examples();
+    for name in keys(&dlmp) {
+        assert!(
+            examples.contains(&format!("dlmp.{name}")),
+            "no example uses dlmp.{name}"
+        );
+    }
+}
+
+#[test]
+fn every_player_method_is_documented_with_an_example_and_every_documented_one_exists() {
+    let lua = lua();
+    let player = LuaPlayer {
+        entity: Entity::PLACEHOLDER,
+        token: PlayerToken(0),
+    };
+    assert_eq!(methods(&lua, player), documented("player:", true));
+    let examples = examples();
+    for name in methods(&lua, player) {
+        assert!(
+            examples.contains(&format!(":{name}(")) || examples.contains(&format!(".{name},")),
+            "no example calls player:{name}"
+        );
+    }
+}
+
+#[test]
+fn every_timer_method_is_documented_and_every_documented_one_exists() {
+    let lua = lua();
+    assert_eq!(
+        methods(&lua, LuaTimer { id: 0 }),
+        documented("timer:", true)
+    );
+}
+
+#[test]
+fn every_event_has_a_heading_and_an_example_and_every_heading_is_an_event() {
+    let events = DOCS
+        .split_once("\n## Events\n")
+        .expect("an Events section")
+        .1;
+    let events = events.split("\n## ").next().unwrap_or(events);
+    let headed: BTreeSet<String> = events
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .flat_map(|l| l.split(" and "))
+        .filter_map(|h| h.split('(').next())
+        .map(|n| n.trim().to_owned())
+        .collect();
+    let raised: BTreeSet<String> = ScriptEvent::NAMES.iter().map(|n| (*n).to_owned()).collect();
+    assert_eq!(raised, headed);
+    let examples = examples();
+    for name in raised {
+        assert!(
+            examples.contains(&format!("\"{name}\"")),
+            "no example handles {name}"
+        );
+    }
+}
