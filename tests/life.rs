@@ -9,6 +9,7 @@ use std::time::Duration;
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::lane::Delivery;
+use dlmp::player::ledger::DeathReportDrops;
 use dlmp::player::respawn::{RespawnDrops, RespawnPoint, SpawnPoint};
 use dlmp::player::spawn::SpawnRequestDrops;
 use dlmp::player::{
@@ -199,10 +200,42 @@ fn a_death_report_commits_once_per_life_with_its_pose_to_viewers_not_the_victim(
     h.report_death(a, pose);
     h.step();
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1, "once per life");
-    // The next life dies again.
+    // The next life, confirmed by its first living frame, dies again.
     respawn(&mut h, a);
+    h.sync(a, 1, Frame::standing(SPAWN));
     h.report_death(a, pose);
     h.step();
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 2);
+}
+
+#[test]
+fn a_death_report_in_the_respawn_window_belongs_to_the_previous_life() {
+    let (mut h, a, b) = two();
+    h.sync(a, 1, Frame::standing(SPAWN));
+    // The ledger commits the death; the client's DeathReport is held back on its lane.
+    die(&mut h, a);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+    respawn(&mut h, a);
+    assert!(h.get::<Life>(a).alive, "the respawn is granted");
+    let epoch = h.get::<DeathEpoch>(a);
+
+    // The late report arrives before the first living frame of the new life.
+    h.report_death(a, DeathPose::DEFAULT);
+    h.step();
+    assert!(h.get::<Life>(a).alive, "the new life survives");
+    assert_eq!(h.get::<DeathEpoch>(a), epoch);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1, "no second PlayerWasted");
+    assert_eq!(
+        h.world().resource::<DeathReportDrops>().previous_life,
+        1,
+        "counted"
+    );
+
+    // Once a living frame confirmed the new life, its own death commits.
+    h.sync(a, 2, Frame::standing(SPAWN));
+    h.report_death(a, DeathPose::DEFAULT);
+    h.step();
+    assert!(!h.get::<Life>(a).alive);
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 2);
 }
 

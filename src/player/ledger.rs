@@ -165,6 +165,15 @@ pub enum LedgerEvent {
     },
 }
 
+/// DeathReports dropped. One for a player already dead or not spawned is not a drop: the
+/// page commits "once per life" and the report is simply answered by the state.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeathReportDrops {
+    /// Arrived in the respawn window ([`SpawnState::in_respawn_window`]): the report of
+    /// the previous life, delayed past the grant (ADR 0012).
+    pub previous_life: u64,
+}
+
 /// The ledger plugin.
 pub struct LedgerPlugin;
 
@@ -172,6 +181,7 @@ impl Plugin for LedgerPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<LedgerSettings>()
             .init_resource::<WeaponRanges>()
+            .init_resource::<DeathReportDrops>()
             .add_message::<LedgerEvent>()
             .add_systems(FixedUpdate, give_shots.in_set(ServerSystems::Validation))
             .add_systems(
@@ -243,6 +253,7 @@ fn settle(
     mut victims: Query<Victim>,
     mut connections: Query<&mut Connection>,
     mut events: MessageWriter<LedgerEvent>,
+    mut drops: ResMut<DeathReportDrops>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -298,6 +309,14 @@ fn settle(
                 }
             }
             ClientPacket::DeathReport(report) => {
+                if victims
+                    .get(*player)
+                    .is_ok_and(|(_, _, spawn, ..)| spawn.in_respawn_window())
+                {
+                    debug!(?player, "DeathReport of the previous life dropped");
+                    drops.previous_life += 1;
+                    continue;
+                }
                 commit(
                     *player,
                     report.pose().or_default(),

@@ -73,6 +73,13 @@ pub struct SpawnState {
 }
 
 impl SpawnState {
+    /// The respawn window (player.md, PlayerSpawned): a respawn grant went out and no
+    /// living frame came since. The client revives only on RespawnPlayer and then sends
+    /// living frames, so what reports a death now belongs to the previous life (ADR 0012).
+    pub fn in_respawn_window(&self) -> bool {
+        self.respawned && !self.life_confirmed
+    }
+
     /// Whether a RequestSpawn may be answered (player.md, RequestSpawn): only while the
     /// connect spawn is pending, that is not confirmed, not dead and not replaced by a
     /// respawn.
