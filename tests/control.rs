@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::bounds::SetBounds;
+use dlmp::player::control::ControlCommand;
 use dlmp::player::frame::movement::MAX_PENDING;
 use dlmp::player::frame::{Bounds, FrameState};
 use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
@@ -280,6 +281,86 @@ fn world_bounds_are_sent_and_clamp_frames_until_cleared() {
     );
     h.sync(a, 6, Frame::standing(outside));
     assert_eq!(h.get::<Position>(a).0, outside);
+}
+
+/// [`ORIGIN`] lies 1 m inside the east edge of this rectangle.
+fn around_origin() -> Bounds {
+    Bounds::new(0.0, 0.0, 101.0, 250.0).expect("a rectangle")
+}
+
+fn freeze(h: &mut Harness, c: ClientId) {
+    write(h, |h| ControlCommand::Freeze {
+        player: h.entity(c),
+        frozen: true,
+    });
+    assert!(h.get::<FrameState>(c).frozen.is_some());
+}
+
+#[test]
+fn a_teleport_outside_the_world_bounds_is_held_at_the_edge_frozen_or_not() {
+    let (mut h, a, _) = pair();
+    write(&mut h, |h| SetBounds {
+        player: h.entity(a),
+        bounds: Some(around_origin()),
+    });
+    freeze(&mut h, a);
+    let outside = Vec3::new(130.0, 200.0, 10.0);
+    let edge = Vec3::new(101.0, 200.0, 10.0);
+    write(&mut h, |h| teleport(a, h, outside));
+    assert_eq!(
+        h.packets::<TeleportPlayer>(a)[0].pos,
+        outside,
+        "the client returns the body to the edge itself"
+    );
+    assert_eq!(h.get::<Position>(a).0, edge);
+    assert_eq!(h.get::<FrameState>(a).frozen, Some(edge), "the hold point");
+    // A frame from before the client's own return: the freeze does not pull it back out.
+    h.sync(a, 2, Frame::standing(outside));
+    assert_eq!(h.get::<Position>(a).0, edge);
+}
+
+#[test]
+fn new_world_bounds_hold_a_frozen_players_hold_point_inside() {
+    let (mut h, a, _) = pair();
+    freeze(&mut h, a);
+    let bounds = Bounds::new(0.0, 0.0, 80.0, 250.0).expect("a rectangle");
+    write(&mut h, |h| SetBounds {
+        player: h.entity(a),
+        bounds: Some(bounds),
+    });
+    let edge = Vec3::new(80.0, 200.0, 10.0);
+    assert_eq!(h.get::<FrameState>(a).frozen, Some(edge));
+    h.sync(a, 2, Frame::standing(ORIGIN));
+    assert_eq!(h.get::<Position>(a).0, edge);
+}
+
+#[test]
+fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge_and_keep_throws() {
+    let (mut h, a, _) = pair();
+    h.set_auto_ack(a, false);
+    write(&mut h, |h| throw(h, a, Vec3::new(0.0, 0.0, 1.2)));
+    let rev = h.packets::<SetVelocity>(a)[0].rev;
+    let bounds = Bounds::new(0.0, 0.0, 50.0, 250.0).expect("a rectangle");
+    write(&mut h, |h| SetBounds {
+        player: h.entity(a),
+        bounds: Some(bounds),
+    });
+    // The body stands 50 m outside: the check goes on from the edge.
+    let edge = Vec3::new(50.0, 200.0, 10.0);
+    h.sync(a, 2, Frame::standing(edge));
+    assert_eq!(h.get::<Position>(a).0, edge);
+    assert_eq!(
+        h.get::<FrameState>(a).movement.throws_unechoed(),
+        1,
+        "the throw awaits its echo"
+    );
+    // Its echo still widens the check: 10 m up, beyond the base rise.
+    h.steps(4);
+    let up = Vec3::new(edge.x, edge.y, edge.z + 10.0);
+    let mut f = Frame::standing(up);
+    f.physics_rev = rev;
+    h.sync(a, 3, f);
+    assert_eq!(h.get::<Position>(a).0, up);
 }
 
 #[test]

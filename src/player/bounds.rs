@@ -9,6 +9,7 @@ use tracing::debug;
 
 use super::frame::{Bounds, FrameState};
 use crate::lane::Delivery;
+use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::control::{MAX_WORLD_COORD, SetWorldBounds};
 use crate::server::GameplaySystems;
@@ -43,6 +44,17 @@ impl Bounds {
             max_x,
             max_y,
         })
+    }
+
+    /// `p` held inside the rectangle horizontally (z is free): where the server takes a
+    /// point the bounds leave outside (player.md, SetWorldBounds and the Admission bullet:
+    /// "start the movement check from the edge").
+    pub fn clamp(&self, p: Vec3) -> Vec3 {
+        Vec3::new(
+            p.x.clamp(self.min_x, self.max_x),
+            p.y.clamp(self.min_y, self.max_y),
+            p.z,
+        )
     }
 
     /// The packet that sets `bounds` (`None`: the whole world, zeros).
@@ -101,7 +113,14 @@ fn set_bounds(
             }
         };
         match conn.send_event(Bounds::packet(bounds), Delivery::Normal) {
-            Ok(_) => state.bounds = bounds,
+            Ok(_) => {
+                state.bounds = bounds;
+                // The freeze holds after the bounds: a hold point left outside would pull
+                // the frames back out.
+                if let (Some(b), Some(anchor)) = (bounds, &mut state.frozen) {
+                    *anchor = b.clamp(*anchor);
+                }
+            }
             Err(e) => debug!(player = ?s.player, ?e, "SetWorldBounds not queued"),
         }
     }

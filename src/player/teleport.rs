@@ -198,17 +198,21 @@ pub(crate) fn teleport(
                 continue;
             }
         };
-        position.0 = t.pos;
+        // The packet carries the gamemode's point: the client returns the body to the
+        // edge itself. The server holds the player inside its bounds before every other
+        // reader (player.md, SetWorldBounds), so it takes the point at the edge.
+        let at = state.bounds.map_or(t.pos, |b| b.clamp(t.pos));
+        position.0 = at;
         body.velocity = Vec3::ZERO;
         let state = &mut *state;
         // The teleport stops the body: throws not echoed yet are discarded.
-        state.movement.restart(t.pos, now);
+        state.movement.restart(at, now);
         if let Some(anchor) = &mut state.frozen {
-            *anchor = t.pos;
+            *anchor = at;
         }
         if t.ground {
             state.landing = Some(Landing {
-                point: t.pos,
+                point: at,
                 event,
                 acked: None,
             });

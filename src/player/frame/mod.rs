@@ -339,10 +339,9 @@ fn admit(
         spawn.life_confirmed = true;
         // A teleport or new bounds that leave the body outside start the check from the
         // edge.
-        let mut from = position.0;
-        if let Some(b) = state.bounds {
-            from.x = from.x.clamp(b.min_x, b.max_x);
-            from.y = from.y.clamp(b.min_y, b.max_y);
+        let from = state.bounds.map_or(position.0, |b| b.clamp(position.0));
+        if from != position.0 {
+            state.movement.shift_start(position.0, from);
         }
         let jetpack = body.special_action == SpecialAction::Jetpack;
         state.movement.airborne(f.on_ground, jetpack, now);

@@ -224,6 +224,18 @@ impl Movement {
         self.pending.len()
     }
 
+    /// Throws not echoed yet: awaiting their echo, or counted applied by the ack or stall
+    /// rule without one. A teleport, a respawn or entering a vehicle discards them all.
+    pub fn throws_unechoed(&self) -> usize {
+        let pending = self
+            .pending
+            .iter()
+            .filter(|p| matches!(p.command, PhysicsCommand::Throw { .. }))
+            .count();
+        let echo = self.echo;
+        pending + self.throws.iter().filter(|t| t.rev.is_newer_than(echo)).count()
+    }
+
     /// The gravity the gamemode set last: the newest one awaiting its echo, or the applied
     /// one.
     pub fn gravity_set(&self) -> f32 {
@@ -341,6 +353,18 @@ impl Movement {
         self.ceiling = None;
         self.pending
             .retain(|p| !matches!(p.command, PhysicsCommand::Throw { .. }));
+    }
+
+    /// New world bounds left the body outside: the check goes on from `to`, the edge, in
+    /// place of `from`, the last position taken (player.md, Admission: "start the movement
+    /// check from the edge"). Nothing else starts again: throws are discarded only by
+    /// [`Movement::restart`].
+    pub fn shift_start(&mut self, from: Vec3, to: Vec3) {
+        if let Some((pos, _)) = &mut self.last
+            && *pos == from
+        {
+            *pos = to;
+        }
     }
 
     /// The throw allowance over `[from, to]`: at each moment the fastest throw still
