@@ -224,7 +224,11 @@ fn a_death_report_in_the_respawn_window_belongs_to_the_previous_life() {
     h.step();
     assert!(h.get::<Life>(a).alive, "the new life survives");
     assert_eq!(h.get::<DeathEpoch>(a), epoch);
-    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1, "no second PlayerWasted");
+    assert_eq!(
+        h.packets::<PlayerWasted>(b).len(),
+        1,
+        "no second PlayerWasted"
+    );
     assert_eq!(
         h.world().resource::<DeathReportDrops>().previous_life,
         1,

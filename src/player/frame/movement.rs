@@ -233,7 +233,12 @@ impl Movement {
             .filter(|p| matches!(p.command, PhysicsCommand::Throw { .. }))
             .count();
         let echo = self.echo;
-        pending + self.throws.iter().filter(|t| t.rev.is_newer_than(echo)).count()
+        pending
+            + self
+                .throws
+                .iter()
+                .filter(|t| t.rev.is_newer_than(echo))
+                .count()
     }
 
     /// The gravity the gamemode set last: the newest one awaiting its echo, or the applied
