@@ -9,7 +9,7 @@ use std::time::Duration;
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::lane::Delivery;
-use dlmp::player::ledger::DeathReportDrops;
+use dlmp::player::ledger::PreviousLifeDrops;
 use dlmp::player::respawn::{RespawnDrops, RespawnPoint, SpawnPoint};
 use dlmp::player::spawn::SpawnRequestDrops;
 use dlmp::player::{
@@ -63,6 +63,14 @@ fn die(h: &mut Harness, c: ClientId) {
     h.report_damage(c, seq, 54, 150.0);
     h.step();
     assert!(!h.get::<Life>(c).alive, "the fall killed");
+}
+
+/// A living frame from `c` where the server has it, confirming its life (a respawned
+/// player's game sends them as soon as RespawnPlayer revived it).
+fn live(h: &mut Harness, c: ClientId) {
+    let seq = h.get::<LastFrame>(c).seq.map_or(1, |s| s.0 + 1);
+    let at = h.get::<Position>(c).0;
+    h.sync(c, seq, Frame::standing(at));
 }
 
 /// Waits out the least time dead, then asks for the respawn and runs one tick.
@@ -209,7 +217,7 @@ fn a_death_report_commits_once_per_life_with_its_pose_to_viewers_not_the_victim(
 }
 
 #[test]
-fn a_death_report_in_the_respawn_window_belongs_to_the_previous_life() {
+fn reports_in_the_respawn_window_belong_to_the_previous_life() {
     let (mut h, a, b) = two();
     h.sync(a, 1, Frame::standing(SPAWN));
     // The ledger commits the death; the client's DeathReport is held back on its lane.
@@ -230,10 +238,22 @@ fn a_death_report_in_the_respawn_window_belongs_to_the_previous_life() {
         "no second PlayerWasted"
     );
     assert_eq!(
-        h.world().resource::<DeathReportDrops>().previous_life,
+        h.world().resource::<PreviousLifeDrops>().deaths,
         1,
         "counted"
     );
+
+    // So does a late DamageReport: its seq counts, its damage does not.
+    let seq = h.get::<Ledger>(a).damage_seq.0 + 1;
+    h.report_damage(a, seq, 54, 150.0);
+    h.step();
+    assert!(
+        h.get::<Life>(a).alive,
+        "the new life survives the late damage"
+    );
+    assert_eq!(h.get::<Ledger>(a).health, 100.0);
+    assert_eq!(h.get::<Ledger>(a).damage_seq.0, seq);
+    assert_eq!(h.world().resource::<PreviousLifeDrops>().damage, 1);
 
     // Once a living frame confirmed the new life, its own death commits.
     h.sync(a, 2, Frame::standing(SPAWN));
@@ -714,6 +734,7 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     // Cleared: back to the connect spawn's point.
     h.chat(a, "/clear");
     h.step();
+    live(&mut h, a);
     die(&mut h, a);
     respawn(&mut h, a);
     let grant = h.packets::<RespawnPlayer>(a);
@@ -733,6 +754,7 @@ fn set_respawn_delay_changes_the_least_time_dead() {
     assert_eq!(h.packets::<RespawnPlayer>(a).len(), 1, "at once");
     h.chat(a, "/delay 10000");
     h.step();
+    live(&mut h, a);
     die(&mut h, a);
     h.advance(DELAY);
     h.request_respawn(a);

@@ -165,13 +165,16 @@ pub enum LedgerEvent {
     },
 }
 
-/// DeathReports dropped. One for a player already dead or not spawned is not a drop: the
-/// page commits "once per life" and the report is simply answered by the state.
+/// Reports of the previous life that arrived in the respawn window
+/// ([`SpawnState::in_respawn_window`]), delayed past the grant, and were dropped (ADR 0012).
+/// A DeathReport for a player already dead or not spawned is not a drop: the page commits
+/// "once per life" and the report is simply answered by the state.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DeathReportDrops {
-    /// Arrived in the respawn window ([`SpawnState::in_respawn_window`]): the report of
-    /// the previous life, delayed past the grant (ADR 0012).
-    pub previous_life: u64,
+pub struct PreviousLifeDrops {
+    pub deaths: u64,
+    /// DamageReports: their damage_seq still counts (frames are taken in the client's
+    /// order), their damage does not.
+    pub damage: u64,
 }
 
 /// The ledger plugin.
@@ -181,7 +184,7 @@ impl Plugin for LedgerPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<LedgerSettings>()
             .init_resource::<WeaponRanges>()
-            .init_resource::<DeathReportDrops>()
+            .init_resource::<PreviousLifeDrops>()
             .add_message::<LedgerEvent>()
             .add_systems(FixedUpdate, give_shots.in_set(ServerSystems::Validation))
             .add_systems(
@@ -253,7 +256,7 @@ fn settle(
     mut victims: Query<Victim>,
     mut connections: Query<&mut Connection>,
     mut events: MessageWriter<LedgerEvent>,
-    mut drops: ResMut<DeathReportDrops>,
+    mut drops: ResMut<PreviousLifeDrops>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -267,6 +270,7 @@ fn settle(
                     continue;
                 }
                 let alive = life.alive;
+                let spawn_window = spawn.in_respawn_window();
                 let victim = (me.id, position.0, *scope, *team);
                 let attacker = alive
                     .then(|| credit(report, victim, now, *settings, &index, &victims))
@@ -279,6 +283,11 @@ fn settle(
                     ledger.damage_seq = report.damage_seq;
                 }
                 if !alive {
+                    continue;
+                }
+                if spawn_window {
+                    debug!(?player, "DamageReport of the previous life dropped");
+                    drops.damage += 1;
                     continue;
                 }
                 apply_damage(&mut ledger, report.weapon, report.amount);
@@ -314,7 +323,7 @@ fn settle(
                     .is_ok_and(|(_, _, spawn, ..)| spawn.in_respawn_window())
                 {
                     debug!(?player, "DeathReport of the previous life dropped");
-                    drops.previous_life += 1;
+                    drops.deaths += 1;
                     continue;
                 }
                 commit(
