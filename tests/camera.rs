@@ -912,7 +912,11 @@ mod lane {
         let (_s, mut h, a) = spawned("control-lane-full");
         let calls = [
             ("F", "p:set_frozen(true)", "set_frozen"),
-            ("C", "p:set_camera_fixed(1, 2, 3, 4, 5, 6)", "set_camera_fixed"),
+            (
+                "C",
+                "p:set_camera_fixed(1, 2, 3, 4, 5, 6)",
+                "set_camera_fixed",
+            ),
             ("O", "p:set_on_fire(true)", "set_on_fire"),
         ];
         for (name, code, _) in calls {
@@ -926,10 +930,7 @@ mod lane {
         assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
         for (name, _, method) in calls {
             let error = kept(&mut h, a, name);
-            assert!(
-                error.contains(&format!("{method}: queue full")),
-                "{error}"
-            );
+            assert!(error.contains(&format!("{method}: queue full")), "{error}");
         }
         assert!(log(&mut h, a).is_empty(), "nothing went later");
         assert_eq!(lua(&mut h, a, "return p:is_frozen()"), "ok false");

@@ -25,17 +25,17 @@ use bevy_time::Time;
 use tracing::debug;
 
 use self::camera::{CameraSetting, Transition};
-use super::{command_owner, reset_owner};
 use super::frame::FrameState;
 use super::teleport::MoveSystems;
 use super::{
     Body, LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
     StreamCenter,
 };
-use crate::protocol::geometry::Vec3;
+use super::{command_owner, reset_owner};
 use crate::lane::Delivery;
-use crate::protocol::ids::{EventId, PlayerToken, Seq};
 use crate::protocol::ServerPacket;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{EventId, PlayerToken, Seq};
 use crate::protocol::player::control::{SetFrozen, SetOnFire};
 use crate::server::{GameplaySystems, ServerSystems, StreamingSystems};
 use crate::session::{Connection, Player, PlayerConnected};
@@ -403,8 +403,8 @@ fn apply_commands(
                     }
                 })
             }
-            ControlCommand::Camera { camera, .. } => {
-                check_camera(player, &camera, &others).and_then(|target| {
+            ControlCommand::Camera { camera, .. } => check_camera(player, &camera, &others)
+                .and_then(|target| {
                     if camera == owner.control.camera {
                         return Ok(());
                     }
@@ -415,8 +415,7 @@ fn apply_commands(
                     room_for(&owner.conn, control_packets(now, (now.0, camera)))?;
                     owner.change_camera(camera, target);
                     Ok(())
-                })
-            }
+                }),
             ControlCommand::Fire { on_fire, .. } => {
                 let confirmed = spawns.get(player).is_ok_and(|s| s.life_confirmed);
                 match fire_refusal(life, confirmed, on_fire) {
