@@ -866,3 +866,149 @@ fn a_teleport_moves_the_freeze_anchor() {
     let at = h.get::<dlmp::player::Position>(a).0;
     assert!((at.x - (there.x + 8.0)).abs() < 1e-3, "{at:?}");
 }
+
+/// connection.md §3: a gamemode command's SetFrozen, SetCamera and SetOnFire are normal
+/// events. On a lane without room for all of a command's packets the call raises "queue
+/// full" and nothing changes; the respawn grant's resets are critical (ADR 0016).
+mod lane {
+    use super::*;
+    use dlmp::lane::Delivery;
+    use dlmp::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
+
+    /// Alice spawned by the runner, her new life confirmed, what she got forgotten.
+    fn spawned(test: &str) -> (TempScripts, Harness, ClientId) {
+        let (s, mut h) = scripted(test);
+        let a = h.connect("alice");
+        h.step();
+        h.request_spawn(a);
+        h.step();
+        h.sync(a, 1, Frame::standing(HERE));
+        log(&mut h, a);
+        (s, h, a)
+    }
+
+    /// Runs `code` on a lane left with `leave` normal places and keeps its error in the
+    /// global `name` (the answer line may find no room).
+    fn on_the_lane(h: &mut Harness, c: ClientId, leave: usize, name: &str, code: &str) {
+        h.advance(Duration::from_secs(1));
+        h.set_auto_ack(c, false);
+        h.fill_lane(c, Delivery::Normal, leave);
+        h.clear(c);
+        h.chat(
+            c,
+            &format!("/lua {name} = select(2, pcall(function() {code} end))"),
+        );
+        h.step();
+    }
+
+    /// What the global `name` holds once the lane has room again.
+    fn kept(h: &mut Harness, c: ClientId, name: &str) -> String {
+        h.release_lane(c);
+        lua(h, c, &format!("return {name}"))
+    }
+
+    #[test]
+    fn lua_control_setters_on_a_full_lane_raise_queue_full_and_change_nothing() {
+        let (_s, mut h, a) = spawned("control-lane-full");
+        let calls = [
+            ("F", "p:set_frozen(true)", "set_frozen"),
+            (
+                "C",
+                "p:set_camera_fixed(1, 2, 3, 4, 5, 6)",
+                "set_camera_fixed",
+            ),
+            ("O", "p:set_on_fire(true)", "set_on_fire"),
+        ];
+        for (name, code, _) in calls {
+            on_the_lane(&mut h, a, 0, name, code);
+        }
+        h.steps(2);
+        let control = h.get::<Control>(a);
+        assert!(!control.frozen && !control.told_frozen());
+        assert_eq!(control.camera, CameraSetting::Own);
+        assert_eq!(h.get::<FrameState>(a).frozen, None);
+        assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
+        for (name, _, method) in calls {
+            let error = kept(&mut h, a, name);
+            assert!(error.contains(&format!("{method}: queue full")), "{error}");
+        }
+        assert!(log(&mut h, a).is_empty(), "nothing went later");
+        assert_eq!(lua(&mut h, a, "return p:is_frozen()"), "ok false");
+        assert_eq!(lua(&mut h, a, "return p:camera()"), "ok own");
+    }
+
+    #[test]
+    fn a_camera_change_takes_a_lane_place_per_packet_it_sends() {
+        let (_s, mut h, a) = spawned("control-lane-places");
+        // Own to fixed sends SetFrozen(1) and SetCamera: one place is not enough.
+        on_the_lane(&mut h, a, 1, "C", "p:set_camera_fixed(1, 2, 3, 4, 5, 6)");
+        assert_eq!(h.get::<Control>(a).camera, CameraSetting::Own);
+        assert!(!h.get::<Control>(a).told_frozen());
+        assert!(kept(&mut h, a, "C").contains("set_camera_fixed: queue full"));
+        assert!(log(&mut h, a).is_empty());
+        // Frozen already, the same change sends only SetCamera: one place for it, one for
+        // the answer line.
+        lua(&mut h, a, "p:set_frozen(true)");
+        assert_eq!(log(&mut h, a), ["frozen 1"]);
+        on_the_lane(&mut h, a, 2, "C", "p:set_camera_fixed(1, 2, 3, 4, 5, 6)");
+        assert!(matches!(
+            h.get::<Control>(a).camera,
+            CameraSetting::Fixed { .. }
+        ));
+        h.release_lane(a);
+        assert_eq!(log(&mut h, a), ["camera Fixed"]);
+        assert_eq!(lua(&mut h, a, "return C"), "ok nil");
+    }
+
+    #[test]
+    fn a_rust_control_command_without_room_for_its_packets_stores_nothing() {
+        let (mut h, a) = alone();
+        h.sync(a, 1, Frame::standing(HERE));
+        h.set_auto_ack(a, false);
+        h.fill_lane(a, Delivery::Normal, 1);
+        camera(&mut h, a, fixed(FAR, 0));
+        let control = h.get::<Control>(a);
+        assert_eq!(control.camera, CameraSetting::Own);
+        assert!(!control.told_frozen());
+        assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
+        // The freeze needs one place: it goes.
+        freeze(&mut h, a, true);
+        assert!(h.get::<Control>(a).told_frozen());
+        assert_eq!(h.get::<FrameState>(a).frozen, Some(HERE));
+        let player = h.entity(a);
+        apply(
+            &mut h,
+            ControlCommand::Fire {
+                player,
+                on_fire: true,
+            },
+        );
+        h.release_lane(a);
+        assert_eq!(log(&mut h, a), ["frozen 1"]);
+    }
+
+    #[test]
+    fn the_respawn_grants_resets_are_queued_even_on_a_full_lane() {
+        let (mut h, a) = alone();
+        h.sync(a, 1, Frame::standing(HERE));
+        freeze(&mut h, a, true);
+        camera(&mut h, a, fixed(FAR, 0));
+        let seq = h.get::<dlmp::player::Ledger>(a).damage_seq.0 + 1;
+        h.report_damage(a, seq, 54, 200.0);
+        h.steps(3);
+        assert!(!h.get::<Life>(a).alive);
+        h.advance(Duration::from_secs(3));
+        h.set_auto_ack(a, false);
+        h.fill_lane(a, Delivery::Normal, 0);
+        h.clear(a);
+        h.request_respawn(a);
+        h.step();
+        // A normal SetCamera(0) / SetFrozen(0) would be refused here and leave the client
+        // frozen behind a fixed camera. The critical resets are queued past the 512 waiting
+        // events, which overflows the lane and ends the session (connection.md §3).
+        h.advance(Duration::from_millis(150));
+        let bye = h.packets::<ServerDisconnect>(a);
+        assert!(!bye.is_empty(), "the lane overflowed");
+        assert!(bye.iter().all(|d| d.reason == LeaveReason::Kicked));
+    }
+}

@@ -405,9 +405,14 @@ dlmp.on("player_command", function(p, name, args)
             dlmp.set_team_damage(args[1] == "on")
         elseif name == "range" then
             dlmp.set_weapon_range(tonumber(args[1]), tonumber(args[2]))
+        elseif name == "said_hp" then
+            say(p, "first")
+            p:set_health(tonumber(args[1]))
+        elseif name == "err" then
+            say(p, tostring(_G.E))
         end
     end)
-    if not ok then say(p, tostring(err)) end
+    if not ok then _G.E = tostring(err) say(p, _G.E) end
     return true
 end)
 "#;
@@ -806,4 +811,78 @@ fn a_respawn_after_a_death_starts_the_ledger_at_100_and_0() {
     assert!(h.get::<Life>(a).alive);
     let l = ledger(&h, a);
     assert_eq!((l.health, l.armor, l.damage_seq), (100.0, 0.0, Seq(1)));
+}
+
+/// connection.md §3: GiveHealth, GiveArmor and GiveWeapon are normal events. On a full
+/// lane the Lua call raises "queue full" and the ledger, the inventory and their
+/// revisions stay: a raised vital_rev or weapon_rev whose packet never went would keep
+/// the frames' echo from ever matching (ADR 0010).
+mod lane {
+    use super::*;
+    use dlmp::lane::Delivery;
+    use dlmp::player::Inventory;
+    use dlmp::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
+
+    fn granted(h: &Harness, c: ClientId) -> usize {
+        h.packets::<GiveHealth>(c).len()
+            + h.packets::<GiveArmor>(c).len()
+            + h.packets::<GiveWeapon>(c).len()
+    }
+
+    /// The error the gamemode kept, read once the lane has room again.
+    fn kept(h: &mut Harness, c: ClientId) -> String {
+        h.release_lane(c);
+        h.clear(c);
+        h.chat(c, "/err");
+        h.steps(2);
+        h.take_chat_lines(c).join("|")
+    }
+
+    #[test]
+    fn grants_on_a_full_lane_raise_queue_full_and_change_no_revision() {
+        for (command, method) in [
+            ("/hp 150", "set_health"),
+            ("/armor 50", "set_armor"),
+            ("/gun 31 120", "give_weapon"),
+        ] {
+            let (_s, mut h, a) = commands("grant-lane-full");
+            let (before, inventory) = (ledger(&h, a), h.get::<Inventory>(a));
+            h.set_auto_ack(a, false);
+            h.fill_lane(a, Delivery::Normal, 0);
+            h.clear(a);
+            h.chat(a, command);
+            h.steps(2);
+            let after = ledger(&h, a);
+            assert_eq!(
+                (after.health, after.armor, after.vital_rev),
+                (before.health, before.armor, before.vital_rev)
+            );
+            let held = h.get::<Inventory>(a);
+            assert!(!held.holds(31));
+            assert_eq!(held.weapon_rev, inventory.weapon_rev);
+            let error = kept(&mut h, a);
+            assert!(error.contains(&format!("{method}: queue full")), "{error}");
+            assert_eq!(granted(&h, a), 0, "nothing went later");
+        }
+    }
+
+    #[test]
+    fn a_grant_the_lane_refuses_after_the_call_keeps_the_ledger() {
+        let (_s, mut h, a) = commands("grant-lane-late");
+        h.set_auto_ack(a, false);
+        // One place: the call takes it, the gamemode's line queued before the grant uses it.
+        h.fill_lane(a, Delivery::Normal, 1);
+        h.chat(a, "/said_hp 150");
+        h.steps(2);
+        let l = ledger(&h, a);
+        assert_eq!((l.health, l.vital_rev), (100.0, Revision(0)));
+        h.release_lane(a);
+        assert_eq!(granted(&h, a), 0);
+        // With room the same command goes and stores.
+        h.chat(a, "/said_hp 150");
+        h.steps(2);
+        let l = ledger(&h, a);
+        assert_eq!((l.health, l.vital_rev), (150.0, Revision(1)));
+        assert_eq!(h.packets::<GiveHealth>(a)[0].vital_rev, Revision(1));
+    }
 }

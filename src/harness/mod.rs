@@ -346,6 +346,16 @@ impl Harness {
         });
     }
 
+    /// Turns the automatic acks back on and lets the client acknowledge everything a
+    /// [`fill_lane`](Self::fill_lane) left waiting, with a second for the chat limits, so
+    /// that the lane has room again and what was still queued has reached the client.
+    pub fn release_lane(&mut self, client: ClientId) {
+        self.set_auto_ack(client, true);
+        self.ack(client);
+        self.steps(30);
+        self.advance(Duration::from_secs(1));
+    }
+
     pub fn addr(&self, client: ClientId) -> SocketAddr {
         self.clients[client.0].addr
     }

@@ -9,8 +9,7 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::warn;
 
-use super::{RespawnGranted, SpawnSystems, reset_owner};
-use crate::lane::Delivery;
+use super::{RespawnGranted, SpawnSystems, command_owner, reset_owner};
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::hud::{
@@ -173,7 +172,7 @@ fn apply_hud(
                 .into()
             }
         };
-        match conn.send_event(packet, Delivery::Normal) {
+        match command_owner(&mut conn, packet) {
             Ok(_) => *hud = new,
             Err(e) => warn!(?player, ?change, "HUD command refused: {e}"),
         }

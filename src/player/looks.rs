@@ -18,7 +18,10 @@ use bevy_ecs::prelude::*;
 use tracing::{debug, warn};
 
 use super::skins::SkinCatalog;
-use super::{Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, reset_owner};
+use super::{
+    Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, command_owner,
+    reset_owner,
+};
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::EventId;
@@ -169,7 +172,7 @@ fn apply_looks(mut commands: MessageReader<LookCommand>, mut players: Query<Look
                 continue;
             }
         };
-        if let Err(e) = conn.send_event(packet, Delivery::Normal) {
+        if let Err(e) = command_owner(&mut conn, packet) {
             warn!(?player, "look packet not queued: {e}");
         }
     }

@@ -27,7 +27,7 @@ use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
 use crate::server::ServerSystems;
-use crate::session::{Connection, PlayerConnected};
+use crate::session::{Connection, PlayerConnected, SendError};
 
 pub use hud::Hud;
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
@@ -71,27 +71,29 @@ impl Scope {
     }
 }
 
-/// Queues what a new respawn grant resets on the owner's own player (SetSpecialAction(0),
-/// SetHeadless(0), SetDrunkLevel(0)). Critical: the reset has no caller to refuse, and a
-/// reset dropped for a busy lane would let the previous life's value hold on the client
-/// (player.md: "sends ... after it"; ADR 0013, ADR 0014).
-pub(crate) fn reset_owner(conn: &mut Connection, packet: impl Into<crate::protocol::ServerPacket>) {
-    if let Err(e) = conn.send_event(packet, Delivery::Critical) {
-        tracing::debug!(?e, "respawn reset not queued");
-    }
-}
-
-/// Queues a gamemode command to the owner's own player on the reliable lane. Critical:
-/// the server's stored value already changed, so a busy lane must not leave the client
-/// behind it.
+/// Queues what the server sends the owner on its own: what a new respawn grant resets
+/// (SetSpecialAction(0), SetHeadless(0), SetDrunkLevel(0), the freeze and the camera),
+/// the stored control at the connect spawn grant, the own camera after a lost spectate
+/// target. Critical: no caller can be refused, and a dropped reset would let the previous
+/// state hold on the client (player.md: "sends ... after it"; ADR 0013, 0014, 0016).
 /// The event id, if the lane took it.
-pub(crate) fn command_owner(
+pub(crate) fn reset_owner(
     conn: &mut Connection,
     packet: impl Into<crate::protocol::ServerPacket>,
 ) -> Option<EventId> {
     conn.send_event(packet, Delivery::Critical)
-        .map_err(|e| tracing::debug!(?e, "gamemode command not queued"))
+        .map_err(|e| tracing::debug!(?e, "server reset not queued"))
         .ok()
+}
+
+/// Queues a gamemode command to the owner's own player: a normal event (connection.md
+/// §3, the pages do not call it critical). The caller checked the lane's room first and
+/// stores the new state only on `Ok`, so a refused command changes nothing ("queue full").
+pub(crate) fn command_owner(
+    conn: &mut Connection,
+    packet: impl Into<crate::protocol::ServerPacket>,
+) -> Result<EventId, SendError> {
+    conn.send_event(packet, Delivery::Normal)
 }
 
 /// The life state: spawned once the connect spawn is granted, alive until a death.

@@ -17,7 +17,9 @@ use super::frame::FrameState;
 use super::frame::movement::{PhysicsCommand, QueueFull};
 use super::frame::rules::STEPS_PER_SECOND;
 use super::teleport::{MoveSystems, end_landing};
-use super::{Body, DeathEpoch, Life, Position, RespawnGranted, SpawnState, SpawnSystems};
+use super::{
+    Body, DeathEpoch, Life, Position, RespawnGranted, SpawnState, SpawnSystems, command_owner,
+};
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
@@ -111,7 +113,7 @@ fn send(
         return Err(PhysicsRefusal::QueueFull);
     }
     let rev = state.movement.send(command, now)?;
-    match conn.send_event(packet(rev), Delivery::Normal) {
+    match command_owner(conn, packet(rev)) {
         Ok(event) => state.movement.sent_as(rev, event),
         // Room was checked and the packet validated by the caller: not reached.
         Err(e) => debug!(?e, "physics command not queued"),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin, Startup};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use tracing::{debug, error};
+use tracing::{debug, error, warn};
 
 use super::api::player::LuaPlayer;
 use super::events::{ScriptEvent, reason_name};
@@ -16,13 +16,12 @@ use super::host::ScriptHost;
 use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
-use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
 use crate::player::control::{Control, SpectateLost};
 use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
 use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
-use crate::player::{Appearance, Hud, Inventory, Ledger, Skills, Team};
+use crate::player::{Appearance, Hud, Inventory, Ledger, Skills, Team, command_owner};
 use crate::player::{
     Body, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, Viewers,
 };
@@ -485,16 +484,22 @@ pub(crate) struct Gamemode<'w, 's> {
     spectate_lost: MessageReader<'w, 's, SpectateLost>,
 }
 
-/// Queues a gamemode command on the reliable lane (critical: the echoes wait for it).
-fn command(
+/// Sends a vital or weapon grant as a normal event (connection.md §3) and, only if the
+/// lane took it, stores it with `store`: a raised vital_rev or weapon_rev whose packet
+/// never went would keep the frames' echo from ever matching (ADR 0010). The Lua call
+/// already said "queue full" for a lane without room.
+fn grant(
     connections: &mut Query<&mut Connection>,
     player: Entity,
     packet: impl Into<ServerPacket>,
+    store: impl FnOnce(),
 ) {
-    if let Ok(mut conn) = connections.get_mut(player)
-        && let Err(e) = conn.send_event(packet, Delivery::Critical)
-    {
-        debug!(?player, ?e, "gamemode command not queued");
+    let Ok(mut conn) = connections.get_mut(player) else {
+        return;
+    };
+    match command_owner(&mut conn, packet) {
+        Ok(_) => store(),
+        Err(e) => warn!(?player, "gamemode grant refused: {e}"),
     }
 }
 
@@ -510,26 +515,30 @@ fn apply(
             ScriptCommand::Message(message) => message.write(&mut gm.commands),
             ScriptCommand::SetHealth { player, value } => {
                 if let Ok((mut ledger, ..)) = gm.vitals.get_mut(player) {
-                    ledger.health = value;
-                    ledger.vital_rev = ledger.vital_rev.next();
+                    let vital_rev = ledger.vital_rev.next();
                     let packet = GiveHealth {
                         event_id: EventId(0),
                         health: value,
-                        vital_rev: ledger.vital_rev,
+                        vital_rev,
                     };
-                    self::command(connections, player, packet);
+                    grant(connections, player, packet, || {
+                        ledger.health = value;
+                        ledger.vital_rev = vital_rev;
+                    });
                 }
             }
             ScriptCommand::SetArmor { player, value } => {
                 if let Ok((mut ledger, ..)) = gm.vitals.get_mut(player) {
-                    ledger.armor = value;
-                    ledger.vital_rev = ledger.vital_rev.next();
+                    let vital_rev = ledger.vital_rev.next();
                     let packet = GiveArmor {
                         event_id: EventId(0),
                         armor: value,
-                        vital_rev: ledger.vital_rev,
+                        vital_rev,
                     };
-                    self::command(connections, player, packet);
+                    grant(connections, player, packet, || {
+                        ledger.armor = value;
+                        ledger.vital_rev = vital_rev;
+                    });
                 }
             }
             ScriptCommand::GiveWeapon {
@@ -538,17 +547,19 @@ fn apply(
                 ammo,
             } => {
                 if let Ok((_, mut inv, _)) = gm.vitals.get_mut(player) {
-                    let i = usize::from(weapon);
-                    inv.held.set(i, true);
-                    inv.ammo[i] = inv.ammo[i].saturating_add(ammo);
-                    inv.weapon_rev = inv.weapon_rev.next();
+                    let weapon_rev = inv.weapon_rev.next();
                     let packet = GiveWeapon {
                         event_id: EventId(0),
                         weapon,
                         ammo,
-                        weapon_rev: inv.weapon_rev,
+                        weapon_rev,
                     };
-                    self::command(connections, player, packet);
+                    grant(connections, player, packet, || {
+                        let i = usize::from(weapon);
+                        inv.held.set(i, true);
+                        inv.ammo[i] = inv.ammo[i].saturating_add(ammo);
+                        inv.weapon_rev = weapon_rev;
+                    });
                 }
             }
             ScriptCommand::SetTeam { player, group } => {

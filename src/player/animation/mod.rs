@@ -23,7 +23,9 @@ pub use self::current::{
 };
 use super::frame::{FrameAccepted, FrameState};
 use super::ledger::LedgerEvent;
-use super::{Body, Life, RespawnGranted, SpawnState, SpawnSystems, Viewers, reset_owner};
+use super::{
+    Body, Life, RespawnGranted, SpawnState, SpawnSystems, Viewers, command_owner, reset_owner,
+};
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::EventId;
@@ -425,7 +427,7 @@ impl Outbox<'_, '_, '_> {
         let Ok(mut conn) = self.connections.get_mut(self.subject) else {
             return false;
         };
-        match conn.send_event(packet, Delivery::Normal) {
+        match command_owner(&mut conn, packet) {
             Ok(_) => true,
             Err(e) => {
                 debug!(subject = ?self.subject, "animation packet not queued: {e}");

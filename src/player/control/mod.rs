@@ -10,6 +10,10 @@
 //! - Commands given before the first spawn are stored and go out at the spawn grant.
 //! - Death keeps the freeze and the camera; a new respawn grant clears both, and puts out
 //!   a fire commanded in the previous life.
+//! - A gamemode command's packets are normal events (connection.md §3): on a lane without
+//!   room for all of them the command is refused and nothing changes ("queue full" in
+//!   Lua). What the server sends on its own (the spawn grant, the respawn grant's
+//!   clearing, a lost spectate target) is critical.
 
 pub mod camera;
 
@@ -21,13 +25,15 @@ use bevy_time::Time;
 use tracing::debug;
 
 use self::camera::{CameraSetting, Transition};
-use super::command_owner;
 use super::frame::FrameState;
 use super::teleport::MoveSystems;
 use super::{
     Body, LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
     StreamCenter,
 };
+use super::{command_owner, reset_owner};
+use crate::lane::Delivery;
+use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, PlayerToken, Seq};
 use crate::protocol::player::control::{SetFrozen, SetOnFire};
@@ -144,8 +150,18 @@ type Owned = (
     &'static Life,
 );
 
+/// Who a packet of [`Owner`] goes out for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sender {
+    /// A gamemode command: a normal event, its room checked before anything changed.
+    Gamemode,
+    /// The server on its own (grants, a lost target): critical, no caller to refuse.
+    Server,
+}
+
 /// One player's [`Owned`] parts, fetched.
 struct Owner<'a> {
+    sender: Sender,
     control: Mut<'a, Control>,
     conn: Mut<'a, Connection>,
     frame: Mut<'a, FrameState>,
@@ -154,10 +170,11 @@ struct Owner<'a> {
 }
 
 impl<'a> Owner<'a> {
-    fn new(item: bevy_ecs::query::QueryItem<'a, 'a, Owned>) -> (Self, Life) {
+    fn new(item: bevy_ecs::query::QueryItem<'a, 'a, Owned>, sender: Sender) -> (Self, Life) {
         let (control, conn, frame, center, position, life) = item;
         (
             Owner {
+                sender,
                 control,
                 conn,
                 frame,
@@ -168,17 +185,24 @@ impl<'a> Owner<'a> {
         )
     }
 
+    /// Queues `packet` as its sender's delivery; the event id, if the lane took it.
+    fn send(&mut self, packet: impl Into<ServerPacket>) -> Option<EventId> {
+        match self.sender {
+            Sender::Server => reset_owner(&mut self.conn, packet),
+            Sender::Gamemode => command_owner(&mut self.conn, packet)
+                .map_err(|e| debug!(?e, "control packet not queued after its room check"))
+                .ok(),
+        }
+    }
+
     /// SetFrozen(1) if control is taken and the owner does not know yet; the body is held
     /// where it is now.
     fn take_control(&mut self) {
         if self.control.control_taken() && !self.control.told {
-            command_owner(
-                &mut self.conn,
-                SetFrozen {
-                    event_id: EventId(0),
-                    frozen: true,
-                },
-            );
+            self.send(SetFrozen {
+                event_id: EventId(0),
+                frozen: true,
+            });
             self.control.told = true;
             self.frame.frozen = Some(self.body);
         }
@@ -187,13 +211,10 @@ impl<'a> Owner<'a> {
     /// SetFrozen(0) if control is no longer taken and the owner was told it was.
     fn return_control(&mut self) {
         if !self.control.control_taken() && self.control.told {
-            command_owner(
-                &mut self.conn,
-                SetFrozen {
-                    event_id: EventId(0),
-                    frozen: false,
-                },
-            );
+            self.send(SetFrozen {
+                event_id: EventId(0),
+                frozen: false,
+            });
             self.control.told = false;
             self.frame.frozen = None;
         }
@@ -202,7 +223,7 @@ impl<'a> Owner<'a> {
     /// SetCamera with the current setting; a fixed camera with a transition starts the
     /// center's transition from where the center is now.
     fn show_camera(&mut self, target: Option<Vec3>) {
-        let event = command_owner(&mut self.conn, self.control.camera.packet());
+        let event = self.send(self.control.camera.packet());
         let from = stream_center(&Position(self.body), &self.center);
         self.control.transition = match (self.control.camera, event) {
             (
@@ -264,7 +285,7 @@ fn tell_at_spawn(
         let Ok(item) = players.get_mut(g.player) else {
             continue;
         };
-        let (mut owner, _) = Owner::new(item);
+        let (mut owner, _) = Owner::new(item, Sender::Server);
         let camera = owner.control.camera;
         owner.take_control();
         if camera.is_foreign() {
@@ -289,20 +310,17 @@ fn clear_at_respawn(
         let Ok(item) = players.get_mut(g.player) else {
             continue;
         };
-        let (mut owner, _) = Owner::new(item);
+        let (mut owner, _) = Owner::new(item, Sender::Server);
         owner.control.frozen = false;
         if owner.control.camera.is_foreign() {
             owner.change_camera(CameraSetting::Own, None);
         }
         owner.return_control();
         if std::mem::take(&mut owner.control.fire_sent) {
-            command_owner(
-                &mut owner.conn,
-                SetOnFire {
-                    event_id: EventId(0),
-                    on_fire: false,
-                },
-            );
+            owner.send(SetOnFire {
+                event_id: EventId(0),
+                on_fire: false,
+            });
         }
     }
 }
@@ -326,6 +344,8 @@ enum Refusal {
     NotSpawned,
     Dead,
     LifeNotConfirmed,
+    /// The lane has no room for the command's packets (connection.md §3).
+    QueueFull,
 }
 
 /// What a spectate target is checked by.
@@ -335,6 +355,23 @@ type TargetParts = (
     &'static Scope,
     &'static Position,
 );
+
+/// The SetFrozen and SetCamera packets that take a spawned owner from the gamemode's
+/// freeze and camera `from` to `to`: SetFrozen when "control taken" changes, SetCamera
+/// when the camera does (player.md, SetFrozen, SetCamera). The Lua setters take these
+/// places on the lane in the call; the apply system checks them again.
+pub fn control_packets(from: (bool, CameraSetting), to: (bool, CameraSetting)) -> usize {
+    let taken = |(frozen, camera): (bool, CameraSetting)| frozen || camera.is_foreign();
+    usize::from(from.1 != to.1) + usize::from(taken(from) != taken(to))
+}
+
+/// Refuses a command whose `packets` the lane has no room for, before anything changes.
+fn room_for(conn: &Connection, packets: usize) -> Result<(), Refusal> {
+    if conn.room(Delivery::Normal) < packets {
+        return Err(Refusal::QueueFull);
+    }
+    Ok(())
+}
 
 fn apply_commands(
     mut commands: MessageReader<ControlCommand>,
@@ -349,43 +386,51 @@ fn apply_commands(
         let Ok(item) = players.get_mut(player) else {
             continue;
         };
-        let (mut owner, life) = Owner::new(item);
+        let (mut owner, life) = Owner::new(item, Sender::Gamemode);
+        let now = (owner.control.frozen, owner.control.camera);
         let result = match command {
             ControlCommand::Freeze { frozen, .. } => {
-                owner.control.frozen = frozen;
-                if life.spawned {
-                    owner.take_control();
-                    owner.return_control();
-                }
-                Ok(())
-            }
-            ControlCommand::Camera { camera, .. } => {
-                check_camera(player, &camera, &others).map(|target| {
-                    if camera == owner.control.camera {
-                        return;
-                    }
+                let packets = if life.spawned {
+                    control_packets(now, (frozen, now.1))
+                } else {
+                    0
+                };
+                room_for(&owner.conn, packets).map(|()| {
+                    owner.control.frozen = frozen;
                     if life.spawned {
-                        owner.change_camera(camera, target);
-                    } else {
-                        owner.control.camera = camera;
+                        owner.take_control();
+                        owner.return_control();
                     }
                 })
             }
+            ControlCommand::Camera { camera, .. } => check_camera(player, &camera, &others)
+                .and_then(|target| {
+                    if camera == owner.control.camera {
+                        return Ok(());
+                    }
+                    if !life.spawned {
+                        owner.control.camera = camera;
+                        return Ok(());
+                    }
+                    room_for(&owner.conn, control_packets(now, (now.0, camera)))?;
+                    owner.change_camera(camera, target);
+                    Ok(())
+                }),
             ControlCommand::Fire { on_fire, .. } => {
                 let confirmed = spawns.get(player).is_ok_and(|s| s.life_confirmed);
                 match fire_refusal(life, confirmed, on_fire) {
                     Some(refusal) => Err(refusal),
-                    None => {
-                        command_owner(
-                            &mut owner.conn,
-                            SetOnFire {
+                    None => room_for(&owner.conn, 1).map(|()| {
+                        if owner
+                            .send(SetOnFire {
                                 event_id: EventId(0),
                                 on_fire,
-                            },
-                        );
-                        owner.control.fire_sent = true;
-                        Ok(())
-                    }
+                            })
+                            .is_some()
+                        {
+                            owner.control.fire_sent = true;
+                        }
+                    }),
                 }
             }
         };
@@ -452,7 +497,7 @@ fn follow_cameras(
     let now = time.elapsed();
     let dt = time.delta();
     for ((entity, scope, last), item) in &mut players {
-        let (mut owner, life) = Owner::new(item);
+        let (mut owner, life) = Owner::new(item, Sender::Server);
         let seq = last.and_then(|l| l.seq);
         if seq != owner.control.last_seq {
             owner.control.last_seq = seq;

@@ -1,33 +1,43 @@
 //! `player:set_frozen`, the camera setters and `player:set_on_fire` (player.md, SetFrozen,
 //! SetCamera, SetOnFire). Each refuses in the call what the view can answer and queues a
-//! [`ControlCommand`]; the control feature applies it in the same tick.
+//! [`ControlCommand`]; the control feature applies it in the same tick. A spawned
+//! player's packets are normal events: each call takes their places in the lane's room or
+//! raises "queue full" and changes nothing (connection.md §3, ADR 0016).
 
 use mlua::{Error, IntoLuaMulti, Lua, Result, UserDataMethods, Value, Variadic};
 
+use super::movement::{take_places, take_room};
 use super::player::{LuaPlayer, require_alive, require_confirmed_life};
 use super::{args, queue_message};
-use crate::player::control::ControlCommand;
 use crate::player::control::camera::CameraSetting;
+use crate::player::control::{ControlCommand, control_packets};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::player::control::MAX_CAMERA_TRANSITION_MS;
 use crate::script::state::{PlayerView, ScriptState};
 
-/// Changes the player's view, so that a read later in the same call sees the command.
+/// Takes the lane's places for the packets that bring the view's freeze and camera to
+/// `to(view)` (none before the spawn: they go at the spawn grant), then shows them in the
+/// view, so that a read later in the same call sees the command.
 fn update(
     lua: &Lua,
     this: &LuaPlayer,
     method: &str,
-    f: impl FnOnce(&mut PlayerView),
+    to: impl FnOnce(&PlayerView) -> (bool, CameraSetting),
 ) -> Result<()> {
     this.with_mut(lua, method, |view| {
-        f(view);
+        let to = to(view);
+        if view.spawned {
+            let places = control_packets((view.frozen, view.camera), to);
+            take_places(view, method, places)?;
+        }
+        (view.frozen, view.camera) = to;
         Ok(())
     })
 }
 
 /// Sets the camera in the view and queues it.
 fn set_camera(lua: &Lua, this: &LuaPlayer, method: &str, camera: CameraSetting) -> Result<()> {
-    update(lua, this, method, |v| v.camera = camera)?;
+    update(lua, this, method, |v| (v.frozen, camera))?;
     queue_message(
         lua,
         ControlCommand::Camera {
@@ -49,7 +59,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method("set_frozen", |lua, this, v: Value| {
         const F: &str = "set_frozen";
         let frozen = args::boolean(F, "frozen", &v)?;
-        update(lua, this, F, |view| view.frozen = frozen)?;
+        update(lua, this, F, |v| (frozen, v.camera))?;
         queue_message(
             lua,
             ControlCommand::Freeze {
@@ -184,7 +194,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             if on_fire {
                 require_confirmed_life(p, F)?;
             }
-            Ok(())
+            take_room(p, F)
         })?;
         queue_message(
             lua,

@@ -33,10 +33,16 @@ fn refuse(method: &str, why: &str) -> Error {
 
 /// Takes one place in the lane's normal room, or "queue full".
 pub(super) fn take_room(view: &mut PlayerView, method: &str) -> Result<()> {
-    if view.lane_room == 0 {
+    take_places(view, method, 1)
+}
+
+/// Takes `places` in the lane's normal room, all or none ("queue full"): a call whose
+/// packets do not all fit changes nothing (connection.md §3).
+pub(super) fn take_places(view: &mut PlayerView, method: &str, places: usize) -> Result<()> {
+    if view.lane_room < places {
         return Err(refuse(method, "queue full (the reliable lane is full)"));
     }
-    view.lane_room -= 1;
+    view.lane_room -= places;
     Ok(())
 }
 

@@ -5,6 +5,7 @@ use bevy_ecs::entity::Entity;
 use mlua::{Error, Lua, MetaMethod, Result, UserData, UserDataMethods, Value};
 
 use super::args;
+use super::movement::take_room;
 use crate::protocol::player::sync::MAX_VITAL;
 
 use super::super::state::{PlayerView, ScriptCommand, ScriptState};
@@ -171,8 +172,10 @@ impl UserData for LuaPlayer {
             this.with(lua, "armor", |p| f64::from(p.armor))
         });
         methods.add_method("set_health", |lua, this, v: Value| {
-            let value = vital("set_health", &v)?;
-            this.with_mut(lua, "set_health", |p| {
+            const F: &str = "set_health";
+            let value = vital(F, &v)?;
+            this.with_mut(lua, F, |p| {
+                take_room(p, F)?;
                 p.health = value;
                 Ok(())
             })?;
@@ -185,8 +188,10 @@ impl UserData for LuaPlayer {
             )
         });
         methods.add_method("set_armor", |lua, this, v: Value| {
-            let value = vital("set_armor", &v)?;
-            this.with_mut(lua, "set_armor", |p| {
+            const F: &str = "set_armor";
+            let value = vital(F, &v)?;
+            this.with_mut(lua, F, |p| {
+                take_room(p, F)?;
                 p.armor = value;
                 Ok(())
             })?;
@@ -202,7 +207,7 @@ impl UserData for LuaPlayer {
             const F: &str = "give_weapon";
             let weapon = args::integer(F, "weapon", &w, 0..=46)?;
             let ammo = args::integer(F, "ammo", &a, 0..=i64::from(u16::MAX))?;
-            this.present(lua, F)?;
+            this.with_mut(lua, F, |p| take_room(p, F))?;
             #[expect(
                 clippy::cast_possible_truncation,
                 clippy::cast_sign_loss,
