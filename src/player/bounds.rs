@@ -7,8 +7,8 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
+use super::command_owner;
 use super::frame::{Bounds, FrameState};
-use crate::lane::Delivery;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::control::{MAX_WORLD_COORD, SetWorldBounds};
@@ -112,7 +112,7 @@ fn set_bounds(
                 continue;
             }
         };
-        match conn.send_event(Bounds::packet(bounds), Delivery::Normal) {
+        match command_owner(&mut conn, Bounds::packet(bounds)) {
             Ok(_) => {
                 state.bounds = bounds;
                 // The freeze holds after the bounds: a hold point left outside would pull

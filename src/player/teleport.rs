@@ -17,7 +17,7 @@ use bevy_time::Time;
 use tracing::debug;
 
 use super::frame::FrameState;
-use super::{Body, LastFrame, Life, Position, Scope, SpawnSystems};
+use super::{Body, LastFrame, Life, Position, Scope, SpawnSystems, command_owner};
 use crate::lane::Delivery;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
@@ -191,7 +191,7 @@ pub(crate) fn teleport(
             area: i32::from(interior),
             ground: t.ground,
         };
-        let event = match conn.send_event(packet, Delivery::Normal) {
+        let event = match command_owner(&mut conn, packet) {
             Ok(event) => event,
             Err(e) => {
                 debug!(player = ?t.player, ?e, "TeleportPlayer not queued");
