@@ -2,6 +2,7 @@
 //! removed again when the value drops.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Harness;
 use crate::config::Config;
@@ -22,9 +23,15 @@ pub struct TempScripts {
 }
 
 impl TempScripts {
-    /// An empty folder named after `test` (and the process, so parallel runs don't meet).
+    /// An empty folder named after `test`, the process and a count of the folders made in
+    /// it, so parallel runs and the cases of one table-driven test don't meet.
     pub fn new(test: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("dlmp-scripts-{test}-{}", std::process::id()));
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "dlmp-scripts-{test}-{}-{n}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a writable temp dir");
         TempScripts { dir }

@@ -1,0 +1,296 @@
+//! player.md, every server command to a player at once, each through its Lua function on a
+//! spawned player with a second player watching: the exact bytes of the packet the owner
+//! gets (and whether the watcher gets the same packet or none), and what a death, a real
+//! respawn grant and a new connection do to the stored value the gamemode reads back.
+
+use std::time::Duration;
+
+use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::player::{DeathEpoch, Life, SpawnState};
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::player::sync::Frame;
+use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
+use dlmp::session::Player;
+use rstest::rstest;
+
+/// `/lua CODE` runs CODE with `p` the player, `other` the other player and `say(x)` telling
+/// it; an error is told as `error: ...`.
+const GM: &str = r#"
+dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 0) end)
+dlmp.on("player_command", function(p, name, args)
+    if name ~= "lua" then return end
+    local other
+    for _, q in ipairs(dlmp.players()) do if q ~= p then other = q end end
+    local env = setmetatable({
+        p = p,
+        other = other,
+        say = function(s) dlmp.send_chat(tostring(s), nil, { p }) end,
+    }, { __index = _G })
+    local f, err = load(table.concat(args, " "), "cmd", "t", env)
+    if f then
+        local ok, e = pcall(f)
+        if not ok then err = e end
+    end
+    if err then dlmp.send_chat("error: " .. tostring(err), nil, { p }) end
+    return true
+end)
+"#;
+
+const AT: Vec3 = Vec3::new(100.0, 200.0, 10.0);
+
+/// Alice and Bob spawned at [`AT`] by the gamemode's spawn info, each shown to the other,
+/// both lives confirmed by a living frame; what they got so far is cleared.
+fn pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
+    let s = TempScripts::new(test);
+    s.resource("gm", GM);
+    let mut h = s.harness();
+    let (a, b) = h.connect_pair_at(AT);
+    h.step();
+    h.sync(a, 1, Frame::standing(AT));
+    h.sync(b, 1, Frame::standing(AT));
+    assert!(h.get::<SpawnState>(a).life_confirmed);
+    h.clear(a);
+    h.clear(b);
+    (s, h, a, b)
+}
+
+/// Runs `code` as `c`'s `/lua` command; one chat line a second keeps under the flood limit.
+fn lua(h: &mut Harness, c: ClientId, code: &str) {
+    h.advance(Duration::from_secs(1));
+    h.chat(c, &format!("/lua {code}"));
+    h.steps(2);
+}
+
+/// Runs `code`, which must succeed, and returns what it said.
+#[track_caller]
+fn ask(h: &mut Harness, c: ClientId, code: &str) -> Vec<String> {
+    h.clear(c);
+    lua(h, c, code);
+    let lines = h.chat_lines(c);
+    assert!(
+        lines.iter().all(|l| !l.starts_with("error: ")),
+        "{code}: {lines:?}"
+    );
+    lines
+}
+
+fn encode(packet: &ServerPacket) -> Vec<u8> {
+    let mut buf = vec![0; MAX_DATAGRAM];
+    let n = packet.clone().encode(&mut buf).expect("a valid packet");
+    buf.truncate(n);
+    buf
+}
+
+/// The encodings of every packet with id `id` the client got, in order.
+fn sent(h: &Harness, c: ClientId, id: u8) -> Vec<Vec<u8>> {
+    h.received(c)
+        .iter()
+        .map(encode)
+        .filter(|b| b[0] == id)
+        .collect()
+}
+
+/// What the expected bytes need from the world: the subject's id and token, its life and
+/// the watcher's id and token.
+struct Ctx {
+    id: u32,
+    token: u32,
+    epoch: u16,
+    other_id: u32,
+    other_token: u32,
+}
+
+/// Little-endian fields after a packet id.
+struct Wire(Vec<u8>);
+
+impl Wire {
+    fn new(id: u8) -> Self {
+        Wire(vec![id])
+    }
+    fn u8(mut self, v: u8) -> Self {
+        self.0.push(v);
+        self
+    }
+    fn u16(mut self, v: u16) -> Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn u32(mut self, v: u32) -> Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn i32(mut self, v: i32) -> Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn f32(mut self, v: f32) -> Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// The lane's event_id, compared apart (it only has to be stamped).
+    fn event(self) -> Self {
+        self.u32(0)
+    }
+    /// The subject's id, token and the lane's event_id.
+    fn subject(self, c: &Ctx) -> Self {
+        self.u32(c.id).u32(c.token).event()
+    }
+    /// A NUL-padded 32-byte name.
+    fn name(mut self, s: &str) -> Self {
+        let mut field = [0u8; 32];
+        field[..s.len()].copy_from_slice(s.as_bytes());
+        self.0.extend_from_slice(&field);
+        self
+    }
+}
+
+const DANCE: &str = r#"p:apply_animation("DANCING", "dnce_M_a", { loop = true, freeze = true, time = 5000, speed = 1.5, delta = 8 })"#;
+
+/// Whom a command's packet goes to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum To {
+    /// The recipient's own player: no subject id, never to observers.
+    Owner,
+    /// The subject and the players it is shown to, byte for byte the same.
+    SubjectAndViewers,
+}
+
+/// Each command's packet as its section of player.md lays it out. The last packet of the
+/// id is compared; `event_at` is the offset of its event_id, which the lane stamps.
+#[rstest]
+#[case::teleport_player(
+    "p:teleport(10, 20, 30, { heading = 90, interior = 3, ground = true })",
+    To::Owner, 1, 26,
+    |_: &Ctx| Wire::new(0x15).event().f32(10.0).f32(20.0).f32(30.0).f32(90.0).i32(3).u8(1)
+)]
+#[case::scope_changed_after_a_teleport_into_an_interior(
+    "p:teleport(10, 20, 30, { interior = 3 })",
+    To::Owner, 1, 5,
+    |_: &Ctx| Wire::new(0x5D).event()
+)]
+#[case::scope_changed_on_a_virtual_world(
+    "p:set_virtual_world(7)",
+    To::Owner, 1, 5,
+    |_: &Ctx| Wire::new(0x5D).event()
+)]
+#[case::set_world_bounds(
+    "p:set_world_bounds(-100, -50.5, 100, 50)",
+    To::Owner, 1, 22,
+    |_: &Ctx| Wire::new(0x94).event().u8(1).f32(-100.0).f32(-50.5).f32(100.0).f32(50.0)
+)]
+#[case::set_world_bounds_off(
+    "p:set_world_bounds(-100, -50, 100, 50) p:clear_world_bounds()",
+    To::Owner, 1, 22,
+    |_: &Ctx| Wire::new(0x94).event().u8(0).f32(0.0).f32(0.0).f32(0.0).f32(0.0)
+)]
+#[case::set_velocity_in_units_per_step(
+    "p:set_velocity(10, 0, 20)",
+    To::Owner, 1, 21,
+    |c: &Ctx| Wire::new(0x90).event().f32(10.0 / 50.0).f32(0.0).f32(20.0 / 50.0).u16(c.epoch).u16(1)
+)]
+#[case::set_gravity(
+    "p:set_gravity(0.004)",
+    To::Owner, 1, 11,
+    |_: &Ctx| Wire::new(0x91).event().f32(0.004).u16(1)
+)]
+#[case::set_gravity_after_a_throw_shares_the_revision(
+    "p:set_velocity(0, 0, 5) p:set_gravity(-0.01)",
+    To::Owner, 1, 11,
+    |_: &Ctx| Wire::new(0x91).event().f32(-0.01).u16(2)
+)]
+#[case::set_frozen(
+    "p:set_frozen(true)",
+    To::Owner, 1, 6,
+    |_: &Ctx| Wire::new(0x72).event().u8(1)
+)]
+#[case::set_camera_fixed(
+    "p:set_camera_fixed(1, 2, 3, 4, 5, 6, 1500)",
+    To::Owner, 1, 51,
+    |_: &Ctx| Wire::new(0x73).event().u8(1)
+        .f32(1.0).f32(2.0).f32(3.0).f32(4.0).f32(5.0).f32(6.0)
+        .u32(1500).u8(0).u32(0).u32(0).u32(0).u32(0)
+)]
+#[case::set_camera_spectate(
+    "p:spectate(other, 7, 8)",
+    To::Owner, 1, 51,
+    |c: &Ctx| Wire::new(0x73).event().u8(2)
+        .f32(0.0).f32(0.0).f32(0.0).f32(0.0).f32(0.0).f32(0.0)
+        .u32(0).u8(1).u32(c.other_id).u32(c.other_token).u32(7).u32(8)
+)]
+#[case::set_camera_own(
+    "p:set_camera_fixed(1, 2, 3, 4, 5, 6) p:reset_camera()",
+    To::Owner, 1, 51,
+    |_: &Ctx| Wire::new(0x73).event().u8(0)
+        .f32(0.0).f32(0.0).f32(0.0).f32(0.0).f32(0.0).f32(0.0)
+        .u32(0).u8(0).u32(0).u32(0).u32(0).u32(0)
+)]
+#[case::set_on_fire(
+    "p:set_on_fire(true)",
+    To::Owner, 1, 6,
+    |_: &Ctx| Wire::new(0x58).event().u8(1)
+)]
+#[case::set_special_action(
+    "p:set_special_action('phone')",
+    To::Owner, 1, 8,
+    |_: &Ctx| Wire::new(0x59).event().u8(3).u16(1)
+)]
+#[case::apply_animation(
+    DANCE,
+    To::SubjectAndViewers, 9, 94,
+    // flags: loop (bit0) | freeze (bit3).
+    |c: &Ctx| Wire::new(0x2B).subject(c).name("DANCING").name("dnce_M_a")
+        .f32(8.0).u8(0b1001).u32(5000).f32(1.5).u32(0)
+)]
+#[case::clear_animations(
+    "p:apply_animation('DANCING', 'dnce_M_a') p:clear_animations()",
+    To::SubjectAndViewers, 9, 13,
+    |c: &Ctx| Wire::new(0x2C).subject(c)
+)]
+#[case::set_animation_progress(
+    "p:apply_animation('DANCING', 'dnce_M_a') p:set_animation_progress(0.25)",
+    To::SubjectAndViewers, 9, 17,
+    |c: &Ctx| Wire::new(0x2E).subject(c).f32(0.25)
+)]
+#[case::set_animation_speed(
+    "p:apply_animation('DANCING', 'dnce_M_a') p:set_animation_speed(2.5)",
+    To::SubjectAndViewers, 9, 17,
+    |c: &Ctx| Wire::new(0x2F).subject(c).f32(2.5)
+)]
+fn each_command_sends_its_packet_byte_for_byte(
+    #[case] code: &str,
+    #[case] to: To,
+    #[case] event_at: usize,
+    #[case] len: usize,
+    #[case] expected: fn(&Ctx) -> Wire,
+) {
+    let (_s, mut h, a, b) = pair("command-bytes");
+    let player = |c| h.get::<Player>(c);
+    let ctx = Ctx {
+        id: player(a).id.0,
+        token: player(a).token.0,
+        epoch: h.get::<DeathEpoch>(a).0,
+        other_id: player(b).id.0,
+        other_token: player(b).token.0,
+    };
+    ask(&mut h, a, code);
+    let expected = expected(&ctx).0;
+    let id = expected[0];
+    assert_eq!(expected.len(), len, "the page's total");
+    let stamped = |mut bytes: Vec<u8>| {
+        let event = &mut bytes[event_at..event_at + 4];
+        assert_ne!(event, [0; 4], "the lane stamps event_id");
+        event.fill(0);
+        bytes
+    };
+    let own = sent(&h, a, id);
+    let last = own.last().cloned().expect("the owner got the packet");
+    assert_eq!(stamped(last), expected, "{code}");
+    let watched = sent(&h, b, id);
+    match to {
+        To::Owner => assert!(watched.is_empty(), "{code}: not to observers"),
+        To::SubjectAndViewers => {
+            let last = watched.last().cloned().expect("the viewer got it");
+            assert_eq!(stamped(last), expected, "{code}: the viewer's copy");
+        }
+    }
+}
