@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::{DeathEpoch, Life, SpawnState};
+use dlmp::player::{DeathEpoch, LastFrame, Ledger, Life, SpawnState};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::sync::Frame;
 use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
@@ -293,4 +293,84 @@ fn each_command_sends_its_packet_byte_for_byte(
             assert_eq!(stamped(last), expected, "{code}: the viewer's copy");
         }
     }
+}
+
+/// What happens to the player between setting a value and reading it back.
+#[derive(Debug, Clone, Copy)]
+enum Then {
+    /// A lethal fall the ledger commits.
+    Death,
+    /// The lethal fall, then RespawnRequest after the least time dead: a new respawn grant,
+    /// confirmed by a living frame.
+    Respawn,
+    /// A disconnect and a new connection under the same name, spawned again.
+    Reconnect,
+}
+
+/// Kills `c` with a fall (DamageReport, weapon 54) and runs one tick.
+fn fall(h: &mut Harness, c: ClientId) {
+    let seq = h.get::<Ledger>(c).damage_seq.0 + 1;
+    h.report_damage(c, seq, 54, 200.0);
+    h.step();
+    assert!(!h.get::<Life>(c).alive, "the fall kills");
+}
+
+/// Each stored value: set through its setter, then read back after a death, a real respawn
+/// grant and a new connection, as its section of player.md says (kept, reset, default).
+#[rstest]
+#[case::skin("p:set_skin(230, 3)", "local m, v = p:skin() say(m .. ' ' .. v)", "230 3", "230 3", "230 3", "0 1")]
+#[case::walking_style("p:set_walking_style(120)", "say(p:walking_style())", "120", "120", "120", "0")]
+#[case::fighting_style("p:set_fighting_style(5)", "say(p:fighting_style())", "5", "5", "5", "15")]
+#[case::headless("p:set_headless(true)", "say(p:is_headless())", "true", "true", "false", "false")]
+#[case::skill("p:set_skill(0, 500)", "say(p:skill(0))", "500", "500", "500", "999")]
+#[case::wanted("p:set_wanted(4)", "say(p:wanted())", "4", "4", "4", "0")]
+#[case::money("p:set_money(500)", "say(p:money())", "500", "500", "500", "0")]
+#[case::drunk_level("p:set_drunk_level(100)", "say(p:drunk_level())", "100", "100", "0", "0")]
+#[case::stats("p:set_stats(250, 300)", "say(table.concat({p:stats()}, ' '))", "250 300", "250 300", "250 300", "1000 1000")]
+#[case::frozen("p:set_frozen(true)", "say(p:is_frozen())", "true", "true", "false", "false")]
+#[case::camera("p:set_camera_fixed(1, 2, 3, 4, 5, 6)", "say((p:camera()))", "fixed", "fixed", "own", "own")]
+#[case::special_action("p:set_special_action('phone')", "say((p:special_action()))", "phone", "none", "none", "none")]
+#[case::animation("p:apply_animation('DANCING', 'dnce_M_a', { loop = true })", "say(tostring((p:animation())))", "DANCING", "nil", "nil", "nil")]
+#[case::gravity("p:set_gravity(0.004)", "say(p:gravity())", "0.004", "0.004", "0.004", "0.008")]
+#[case::world_bounds("p:set_world_bounds(-100, -50, 100, 50)", "say(tostring((p:world_bounds())))", "-100.0", "-100.0", "-100.0", "nil")]
+#[case::virtual_world("p:set_virtual_world(7)", "say(p:virtual_world())", "7", "7", "7", "0")]
+// The respawn moves the interior scope to the spawn point's area (0 here).
+#[case::interior("p:set_interior(3)", "say(p:interior())", "3", "3", "0", "0")]
+fn a_stored_value_after_a_death_a_respawn_and_a_new_connection(
+    #[case] set: &str,
+    #[case] read: &str,
+    #[case] after_set: &str,
+    #[case] after_death: &str,
+    #[case] after_respawn: &str,
+    #[case] new_connection: &str,
+    #[values(Then::Death, Then::Respawn, Then::Reconnect)] then: Then,
+) {
+    let (_s, mut h, a, _b) = pair("stored-values");
+    assert_eq!(ask(&mut h, a, &format!("{set} {read}")), [after_set]);
+    let (c, expected) = match then {
+        Then::Death => {
+            fall(&mut h, a);
+            (a, after_death)
+        }
+        Then::Respawn => {
+            fall(&mut h, a);
+            h.respawn(a);
+            assert!(h.get::<Life>(a).alive, "the respawn is granted");
+            let seq = h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
+            h.sync(a, seq, Frame::standing(AT));
+            (a, after_respawn)
+        }
+        Then::Reconnect => {
+            h.disconnect(a);
+            h.steps(2);
+            let again = h.connect("alice");
+            h.step();
+            h.request_spawn(again);
+            h.steps(2);
+            h.sync(again, 1, Frame::standing(AT));
+            assert!(h.get::<SpawnState>(again).life_confirmed);
+            (again, new_connection)
+        }
+    };
+    assert_eq!(ask(&mut h, c, read), [expected], "{set} then {then:?}");
 }
