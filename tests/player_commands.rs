@@ -6,7 +6,11 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::{DeathEpoch, LastFrame, Ledger, Life, SpawnState};
+use dlmp::player::{DeathEpoch, LastFrame, Ledger, Life, Position, SpawnState, Viewers};
+use dlmp::protocol::player::animation::ApplyAnimation;
+use dlmp::protocol::player::appearance::PlayerSkills;
+use dlmp::protocol::player::life::DeathPose;
+use dlmp::protocol::player::sync::RemotePlayerSync;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::sync::Frame;
 use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
@@ -373,4 +377,179 @@ fn a_stored_value_after_a_death_a_respawn_and_a_new_connection(
         }
     };
     assert_eq!(ask(&mut h, c, read), [expected], "{set} then {then:?}");
+}
+
+/// The packets of the life cycle byte for byte: SpawnPlayer to the spawning player with its
+/// heading in radians, PlayerWasted with the reported pose to the viewer only, RespawnPlayer
+/// to the respawning player and PlayerSpawned to the viewer with the barrier seq.
+#[test]
+fn the_life_cycle_packets_byte_for_byte() {
+    let s = TempScripts::new("life-bytes");
+    s.resource(
+        "gm",
+        r#"dlmp.on("player_connect", function(p) dlmp.spawn_player(p, 100, 200, 10, 90, 230, 3, 5) end)"#,
+    );
+    let mut h = s.harness();
+    let c = h.connect("carol");
+    h.step();
+    h.request_spawn(c);
+    h.step();
+    let spawn = sent(&h, c, 0x2A);
+    let expected = Wire::new(0x2A)
+        .f32(100.0)
+        .f32(200.0)
+        .f32(10.0)
+        .f32(std::f32::consts::FRAC_PI_2)
+        .i32(5)
+        .u32(230)
+        .u16(3)
+        .0;
+    assert_eq!(spawn, [expected.clone()]);
+    assert_eq!(expected.len(), 27);
+
+    let (_s, mut h, a, b) = pair("life-bytes-pair");
+    ask(&mut h, a, "p:set_respawn_point(110, 210, 11, 90)");
+    h.sync(a, 2, Frame::standing(AT));
+    let ctx = (h.get::<Player>(a).id.0, h.get::<Player>(a).token.0);
+    h.clear(a);
+    h.clear(b);
+    h.report_death(
+        a,
+        DeathPose {
+            weapon: 24,
+            anim_group: 0,
+            anim: 16,
+        },
+    );
+    h.step();
+    assert!(sent(&h, a, 0x1C).is_empty(), "not to the victim");
+    let wasted = Wire::new(0x1C)
+        .u32(ctx.0)
+        .u32(ctx.1)
+        .event()
+        .u8(24)
+        .u16(0)
+        .u16(16)
+        .0;
+    assert_eq!(wasted.len(), 18);
+    let mut got = sent(&h, b, 0x1C);
+    assert_eq!(got.len(), 1);
+    got[0][9..13].fill(0);
+    assert_eq!(got[0], wasted);
+
+    h.respawn(a);
+    let respawn = Wire::new(0x0D)
+        .f32(110.0)
+        .f32(210.0)
+        .f32(11.0)
+        .f32(std::f32::consts::FRAC_PI_2)
+        .i32(0)
+        .0;
+    assert_eq!(respawn.len(), 21);
+    assert_eq!(sent(&h, a, 0x0D), [respawn]);
+    assert!(sent(&h, b, 0x0D).is_empty(), "only to the respawning player");
+    assert!(sent(&h, a, 0x1D).is_empty(), "not to the respawning player");
+    let spawned = Wire::new(0x1D)
+        .u32(ctx.0)
+        .u32(ctx.1)
+        .event()
+        .f32(110.0)
+        .f32(210.0)
+        .f32(11.0)
+        .f32(std::f32::consts::FRAC_PI_2)
+        .u32(2)
+        .0;
+    assert_eq!(spawned.len(), 33);
+    let mut got = sent(&h, b, 0x1D);
+    assert_eq!(got.len(), 1);
+    got[0][9..13].fill(0);
+    assert_eq!(got[0], spawned, "sync_seq is the last accepted seq, 2");
+}
+
+/// The ids of the packets about the recipient's own player: never sent to anyone else.
+const OWN_ONLY: [u8; 17] = [
+    0x11, 0x15, 0x20, 0x28, 0x2D, 0x56, 0x57, 0x58, 0x59, 0x5D, 0x72, 0x73, 0x90, 0x91, 0x92,
+    0x93, 0x94,
+];
+
+/// A show of a subject carries its skills, nametag and the replay of its animation, and its
+/// looks ride the relay; none of the subject's own commands reach the newcomer, and the show
+/// changes nothing the gamemode reads.
+#[test]
+fn a_show_carries_the_subjects_slow_state_and_none_of_its_own_commands() {
+    let (_s, mut h, a, _b) = pair("show");
+    for set in [
+        "p:set_skin(230, 3) p:set_walking_style(120) p:set_fighting_style(5)",
+        "p:set_headless(true) p:set_skill(0, 500) p:set_money(500) p:set_wanted(4)",
+        "p:set_drunk_level(100) p:set_stats(250, 300) p:set_gravity(0.004)",
+        "p:set_world_bounds(-5000, -5000, 5000, 5000) p:set_on_fire(true)",
+        "p:apply_animation('DANCING', 'dnce_M_a', { loop = true }) p:set_frozen(true)",
+    ] {
+        ask(&mut h, a, set);
+    }
+    let read = |h: &mut Harness| {
+        [
+            "say(table.concat({p:skin()}, ' '))",
+            "say(p:walking_style() .. ' ' .. p:fighting_style())",
+            "say(tostring(p:is_headless()) .. ' ' .. p:skill(0) .. ' ' .. p:money())",
+            "say(p:wanted() .. ' ' .. p:drunk_level() .. ' ' .. p:gravity())",
+            "say(table.concat({p:stats()}, ' ') .. ' ' .. (p:world_bounds()))",
+            "say((p:animation()) .. ' ' .. tostring(p:is_frozen()))",
+        ]
+        .map(|code| ask(h, a, code).join(" "))
+        .join(" ")
+    };
+    let before = read(&mut h);
+    assert_eq!(
+        before,
+        "230 3 120 5 true 500 500 4 100 0.004 250 300 -5000.0 DANCING true"
+    );
+    let far = Vec3::new(3000.0, 3000.0, 10.0);
+    let c = h.connect("carol");
+    h.step();
+    h.spawn_at(c, far);
+    h.sync(c, 1, Frame::standing(far));
+    let carol = h.player_id(c);
+    assert!(!h.get::<Viewers>(a).contains(carol), "carol is far away");
+    h.clear(c);
+    h.with::<Position>(c, |p| p.0 = AT);
+    for _ in 0..10 {
+        if h.get::<Viewers>(a).contains(carol) {
+            break;
+        }
+        h.step();
+    }
+    assert!(h.get::<Viewers>(a).contains(carol), "alice is shown to carol");
+    h.sync(a, 2, Frame::standing(AT));
+    let about_alice: Vec<u8> = h.received(c).iter().map(|p| encode(p)[0]).collect();
+    for id in OWN_ONLY {
+        assert!(!about_alice.contains(&id), "{id:#04x} reached a viewer");
+    }
+    let skills: Vec<PlayerSkills> = h.packets(c);
+    assert!(
+        skills
+            .iter()
+            .any(|s| s.id == h.player_id(a) && s.skills[0] == 500)
+    );
+    let replay: Vec<ApplyAnimation> = h.packets(c);
+    assert!(
+        matches!(replay.as_slice(), [r] if r.id == h.player_id(a) && r.elapsed_ms > 0),
+        "{replay:?}"
+    );
+    let relay: Vec<RemotePlayerSync> = h.packets(c);
+    let relay = relay
+        .iter()
+        .rfind(|r| r.player_id == h.player_id(a))
+        .expect("alice's frame relayed to carol");
+    assert_eq!(
+        (
+            relay.skin,
+            relay.variant,
+            relay.walk_style,
+            relay.fight_style,
+            relay.headless
+        ),
+        (230, 3, 120, 5, true)
+    );
+    assert_eq!(read(&mut h), before, "the show changes nothing");
 }
