@@ -406,6 +406,10 @@ fn the_life_cycle_packets_byte_for_byte() {
         .0;
     assert_eq!(spawn, [expected.clone()]);
     assert_eq!(expected.len(), 27);
+    assert!(
+        sent(&h, c, 0x5D).is_empty(),
+        "the connect spawn into interior 5 sends no ScopeChanged"
+    );
 
     let (_s, mut h, a, b) = pair("life-bytes-pair");
     ask(&mut h, a, "p:set_respawn_point(110, 210, 11, 90)");
@@ -552,4 +556,22 @@ fn a_show_carries_the_subjects_slow_state_and_none_of_its_own_commands() {
         (230, 3, 120, 5, true)
     );
     assert_eq!(read(&mut h), before, "the show changes nothing");
+}
+
+/// player.md: SetOnFire(0) and SetSpecialAction(0) follow a grant only if such a command went
+/// out in the previous life, SetDrunkLevel(0) only if the level is not 0, SetFrozen(0) and
+/// the own camera only if control was taken; SetHeadless(0) on every grant (the client does
+/// not clear it itself), and no ScopeChanged for a respawn in the same interior.
+#[test]
+fn a_grant_after_a_life_without_commands_sends_only_respawn_player_and_the_head() {
+    let (_s, mut h, a, _b) = pair("quiet-respawn");
+    h.clear(a);
+    h.die_and_respawn(a);
+    h.steps(2);
+    let ids: Vec<u8> = h.received(a).iter().map(|p| encode(p)[0]).collect();
+    for id in [0x58, 0x59, 0x72, 0x73, 0x92, 0x5D, 0x2C] {
+        assert!(!ids.contains(&id), "{id:#04x} after a quiet life: {ids:02x?}");
+    }
+    assert_eq!(sent(&h, a, 0x0D).len(), 1);
+    assert_eq!(sent(&h, a, 0x57).len(), 1);
 }
