@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::{DeathEpoch, LastFrame, Ledger, Life, Position, SpawnState, Viewers};
+use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::animation::ApplyAnimation;
 use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::life::DeathPose;
-use dlmp::protocol::player::sync::RemotePlayerSync;
-use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::sync::Frame;
+use dlmp::protocol::player::sync::RemotePlayerSync;
 use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
 use dlmp::session::Player;
 use rstest::rstest;
@@ -322,21 +322,105 @@ fn fall(h: &mut Harness, c: ClientId) {
 /// Each stored value: set through its setter, then read back after a death, a real respawn
 /// grant and a new connection, as its section of player.md says (kept, reset, default).
 #[rstest]
-#[case::skin("p:set_skin(230, 3)", "local m, v = p:skin() say(m .. ' ' .. v)", "230 3", "230 3", "230 3", "0 1")]
-#[case::walking_style("p:set_walking_style(120)", "say(p:walking_style())", "120", "120", "120", "0")]
-#[case::fighting_style("p:set_fighting_style(5)", "say(p:fighting_style())", "5", "5", "5", "15")]
-#[case::headless("p:set_headless(true)", "say(p:is_headless())", "true", "true", "false", "false")]
+#[case::skin(
+    "p:set_skin(230, 3)",
+    "local m, v = p:skin() say(m .. ' ' .. v)",
+    "230 3",
+    "230 3",
+    "230 3",
+    "0 1"
+)]
+#[case::walking_style(
+    "p:set_walking_style(120)",
+    "say(p:walking_style())",
+    "120",
+    "120",
+    "120",
+    "0"
+)]
+#[case::fighting_style(
+    "p:set_fighting_style(5)",
+    "say(p:fighting_style())",
+    "5",
+    "5",
+    "5",
+    "15"
+)]
+#[case::headless(
+    "p:set_headless(true)",
+    "say(p:is_headless())",
+    "true",
+    "true",
+    "false",
+    "false"
+)]
 #[case::skill("p:set_skill(0, 500)", "say(p:skill(0))", "500", "500", "500", "999")]
 #[case::wanted("p:set_wanted(4)", "say(p:wanted())", "4", "4", "4", "0")]
 #[case::money("p:set_money(500)", "say(p:money())", "500", "500", "500", "0")]
-#[case::drunk_level("p:set_drunk_level(100)", "say(p:drunk_level())", "100", "100", "0", "0")]
-#[case::stats("p:set_stats(250, 300)", "say(table.concat({p:stats()}, ' '))", "250 300", "250 300", "250 300", "1000 1000")]
-#[case::frozen("p:set_frozen(true)", "say(p:is_frozen())", "true", "true", "false", "false")]
-#[case::camera("p:set_camera_fixed(1, 2, 3, 4, 5, 6)", "say((p:camera()))", "fixed", "fixed", "own", "own")]
-#[case::special_action("p:set_special_action('phone')", "say((p:special_action()))", "phone", "none", "none", "none")]
-#[case::animation("p:apply_animation('DANCING', 'dnce_M_a', { loop = true })", "say(tostring((p:animation())))", "DANCING", "nil", "nil", "nil")]
-#[case::gravity("p:set_gravity(0.004)", "say(p:gravity())", "0.004", "0.004", "0.004", "0.008")]
-#[case::world_bounds("p:set_world_bounds(-100, -50, 100, 50)", "say(tostring((p:world_bounds())))", "-100.0", "-100.0", "-100.0", "nil")]
+#[case::drunk_level(
+    "p:set_drunk_level(100)",
+    "say(p:drunk_level())",
+    "100",
+    "100",
+    "0",
+    "0"
+)]
+#[case::stats(
+    "p:set_stats(250, 300)",
+    "say(table.concat({p:stats()}, ' '))",
+    "250 300",
+    "250 300",
+    "250 300",
+    "1000 1000"
+)]
+#[case::frozen(
+    "p:set_frozen(true)",
+    "say(p:is_frozen())",
+    "true",
+    "true",
+    "false",
+    "false"
+)]
+#[case::camera(
+    "p:set_camera_fixed(1, 2, 3, 4, 5, 6)",
+    "say((p:camera()))",
+    "fixed",
+    "fixed",
+    "own",
+    "own"
+)]
+#[case::special_action(
+    "p:set_special_action('phone')",
+    "say((p:special_action()))",
+    "phone",
+    "none",
+    "none",
+    "none"
+)]
+#[case::animation(
+    "p:apply_animation('DANCING', 'dnce_M_a', { loop = true })",
+    "say(tostring((p:animation())))",
+    "DANCING",
+    "nil",
+    "nil",
+    "nil"
+)]
+#[case::gravity(
+    "p:set_gravity(0.004)",
+    "say(p:gravity())",
+    "0.004",
+    "0.004",
+    "0.004",
+    "0.008"
+)]
+#[case::world_bounds(
+    "p:set_world_bounds(-100, -50, 100, 50)",
+    "say(tostring((p:world_bounds())))",
+    "-100.0",
+    "-100.0",
+    "-100.0",
+    "nil"
+)]
 #[case::virtual_world("p:set_virtual_world(7)", "say(p:virtual_world())", "7", "7", "7", "0")]
 // The respawn moves the interior scope to the spawn point's area (0 here).
 #[case::interior("p:set_interior(3)", "say(p:interior())", "3", "3", "0", "0")]
@@ -404,8 +488,8 @@ fn the_life_cycle_packets_byte_for_byte() {
         .u32(230)
         .u16(3)
         .0;
-    assert_eq!(spawn, [expected.clone()]);
     assert_eq!(expected.len(), 27);
+    assert_eq!(spawn, [expected]);
     assert!(
         sent(&h, c, 0x5D).is_empty(),
         "the connect spawn into interior 5 sends no ScopeChanged"
@@ -451,7 +535,10 @@ fn the_life_cycle_packets_byte_for_byte() {
         .0;
     assert_eq!(respawn.len(), 21);
     assert_eq!(sent(&h, a, 0x0D), [respawn]);
-    assert!(sent(&h, b, 0x0D).is_empty(), "only to the respawning player");
+    assert!(
+        sent(&h, b, 0x0D).is_empty(),
+        "only to the respawning player"
+    );
     assert!(sent(&h, a, 0x1D).is_empty(), "not to the respawning player");
     let spawned = Wire::new(0x1D)
         .u32(ctx.0)
@@ -472,8 +559,8 @@ fn the_life_cycle_packets_byte_for_byte() {
 
 /// The ids of the packets about the recipient's own player: never sent to anyone else.
 const OWN_ONLY: [u8; 17] = [
-    0x11, 0x15, 0x20, 0x28, 0x2D, 0x56, 0x57, 0x58, 0x59, 0x5D, 0x72, 0x73, 0x90, 0x91, 0x92,
-    0x93, 0x94,
+    0x11, 0x15, 0x20, 0x28, 0x2D, 0x56, 0x57, 0x58, 0x59, 0x5D, 0x72, 0x73, 0x90, 0x91, 0x92, 0x93,
+    0x94,
 ];
 
 /// A show of a subject carries its skills, nametag and the replay of its animation, and its
@@ -523,7 +610,10 @@ fn a_show_carries_the_subjects_slow_state_and_none_of_its_own_commands() {
         }
         h.step();
     }
-    assert!(h.get::<Viewers>(a).contains(carol), "alice is shown to carol");
+    assert!(
+        h.get::<Viewers>(a).contains(carol),
+        "alice is shown to carol"
+    );
     h.sync(a, 2, Frame::standing(AT));
     let about_alice: Vec<u8> = h.received(c).iter().map(|p| encode(p)[0]).collect();
     for id in OWN_ONLY {
@@ -570,7 +660,10 @@ fn a_grant_after_a_life_without_commands_sends_only_respawn_player_and_the_head(
     h.steps(2);
     let ids: Vec<u8> = h.received(a).iter().map(|p| encode(p)[0]).collect();
     for id in [0x58, 0x59, 0x72, 0x73, 0x92, 0x5D, 0x2C] {
-        assert!(!ids.contains(&id), "{id:#04x} after a quiet life: {ids:02x?}");
+        assert!(
+            !ids.contains(&id),
+            "{id:#04x} after a quiet life: {ids:02x?}"
+        );
     }
     assert_eq!(sent(&h, a, 0x0D).len(), 1);
     assert_eq!(sent(&h, a, 0x57).len(), 1);
