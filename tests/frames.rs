@@ -829,3 +829,33 @@ fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
     h.sync(a, 13, f);
     assert_eq!(h.get::<Inventory>(a).ammo[37], ammo, "nothing without fire");
 }
+
+#[test]
+fn a_frozen_player_rises_at_most_3_m_above_its_anchor_and_falls_free() {
+    let (mut h, a, b) = two();
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    let mut f = frame();
+    f.pos = Vec3::new(100.0, 202.0, 11.5);
+    f.vel = Vec3::new(0.0, 0.0, 0.1);
+    f.on_ground = false;
+    h.sync(a, 1, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.pos, f.pos, "within 8 m and 3 m up: taken as sent");
+    assert_eq!(r.vel, f.vel);
+
+    h.steps(50);
+    f.pos = Vec3::new(100.0, 202.0, 14.0);
+    h.sync(a, 2, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.pos, Vec3::new(100.0, 202.0, 13.0), "3 m above the anchor");
+    assert_eq!(r.vel, Vec3::ZERO, "on the boundary");
+    assert_eq!(h.get::<Position>(a).0, r.pos);
+
+    h.steps(50);
+    f.pos = Vec3::new(100.0, 202.0, 4.0);
+    f.vel = Vec3::new(0.0, 0.0, -0.3);
+    h.sync(a, 3, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.pos, f.pos, "falling is free");
+    assert_eq!(r.vel, f.vel);
+}
