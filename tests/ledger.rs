@@ -5,7 +5,8 @@
 use std::collections::VecDeque;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::ledger::{LedgerSettings, RecentShot, RecentShots};
+use dlmp::player::frame::FrameState;
+use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShot, RecentShots};
 use dlmp::player::{Ledger, Life, Position, Team, Viewers};
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
@@ -224,6 +225,44 @@ fn an_attacker_not_shown_to_the_victim_is_not_credited() {
     h.step();
     let l = ledger(&h, a);
     assert_eq!((l.last_attacker, l.health), (None, 95.0));
+}
+
+#[test]
+fn contact_damage_from_a_frozen_attacker_is_refused() {
+    let (mut h, a, b) = two();
+    h.with::<FrameState>(b, |s| s.frozen = Some(SPAWN));
+    // The fist, a knife, ramming and a rotor: refused, their seq still counts.
+    for (seq, weapon) in [(1, 0), (2, 4), (3, 49), (4, 50)] {
+        damage(&mut h, a, seq, Some(b), weapon, 10.0);
+    }
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.damage_seq), (100.0, Seq(4)));
+    assert_eq!(
+        l.last_report_at, None,
+        "no report of this life describes a death"
+    );
+    assert_eq!(h.world().resource::<FrozenContactDrops>().0, 4);
+    // A frame in the client's order after them is taken.
+    let mut f = frame();
+    f.hp = 90.0;
+    f.damage_seq = Seq(4);
+    h.sync(a, 1, f);
+    assert_eq!(ledger(&h, a).health, 90.0);
+
+    // An explosion is not contact damage: the ordinary rules credit the attacker.
+    damage(&mut h, a, 5, Some(b), 51, 10.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.last_attacker), (80.0, Some(h.entity(b))));
+    assert_eq!(h.world().resource::<FrozenContactDrops>().0, 4);
+
+    // Unfrozen, the same fist is credited.
+    h.with::<FrameState>(b, |s| s.frozen = None);
+    damage(&mut h, a, 6, Some(b), 0, 10.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.last_attacker), (70.0, Some(h.entity(b))));
 }
 
 #[test]

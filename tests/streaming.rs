@@ -552,7 +552,10 @@ fn relays_stop_at_once_on_a_hide_whatever_the_queue() {
         h.packets::<RemotePlayerSync>(a).is_empty(),
         "no relay after the hide decision, though the hide waits for room"
     );
-    assert!(stream_log(&h, a, bob).is_empty(), "the hide is not sent yet");
+    assert!(
+        stream_log(&h, a, bob).is_empty(),
+        "the hide is not sent yet"
+    );
 
     h.release_lane(a);
     let out = h.packets::<PlayerStreamOut>(a);
