@@ -181,6 +181,23 @@ fn a_ledger_death_commits_with_player_wasted_to_viewers_not_the_victim() {
 }
 
 #[test]
+fn player_wasted_goes_only_to_the_players_the_victim_is_shown_to() {
+    let (mut h, a, b) = two();
+    let c = h.connect("carol");
+    h.step();
+    h.spawn_at(c, Vec3::new(3000.0, 200.0, 10.0));
+    h.steps(2);
+    assert!(!h.get::<Viewers>(a).contains(h.player_id(c)));
+    h.clear(b);
+    h.clear(c);
+    death(&mut h, a, 31);
+    h.steps(2);
+    assert!(!h.get::<Life>(a).alive);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+    assert!(h.packets::<PlayerWasted>(c).is_empty(), "not shown: not told");
+}
+
+#[test]
 fn a_death_report_first_commits_and_the_ledger_does_not_again() {
     let (mut h, a, b) = two();
     h.clear(b);
