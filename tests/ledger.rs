@@ -194,7 +194,10 @@ fn player_wasted_goes_only_to_the_players_the_victim_is_shown_to() {
     h.steps(2);
     assert!(!h.get::<Life>(a).alive);
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
-    assert!(h.packets::<PlayerWasted>(c).is_empty(), "not shown: not told");
+    assert!(
+        h.packets::<PlayerWasted>(c).is_empty(),
+        "not shown: not told"
+    );
 }
 
 #[test]
@@ -574,6 +577,25 @@ fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
     );
 }
 
+#[test]
+fn the_relation_revision_grows_on_every_change_of_the_group_and_only_then() {
+    let (_s, mut h, a) = commands("relation");
+    h.chat(a, "/team 3");
+    h.steps(2);
+    assert_eq!(h.get::<Team>(a).relation_rev, 1);
+    h.chat(a, "/team 3");
+    h.steps(2);
+    assert_eq!(
+        h.get::<Team>(a).relation_rev,
+        1,
+        "the same group is no change"
+    );
+    h.chat(a, "/team 0");
+    h.steps(2);
+    let team = h.get::<Team>(a);
+    assert_eq!((team.group, team.relation_rev), (0, 2));
+}
+
 mod shots {
     use super::*;
     use dlmp::player::Body;
@@ -660,6 +682,47 @@ mod shots {
         damage(&mut h, b, 1, Some(a), 31, 10.0);
         h.step();
         assert_eq!(ledger(&h, b).last_attacker, Some(h.entity(a)));
+    }
+
+    #[test]
+    fn a_relayed_shot_carries_every_field_of_the_shot_and_the_rewind() {
+        use dlmp::protocol::connection::rewind::ShotRewind;
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        let moved = Vec3::new(SPAWN.x + 1.0, SPAWN.y, SPAWN.z);
+        h.sync(a, 1, Frame::standing(moved));
+        let bob_at = h.get::<Position>(b).0;
+        h.clear(b);
+        let mut s = shot(&h, a, 5, 31, bob_at);
+        s.origin = Vec3::new(moved.x, moved.y, moved.z + 0.6);
+        s.hit_kind = HitKind::Player;
+        s.hit_id = h.player_id(b).0;
+        fire(&mut h, a, s.clone());
+        let r = h.packets::<RemoteWeaponShot>(b)[0].clone();
+        assert_eq!((r.id, r.player_token), (h.player_id(a), token(&h, a)));
+        assert_eq!((r.order, r.weapon), (Seq(5), 31));
+        assert_eq!((r.origin, r.hit), (s.origin, s.hit));
+        assert_eq!((r.hit_kind, r.hit_id), (HitKind::Player, h.player_id(b).0));
+        assert_eq!(
+            r.rewind,
+            ShotRewind {
+                rewound: true,
+                target_kind: RewindTarget::Player,
+                target_id: h.player_id(b).0,
+                target_token: token(&h, b).0,
+                target_pos: bob_at,
+                shooter_pos: moved,
+            }
+        );
+
+        // A ray that ended on nothing: the rewind is all zero.
+        fire_at(&mut h, a, 6, 31, ahead(30.0));
+        let r = h.packets::<RemoteWeaponShot>(b)[1].clone();
+        assert_eq!(
+            (r.order, r.hit_kind, r.hit_id),
+            (Seq(6), HitKind::Nothing, 0xFFFF_FFFF)
+        );
+        assert_eq!(r.rewind, ShotRewind::NONE);
     }
 
     /// A shot from `shooter` whose ray ends on `target`'s server position.
