@@ -540,6 +540,27 @@ mod tests {
     }
 
     #[test]
+    fn at_most_8_throws_are_tracked_a_newer_one_evicting_the_earliest() {
+        // A fast throw, then slow ones, all echoed at once: the fast one grants its path
+        // only while it is among the 8 tracked.
+        let flight = |throws: usize| {
+            let mut m = started(Vec3::ZERO, 10.0);
+            let mut rev = m
+                .send(PhysicsCommand::Throw { speed: 100.0 }, s(10.0))
+                .expect("room");
+            for _ in 1..throws {
+                rev = m
+                    .send(PhysicsCommand::Throw { speed: 1.0 }, s(10.0))
+                    .expect("room");
+            }
+            m.echo(rev, s(10.5));
+            m.check(Vec3::ZERO, Vec3::new(40.0, 0.0, 0.0), s(10.5)).x
+        };
+        assert_eq!(flight(MAX_THROWS), 40.0, "the fast throw is tracked");
+        assert!(flight(MAX_THROWS + 1) < 10.0, "the fast throw was evicted");
+    }
+
+    #[test]
     fn a_throw_is_not_allowed_before_it_counts_as_applied() {
         let mut m = started(Vec3::ZERO, 10.0);
         m.send(PhysicsCommand::Throw { speed: 50.0 }, s(10.0))
