@@ -762,9 +762,9 @@ fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
     assert_eq!(h.get::<Position>(a).0, f.pos, "on the edge, not 400 m away");
 }
 
-#[test]
-fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() {
-    let (_s, mut h, a) = scripted("aim");
+/// Alice (scripted) and Bob 15 m ahead of her along +x, shown to her.
+fn aim_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
+    let (s, mut h, a) = scripted(test);
     let b = h.connect("bob");
     h.step();
     h.request_spawn(b);
@@ -774,12 +774,20 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     h.sync(b, 1, fb);
     show(&mut h, b, a);
     h.take_chat_lines(a);
+    (s, h, a, b)
+}
 
-    let target = |h: &mut Harness| {
-        h.chat(a, "/target");
-        h.steps(2);
-        h.take_chat_lines(a)
-    };
+/// What `player:target()` reads for `a` now.
+fn target_of(h: &mut Harness, a: ClientId) -> Vec<String> {
+    h.chat(a, "/target");
+    h.steps(2);
+    h.take_chat_lines(a)
+}
+
+#[test]
+fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() {
+    let (_s, mut h, a, b) = aim_pair("aim");
+    let target = |h: &mut Harness| target_of(h, a);
     let mut f = frame();
     f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
     h.sync(a, 1, f);
@@ -803,6 +811,70 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
         ["target none"],
         "a paused sender has no target"
     );
+}
+
+#[test]
+fn a_fast_target_widens_the_aim_reach_by_half_a_second_of_its_speed() {
+    let (_s, mut h, a, b) = aim_pair("aim-speed");
+    let mut f = frame();
+    f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
+    f.cam = Vec3::new(0.0, 1.0, 0.0);
+    // 15 m off the ray: 10 m + 12 m/s × 0.5 s reaches it.
+    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 12.0, 0.0));
+    h.sync(a, 1, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+    // 10 m + 8 m/s × 0.5 s does not.
+    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 8.0, 0.0));
+    h.sync(a, 2, f);
+    assert_eq!(target_of(&mut h, a), ["target none"]);
+}
+
+#[test]
+fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
+    let (_s, mut h, a, b) = aim_pair("aim-life");
+    let mut f = frame();
+    f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
+    h.sync(a, 1, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+
+    h.with::<Life>(b, |l| l.alive = false);
+    assert_eq!(
+        target_of(&mut h, a),
+        ["target none"],
+        "checked again on reading"
+    );
+    h.sync(a, 2, f);
+    assert_eq!(
+        target_of(&mut h, a),
+        ["target none"],
+        "a dead target is refused"
+    );
+    h.with::<Life>(b, |l| l.alive = true);
+    h.sync(a, 3, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+
+    // The chat limit: five lines a second.
+    h.advance(std::time::Duration::from_secs(1));
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.sync(a, 4, f);
+    assert_eq!(target_of(&mut h, a), ["target none"], "a frozen sender");
+    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.sync(a, 5, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+
+    // The target is remembered with its generation: a newcomer in the same slot is not it.
+    h.advance(std::time::Duration::from_secs(1));
+    h.disconnect(b);
+    h.steps(2);
+    let c = h.connect("carol");
+    h.step();
+    h.request_spawn(c);
+    h.steps(4);
+    assert_eq!(h.player_id(c), h.player_id(b), "the slot is reused");
+    assert!(h.get::<Life>(c).alive);
+    show(&mut h, c, a);
+    h.take_chat_lines(a);
+    assert_eq!(target_of(&mut h, a), ["target none"]);
 }
 
 #[test]
