@@ -662,6 +662,62 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
 }
 
 #[test]
+fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control() {
+    let (_s, mut h, a) = scripted("reload-rules");
+    h.with::<Inventory>(a, |i| {
+        i.held.set(4, true);
+        i.held.set(24, true);
+        i.ammo[24] = 30;
+    });
+    let mut seq = 0;
+    // A reload start of `f`'s weapon, 300 ms after the last: what the script heard.
+    let mut reload = |h: &mut Harness, mut f: Frame| {
+        h.advance(std::time::Duration::from_millis(300));
+        f.state = 0;
+        seq += 1;
+        h.sync(a, seq, f);
+        f.state = 2;
+        seq += 1;
+        h.sync(a, seq, f);
+        h.take_chat_lines(a)
+    };
+    let mut f = frame();
+    f.weapon = 24;
+    f.clip = 7;
+    f.total = 30;
+    assert_eq!(reload(&mut h, f), ["reload 24"]);
+
+    let mut knife = f;
+    knife.weapon = 4;
+    assert!(reload(&mut h, knife).is_empty(), "a melee weapon");
+
+    h.with::<Inventory>(a, |i| i.ammo[24] = 0);
+    assert!(reload(&mut h, f).is_empty(), "no ammo by the inventory");
+    h.with::<Inventory>(a, |i| {
+        i.ammo[24] = 30;
+        i.clip = 7;
+    });
+
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    assert!(reload(&mut h, f).is_empty(), "frozen");
+    h.with::<FrameState>(a, |s| s.frozen = None);
+
+    h.with::<Body>(a, |b| b.paused = true);
+    let mut paused = f;
+    paused.paused = true;
+    assert!(reload(&mut h, paused).is_empty(), "paused");
+    h.with::<Body>(a, |b| b.paused = false);
+
+    let mut old_life = f;
+    old_life.death_epoch = 1;
+    assert!(
+        reload(&mut h, old_life).is_empty(),
+        "a frame of another life"
+    );
+    assert_eq!(reload(&mut h, f), ["reload 24"]);
+}
+
+#[test]
 fn state_and_interior_changes_come_from_the_server_pass() {
     let (_s, mut h, a) = scripted("state");
     h.with::<Life>(a, |l| l.alive = false);
