@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::FrameState;
 use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShot, RecentShots};
-use dlmp::player::{Ledger, Life, Position, Team, Viewers};
+use dlmp::player::{Ledger, Life, Position, Scope, Team, Viewers};
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
@@ -234,6 +234,30 @@ fn a_melee_attacker_shown_to_the_victim_is_credited() {
     damage(&mut h, a, 1, Some(b), 3, 5.0);
     h.step();
     assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
+}
+
+#[test]
+fn a_dead_attacker_or_one_in_another_scope_is_not_credited() {
+    let (mut h, a, b) = two();
+    h.with::<Life>(b, |l| l.alive = false);
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!(
+        (l.last_attacker, l.health),
+        (None, 95.0),
+        "counts without attacker"
+    );
+
+    h.with::<Life>(b, |l| l.alive = true);
+    h.with::<Scope>(b, |s| s.virtual_world = 2);
+    // Still in Viewers for this check: the scope alone refuses the credit.
+    let id = h.player_id(a);
+    h.with::<Viewers>(b, |v| v.insert(id));
+    damage(&mut h, a, 2, Some(b), 3, 5.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.last_attacker, l.health), (None, 90.0));
 }
 
 #[test]
