@@ -217,6 +217,24 @@ fn a_death_report_first_commits_and_the_ledger_does_not_again() {
 }
 
 #[test]
+fn a_lethal_report_and_a_death_report_in_one_tick_commit_once_by_the_first() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    damage(&mut h, a, 1, None, 54, 150.0);
+    death(&mut h, a, 31);
+    h.step();
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!(
+        (wasted[0].weapon, wasted[0].anim),
+        (54, 15),
+        "the ledger's commit, default pose"
+    );
+    h.steps(2);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+}
+
+#[test]
 fn a_frame_bringing_health_to_zero_commits_the_death() {
     let (mut h, a, b) = two();
     h.clear(b);
