@@ -800,6 +800,33 @@ fn death_releases_the_keys_on_the_next_server_pass() {
 }
 
 #[test]
+fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_nothing() {
+    let (_s, mut h, a) = scripted("freeze-keys");
+    let mut f = frame();
+    f.keys = Keys::AIM | Keys::FORWARD;
+    h.sync(a, 1, f);
+    assert_eq!(h.take_chat_lines(a), ["key forward true", "key aim true"]);
+    h.steps(3);
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.steps(4);
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["key forward false", "key aim false"],
+        "once, without a frame"
+    );
+    assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
+    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.steps(4);
+    assert!(
+        h.take_chat_lines(a).is_empty(),
+        "nothing until a fresh frame"
+    );
+    assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
+    h.sync(a, 2, f);
+    assert_eq!(h.take_chat_lines(a), ["key forward true", "key aim true"]);
+}
+
+#[test]
 fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
     use dlmp::player::frame::Bounds;
     let (mut h, a, _) = two();
