@@ -540,6 +540,22 @@ mod tests {
     }
 
     #[test]
+    fn a_later_throw_ends_the_earlier_ones_at_its_upper_bound() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let fast = m
+            .send(PhysicsCommand::Throw { speed: 100.0 }, s(10.0))
+            .expect("room");
+        m.echo(fast, s(10.1));
+        let slow = m
+            .send(PhysicsCommand::Throw { speed: 1.0 }, s(10.2))
+            .expect("room");
+        m.echo(slow, s(10.3));
+        // 16.5 m of walking, 100 m/s until 10.3 s, then 1 m/s: about 47 m, not 60.
+        let p = m.check(Vec3::ZERO, Vec3::new(60.0, 0.0, 0.0), s(11.0));
+        assert!(p.x > 45.0 && p.x < 48.0, "{p:?}");
+    }
+
+    #[test]
     fn at_most_8_throws_are_tracked_a_newer_one_evicting_the_earliest() {
         // A fast throw, then slow ones, all echoed at once: the fast one grants its path
         // only while it is among the 8 tracked.
