@@ -540,6 +540,17 @@ mod tests {
     }
 
     #[test]
+    fn without_ack_or_echo_a_command_counts_as_applied_15_s_after_sending() {
+        let mut m = Movement::default();
+        m.send(PhysicsCommand::Gravity(0.004), s(1.0))
+            .expect("room");
+        assert!(!m.expire(s(15.9)));
+        assert_eq!((m.gravity, m.pending()), (DEFAULT_GRAVITY, 1));
+        assert!(m.expire(s(16.0)), "the stall limit of the lane");
+        assert_eq!((m.gravity, m.pending()), (0.004, 0));
+    }
+
+    #[test]
     fn a_later_throw_ends_the_earlier_ones_at_its_upper_bound() {
         let mut m = started(Vec3::ZERO, 10.0);
         let fast = m
