@@ -235,6 +235,28 @@ fn a_lethal_report_and_a_death_report_in_one_tick_commit_once_by_the_first() {
 }
 
 #[test]
+fn a_death_report_with_a_pose_the_game_does_not_produce_is_wasted_with_the_default() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    let report = DeathReport {
+        session_token: h.token(a),
+        event_id: EventId(0),
+        weapon: 31,
+        anim_group: 0,
+        anim: 21,
+    };
+    h.send_event(a, report);
+    h.steps(2);
+    assert!(!h.get::<Life>(a).alive);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!(
+        (wasted[0].weapon, wasted[0].anim_group, wasted[0].anim),
+        (0, 0, 15)
+    );
+}
+
+#[test]
 fn a_frame_bringing_health_to_zero_commits_the_death() {
     let (mut h, a, b) = two();
     h.clear(b);
