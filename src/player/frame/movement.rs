@@ -551,6 +551,24 @@ mod tests {
     }
 
     #[test]
+    fn the_horizontal_and_vertical_excess_combine_as_the_legs_of_a_right_triangle() {
+        // One second of a 10 m/s throw beyond 16.5 m across and 13 m up.
+        let thrown = |claimed: Vec3| {
+            let mut m = started(Vec3::ZERO, 10.0);
+            let rev = m
+                .send(PhysicsCommand::Throw { speed: 10.0 }, s(10.0))
+                .expect("room");
+            m.echo(rev, s(10.0));
+            m.check(Vec3::ZERO, claimed, s(11.0))
+        };
+        let within = Vec3::new(22.0, 0.0, 20.5);
+        assert_eq!(thrown(within), within, "5.5 and 7.5 m: 9.3 m of 10");
+        let beyond = Vec3::new(23.5, 0.0, 21.5);
+        let p = thrown(beyond);
+        assert!(p.x < 23.5 && p.z < 21.5, "7 and 8.5 m: 11 m of 10: {p:?}");
+    }
+
+    #[test]
     fn a_later_throw_ends_the_earlier_ones_at_its_upper_bound() {
         let mut m = started(Vec3::ZERO, 10.0);
         let fast = m
