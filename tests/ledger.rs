@@ -605,6 +605,53 @@ fn set_health_outside_the_range_is_a_clear_error() {
 }
 
 #[test]
+fn armor_weapon_team_and_range_calls_out_of_range_are_clear_errors_that_change_nothing() {
+    use dlmp::player::ledger::WeaponRanges;
+    use dlmp::protocol::connection::weapons::GiveWeapon;
+    let (_s, mut h, a) = commands("grant-errors");
+    let mut lines = Vec::new();
+    for (i, line) in [
+        "/armor 201",
+        "/gun 47 10",
+        "/gun 31 70000",
+        "/team -1",
+        "/range 40 100",
+        "/range 31 0",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if i % 4 == 3 {
+            // The chat limit: five lines a second.
+            h.advance(std::time::Duration::from_secs(1));
+        }
+        h.chat(a, line);
+        h.steps(2);
+        lines.extend(h.take_chat_lines(a));
+    }
+    let expect = [
+        "set_armor: value 201 is outside 0..=200",
+        "give_weapon: weapon 47 is outside 0..=46",
+        "give_weapon: ammo 70000 is outside 0..=65535",
+        "set_team: team -1 is outside 0..=4294967295",
+        "set_weapon_range: weapon 40 is outside 22..=38",
+        "set_weapon_range: meters 0 is outside 0 < m <= 10000",
+    ];
+    assert_eq!(lines.len(), expect.len(), "{lines:?}");
+    for (line, want) in lines.iter().zip(expect) {
+        assert!(line.contains(want), "{line:?} should say {want:?}");
+    }
+    let l = ledger(&h, a);
+    assert_eq!((l.armor, l.vital_rev), (0.0, Revision(0)));
+    assert!(h.packets::<GiveWeapon>(a).is_empty());
+    assert_eq!(h.get::<Team>(a).relation_rev, 0);
+    assert_eq!(
+        *h.world().resource::<WeaponRanges>(),
+        WeaponRanges::default()
+    );
+}
+
+#[test]
 fn give_weapon_sends_give_weapon_with_a_raised_weapon_rev() {
     use dlmp::player::Inventory;
     use dlmp::protocol::connection::weapons::GiveWeapon;
