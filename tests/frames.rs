@@ -662,6 +662,62 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
 }
 
 #[test]
+fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control() {
+    let (_s, mut h, a) = scripted("reload-rules");
+    h.with::<Inventory>(a, |i| {
+        i.held.set(4, true);
+        i.held.set(24, true);
+        i.ammo[24] = 30;
+    });
+    let mut seq = 0;
+    // A reload start of `f`'s weapon, 300 ms after the last: what the script heard.
+    let mut reload = |h: &mut Harness, mut f: Frame| {
+        h.advance(std::time::Duration::from_millis(300));
+        f.state = 0;
+        seq += 1;
+        h.sync(a, seq, f);
+        f.state = 2;
+        seq += 1;
+        h.sync(a, seq, f);
+        h.take_chat_lines(a)
+    };
+    let mut f = frame();
+    f.weapon = 24;
+    f.clip = 7;
+    f.total = 30;
+    assert_eq!(reload(&mut h, f), ["reload 24"]);
+
+    let mut knife = f;
+    knife.weapon = 4;
+    assert!(reload(&mut h, knife).is_empty(), "a melee weapon");
+
+    h.with::<Inventory>(a, |i| i.ammo[24] = 0);
+    assert!(reload(&mut h, f).is_empty(), "no ammo by the inventory");
+    h.with::<Inventory>(a, |i| {
+        i.ammo[24] = 30;
+        i.clip = 7;
+    });
+
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    assert!(reload(&mut h, f).is_empty(), "frozen");
+    h.with::<FrameState>(a, |s| s.frozen = None);
+
+    h.with::<Body>(a, |b| b.paused = true);
+    let mut paused = f;
+    paused.paused = true;
+    assert!(reload(&mut h, paused).is_empty(), "paused");
+    h.with::<Body>(a, |b| b.paused = false);
+
+    let mut old_life = f;
+    old_life.death_epoch = 1;
+    assert!(
+        reload(&mut h, old_life).is_empty(),
+        "a frame of another life"
+    );
+    assert_eq!(reload(&mut h, f), ["reload 24"]);
+}
+
+#[test]
 fn state_and_interior_changes_come_from_the_server_pass() {
     let (_s, mut h, a) = scripted("state");
     h.with::<Life>(a, |l| l.alive = false);
@@ -744,6 +800,33 @@ fn death_releases_the_keys_on_the_next_server_pass() {
 }
 
 #[test]
+fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_nothing() {
+    let (_s, mut h, a) = scripted("freeze-keys");
+    let mut f = frame();
+    f.keys = Keys::AIM | Keys::FORWARD;
+    h.sync(a, 1, f);
+    assert_eq!(h.take_chat_lines(a), ["key forward true", "key aim true"]);
+    h.steps(3);
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.steps(4);
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["key forward false", "key aim false"],
+        "once, without a frame"
+    );
+    assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
+    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.steps(4);
+    assert!(
+        h.take_chat_lines(a).is_empty(),
+        "nothing until a fresh frame"
+    );
+    assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
+    h.sync(a, 2, f);
+    assert_eq!(h.take_chat_lines(a), ["key forward true", "key aim true"]);
+}
+
+#[test]
 fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
     use dlmp::player::frame::Bounds;
     let (mut h, a, _) = two();
@@ -762,9 +845,9 @@ fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
     assert_eq!(h.get::<Position>(a).0, f.pos, "on the edge, not 400 m away");
 }
 
-#[test]
-fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() {
-    let (_s, mut h, a) = scripted("aim");
+/// Alice (scripted) and Bob 15 m ahead of her along +x, shown to her.
+fn aim_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
+    let (s, mut h, a) = scripted(test);
     let b = h.connect("bob");
     h.step();
     h.request_spawn(b);
@@ -774,12 +857,20 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     h.sync(b, 1, fb);
     show(&mut h, b, a);
     h.take_chat_lines(a);
+    (s, h, a, b)
+}
 
-    let target = |h: &mut Harness| {
-        h.chat(a, "/target");
-        h.steps(2);
-        h.take_chat_lines(a)
-    };
+/// What `player:target()` reads for `a` now.
+fn target_of(h: &mut Harness, a: ClientId) -> Vec<String> {
+    h.chat(a, "/target");
+    h.steps(2);
+    h.take_chat_lines(a)
+}
+
+#[test]
+fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() {
+    let (_s, mut h, a, b) = aim_pair("aim");
+    let target = |h: &mut Harness| target_of(h, a);
     let mut f = frame();
     f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
     h.sync(a, 1, f);
@@ -806,6 +897,70 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
 }
 
 #[test]
+fn a_fast_target_widens_the_aim_reach_by_half_a_second_of_its_speed() {
+    let (_s, mut h, a, b) = aim_pair("aim-speed");
+    let mut f = frame();
+    f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
+    f.cam = Vec3::new(0.0, 1.0, 0.0);
+    // 15 m off the ray: 10 m + 12 m/s × 0.5 s reaches it.
+    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 12.0, 0.0));
+    h.sync(a, 1, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+    // 10 m + 8 m/s × 0.5 s does not.
+    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 8.0, 0.0));
+    h.sync(a, 2, f);
+    assert_eq!(target_of(&mut h, a), ["target none"]);
+}
+
+#[test]
+fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
+    let (_s, mut h, a, b) = aim_pair("aim-life");
+    let mut f = frame();
+    f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
+    h.sync(a, 1, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+
+    h.with::<Life>(b, |l| l.alive = false);
+    assert_eq!(
+        target_of(&mut h, a),
+        ["target none"],
+        "checked again on reading"
+    );
+    h.sync(a, 2, f);
+    assert_eq!(
+        target_of(&mut h, a),
+        ["target none"],
+        "a dead target is refused"
+    );
+    h.with::<Life>(b, |l| l.alive = true);
+    h.sync(a, 3, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+
+    // The chat limit: five lines a second.
+    h.advance(std::time::Duration::from_secs(1));
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.sync(a, 4, f);
+    assert_eq!(target_of(&mut h, a), ["target none"], "a frozen sender");
+    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.sync(a, 5, f);
+    assert_eq!(target_of(&mut h, a), ["target bob"]);
+
+    // The target is remembered with its generation: a newcomer in the same slot is not it.
+    h.advance(std::time::Duration::from_secs(1));
+    h.disconnect(b);
+    h.steps(2);
+    let c = h.connect("carol");
+    h.step();
+    h.request_spawn(c);
+    h.steps(4);
+    assert_eq!(h.player_id(c), h.player_id(b), "the slot is reused");
+    assert!(h.get::<Life>(c).alive);
+    show(&mut h, c, a);
+    h.take_chat_lines(a);
+    assert_eq!(target_of(&mut h, a), ["target none"]);
+}
+
+#[test]
 fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
     let (mut h, a, _) = two();
     h.with::<Inventory>(a, |i| {
@@ -828,4 +983,34 @@ fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
     h.advance(std::time::Duration::from_secs(1));
     h.sync(a, 13, f);
     assert_eq!(h.get::<Inventory>(a).ammo[37], ammo, "nothing without fire");
+}
+
+#[test]
+fn a_frozen_player_rises_at_most_3_m_above_its_anchor_and_falls_free() {
+    let (mut h, a, b) = two();
+    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    let mut f = frame();
+    f.pos = Vec3::new(100.0, 202.0, 11.5);
+    f.vel = Vec3::new(0.0, 0.0, 0.1);
+    f.on_ground = false;
+    h.sync(a, 1, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.pos, f.pos, "within 8 m and 3 m up: taken as sent");
+    assert_eq!(r.vel, f.vel);
+
+    h.steps(50);
+    f.pos = Vec3::new(100.0, 202.0, 14.0);
+    h.sync(a, 2, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.pos, Vec3::new(100.0, 202.0, 13.0), "3 m above the anchor");
+    assert_eq!(r.vel, Vec3::ZERO, "on the boundary");
+    assert_eq!(h.get::<Position>(a).0, r.pos);
+
+    h.steps(50);
+    f.pos = Vec3::new(100.0, 202.0, 4.0);
+    f.vel = Vec3::new(0.0, 0.0, -0.3);
+    h.sync(a, 3, f);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(r.pos, f.pos, "falling is free");
+    assert_eq!(r.vel, f.vel);
 }

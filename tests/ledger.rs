@@ -5,8 +5,9 @@
 use std::collections::VecDeque;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::ledger::{LedgerSettings, RecentShot, RecentShots};
-use dlmp::player::{Ledger, Life, Position, Team, Viewers};
+use dlmp::player::frame::FrameState;
+use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShot, RecentShots};
+use dlmp::player::{Ledger, Life, Position, Scope, Team, Viewers};
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
@@ -180,6 +181,26 @@ fn a_ledger_death_commits_with_player_wasted_to_viewers_not_the_victim() {
 }
 
 #[test]
+fn player_wasted_goes_only_to_the_players_the_victim_is_shown_to() {
+    let (mut h, a, b) = two();
+    let c = h.connect("carol");
+    h.step();
+    h.spawn_at(c, Vec3::new(3000.0, 200.0, 10.0));
+    h.steps(2);
+    assert!(!h.get::<Viewers>(a).contains(h.player_id(c)));
+    h.clear(b);
+    h.clear(c);
+    death(&mut h, a, 31);
+    h.steps(2);
+    assert!(!h.get::<Life>(a).alive);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+    assert!(
+        h.packets::<PlayerWasted>(c).is_empty(),
+        "not shown: not told"
+    );
+}
+
+#[test]
 fn a_death_report_first_commits_and_the_ledger_does_not_again() {
     let (mut h, a, b) = two();
     h.clear(b);
@@ -193,6 +214,46 @@ fn a_death_report_first_commits_and_the_ledger_does_not_again() {
     // The report of a dead player is counted but not applied.
     let l = ledger(&h, a);
     assert_eq!((l.health, l.damage_seq), (100.0, Seq(1)));
+}
+
+#[test]
+fn a_lethal_report_and_a_death_report_in_one_tick_commit_once_by_the_first() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    damage(&mut h, a, 1, None, 54, 150.0);
+    death(&mut h, a, 31);
+    h.step();
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!(
+        (wasted[0].weapon, wasted[0].anim),
+        (54, 15),
+        "the ledger's commit, default pose"
+    );
+    h.steps(2);
+    assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+}
+
+#[test]
+fn a_death_report_with_a_pose_the_game_does_not_produce_is_wasted_with_the_default() {
+    let (mut h, a, b) = two();
+    h.clear(b);
+    let report = DeathReport {
+        session_token: h.token(a),
+        event_id: EventId(0),
+        weapon: 31,
+        anim_group: 0,
+        anim: 21,
+    };
+    h.send_event(a, report);
+    h.steps(2);
+    assert!(!h.get::<Life>(a).alive);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!(wasted.len(), 1);
+    assert_eq!(
+        (wasted[0].weapon, wasted[0].anim_group, wasted[0].anim),
+        (0, 0, 15)
+    );
 }
 
 #[test]
@@ -216,6 +277,30 @@ fn a_melee_attacker_shown_to_the_victim_is_credited() {
 }
 
 #[test]
+fn a_dead_attacker_or_one_in_another_scope_is_not_credited() {
+    let (mut h, a, b) = two();
+    h.with::<Life>(b, |l| l.alive = false);
+    damage(&mut h, a, 1, Some(b), 3, 5.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!(
+        (l.last_attacker, l.health),
+        (None, 95.0),
+        "counts without attacker"
+    );
+
+    h.with::<Life>(b, |l| l.alive = true);
+    h.with::<Scope>(b, |s| s.virtual_world = 2);
+    // Still in Viewers for this check: the scope alone refuses the credit.
+    let id = h.player_id(a);
+    h.with::<Viewers>(b, |v| v.insert(id));
+    damage(&mut h, a, 2, Some(b), 3, 5.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.last_attacker, l.health), (None, 90.0));
+}
+
+#[test]
 fn an_attacker_not_shown_to_the_victim_is_not_credited() {
     let (mut h, a, b) = two();
     let id = h.player_id(a);
@@ -224,6 +309,44 @@ fn an_attacker_not_shown_to_the_victim_is_not_credited() {
     h.step();
     let l = ledger(&h, a);
     assert_eq!((l.last_attacker, l.health), (None, 95.0));
+}
+
+#[test]
+fn contact_damage_from_a_frozen_attacker_is_refused() {
+    let (mut h, a, b) = two();
+    h.with::<FrameState>(b, |s| s.frozen = Some(SPAWN));
+    // The fist, a knife, ramming and a rotor: refused, their seq still counts.
+    for (seq, weapon) in [(1, 0), (2, 4), (3, 49), (4, 50)] {
+        damage(&mut h, a, seq, Some(b), weapon, 10.0);
+    }
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.damage_seq), (100.0, Seq(4)));
+    assert_eq!(
+        l.last_report_at, None,
+        "no report of this life describes a death"
+    );
+    assert_eq!(h.world().resource::<FrozenContactDrops>().0, 4);
+    // A frame in the client's order after them is taken.
+    let mut f = frame();
+    f.hp = 90.0;
+    f.damage_seq = Seq(4);
+    h.sync(a, 1, f);
+    assert_eq!(ledger(&h, a).health, 90.0);
+
+    // An explosion is not contact damage: the ordinary rules credit the attacker.
+    damage(&mut h, a, 5, Some(b), 51, 10.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.last_attacker), (80.0, Some(h.entity(b))));
+    assert_eq!(h.world().resource::<FrozenContactDrops>().0, 4);
+
+    // Unfrozen, the same fist is credited.
+    h.with::<FrameState>(b, |s| s.frozen = None);
+    damage(&mut h, a, 6, Some(b), 0, 10.0);
+    h.step();
+    let l = ledger(&h, a);
+    assert_eq!((l.health, l.last_attacker), (70.0, Some(h.entity(b))));
 }
 
 #[test]
@@ -482,6 +605,53 @@ fn set_health_outside_the_range_is_a_clear_error() {
 }
 
 #[test]
+fn armor_weapon_team_and_range_calls_out_of_range_are_clear_errors_that_change_nothing() {
+    use dlmp::player::ledger::WeaponRanges;
+    use dlmp::protocol::connection::weapons::GiveWeapon;
+    let (_s, mut h, a) = commands("grant-errors");
+    let mut lines = Vec::new();
+    for (i, line) in [
+        "/armor 201",
+        "/gun 47 10",
+        "/gun 31 70000",
+        "/team -1",
+        "/range 40 100",
+        "/range 31 0",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if i % 4 == 3 {
+            // The chat limit: five lines a second.
+            h.advance(std::time::Duration::from_secs(1));
+        }
+        h.chat(a, line);
+        h.steps(2);
+        lines.extend(h.take_chat_lines(a));
+    }
+    let expect = [
+        "set_armor: value 201 is outside 0..=200",
+        "give_weapon: weapon 47 is outside 0..=46",
+        "give_weapon: ammo 70000 is outside 0..=65535",
+        "set_team: team -1 is outside 0..=4294967295",
+        "set_weapon_range: weapon 40 is outside 22..=38",
+        "set_weapon_range: meters 0 is outside 0 < m <= 10000",
+    ];
+    assert_eq!(lines.len(), expect.len(), "{lines:?}");
+    for (line, want) in lines.iter().zip(expect) {
+        assert!(line.contains(want), "{line:?} should say {want:?}");
+    }
+    let l = ledger(&h, a);
+    assert_eq!((l.armor, l.vital_rev), (0.0, Revision(0)));
+    assert!(h.packets::<GiveWeapon>(a).is_empty());
+    assert_eq!(h.get::<Team>(a).relation_rev, 0);
+    assert_eq!(
+        *h.world().resource::<WeaponRanges>(),
+        WeaponRanges::default()
+    );
+}
+
+#[test]
 fn give_weapon_sends_give_weapon_with_a_raised_weapon_rev() {
     use dlmp::player::Inventory;
     use dlmp::protocol::connection::weapons::GiveWeapon;
@@ -516,6 +686,25 @@ fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
         h.world().resource::<StreamingSettings>().weapon_range,
         Some(600.0)
     );
+}
+
+#[test]
+fn the_relation_revision_grows_on_every_change_of_the_group_and_only_then() {
+    let (_s, mut h, a) = commands("relation");
+    h.chat(a, "/team 3");
+    h.steps(2);
+    assert_eq!(h.get::<Team>(a).relation_rev, 1);
+    h.chat(a, "/team 3");
+    h.steps(2);
+    assert_eq!(
+        h.get::<Team>(a).relation_rev,
+        1,
+        "the same group is no change"
+    );
+    h.chat(a, "/team 0");
+    h.steps(2);
+    let team = h.get::<Team>(a);
+    assert_eq!((team.group, team.relation_rev), (0, 2));
 }
 
 mod shots {
@@ -604,6 +793,47 @@ mod shots {
         damage(&mut h, b, 1, Some(a), 31, 10.0);
         h.step();
         assert_eq!(ledger(&h, b).last_attacker, Some(h.entity(a)));
+    }
+
+    #[test]
+    fn a_relayed_shot_carries_every_field_of_the_shot_and_the_rewind() {
+        use dlmp::protocol::connection::rewind::ShotRewind;
+        let (mut h, a, b) = two();
+        armed(&mut h, a, 31, 10);
+        let moved = Vec3::new(SPAWN.x + 1.0, SPAWN.y, SPAWN.z);
+        h.sync(a, 1, Frame::standing(moved));
+        let bob_at = h.get::<Position>(b).0;
+        h.clear(b);
+        let mut s = shot(&h, a, 5, 31, bob_at);
+        s.origin = Vec3::new(moved.x, moved.y, moved.z + 0.6);
+        s.hit_kind = HitKind::Player;
+        s.hit_id = h.player_id(b).0;
+        fire(&mut h, a, s.clone());
+        let r = h.packets::<RemoteWeaponShot>(b)[0].clone();
+        assert_eq!((r.id, r.player_token), (h.player_id(a), token(&h, a)));
+        assert_eq!((r.order, r.weapon), (Seq(5), 31));
+        assert_eq!((r.origin, r.hit), (s.origin, s.hit));
+        assert_eq!((r.hit_kind, r.hit_id), (HitKind::Player, h.player_id(b).0));
+        assert_eq!(
+            r.rewind,
+            ShotRewind {
+                rewound: true,
+                target_kind: RewindTarget::Player,
+                target_id: h.player_id(b).0,
+                target_token: token(&h, b).0,
+                target_pos: bob_at,
+                shooter_pos: moved,
+            }
+        );
+
+        // A ray that ended on nothing: the rewind is all zero.
+        fire_at(&mut h, a, 6, 31, ahead(30.0));
+        let r = h.packets::<RemoteWeaponShot>(b)[1].clone();
+        assert_eq!(
+            (r.order, r.hit_kind, r.hit_id),
+            (Seq(6), HitKind::Nothing, 0xFFFF_FFFF)
+        );
+        assert_eq!(r.rewind, ShotRewind::NONE);
     }
 
     /// A shot from `shooter` whose ray ends on `target`'s server position.

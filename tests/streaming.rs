@@ -15,6 +15,7 @@ use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, Seq};
 use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::streaming::PlayerStreamOut;
+use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
 use dlmp::session::{Connection, Name, Player, PlayerIndex, PlayerName};
 use dlmp::streaming::{StreamOverride, StreamState, StreamingSettings};
 
@@ -526,4 +527,43 @@ mod scripts {
             "a disconnect raises no stream event"
         );
     }
+}
+
+#[test]
+fn relays_stop_at_once_on_a_hide_whatever_the_queue() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn_at(b, Vec3::new(100.0, 0.0, 0.0));
+    h.step();
+    let bob = h.player_id(b);
+    let standing = Frame::standing(Vec3::new(100.0, 0.0, 0.0));
+    h.sync(b, 1, standing);
+    assert_eq!(h.packets::<RemotePlayerSync>(a).len(), 1, "shown: relayed");
+
+    h.set_auto_ack(a, false);
+    fill_lane(&mut h, a);
+    h.clear(a);
+    move_to(&mut h, a, 1000.0);
+    h.sync(b, 2, standing);
+    h.sync(b, 3, standing);
+    assert!(
+        h.packets::<RemotePlayerSync>(a).is_empty(),
+        "no relay after the hide decision, though the hide waits for room"
+    );
+    assert!(
+        stream_log(&h, a, bob).is_empty(),
+        "the hide is not sent yet"
+    );
+
+    h.release_lane(a);
+    let out = h.packets::<PlayerStreamOut>(a);
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        out[0].last_seq,
+        Seq(2),
+        "the frame of the hide's tick closes the old show"
+    );
+    assert!(h.packets::<RemotePlayerSync>(a).is_empty());
 }

@@ -13,11 +13,12 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
+use super::frame::FrameState;
 use super::{Ledger, Life, Position, Scope, SpawnState, Team, Viewers};
 use crate::lane::Delivery;
 use crate::protocol::ClientPacket;
 use crate::protocol::connection::damage::{
-    DamageReport, WEAPON_DROWNING, WEAPON_FALL, WEAPON_FIRE,
+    DamageReport, WEAPON_DROWNING, WEAPON_FALL, WEAPON_FIRE, WEAPON_ROTOR, WEAPON_VEHICLE,
 };
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
@@ -35,6 +36,12 @@ pub fn is_firearm(weapon: u8) -> bool {
 /// Means of damage that lower health only (fire, drowning, a fall).
 pub fn health_only(weapon: u8) -> bool {
     matches!(weapon, WEAPON_FIRE | WEAPON_DROWNING | WEAPON_FALL)
+}
+
+/// Contact damage (player.md, SetFrozen): melee (the fist and the melee weapons 0..=15),
+/// ramming and a rotor. A frozen attacker cannot deal it.
+pub fn is_contact(weapon: u8) -> bool {
+    matches!(weapon, 0..=15 | WEAPON_VEHICLE | WEAPON_ROTOR)
 }
 
 /// A firearm attacker is credited with a shot this recent, ...
@@ -177,6 +184,13 @@ pub struct PreviousLifeDrops {
     pub damage: u64,
 }
 
+/// DamageReports refused because they name a frozen attacker with contact damage
+/// (player.md, SetFrozen: "such a report of the victim is refused"). Like a report of the
+/// previous life, its damage_seq still counts (frames are taken in the client's order),
+/// its damage does not.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrozenContactDrops(pub u64);
+
 /// The ledger plugin.
 pub struct LedgerPlugin;
 
@@ -185,6 +199,7 @@ impl Plugin for LedgerPlugin {
         app.init_resource::<LedgerSettings>()
             .init_resource::<WeaponRanges>()
             .init_resource::<PreviousLifeDrops>()
+            .init_resource::<FrozenContactDrops>()
             .add_message::<LedgerEvent>()
             .add_systems(FixedUpdate, give_shots.in_set(ServerSystems::Validation))
             .add_systems(
@@ -257,6 +272,7 @@ fn settle(
     mut connections: Query<&mut Connection>,
     mut events: MessageWriter<LedgerEvent>,
     mut drops: ResMut<PreviousLifeDrops>,
+    (frames, mut contact_drops): (Query<&FrameState>, ResMut<FrozenContactDrops>),
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -276,6 +292,7 @@ fn settle(
                     .then(|| credit(report, victim, now, *settings, &index, &victims))
                     .flatten()
                     .filter(|&a| a != *player);
+                let refused = names_a_frozen_contact_attacker(report, &index, &victims, &frames);
                 let Ok((_, _, _, _, mut ledger, ..)) = victims.get_mut(*player) else {
                     continue;
                 };
@@ -283,6 +300,14 @@ fn settle(
                     ledger.damage_seq = report.damage_seq;
                 }
                 if !alive {
+                    continue;
+                }
+                if refused {
+                    debug!(
+                        ?player,
+                        "DamageReport of contact damage by a frozen attacker refused"
+                    );
+                    contact_drops.0 += 1;
                     continue;
                 }
                 if spawn_window {
@@ -404,6 +429,26 @@ fn credit(
         && (!is_firearm(report.weapon)
             || shots.is_some_and(|s| s.supports(now, report.weapon, victim_pos)));
     credited.then_some(entity)
+}
+
+/// Whether the report names, by id and generation, a frozen player as the author of
+/// contact damage.
+fn names_a_frozen_contact_attacker(
+    report: &DamageReport,
+    index: &PlayerIndex,
+    victims: &Query<Victim>,
+    frames: &Query<&FrameState>,
+) -> bool {
+    if !report.has_attacker || !is_contact(report.weapon) {
+        return false;
+    }
+    let Some(entity) = index.get(report.attacker_id) else {
+        return false;
+    };
+    victims
+        .get(entity)
+        .is_ok_and(|(_, player, ..)| player.token == report.attacker_token)
+        && frames.get(entity).is_ok_and(|f| f.frozen.is_some())
 }
 
 /// Commits a death once per life: alive = 0, PlayerWasted to the viewers (not the

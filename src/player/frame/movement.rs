@@ -540,6 +540,72 @@ mod tests {
     }
 
     #[test]
+    fn without_ack_or_echo_a_command_counts_as_applied_15_s_after_sending() {
+        let mut m = Movement::default();
+        m.send(PhysicsCommand::Gravity(0.004), s(1.0))
+            .expect("room");
+        assert!(!m.expire(s(15.9)));
+        assert_eq!((m.gravity, m.pending()), (DEFAULT_GRAVITY, 1));
+        assert!(m.expire(s(16.0)), "the stall limit of the lane");
+        assert_eq!((m.gravity, m.pending()), (0.004, 0));
+    }
+
+    #[test]
+    fn the_horizontal_and_vertical_excess_combine_as_the_legs_of_a_right_triangle() {
+        // One second of a 10 m/s throw beyond 16.5 m across and 13 m up.
+        let thrown = |claimed: Vec3| {
+            let mut m = started(Vec3::ZERO, 10.0);
+            let rev = m
+                .send(PhysicsCommand::Throw { speed: 10.0 }, s(10.0))
+                .expect("room");
+            m.echo(rev, s(10.0));
+            m.check(Vec3::ZERO, claimed, s(11.0))
+        };
+        let within = Vec3::new(22.0, 0.0, 20.5);
+        assert_eq!(thrown(within), within, "5.5 and 7.5 m: 9.3 m of 10");
+        let beyond = Vec3::new(23.5, 0.0, 21.5);
+        let p = thrown(beyond);
+        assert!(p.x < 23.5 && p.z < 21.5, "7 and 8.5 m: 11 m of 10: {p:?}");
+    }
+
+    #[test]
+    fn a_later_throw_ends_the_earlier_ones_at_its_upper_bound() {
+        let mut m = started(Vec3::ZERO, 10.0);
+        let fast = m
+            .send(PhysicsCommand::Throw { speed: 100.0 }, s(10.0))
+            .expect("room");
+        m.echo(fast, s(10.1));
+        let slow = m
+            .send(PhysicsCommand::Throw { speed: 1.0 }, s(10.2))
+            .expect("room");
+        m.echo(slow, s(10.3));
+        // 16.5 m of walking, 100 m/s until 10.3 s, then 1 m/s: about 47 m, not 60.
+        let p = m.check(Vec3::ZERO, Vec3::new(60.0, 0.0, 0.0), s(11.0));
+        assert!(p.x > 45.0 && p.x < 48.0, "{p:?}");
+    }
+
+    #[test]
+    fn at_most_8_throws_are_tracked_a_newer_one_evicting_the_earliest() {
+        // A fast throw, then slow ones, all echoed at once: the fast one grants its path
+        // only while it is among the 8 tracked.
+        let flight = |throws: usize| {
+            let mut m = started(Vec3::ZERO, 10.0);
+            let mut rev = m
+                .send(PhysicsCommand::Throw { speed: 100.0 }, s(10.0))
+                .expect("room");
+            for _ in 1..throws {
+                rev = m
+                    .send(PhysicsCommand::Throw { speed: 1.0 }, s(10.0))
+                    .expect("room");
+            }
+            m.echo(rev, s(10.5));
+            m.check(Vec3::ZERO, Vec3::new(40.0, 0.0, 0.0), s(10.5)).x
+        };
+        assert_eq!(flight(MAX_THROWS), 40.0, "the fast throw is tracked");
+        assert!(flight(MAX_THROWS + 1) < 10.0, "the fast throw was evicted");
+    }
+
+    #[test]
     fn a_throw_is_not_allowed_before_it_counts_as_applied() {
         let mut m = started(Vec3::ZERO, 10.0);
         m.send(PhysicsCommand::Throw { speed: 50.0 }, s(10.0))

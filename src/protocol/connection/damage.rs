@@ -17,6 +17,8 @@ pub const DAMAGE_WEAPONS: RangeInclusive<u8> = 0..=54;
 pub const WEAPON_FIRE: u8 = 37;
 /// Hit by a vehicle.
 pub const WEAPON_VEHICLE: u8 = 49;
+/// Hit by a helicopter's rotor.
+pub const WEAPON_ROTOR: u8 = 50;
 /// An explosion.
 pub const WEAPON_EXPLOSION: u8 = 51;
 /// Drowning: lowers health only.
