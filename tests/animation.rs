@@ -395,7 +395,7 @@ fn a_respawn_grant_clears_the_animation_and_ends_an_action_of_the_previous_life(
         assert!(h.packets::<ApplyAnimation>(x).is_empty());
     }
     // A life without an action needs no reset.
-    h.sync(a, 2, Frame::standing(SPAWN));
+    h.live(a);
     die(&mut h, a);
     h.clear(a);
     h.respawn(a);

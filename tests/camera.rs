@@ -499,7 +499,7 @@ fn set_on_fire_goes_only_to_a_living_spawned_player_with_a_confirmed_life() {
         .collect();
     assert_eq!(order, ["respawn", "fire 0"]);
     log(&mut h, a);
-    h.sync(a, 2, Frame::standing(HERE));
+    h.live(a);
     h.die_and_respawn(a);
     assert!(log(&mut h, a).is_empty(), "no fire command in that life");
 

@@ -262,9 +262,13 @@ fn world_bounds_are_sent_and_clamp_frames_until_cleared() {
 
     // A death and a respawn keep them.
     h.die_and_respawn(a);
+    let new_life = |at| Frame {
+        death_epoch: 1,
+        ..Frame::standing(at)
+    };
     assert_eq!(h.get::<FrameState>(a).bounds, Some(bounds));
-    h.sync(a, 4, Frame::standing(Vec3::new(100.5, 200.0, 10.0)));
-    h.sync(a, 5, Frame::standing(outside));
+    h.live(a);
+    h.sync(a, 5, new_life(outside));
     assert_eq!(h.get::<Position>(a).0.x, 101.0, "held in the new life");
 
     write(&mut h, |h| SetBounds {
@@ -279,7 +283,7 @@ fn world_bounds_are_sent_and_clamp_frames_until_cleared() {
         (off.enabled, off.min_x, off.min_y, off.max_x, off.max_y),
         (false, 0.0, 0.0, 0.0, 0.0)
     );
-    h.sync(a, 6, Frame::standing(outside));
+    h.sync(a, 6, new_life(outside));
     assert_eq!(h.get::<Position>(a).0, outside);
 }
 

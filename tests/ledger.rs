@@ -503,7 +503,7 @@ fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     assert!(h.get::<Life>(a).alive, "respawned");
     assert_eq!(ledger(&h, a).last_report(h.now()), None);
     // The new life's own death follows its first living frame.
-    h.sync(a, 1, Frame::standing(SPAWN));
+    h.live(a);
     death(&mut h, a, 54);
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["death nil 54"]);

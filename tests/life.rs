@@ -65,14 +65,6 @@ fn die(h: &mut Harness, c: ClientId) {
     assert!(!h.get::<Life>(c).alive, "the fall killed");
 }
 
-/// A living frame from `c` where the server has it, confirming its life (a respawned
-/// player's game sends them as soon as RespawnPlayer revived it).
-fn live(h: &mut Harness, c: ClientId) {
-    let seq = h.get::<LastFrame>(c).seq.map_or(1, |s| s.0 + 1);
-    let at = h.get::<Position>(c).0;
-    h.sync(c, seq, Frame::standing(at));
-}
-
 /// Waits out the least time dead, then asks for the respawn and runs one tick.
 fn respawn(h: &mut Harness, c: ClientId) {
     h.advance(DELAY);
@@ -210,7 +202,7 @@ fn a_death_report_commits_once_per_life_with_its_pose_to_viewers_not_the_victim(
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1, "once per life");
     // The next life, confirmed by its first living frame, dies again.
     respawn(&mut h, a);
-    h.sync(a, 1, Frame::standing(SPAWN));
+    h.live(a);
     h.report_death(a, pose);
     h.step();
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 2);
@@ -256,7 +248,7 @@ fn reports_in_the_respawn_window_belong_to_the_previous_life() {
     assert_eq!(h.world().resource::<PreviousLifeDrops>().damage, 1);
 
     // Once a living frame confirmed the new life, its own death commits.
-    h.sync(a, 2, Frame::standing(SPAWN));
+    h.live(a);
     h.report_death(a, DeathPose::DEFAULT);
     h.step();
     assert!(!h.get::<Life>(a).alive);
@@ -507,6 +499,40 @@ fn a_living_frame_before_the_grant_does_not_revive_and_the_first_after_it_confir
 }
 
 #[test]
+fn a_living_frame_of_the_previous_life_does_not_confirm_the_new_one() {
+    let (mut h, a, b) = two();
+    h.sync(a, 1, Frame::standing(SPAWN));
+    die(&mut h, a);
+    respawn(&mut h, a);
+    h.clear(b);
+    // A frame sent alive before the death (epoch 0), delayed past the grant.
+    let moved = Vec3::new(SPAWN.x + 2.0, SPAWN.y, SPAWN.z);
+    h.sync(a, 2, Frame::standing(moved));
+    let s = h.get::<SpawnState>(a);
+    assert!(
+        !s.life_confirmed,
+        "the previous life's frame confirms nothing"
+    );
+    assert_eq!(h.get::<Position>(a).0, SPAWN, "its position is not taken");
+    assert!(
+        h.packets::<RemotePlayerSync>(b)
+            .iter()
+            .all(|r| r.frame.pos == SPAWN)
+    );
+    // The revived client's frame, with the new epoch, does.
+    h.sync(
+        a,
+        3,
+        Frame {
+            death_epoch: 1,
+            ..Frame::standing(moved)
+        },
+    );
+    assert!(h.get::<SpawnState>(a).life_confirmed);
+    assert_eq!(h.get::<Position>(a).0, moved);
+}
+
+#[test]
 fn a_set_respawn_point_wins_and_a_new_interior_moves_the_scope_with_scope_changed() {
     let (mut h, a, b) = two();
     h.with::<Scope>(a, |s| s.virtual_world = 9);
@@ -734,7 +760,7 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     // Cleared: back to the connect spawn's point.
     h.chat(a, "/clear");
     h.step();
-    live(&mut h, a);
+    h.live(a);
     die(&mut h, a);
     respawn(&mut h, a);
     let grant = h.packets::<RespawnPlayer>(a);
@@ -754,7 +780,7 @@ fn set_respawn_delay_changes_the_least_time_dead() {
     assert_eq!(h.packets::<RespawnPlayer>(a).len(), 1, "at once");
     h.chat(a, "/delay 10000");
     h.step();
-    live(&mut h, a);
+    h.live(a);
     die(&mut h, a);
     h.advance(DELAY);
     h.request_respawn(a);
@@ -884,7 +910,7 @@ fn player_wasted_and_player_spawned_are_normal_events_refused_on_a_full_lane() {
     assert!(edges(&h, b, a).is_empty(), "the respawn was refused");
 
     // With room, both edges reach Bob.
-    h.sync(a, 10, Frame::standing(SPAWN));
+    h.live(a);
     h.step();
     die(&mut h, a);
     respawn(&mut h, a);

@@ -449,6 +449,21 @@ impl Harness {
         (a, b)
     }
 
+    /// A living frame from the client where the server has it, with the next seq and the
+    /// current life's death_epoch, and one tick: what a (re)spawned client's game sends,
+    /// confirming its life (player.md, RespawnPlayer).
+    pub fn live(&mut self, client: ClientId) {
+        let seq = self
+            .get::<crate::player::LastFrame>(client)
+            .seq
+            .map_or(1, |s| s.0.wrapping_add(1));
+        let frame = Frame {
+            death_epoch: self.get::<crate::player::DeathEpoch>(client).0,
+            ..Frame::standing(self.get::<Position>(client).0)
+        };
+        self.sync(client, seq, frame);
+    }
+
     /// Sends a PlayerSync of `frame` with `seq` from the client and runs one tick.
     pub fn sync(&mut self, client: ClientId, seq: u32, frame: Frame) {
         let packet = PlayerSync {

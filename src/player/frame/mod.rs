@@ -286,7 +286,12 @@ fn admit(
     last.seq = Some(sync.seq);
     last.at = Some(now);
     let mut f: Frame = sync.frame;
-    let living = life.alive && f.alive;
+    // In the respawn window a living frame of the previous life (its death_epoch, delayed
+    // past the death) is not the new life's: only the revived client's frames confirm it
+    // (player.md, RespawnPlayer: "the new generation commits with the grant and the
+    // client's first confirming alive = 1 frame"; ADR 0012).
+    let previous_life = spawn.in_respawn_window() && f.death_epoch != epoch.0;
+    let living = life.alive && f.alive && !previous_life;
     let state = &mut *state;
 
     // World bounds, then the freeze, before every other reader.
