@@ -546,6 +546,19 @@ fn scripted(test: &str) -> (TempScripts, Harness) {
     (s, h)
 }
 
+/// Alice and Bob, connected and spawned by the runner's gamemode.
+fn spawned_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
+    let (s, mut h) = scripted(test);
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    for c in [a, b] {
+        h.request_spawn(c);
+        h.step();
+    }
+    (s, h, a, b)
+}
+
 /// Runs `/lua CODE` as `c` and returns what the script said. A second passes first: chat
 /// lines are limited to one a second.
 fn lua(h: &mut Harness, c: ClientId, code: &str) -> String {
@@ -560,14 +573,7 @@ fn lua(h: &mut Harness, c: ClientId, code: &str) -> String {
 
 #[test]
 fn lua_reads_and_sets_the_freeze_and_the_camera() {
-    let (_s, mut h) = scripted("control-lua");
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    h.request_spawn(a);
-    h.step();
-    h.request_spawn(b);
-    h.step();
+    let (_s, mut h, a, _b) = spawned_pair("control-lua");
     assert_eq!(lua(&mut h, a, "return p:is_frozen()"), "ok false");
     assert_eq!(lua(&mut h, a, "return p:camera()"), "ok own");
     assert_eq!(
@@ -730,14 +736,7 @@ fn set_before_the_first_spawn_the_freeze_and_camera_go_out_at_the_spawn() {
 
 #[test]
 fn spectate_lost_fires_on_the_targets_scope_change_and_disconnect() {
-    let (_s, mut h) = scripted("control-spectate-lost");
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    h.request_spawn(a);
-    h.step();
-    h.request_spawn(b);
-    h.step();
+    let (_s, mut h, a, b) = spawned_pair("control-spectate-lost");
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
     h.with::<Scope>(b, |s| s.virtual_world = 9);
@@ -760,14 +759,7 @@ fn spectate_lost_fires_on_the_targets_scope_change_and_disconnect() {
 
 #[test]
 fn spectate_after_moving_the_scope_in_the_same_call_sees_the_new_scope() {
-    let (_s, mut h) = scripted("control-spectate-scope-order");
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    h.request_spawn(a);
-    h.step();
-    h.request_spawn(b);
-    h.step();
+    let (_s, mut h, a, b) = spawned_pair("control-spectate-scope-order");
     lua(&mut h, b, "p:set_virtual_world(5)");
     assert_eq!(
         lua(
@@ -786,14 +778,7 @@ fn spectate_after_moving_the_scope_in_the_same_call_sees_the_new_scope() {
 
 #[test]
 fn the_targets_teleport_into_another_interior_ends_spectating() {
-    let (_s, mut h) = scripted("control-spectate-target-teleport");
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    h.request_spawn(a);
-    h.step();
-    h.request_spawn(b);
-    h.step();
+    let (_s, mut h, a, b) = spawned_pair("control-spectate-target-teleport");
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
     lua(&mut h, b, "p:teleport(1, 2, 3, { interior = 5 })");
@@ -805,14 +790,7 @@ fn the_targets_teleport_into_another_interior_ends_spectating() {
 
 #[test]
 fn the_spectators_own_scope_change_ends_spectating() {
-    let (_s, mut h) = scripted("control-spectate-own-scope");
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    h.request_spawn(a);
-    h.step();
-    h.request_spawn(b);
-    h.step();
+    let (_s, mut h, a, _b) = spawned_pair("control-spectate-own-scope");
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
     lua(&mut h, a, "p:set_virtual_world(3)");
