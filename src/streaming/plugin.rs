@@ -31,8 +31,8 @@ use super::players::{
 };
 use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
-use crate::player::shots::ShotOrder;
 use crate::player::relay::Relayed;
+use crate::player::shots::ShotOrder;
 use crate::player::{Life, Position, Scope, Skills, StreamCenter, Viewers};
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::{EventId, PlayerId, PlayerToken, Seq};
@@ -247,14 +247,15 @@ pub fn reconcile(
             recipient_token: r.token,
             shown: false,
         });
-        let (last_seq, last_shot_order) = relayed
-            .get_mut(s.entity)
-            .map_or((Seq(0), Seq(0)), |(mut sent, o)| {
-                (
-                    sent.end_show(PlayerId(hide.recipient)),
-                    o.and_then(|o| o.0).unwrap_or(Seq(0)),
-                )
-            });
+        let (last_seq, last_shot_order) =
+            relayed
+                .get_mut(s.entity)
+                .map_or((Seq(0), Seq(0)), |(mut sent, o)| {
+                    (
+                        sent.end_show(PlayerId(hide.recipient)),
+                        o.and_then(|o| o.0).unwrap_or(Seq(0)),
+                    )
+                });
         state
             .pending_mut(hide.recipient)
             .push_back(PlayerStreamOut {
