@@ -21,7 +21,8 @@ use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use dlmp::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
+use dlmp::player::relay::Relayed;
+use dlmp::player::{Life, Position, Scope, Skills, StreamCenter, Viewers};
 use dlmp::protocol::ids::{PlayerId, PlayerToken, SessionToken};
 use dlmp::protocol::text::FixedText;
 use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
@@ -69,7 +70,7 @@ fn map(players: u32, position: fn(u32) -> dlmp::protocol::geometry::Vec3) -> (Wo
                 },
                 StreamCenter::default(),
                 Viewers::default(),
-                LastFrame::default(),
+                Relayed::default(),
             ),
         ));
     }

@@ -124,7 +124,7 @@ fn players_see_and_are_seen_only_once_spawned() {
 }
 
 #[test]
-fn no_hide_between_420_and_460_m_and_a_hide_beyond_with_the_last_seq() {
+fn no_hide_between_420_and_460_m_and_a_hide_beyond() {
     let (mut h, a, b) = pair(100.0);
     let bob = h.player_id(b);
     for x in [421.0, 440.0, 459.0, 425.0] {
@@ -134,26 +134,126 @@ fn no_hide_between_420_and_460_m_and_a_hide_beyond_with_the_last_seq() {
     assert!(stream_log(&h, a, bob).is_empty(), "hysteresis: still shown");
     assert_eq!(viewers(&h, b), [h.player_id(a)]);
 
-    let e = entity(&h, b);
-    h.world_mut().entity_mut(e).insert(LastFrame {
-        seq: Some(Seq(77)),
-        ..LastFrame::default()
-    });
     move_to(&mut h, b, 461.0);
     h.step();
     assert_eq!(stream_log(&h, a, bob), ["out"]);
     let out = &h.packets::<PlayerStreamOut>(a)[0];
-    assert_eq!(out.last_seq, Seq(77));
+    assert_eq!(out.last_seq, Seq(0), "no frame relayed");
     assert_eq!(out.last_shot_order, Seq(0));
     assert_eq!(out.player_token, h.hello(b).player_token);
     assert!(viewers(&h, b).is_empty());
     // Bob hides alice too, from his side.
     assert_eq!(stream_log(&h, b, h.player_id(a)), ["out"]);
-    assert_eq!(
-        h.packets::<PlayerStreamOut>(b)[0].last_seq,
-        Seq(0),
-        "no frame yet"
-    );
+    assert_eq!(h.packets::<PlayerStreamOut>(b)[0].last_seq, Seq(0));
+}
+
+/// The `last_seq` of `subject`'s PlayerStreamOut(s) `to` received, in order.
+fn hidden_at(h: &Harness, to: ClientId, subject: ClientId) -> Vec<Seq> {
+    let id = h.player_id(subject);
+    h.packets::<PlayerStreamOut>(to)
+        .iter()
+        .filter(|p| p.player_id == id)
+        .map(|p| p.last_seq)
+        .collect()
+}
+
+/// The seqs of `subject`'s RemotePlayerSync `to` received, in order.
+fn relayed_seqs(h: &Harness, to: ClientId, subject: ClientId) -> Vec<Seq> {
+    let id = h.player_id(subject);
+    h.packets::<RemotePlayerSync>(to)
+        .iter()
+        .filter(|p| p.player_id == id)
+        .map(|p| p.seq)
+        .collect()
+}
+
+fn standing_at(x: f32) -> Frame {
+    Frame::standing(Vec3::new(x, 0.0, 0.0))
+}
+
+#[test]
+fn a_hide_carries_the_seq_of_the_last_relay_sent_to_the_recipient() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn_at(b, Vec3::new(100.0, 0.0, 0.0));
+    h.step();
+    for seq in [5, 6, 9] {
+        h.sync(b, seq, standing_at(100.0));
+    }
+    assert_eq!(relayed_seqs(&h, a, b), [Seq(5), Seq(6), Seq(9)]);
+    move_to(&mut h, a, 1000.0);
+    h.step();
+    assert_eq!(hidden_at(&h, a, b), [Seq(9)]);
+}
+
+#[test]
+fn a_recipient_shown_after_the_last_relay_and_hidden_before_the_next_gets_0() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    let c = h.connect("carol");
+    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn_at(b, Vec3::new(1000.0, 0.0, 0.0));
+    h.spawn_at(c, Vec3::new(1010.0, 0.0, 0.0));
+    h.step();
+    // Bob's frames go to carol, not to alice, who is far away.
+    for seq in [1, 2, 3] {
+        h.sync(b, seq, standing_at(1000.0));
+    }
+    assert_eq!(relayed_seqs(&h, c, b), [Seq(1), Seq(2), Seq(3)]);
+    move_to(&mut h, a, 990.0);
+    h.step();
+    assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
+    move_to(&mut h, a, 0.0);
+    h.step();
+    assert!(relayed_seqs(&h, a, b).is_empty());
+    assert_eq!(hidden_at(&h, a, b), [Seq(0)], "none sent to alice");
+    // Carol, still shown, gets the last one sent to her at her own hide.
+    move_to(&mut h, c, 3000.0);
+    h.step();
+    assert_eq!(hidden_at(&h, c, b), [Seq(3)]);
+}
+
+#[test]
+fn a_frame_accepted_in_the_tick_of_the_hide_is_not_the_last_seq() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn_at(b, Vec3::new(100.0, 0.0, 0.0));
+    h.step();
+    h.sync(b, 1, standing_at(100.0));
+    h.sync(b, 2, standing_at(100.0));
+    move_to(&mut h, a, 1000.0);
+    h.sync(b, 3, standing_at(100.0));
+    assert_eq!(h.get::<LastFrame>(b).seq, Some(Seq(3)), "accepted");
+    assert_eq!(relayed_seqs(&h, a, b), [Seq(1), Seq(2)]);
+    assert_eq!(hidden_at(&h, a, b), [Seq(2)], "the last one sent");
+}
+
+#[test]
+fn a_reused_slot_starts_with_no_relay_sent() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn_at(b, Vec3::new(10.0, 0.0, 0.0));
+    h.step();
+    h.sync(a, 4, standing_at(0.0));
+    assert_eq!(relayed_seqs(&h, b, a), [Seq(4)]);
+    h.disconnect(b);
+    h.steps(2);
+    // Dave takes bob's slot next to alice and leaves her range before her next frame.
+    let d = h.connect("dave");
+    assert_eq!(h.player_id(d), h.player_id(b), "the slot is reused");
+    spawn_at(&mut h, d, 20.0);
+    h.step();
+    assert_eq!(stream_log(&h, d, h.player_id(a)), ["skills", "nametag"]);
+    move_to(&mut h, d, 3000.0);
+    h.step();
+    assert_eq!(hidden_at(&h, d, a), [Seq(0)], "bob's relays are not dave's");
 }
 
 #[test]
@@ -562,8 +662,8 @@ fn relays_stop_at_once_on_a_hide_whatever_the_queue() {
     assert_eq!(out.len(), 1);
     assert_eq!(
         out[0].last_seq,
-        Seq(2),
-        "the frame of the hide's tick closes the old show"
+        Seq(1),
+        "the last relay sent: the frames of the hide's tick and after are not"
     );
     assert!(h.packets::<RemotePlayerSync>(a).is_empty());
 }

@@ -155,7 +155,12 @@ fn give_player_state(mut commands: Commands, mut connected: MessageReader<Player
                 DeathEpoch::default(),
                 Skills::default(),
             ),
-            (StreamCenter::default(), Viewers::default(), Hud::default()),
+            (
+                StreamCenter::default(),
+                Viewers::default(),
+                Hud::default(),
+                relay::Relayed::default(),
+            ),
         ));
     }
 }

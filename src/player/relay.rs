@@ -14,7 +14,7 @@ use super::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Team, Viewers,
 };
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{Revision, Seq};
+use crate::protocol::ids::{PlayerId, Revision, Seq};
 use crate::protocol::player::action::SpecialAction;
 use crate::protocol::player::sync::{
     Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
@@ -32,6 +32,46 @@ pub const LEAST_LIVING_HP: f32 = 1.0;
 pub struct RelayStats {
     pub sent: u64,
     pub refused: u64,
+}
+
+/// What the relay sent about a subject, for PlayerStreamOut's `last_seq` (player.md: "seq
+/// of the subject's last RemotePlayerSync sent to the recipient (0: none)"). A relay goes
+/// to every viewer at once, so one seq and one bit per recipient say it exactly: a
+/// recipient in [`to`](Self::to) was sent the subject's relay of `seq` last. Streaming
+/// clears a recipient's bit whenever it clears its [`Viewers`] bit (a hide, a leave), so
+/// a show starts with none sent and a reused slot inherits nothing.
+#[derive(Component, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Relayed {
+    seq: Seq,
+    to: Viewers,
+}
+
+impl Relayed {
+    /// The seq of the subject's last relay sent to `recipient` since its show; 0 if none.
+    pub fn last_seq(&self, recipient: PlayerId) -> Seq {
+        if self.to.contains(recipient) {
+            self.seq
+        } else {
+            Seq(0)
+        }
+    }
+
+    /// Ends `recipient`'s show: [`last_seq`](Self::last_seq), and its bit is cleared.
+    pub fn end_show(&mut self, recipient: PlayerId) -> Seq {
+        let seq = self.last_seq(recipient);
+        self.forget(recipient);
+        seq
+    }
+
+    /// Clears `recipient`'s bit (it left, or its show ended).
+    pub fn forget(&mut self, recipient: PlayerId) {
+        self.to.remove(recipient);
+    }
+
+    fn sent(&mut self, seq: Seq, recipient: PlayerId) {
+        self.seq = seq;
+        self.to.insert(recipient);
+    }
 }
 
 /// Relays accepted frames to the subjects' viewers.
@@ -133,6 +173,7 @@ type Subject = (
 fn relay_frames(
     mut accepted: MessageReader<FrameAccepted>,
     subjects: Query<Subject>,
+    mut relayed: Query<&mut Relayed>,
     mut recipients: Query<(&Team, &mut Connection)>,
     index: Res<PlayerIndex>,
     mut stats: ResMut<RelayStats>,
@@ -149,6 +190,9 @@ fn relay_frames(
             continue;
         };
         let (Some(seq), Some(frame)) = (last.seq, last.frame.as_ref()) else {
+            continue;
+        };
+        let Ok(mut relayed) = relayed.get_mut(subject) else {
             continue;
         };
         let frame = relay_frame(
@@ -189,7 +233,10 @@ fn relay_frames(
                 gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
             };
             match conn.send(packet) {
-                Ok(()) => stats.sent += 1,
+                Ok(()) => {
+                    stats.sent += 1;
+                    relayed.sent(seq, recipient);
+                }
                 Err(e) => {
                     stats.refused += 1;
                     warn!(?subject, ?recipient, "RemotePlayerSync refused: {e}");

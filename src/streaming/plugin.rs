@@ -4,11 +4,11 @@
 //!
 //! Each pass, in [`StreamingSystems::Reconcile`], every tick:
 //!
-//! 1. Players who left are forgotten: their bits in every `Viewers` and their pending
-//!    hides, silently (PlayerLeave covers it; no stream events).
+//! 1. Players who left are forgotten: their bits in every `Viewers` and `Relayed` and
+//!    their pending hides, silently (PlayerLeave covers it; no stream events).
 //! 2. Hides: every subject's viewers are checked with the hide distance; a viewer that no
 //!    longer sees it loses its bit at once (relays stop at once), and a PlayerStreamOut
-//!    joins that recipient's pending hides.
+//!    with the seq last relayed to it (`Relayed`) joins that recipient's pending hides.
 //! 3. Shows: every recipient looks for subjects in the grid around its stream center
 //!    (plus its spectate target, plus subjects whose show is forced).
 //! 4. Pending hides are queued (Droppable), oldest first, as far as the lane takes them.
@@ -31,8 +31,9 @@ use super::players::{
 };
 use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
+use crate::player::relay::Relayed;
 use crate::player::shots::ShotOrder;
-use crate::player::{LastFrame, Life, Position, Scope, Skills, StreamCenter, Viewers};
+use crate::player::{Life, Position, Scope, Skills, StreamCenter, Viewers};
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::{EventId, PlayerId, PlayerToken, Seq};
 use crate::protocol::player::appearance::PlayerSkills;
@@ -201,13 +202,13 @@ pub fn reconcile(
     mut changes: MessageWriter<StreamChange>,
     players: Query<PlayerParts>,
     looks: Query<Look>,
-    frames: Query<(&LastFrame, Option<&ShotOrder>)>,
+    mut relayed: Query<(&mut Relayed, Option<&ShotOrder>)>,
     overrides: Query<&StreamOverride>,
     mut viewers: Query<&mut Viewers>,
     mut connections: Query<&mut Connection>,
 ) {
     let state = &mut *state;
-    forget_leavers(state, left.read(), &mut viewers);
+    forget_leavers(state, left.read(), &mut viewers, &mut relayed);
     let distances = settings.distances();
     if state.grid.cell_size() != settings.cell_size {
         state.grid = Grid::new(settings.cell_size);
@@ -234,6 +235,9 @@ pub fn reconcile(
             v.remove(PlayerId(hide.recipient));
         }
         let Some(r) = state.entry(hide.recipient).filter(|_| hide.announce) else {
+            if let Ok((mut sent, _)) = relayed.get_mut(s.entity) {
+                sent.forget(PlayerId(hide.recipient));
+            }
             continue;
         };
         changes.write(StreamChange {
@@ -244,12 +248,14 @@ pub fn reconcile(
             shown: false,
         });
         let (last_seq, last_shot_order) =
-            frames.get(s.entity).map_or((Seq(0), Seq(0)), |(f, o)| {
-                (
-                    f.seq.unwrap_or(Seq(0)),
-                    o.and_then(|o| o.0).unwrap_or(Seq(0)),
-                )
-            });
+            relayed
+                .get_mut(s.entity)
+                .map_or((Seq(0), Seq(0)), |(mut sent, o)| {
+                    (
+                        sent.end_show(PlayerId(hide.recipient)),
+                        o.and_then(|o| o.0).unwrap_or(Seq(0)),
+                    )
+                });
         state
             .pending_mut(hide.recipient)
             .push_back(PlayerStreamOut {
@@ -368,12 +374,16 @@ fn forget_leavers<'a>(
     state: &mut StreamState,
     left: impl Iterator<Item = &'a PlayerDisconnected>,
     viewers: &mut Query<&mut Viewers>,
+    relayed: &mut Query<(&mut Relayed, Option<&ShotOrder>)>,
 ) {
     for gone in left {
         for mut v in viewers.iter_mut() {
             if v.contains(gone.id) {
                 v.remove(gone.id);
             }
+        }
+        for (mut sent, _) in relayed.iter_mut() {
+            sent.forget(gone.id);
         }
         if let Some(q) = slot(gone.id).and_then(|i| state.pending.get_mut(i)) {
             q.clear();
