@@ -288,6 +288,34 @@ fn stats_counts_players_traffic_and_script_errors() {
 }
 
 #[test]
+fn stats_lists_the_gameplay_drops() {
+    use dlmp::protocol::geometry::Vec3;
+    use dlmp::protocol::player::sync::Frame;
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    h.step();
+    // A frame before the connect spawn is dropped whole.
+    h.sync(a, 1, Frame::standing(Vec3::new(1.0, 2.0, 3.0)));
+    let out = run(&mut h, "stats");
+    assert!(
+        out.iter()
+            .any(|l| l == "FrameDrops { not_spawned: 1, stale: 0 }"),
+        "{out:?}"
+    );
+    for counter in [
+        "ShotDrops",
+        "RespawnDrops",
+        "PreviousLifeDrops",
+        "AnimationDrops",
+    ] {
+        assert!(
+            out.iter().any(|l| l.starts_with(counter)),
+            "{counter}: {out:?}"
+        );
+    }
+}
+
+#[test]
 fn quit_disconnects_everyone_and_exits() {
     let mut h = Harness::new();
     let a = h.connect("alice");

@@ -24,6 +24,13 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use tracing::{error, info};
 
 use crate::chat::{notify, say};
+use crate::player::animation::AnimationDrops;
+use crate::player::frame::FrameDrops;
+use crate::player::ledger::{FrozenContactDrops, PreviousLifeDrops};
+use crate::player::relay::RelayStats;
+use crate::player::respawn::RespawnDrops;
+use crate::player::shots::ShotDrops;
+use crate::player::spawn::SpawnRequestDrops;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::protocol::ids::PlayerId;
@@ -56,7 +63,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "kick ID|NAME [REASON]",
         "end a player's session (reason: kicked)",
     ),
-    ("stats", "traffic, drops, players, script errors"),
+    (
+        "stats",
+        "traffic, drops, players, script errors, gameplay drops",
+    ),
     ("quit", "disconnect every player and stop the server"),
 ];
 
@@ -290,7 +300,26 @@ fn stats(world: &mut World) -> Vec<String> {
     if let Some(time) = world.get_resource::<Time<Fixed>>() {
         out.push(format!("uptime: {:.1} s", time.elapsed().as_secs_f64()));
     }
+    gameplay_counters(world, &mut out);
     out
+}
+
+/// The player features' counted drops and refusals, one line each: what the network sent
+/// that the pages say to drop or refuse, after decoding (player.md, connection.md §5-§6).
+fn gameplay_counters(world: &World, out: &mut Vec<String>) {
+    fn line<R: Resource + std::fmt::Debug>(world: &World, out: &mut Vec<String>) {
+        if let Some(r) = world.get_resource::<R>() {
+            out.push(format!("{r:?}"));
+        }
+    }
+    line::<FrameDrops>(world, out);
+    line::<RelayStats>(world, out);
+    line::<ShotDrops>(world, out);
+    line::<PreviousLifeDrops>(world, out);
+    line::<FrozenContactDrops>(world, out);
+    line::<SpawnRequestDrops>(world, out);
+    line::<RespawnDrops>(world, out);
+    line::<AnimationDrops>(world, out);
 }
 
 fn quit(world: &mut World) -> Vec<String> {
