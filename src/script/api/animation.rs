@@ -16,7 +16,7 @@ use crate::player::animation::{
 };
 use crate::protocol::player::action::SpecialAction;
 use crate::protocol::player::animation::{AnimationFlags, MAX_ANIMATION_TIME};
-use crate::script::state::{PlayerView, ScriptState};
+use crate::script::state::PlayerView;
 
 /// The special action names scripts use, by value.
 pub const SPECIAL_ACTION_NAMES: [&str; 9] = [
@@ -45,10 +45,7 @@ fn command(
     order: AnimationOrder,
     update: impl FnOnce(&mut PlayerView, Duration),
 ) -> Result<()> {
-    let now = lua
-        .app_data_ref::<ScriptState>()
-        .ok_or_else(|| Error::runtime("no script state"))?
-        .now;
+    let now = super::state(lua)?.now;
     this.with_mut(lua, method, |view| {
         let subject = Subject {
             spawned: view.spawned,

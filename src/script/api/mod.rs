@@ -25,7 +25,8 @@ use crate::player::SpawnInfo;
 use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 
-fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
+/// The script state of this pass, for writing; every API function reaches it through here.
+pub(super) fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
     lua.app_data_mut::<ScriptState>()
         .ok_or_else(|| Error::runtime("no script state"))
 }
@@ -38,7 +39,8 @@ pub(crate) fn queue_message<M: bevy_ecs::message::Message>(lua: &Lua, message: M
     Ok(())
 }
 
-fn state(lua: &Lua) -> Result<mlua::AppDataRef<'_, ScriptState>> {
+/// The script state of this pass, for reading.
+pub(super) fn state(lua: &Lua) -> Result<mlua::AppDataRef<'_, ScriptState>> {
     lua.app_data_ref::<ScriptState>()
         .ok_or_else(|| Error::runtime("no script state"))
 }

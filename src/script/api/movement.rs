@@ -46,6 +46,21 @@ pub(super) fn take_places(view: &mut PlayerView, method: &str, places: usize) ->
     Ok(())
 }
 
+/// Takes a place in the physics queue and one in the lane's room, or "queue full": at most
+/// [`MAX_PENDING`] SetVelocity / SetGravity await their echo (player.md, SetVelocity; ADR
+/// 0015).
+fn take_physics_place(view: &mut PlayerView, method: &str) -> Result<()> {
+    if view.physics_pending >= MAX_PENDING {
+        return Err(refuse(
+            method,
+            "queue full (32 physics commands await their echo)",
+        ));
+    }
+    take_room(view, method)?;
+    view.physics_pending += 1;
+    Ok(())
+}
+
 /// `v` through its shortest decimal form, so that a script reads back 0.004, not
 /// 0.004000000189989805.
 fn lua_number(v: f32) -> f64 {
@@ -272,15 +287,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             this.with_mut(lua, F, |view| {
                 require_alive(view, F)?;
                 require_confirmed_life(view, F)?;
-                if view.physics_pending >= MAX_PENDING {
-                    return Err(refuse(
-                        F,
-                        "queue full (32 physics commands await their echo)",
-                    ));
-                }
-                take_room(view, F)?;
-                view.physics_pending += 1;
-                Ok(())
+                take_physics_place(view, F)
             })?;
             queue_message(
                 lua,
@@ -302,14 +309,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             ));
         }
         this.with_mut(lua, F, |view| {
-            if view.physics_pending >= MAX_PENDING {
-                return Err(refuse(
-                    F,
-                    "queue full (32 physics commands await their echo)",
-                ));
-            }
-            take_room(view, F)?;
-            view.physics_pending += 1;
+            take_physics_place(view, F)?;
             view.gravity = gravity;
             Ok(())
         })?;

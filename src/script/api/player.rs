@@ -27,10 +27,7 @@ impl LuaPlayer {
         method: &str,
         f: impl FnOnce(&PlayerView) -> R,
     ) -> Result<R> {
-        let state = lua
-            .app_data_ref::<ScriptState>()
-            .ok_or_else(|| Error::runtime("no script state"))?;
-        state
+        super::state(lua)?
             .player(self.entity, self.token)
             .map(f)
             .ok_or_else(|| left(method))
@@ -45,9 +42,7 @@ impl LuaPlayer {
         method: &str,
         f: impl FnOnce(&mut PlayerView) -> Result<R>,
     ) -> Result<R> {
-        let mut state = lua
-            .app_data_mut::<ScriptState>()
-            .ok_or_else(|| Error::runtime("no script state"))?;
+        let mut state = super::state_mut(lua)?;
         let view = state
             .players
             .get_mut(&self.entity)
@@ -62,10 +57,7 @@ impl LuaPlayer {
     }
 
     fn command(lua: &Lua, command: ScriptCommand) -> Result<()> {
-        let mut state = lua
-            .app_data_mut::<ScriptState>()
-            .ok_or_else(|| Error::runtime("no script state"))?;
-        state.commands.push(command);
+        super::state_mut(lua)?.commands.push(command);
         Ok(())
     }
 }

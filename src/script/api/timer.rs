@@ -1,6 +1,6 @@
 //! `Timer` handles (`dlmp.set_timer`): `timer:stop()`, `timer:exists()`.
 
-use mlua::{Error, UserData, UserDataMethods};
+use mlua::{UserData, UserDataMethods};
 
 use super::super::state::ScriptState;
 
@@ -13,10 +13,7 @@ pub struct LuaTimer {
 impl UserData for LuaTimer {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("stop", |lua, this, ()| {
-            let mut state = lua
-                .app_data_mut::<ScriptState>()
-                .ok_or_else(|| Error::runtime("no script state"))?;
-            state.timers.retain(|t| t.id != this.id);
+            super::state_mut(lua)?.timers.retain(|t| t.id != this.id);
             Ok(())
         });
         methods.add_method("exists", |lua, this, ()| {
