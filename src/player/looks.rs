@@ -20,7 +20,7 @@ use tracing::{debug, warn};
 use super::skins::SkinCatalog;
 use super::{
     Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, command_owner,
-    reset_owner,
+    reset_owner, tell_viewers,
 };
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
@@ -237,15 +237,6 @@ fn send_skills(
         {
             warn!(?entity, "PlayerSkills to its subject: {e}");
         }
-        for recipient in viewers.iter().filter_map(|id| index.get(id)) {
-            if recipient == entity {
-                continue;
-            }
-            if let Ok(mut conn) = connections.get_mut(recipient)
-                && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
-            {
-                debug!(?recipient, "PlayerSkills: {e}");
-            }
-        }
+        tell_viewers(entity, viewers, &index, &mut connections, packet);
     }
 }

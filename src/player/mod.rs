@@ -27,7 +27,7 @@ use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
 use crate::server::ServerSystems;
-use crate::session::{Connection, PlayerConnected, SendError};
+use crate::session::{Connection, PlayerConnected, PlayerIndex, SendError};
 
 pub use hud::Hud;
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
@@ -94,6 +94,34 @@ pub(crate) fn command_owner(
     packet: impl Into<crate::protocol::ServerPacket>,
 ) -> Result<EventId, SendError> {
     conn.send_event(packet, Delivery::Normal)
+}
+
+/// Queues `packet` for every recipient `subject` is shown to, the subject excepted: a
+/// change of the subject its viewers see (PlayerSpawned, the animation packets,
+/// PlayerSkills). A normal event (connection.md §3, none of these pages calls it
+/// critical): a viewer whose lane is full misses it rather than overflows. The number of
+/// viewers that missed it, for the feature's counter.
+pub(crate) fn tell_viewers(
+    subject: Entity,
+    viewers: &Viewers,
+    index: &PlayerIndex,
+    connections: &mut Query<&mut Connection>,
+    packet: impl Into<crate::protocol::ServerPacket>,
+) -> u64 {
+    let packet = packet.into();
+    let mut missed = 0;
+    for recipient in viewers.iter().filter_map(|id| index.get(id)) {
+        if recipient == subject {
+            continue;
+        }
+        if let Ok(mut conn) = connections.get_mut(recipient)
+            && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
+        {
+            tracing::debug!(?subject, ?recipient, ?e, "event to a viewer not queued");
+            missed += 1;
+        }
+    }
+    missed
 }
 
 /// The life state: spawned once the connect spawn is granted, alive until a death.

@@ -16,9 +16,8 @@ use tracing::debug;
 use super::ledger::LedgerEvent;
 use super::{
     DeathEpoch, LastFrame, Ledger, Life, Position, RespawnGranted, Scope, SpawnState, SpawnSystems,
-    Viewers,
+    Viewers, tell_viewers,
 };
-use crate::lane::Delivery;
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, Seq};
@@ -339,16 +338,7 @@ fn grant_respawns(
             heading: point.heading,
             sync_seq: last.seq.unwrap_or(Seq(0)),
         };
-        for recipient in viewers.iter().filter(|&r| r != me.id) {
-            let Some(target) = index.get(recipient) else {
-                continue;
-            };
-            if let Ok(mut conn) = connections.get_mut(target)
-                && let Err(e) = conn.send_event(spawned.clone(), Delivery::Normal)
-            {
-                debug!(?target, ?e, "PlayerSpawned not queued");
-            }
-        }
+        tell_viewers(entity, viewers, &index, &mut connections, spawned);
         life.alive = true;
         ledger.start_life();
         epoch.0 = epoch.0.wrapping_add(1);

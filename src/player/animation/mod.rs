@@ -25,6 +25,7 @@ use super::frame::{FrameAccepted, FrameState};
 use super::ledger::LedgerEvent;
 use super::{
     Body, Life, RespawnGranted, SpawnState, SpawnSystems, Viewers, command_owner, reset_owner,
+    tell_viewers,
 };
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
@@ -444,17 +445,8 @@ impl Outbox<'_, '_, '_> {
         if !self.send_to_subject(packet.clone()) {
             return false;
         }
-        for recipient in self.viewers.iter().filter_map(|id| self.index.get(id)) {
-            if recipient == self.subject {
-                continue;
-            }
-            if let Ok(mut conn) = self.connections.get_mut(recipient)
-                && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
-            {
-                debug!(?recipient, "animation packet to a viewer not queued: {e}");
-                self.drops.viewer_queue_full += 1;
-            }
-        }
+        self.drops.viewer_queue_full +=
+            tell_viewers(self.subject, self.viewers, self.index, self.connections, packet);
         true
     }
 }
