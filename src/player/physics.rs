@@ -73,6 +73,8 @@ pub fn valid_gravity(g: f32) -> bool {
     g.is_finite() && g.abs() <= MAX_GRAVITY
 }
 
+/// Adds [`ThrowPlayer`] and [`SetBodyGravity`], their ClientAck watch and the respawn
+/// grant's discard of pending throws (ADR 0015).
 pub(crate) struct PhysicsPlugin;
 
 impl Plugin for PhysicsPlugin {

@@ -58,6 +58,8 @@ pub struct SpawnPoint {
 }
 
 impl SpawnPoint {
+    /// The RespawnPlayer that starts a life here; its area is the point's interior
+    /// (player.md, RespawnPlayer).
     pub fn packet(&self) -> RespawnPlayer {
         RespawnPlayer {
             spawn: self.position,
@@ -315,20 +317,11 @@ fn grant_respawns(
                 continue;
             }
         };
-        {
-            let Ok(mut conn) = connections.get_mut(entity) else {
-                continue;
-            };
-            if let Err(e) = conn.send(point.packet()) {
-                debug!(?entity, "RespawnPlayer not sent: {e}");
-                continue;
-            }
-            // The virtual world stays; only the interior follows the point.
-            let new_scope = Scope {
-                interior: point.interior,
-                ..*scope
-            };
-            scope.change(new_scope, &mut conn);
+        let Ok(mut conn) = connections.get_mut(entity) else {
+            continue;
+        };
+        if !send_respawn(&mut conn, &mut scope, point) {
+            continue;
         }
         let spawned = PlayerSpawned {
             id: me.id,
@@ -342,6 +335,7 @@ fn grant_respawns(
         life.alive = true;
         ledger.start_life();
         epoch.0 = epoch.0.wrapping_add(1);
+        // Unconfirmed until its first living frame: a repeated request re-sends the grant.
         spawn.life_confirmed = false;
         spawn.respawned = true;
         position.0 = point.position;
@@ -349,6 +343,22 @@ fn grant_respawns(
         respawn.granted = Some(point);
         granted.write(RespawnGranted { player: entity });
     }
+}
+
+/// Sends RespawnPlayer (unreliable, player.md RespawnPlayer) and moves the scope to the
+/// point's interior after it; the virtual world stays. False if the packet did not go:
+/// the grant waits for the next request.
+fn send_respawn(conn: &mut Connection, scope: &mut Scope, point: SpawnPoint) -> bool {
+    if let Err(e) = conn.send(point.packet()) {
+        debug!("RespawnPlayer not sent: {e}");
+        return false;
+    }
+    let new_scope = Scope {
+        interior: point.interior,
+        ..*scope
+    };
+    scope.change(new_scope, conn);
+    true
 }
 
 #[cfg(test)]

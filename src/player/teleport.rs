@@ -125,6 +125,7 @@ pub enum MoveSystems {
     Apply,
 }
 
+/// Adds [`Teleport`], the [`MoveSystems`] order and the ground-mode landing wait.
 pub(crate) struct TeleportPlugin;
 
 impl Plugin for TeleportPlugin {
@@ -156,6 +157,9 @@ type Teleporting = (
     &'static mut Connection,
 );
 
+/// Applies each [`Teleport`] to a spawned living player with room on its lane: TeleportPlayer
+/// first, then the server's position, the movement check's restart, the freeze anchor, the
+/// landing wait and, last on the lane, ScopeChanged (player.md, TeleportPlayer).
 pub(crate) fn teleport(
     time: Res<Time>,
     mut moves: MessageReader<Teleport>,

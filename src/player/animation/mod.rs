@@ -445,8 +445,13 @@ impl Outbox<'_, '_, '_> {
         if !self.send_to_subject(packet.clone()) {
             return false;
         }
-        self.drops.viewer_queue_full +=
-            tell_viewers(self.subject, self.viewers, self.index, self.connections, packet);
+        self.drops.viewer_queue_full += tell_viewers(
+            self.subject,
+            self.viewers,
+            self.index,
+            self.connections,
+            packet,
+        );
         true
     }
 }

@@ -175,6 +175,7 @@ fn float(method: &str, arg: &str, v: &Value) -> Result<f32> {
     Ok(args::number(method, arg, v)? as f32)
 }
 
+/// Adds the animation and special action methods (player.md, ApplyAnimation ... SetSpecialAction) to `Player`.
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method(
         "apply_animation",

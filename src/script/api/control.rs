@@ -55,6 +55,7 @@ fn point(f: &str, names: [&str; 3], a: &Variadic<Value>, i: usize) -> Result<Vec
     Ok(Vec3::new(n(0)?, n(1)?, n(2)?))
 }
 
+/// Adds the freeze, camera and fire methods (player.md, SetFrozen, SetCamera, SetOnFire) to `Player`.
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method("set_frozen", |lua, this, v: Value| {
         const F: &str = "set_frozen";

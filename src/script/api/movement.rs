@@ -129,6 +129,7 @@ pub(crate) fn fill_view(
     view.lane_room = conn.map_or(0, |c| c.room(Delivery::Normal));
 }
 
+/// Adds the teleport, scope, bounds and physics methods (lua-api.md, "Moving players") to `Player`.
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method(
         "set_position",
