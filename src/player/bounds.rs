@@ -112,16 +112,13 @@ fn set_bounds(
                 continue;
             }
         };
-        match command_owner(&mut conn, Bounds::packet(bounds)) {
-            Ok(_) => {
-                state.bounds = bounds;
-                // The freeze holds after the bounds: a hold point left outside would pull
-                // the frames back out.
-                if let (Some(b), Some(anchor)) = (bounds, &mut state.frozen) {
-                    *anchor = b.clamp(*anchor);
-                }
+        if command_owner(&mut conn, Bounds::packet(bounds)).is_ok() {
+            state.bounds = bounds;
+            // The freeze holds after the bounds: a hold point left outside would pull the
+            // frames back out.
+            if let (Some(b), Some(anchor)) = (bounds, &mut state.frozen) {
+                *anchor = b.clamp(*anchor);
             }
-            Err(e) => debug!(player = ?s.player, ?e, "SetWorldBounds not queued"),
         }
     }
 }

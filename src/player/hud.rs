@@ -172,9 +172,8 @@ fn apply_hud(
                 .into()
             }
         };
-        match command_owner(&mut conn, packet) {
-            Ok(_) => *hud = new,
-            Err(e) => warn!(?player, ?change, "HUD command refused: {e}"),
+        if command_owner(&mut conn, packet).is_ok() {
+            *hud = new;
         }
     }
 }

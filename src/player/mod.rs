@@ -89,11 +89,15 @@ pub(crate) fn reset_owner(
 /// Queues a gamemode command to the owner's own player: a normal event (connection.md
 /// §3, the pages do not call it critical). The caller checked the lane's room first and
 /// stores the new state only on `Ok`, so a refused command changes nothing ("queue full").
+/// A refusal is logged here, naming the packet; the caller only decides its state.
 pub(crate) fn command_owner(
     conn: &mut Connection,
     packet: impl Into<crate::protocol::ServerPacket>,
 ) -> Result<EventId, SendError> {
+    let packet = packet.into();
+    let name = packet.name();
     conn.send_event(packet, Delivery::Normal)
+        .inspect_err(|e| tracing::debug!(peer = %conn.addr(), "{name} not queued: {e}"))
 }
 
 /// Queues `packet` for every recipient `subject` is shown to, the subject excepted: a

@@ -115,10 +115,9 @@ fn send(
         return Err(PhysicsRefusal::QueueFull);
     }
     let rev = state.movement.send(command, now)?;
-    match command_owner(conn, packet(rev)) {
-        Ok(event) => state.movement.sent_as(rev, event),
-        // Room was checked and the packet validated by the caller: not reached.
-        Err(e) => debug!(?e, "physics command not queued"),
+    // Room was checked and the packet validated by the caller: a refusal is not reached.
+    if let Ok(event) = command_owner(conn, packet(rev)) {
+        state.movement.sent_as(rev, event);
     }
     Ok(())
 }

@@ -195,12 +195,8 @@ pub(crate) fn teleport(
             area: i32::from(interior),
             ground: t.ground,
         };
-        let event = match command_owner(&mut conn, packet) {
-            Ok(event) => event,
-            Err(e) => {
-                debug!(player = ?t.player, ?e, "TeleportPlayer not queued");
-                continue;
-            }
+        let Ok(event) = command_owner(&mut conn, packet) else {
+            continue;
         };
         // The packet carries the gamemode's point: the client returns the body to the
         // edge itself. The server holds the player inside its bounds before every other

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin, Startup};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use tracing::{debug, error, warn};
+use tracing::{debug, error};
 
 use super::api::player::LuaPlayer;
 use super::events::{ScriptEvent, reason_name};
@@ -497,9 +497,8 @@ fn grant(
     let Ok(mut conn) = connections.get_mut(player) else {
         return;
     };
-    match command_owner(&mut conn, packet) {
-        Ok(_) => store(),
-        Err(e) => warn!(?player, "gamemode grant refused: {e}"),
+    if command_owner(&mut conn, packet).is_ok() {
+        store();
     }
 }
 

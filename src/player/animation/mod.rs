@@ -428,14 +428,11 @@ impl Outbox<'_, '_, '_> {
         let Ok(mut conn) = self.connections.get_mut(self.subject) else {
             return false;
         };
-        match command_owner(&mut conn, packet) {
-            Ok(_) => true,
-            Err(e) => {
-                debug!(subject = ?self.subject, "animation packet not queued: {e}");
-                self.drops.refused += 1;
-                false
-            }
+        let queued = command_owner(&mut conn, packet).is_ok();
+        if !queued {
+            self.drops.refused += 1;
         }
+        queued
     }
 
     /// Queues `packet` for the subject and, once it took it, for every viewer; a viewer

@@ -189,9 +189,7 @@ impl<'a> Owner<'a> {
     fn send(&mut self, packet: impl Into<ServerPacket>) -> Option<EventId> {
         match self.sender {
             Sender::Server => reset_owner(&mut self.conn, packet),
-            Sender::Gamemode => command_owner(&mut self.conn, packet)
-                .map_err(|e| debug!(?e, "control packet not queued after its room check"))
-                .ok(),
+            Sender::Gamemode => command_owner(&mut self.conn, packet).ok(),
         }
     }
 
