@@ -26,9 +26,10 @@ use crate::player::{
     Body, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, Viewers,
 };
 use crate::protocol::ServerPacket;
+use crate::protocol::connection::chat::Color;
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
-use crate::protocol::ids::EventId;
+use crate::protocol::ids::{EventId, PlayerToken};
 use crate::serial::Serial;
 use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
@@ -120,7 +121,8 @@ fn handle(entity: Entity, player: &Player) -> LuaPlayer {
     }
 }
 
-/// The whole script pass of a tick.
+/// The whole script pass of a tick: refresh the view, raise the tick's events, fire
+/// timers, apply the commands.
 #[allow(
     clippy::too_many_arguments,
     reason = "a system's parameters are its dependencies"
@@ -130,13 +132,9 @@ fn run_scripts(
     time: Res<Time>,
     mut pending: ResMut<PendingChat>,
     players: Query<PlayerParts>,
-    mut connected: MessageReader<PlayerConnected>,
-    mut spawned: LifeStarts,
-    mut frame_events: MessageReader<FrameEvent>,
-    mut ledger_events: MessageReader<LedgerEvent>,
     mut disconnected: MessageReader<PlayerDisconnected>,
+    mut messages: TickMessages,
     mut shutdown: MessageReader<ServerShutdown>,
-    mut streamed: MessageReader<StreamChange>,
     mut connections: Query<&mut Connection>,
     mut spawn_states: Query<&mut SpawnState>,
     mut ended: MessageWriter<EndSession>,
@@ -146,20 +144,47 @@ fn run_scripts(
     let now = time.elapsed();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
     refresh_view(&host, now, &players, &gm.vitals, &gm.looks, &left);
-    {
-        let mut state = host.state_mut();
-        for (entity, view) in state.players.iter_mut() {
-            let frame = players.get(*entity).ok().and_then(|(.., f, _, _)| f);
-            super::api::movement::fill_view(
-                view,
-                frame,
-                spawn_states.get(*entity).ok(),
-                connections.get(*entity).ok(),
-            );
-        }
-    }
+    refresh_movement_view(&host, &players, &spawn_states, &connections);
     refresh_control_view(&host, &gm.controls);
 
+    for event in &tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
+        host.emit(event);
+    }
+    host.state_mut().players.retain(|_, view| view.connected);
+    emit_chat(&mut host, &mut pending, &players);
+    if shutdown.read().next().is_some() {
+        host.emit(&ScriptEvent::ServerShutdown {});
+    }
+    host.run_timers(now);
+    emit_tick(&mut host, now, &mut last_tick);
+
+    apply(
+        &mut host,
+        &mut connections,
+        &mut spawn_states,
+        &mut ended,
+        &mut gm,
+    );
+}
+
+/// The messages of this tick the script events are raised from.
+#[derive(bevy_ecs::system::SystemParam)]
+pub(crate) struct TickMessages<'w, 's> {
+    connected: MessageReader<'w, 's, PlayerConnected>,
+    spawned: LifeStarts<'w, 's>,
+    frame_events: MessageReader<'w, 's, FrameEvent>,
+    ledger_events: MessageReader<'w, 's, LedgerEvent>,
+    streamed: MessageReader<'w, 's, StreamChange>,
+}
+
+/// The script events of this tick's messages, in the order scripts see them: the
+/// disconnects first, then connects, spawns, frames, the ledger, streaming, spectating.
+fn tick_events(
+    left: &[&PlayerDisconnected],
+    messages: &mut TickMessages,
+    spectate_lost: &mut MessageReader<SpectateLost>,
+    players: &Query<PlayerParts>,
+) -> Vec<ScriptEvent> {
     let mut events: Vec<ScriptEvent> = left
         .iter()
         .map(|d| ScriptEvent::PlayerDisconnect {
@@ -170,14 +195,20 @@ fn run_scripts(
             reason: reason_name(d.reason),
         })
         .collect();
-    events.extend(connected.read().map(|c| ScriptEvent::PlayerConnect {
-        player: LuaPlayer {
-            entity: c.player,
-            token: c.token,
-        },
-    }));
     events.extend(
-        spawned
+        messages
+            .connected
+            .read()
+            .map(|c| ScriptEvent::PlayerConnect {
+                player: LuaPlayer {
+                    entity: c.player,
+                    token: c.token,
+                },
+            }),
+    );
+    events.extend(
+        messages
+            .spawned
             .read()
             .filter_map(|player| players.get(player).ok())
             .map(|(entity, player, ..)| ScriptEvent::PlayerSpawn {
@@ -185,26 +216,34 @@ fn run_scripts(
             }),
     );
     events.extend(
-        frame_events
+        messages
+            .frame_events
             .read()
-            .filter_map(|e| script_event(e, &players)),
+            .filter_map(|e| script_event(e, players)),
     );
     events.extend(
-        ledger_events
+        messages
+            .ledger_events
             .read()
-            .filter_map(|e| ledger_event(e, &players)),
+            .filter_map(|e| ledger_event(e, players)),
     );
-    events.extend(streamed.read().filter_map(|c| stream_event(c, &players)));
     events.extend(
-        gm.spectate_lost
+        messages
+            .streamed
             .read()
-            .filter_map(|l| spectate_lost_event(l, &players)),
+            .filter_map(|c| stream_event(c, players)),
     );
-    for event in &events {
-        host.emit(event);
-    }
-    host.state_mut().players.retain(|_, view| view.connected);
+    events.extend(
+        spectate_lost
+            .read()
+            .filter_map(|l| spectate_lost_event(l, players)),
+    );
+    events
+}
 
+/// Raises `player_chat` for each pending line and `player_command` for each pending
+/// command; the chat system later sends what no handler refused or handled.
+fn emit_chat(host: &mut ScriptHost, pending: &mut PendingChat, players: &Query<PlayerParts>) {
     for line in &mut pending.lines {
         let Ok((entity, player, ..)) = players.get(line.player) else {
             continue;
@@ -231,11 +270,10 @@ fn run_scripts(
         };
         command.handled |= host.emit(&event).handled;
     }
-    if shutdown.read().next().is_some() {
-        host.emit(&ScriptEvent::ServerShutdown {});
-    }
+}
 
-    host.run_timers(now);
+/// Raises `tick` with the time since the last pass (0 on the first), if a script listens.
+fn emit_tick(host: &mut ScriptHost, now: Duration, last_tick: &mut Option<Duration>) {
     if host.listens("tick") {
         let dt = last_tick.map_or(Duration::ZERO, |last| now.saturating_sub(last));
         host.emit(&ScriptEvent::Tick {
@@ -243,14 +281,6 @@ fn run_scripts(
         });
     }
     *last_tick = Some(now);
-
-    apply(
-        &mut host,
-        &mut connections,
-        &mut spawn_states,
-        &mut ended,
-        &mut gm,
-    );
 }
 
 /// The lives that started since the last pass: `player_spawn` fires for the connect
@@ -374,6 +404,26 @@ fn spectate_lost_event(lost: &SpectateLost, players: &Query<PlayerParts>) -> Opt
 }
 
 /// The control state of the players in the view (freeze, camera, life confirmed).
+/// The part of the view the movement methods read: the new life, the physics queue, the
+/// gravity, the world bounds and the lane's room.
+fn refresh_movement_view(
+    host: &ScriptHost,
+    players: &Query<PlayerParts>,
+    spawn_states: &Query<&mut SpawnState>,
+    connections: &Query<&mut Connection>,
+) {
+    let mut state = host.state_mut();
+    for (entity, view) in state.players.iter_mut() {
+        let frame = players.get(*entity).ok().and_then(|(.., f, _, _)| f);
+        super::api::movement::fill_view(
+            view,
+            frame,
+            spawn_states.get(*entity).ok(),
+            connections.get(*entity).ok(),
+        );
+    }
+}
+
 fn refresh_control_view(host: &ScriptHost, controls: &Query<&Control>) {
     let mut state = host.state_mut();
     for (entity, view) in &mut state.players {
@@ -400,17 +450,7 @@ fn refresh_view(
     for (entity, player, name, life, position, scope, body, frame_state, _, animation) in players {
         let life = life.copied().unwrap_or_default();
         let body = body.copied().unwrap_or_default();
-        let frozen = frame_state.is_some_and(|s| s.frozen.is_some());
-        let target = frame_state.and_then(|s| s.aim).filter(|aim| {
-            players
-                .get(aim.entity)
-                .is_ok_and(|(_, tp, _, tl, _, _, _, _, tv, _)| {
-                    tp.token == aim.token
-                        && tl.is_some_and(|tl| {
-                            tv.is_some_and(|tv| aim_holds((player, &life, &body), frozen, (tl, tv)))
-                        })
-                })
-        });
+        let target = aim_target(players, (player, &life, &body), frame_state);
         let scope = scope.copied().unwrap_or_default();
         state.players.insert(
             entity,
@@ -428,7 +468,7 @@ fn refresh_view(
                 camera_front: body.camera_front,
                 paused: body.paused,
                 on_fire: body.on_fire,
-                target: target.map(|aim| (aim.entity, aim.token)),
+                target,
                 connected: true,
                 health: vitals.get(entity).map_or(0.0, |(l, ..)| l.health),
                 armor: vitals.get(entity).map_or(0.0, |(l, ..)| l.armor),
@@ -446,16 +486,33 @@ fn refresh_view(
         );
     }
     for d in left {
-        state.players.insert(
-            d.player,
-            PlayerView {
-                id: d.id,
-                token: d.token,
-                name: d.name.as_str().to_owned(),
-                connected: false,
-                ..PlayerView::default()
-            },
-        );
+        state.players.insert(d.player, departed_view(d));
+    }
+}
+
+/// The player `shooter` aims at, while the aim still holds (the target is here, the same
+/// player, and [`aim_holds`] says so).
+fn aim_target(
+    players: &Query<PlayerParts>,
+    shooter: (&Player, &Life, &Body),
+    frame_state: Option<&FrameState>,
+) -> Option<(Entity, PlayerToken)> {
+    let frozen = frame_state.is_some_and(|s| s.frozen.is_some());
+    let aim = frame_state.and_then(|s| s.aim)?;
+    let (_, target, _, life, _, _, _, _, viewers, _) = players.get(aim.entity).ok()?;
+    let holds = target.token == aim.token
+        && life.is_some_and(|l| viewers.is_some_and(|v| aim_holds(shooter, frozen, (l, v))));
+    holds.then_some((aim.entity, aim.token))
+}
+
+/// The view of a player who left this tick, for its `player_disconnect`.
+fn departed_view(d: &PlayerDisconnected) -> PlayerView {
+    PlayerView {
+        id: d.id,
+        token: d.token,
+        name: d.name.as_str().to_owned(),
+        connected: false,
+        ..PlayerView::default()
     }
 }
 
@@ -502,6 +559,7 @@ fn grant(
     }
 }
 
+/// Applies the commands the scripts queued this pass, in their order.
 fn apply(
     host: &mut ScriptHost,
     connections: &mut Query<&mut Connection>,
@@ -513,105 +571,155 @@ fn apply(
         match command {
             ScriptCommand::Message(message) => message.write(&mut gm.commands),
             ScriptCommand::SetHealth { player, value } => {
-                if let Ok((mut ledger, ..)) = gm.vitals.get_mut(player) {
-                    let vital_rev = ledger.vital_rev.next();
-                    let packet = GiveHealth {
-                        event_id: EventId(0),
-                        health: value,
-                        vital_rev,
-                    };
-                    grant(connections, player, packet, || {
-                        ledger.health = value;
-                        ledger.vital_rev = vital_rev;
-                    });
-                }
+                set_health(&mut gm.vitals, connections, player, value);
             }
             ScriptCommand::SetArmor { player, value } => {
-                if let Ok((mut ledger, ..)) = gm.vitals.get_mut(player) {
-                    let vital_rev = ledger.vital_rev.next();
-                    let packet = GiveArmor {
-                        event_id: EventId(0),
-                        armor: value,
-                        vital_rev,
-                    };
-                    grant(connections, player, packet, || {
-                        ledger.armor = value;
-                        ledger.vital_rev = vital_rev;
-                    });
-                }
+                set_armor(&mut gm.vitals, connections, player, value);
             }
             ScriptCommand::GiveWeapon {
                 player,
                 weapon,
                 ammo,
-            } => {
-                if let Ok((_, mut inv, _)) = gm.vitals.get_mut(player) {
-                    let weapon_rev = inv.weapon_rev.next();
-                    let packet = GiveWeapon {
-                        event_id: EventId(0),
-                        weapon,
-                        ammo,
-                        weapon_rev,
-                    };
-                    grant(connections, player, packet, || {
-                        let i = usize::from(weapon);
-                        inv.held.set(i, true);
-                        inv.ammo[i] = inv.ammo[i].saturating_add(ammo);
-                        inv.weapon_rev = weapon_rev;
-                    });
-                }
-            }
-            ScriptCommand::SetTeam { player, group } => {
-                if let Ok((_, _, mut team)) = gm.vitals.get_mut(player)
-                    && team.group != group
-                {
-                    team.group = group;
-                    team.relation_rev = team.relation_rev.wrapping_add(1);
-                }
-            }
+            } => give_weapon(&mut gm.vitals, connections, player, weapon, ammo),
+            ScriptCommand::SetTeam { player, group } => set_team(&mut gm.vitals, player, group),
             ScriptCommand::SetTeamDamage(on) => gm.ledger.team_damage = on,
             ScriptCommand::SetWeaponRange { weapon, meters } => {
                 gm.ranges.set(weapon, meters);
                 gm.streaming.weapon_range = gm.ranges.largest();
             }
-            ScriptCommand::SendChat {
-                text,
-                color,
-                to: None,
-            } => {
-                for mut conn in connections.iter_mut() {
-                    say(&mut conn, color, &text);
-                }
-            }
-            ScriptCommand::SendChat {
-                text,
-                color,
-                to: Some(to),
-            } => {
-                for player in to {
-                    if let Ok(mut conn) = connections.get_mut(player) {
-                        say(&mut conn, color, &text);
-                    }
-                }
+            ScriptCommand::SendChat { text, color, to } => {
+                send_chat(connections, to.as_deref(), color, &text);
             }
             ScriptCommand::SpawnPlayer { player, info } => {
                 if let Ok(mut state) = spawn_states.get_mut(player) {
                     state.info = Some(info);
                 }
             }
-            ScriptCommand::Kick { player, reason } => {
-                if !reason.is_empty()
-                    && let Ok(mut conn) = connections.get_mut(player)
-                {
-                    notify(&mut conn, &format!("You were kicked: {reason}"));
+            ScriptCommand::Kick { player, reason } => kick(connections, ended, player, &reason),
+        }
+    }
+}
+
+/// `player:set_health`: GiveHealth with the next vital_rev; stored once the lane took it.
+fn set_health(
+    vitals: &mut Query<Vitals>,
+    connections: &mut Query<&mut Connection>,
+    player: Entity,
+    value: f32,
+) {
+    let Ok((mut ledger, ..)) = vitals.get_mut(player) else {
+        return;
+    };
+    let vital_rev = ledger.vital_rev.next();
+    let packet = GiveHealth {
+        event_id: EventId(0),
+        health: value,
+        vital_rev,
+    };
+    grant(connections, player, packet, || {
+        ledger.health = value;
+        ledger.vital_rev = vital_rev;
+    });
+}
+
+/// `player:set_armor`: GiveArmor with the next vital_rev; stored once the lane took it.
+fn set_armor(
+    vitals: &mut Query<Vitals>,
+    connections: &mut Query<&mut Connection>,
+    player: Entity,
+    value: f32,
+) {
+    let Ok((mut ledger, ..)) = vitals.get_mut(player) else {
+        return;
+    };
+    let vital_rev = ledger.vital_rev.next();
+    let packet = GiveArmor {
+        event_id: EventId(0),
+        armor: value,
+        vital_rev,
+    };
+    grant(connections, player, packet, || {
+        ledger.armor = value;
+        ledger.vital_rev = vital_rev;
+    });
+}
+
+/// `player:give_weapon`: GiveWeapon with the next weapon_rev; once the lane took it the
+/// weapon is held and its ammo added (saturating).
+fn give_weapon(
+    vitals: &mut Query<Vitals>,
+    connections: &mut Query<&mut Connection>,
+    player: Entity,
+    weapon: u8,
+    ammo: u16,
+) {
+    let Ok((_, mut inv, _)) = vitals.get_mut(player) else {
+        return;
+    };
+    let weapon_rev = inv.weapon_rev.next();
+    let packet = GiveWeapon {
+        event_id: EventId(0),
+        weapon,
+        ammo,
+        weapon_rev,
+    };
+    grant(connections, player, packet, || {
+        let i = usize::from(weapon);
+        inv.held.set(i, true);
+        inv.ammo[i] = inv.ammo[i].saturating_add(ammo);
+        inv.weapon_rev = weapon_rev;
+    });
+}
+
+/// `player:set_team`: a new group raises relation_rev; the same group changes nothing.
+fn set_team(vitals: &mut Query<Vitals>, player: Entity, group: u32) {
+    if let Ok((_, _, mut team)) = vitals.get_mut(player)
+        && team.group != group
+    {
+        team.group = group;
+        team.relation_rev = team.relation_rev.wrapping_add(1);
+    }
+}
+
+/// `dlmp.send_chat`: the line to the players in `to`, or to everyone connected.
+fn send_chat(
+    connections: &mut Query<&mut Connection>,
+    to: Option<&[Entity]>,
+    color: Color,
+    text: &str,
+) {
+    match to {
+        None => {
+            for mut conn in connections.iter_mut() {
+                say(&mut conn, color, text);
+            }
+        }
+        Some(to) => {
+            for &player in to {
+                if let Ok(mut conn) = connections.get_mut(player) {
+                    say(&mut conn, color, text);
                 }
-                debug!(?player, "kicked by a script");
-                ended.write(EndSession {
-                    player,
-                    leave: LeaveReason::Kicked,
-                    disconnect: Some(LeaveReason::Kicked),
-                });
             }
         }
     }
+}
+
+/// `player:kick`: the reason as a notice (if any), then the session ends as Kicked.
+fn kick(
+    connections: &mut Query<&mut Connection>,
+    ended: &mut MessageWriter<EndSession>,
+    player: Entity,
+    reason: &str,
+) {
+    if !reason.is_empty()
+        && let Ok(mut conn) = connections.get_mut(player)
+    {
+        notify(&mut conn, &format!("You were kicked: {reason}"));
+    }
+    debug!(?player, "kicked by a script");
+    ended.write(EndSession {
+        player,
+        leave: LeaveReason::Kicked,
+        disconnect: Some(LeaveReason::Kicked),
+    });
 }
