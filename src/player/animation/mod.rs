@@ -340,75 +340,102 @@ fn apply_commands(
             connections: &mut connections,
             drops: &mut drops,
         };
-        let (id, player_token) = (me.id, me.token);
         match order {
             AnimationOrder::Apply(spec) => {
                 let animation = Animation::start(spec, now);
-                if out.send(animation.apply(id, player_token)) {
+                if out.send(animation.apply(me.id, me.token)) {
                     current.0 = Some(animation);
                 }
             }
             AnimationOrder::Clear => {
-                let clear = ClearAnimations {
-                    id,
-                    player_token,
-                    event_id: EventId(0),
-                };
-                if out.send(clear) {
-                    current.0 = None;
-                }
+                clear(&mut out, me, &mut current);
             }
             AnimationOrder::Progress(progress) => {
-                let packet = SetAnimationProgress {
-                    id,
-                    player_token,
-                    event_id: EventId(0),
-                    progress: progress.get(),
-                };
-                if out.send(packet)
-                    && let Some(a) = current.0.as_mut()
-                {
-                    a.progress = progress;
-                }
+                set_progress(&mut out, me, &mut current, progress)
             }
-            AnimationOrder::Speed(speed) => {
-                let packet = SetAnimationSpeed {
-                    id,
-                    player_token,
-                    event_id: EventId(0),
-                    speed: speed.get(),
-                };
-                if out.send(packet)
-                    && let Some(a) = current.0.as_mut()
-                {
-                    a.speed = speed;
-                }
-            }
+            AnimationOrder::Speed(speed) => set_speed(&mut out, me, &mut current, speed),
             AnimationOrder::SpecialAction(action) => {
-                if order.subject_events(animating) == 2 {
-                    let clear = ClearAnimations {
-                        id,
-                        player_token,
-                        event_id: EventId(0),
-                    };
-                    if !out.send(clear) {
-                        continue;
-                    }
-                    current.0 = None;
+                let clears_first = order.subject_events(animating) == 2;
+                if clears_first && !clear(&mut out, me, &mut current) {
+                    continue;
                 }
-                let rev = state.special_rev.next();
-                let packet = SetSpecialAction {
-                    event_id: EventId(0),
-                    action,
-                    rev,
-                };
-                if out.send_to_subject(packet) {
-                    state.special_rev = rev;
-                    body.special_action = action;
-                    action_life.sent |= action != SpecialAction::None;
-                }
+                set_special_action(&mut out, &mut state, &mut body, &mut action_life, action);
             }
         }
+    }
+}
+
+/// ClearAnimations to the subject and its viewers; no animation plays once it went.
+/// False if the subject's lane refused it.
+fn clear(out: &mut Outbox, me: &Player, current: &mut Mut<CurrentAnimation>) -> bool {
+    let packet = ClearAnimations {
+        id: me.id,
+        player_token: me.token,
+        event_id: EventId(0),
+    };
+    let sent = out.send(packet);
+    if sent {
+        current.0 = None;
+    }
+    sent
+}
+
+/// SetAnimationProgress to the subject and its viewers; the playing animation's progress
+/// follows once it went.
+fn set_progress(
+    out: &mut Outbox,
+    me: &Player,
+    current: &mut Mut<CurrentAnimation>,
+    progress: Progress,
+) {
+    let packet = SetAnimationProgress {
+        id: me.id,
+        player_token: me.token,
+        event_id: EventId(0),
+        progress: progress.get(),
+    };
+    if out.send(packet)
+        && let Some(a) = current.0.as_mut()
+    {
+        a.progress = progress;
+    }
+}
+
+/// SetAnimationSpeed to the subject and its viewers; the playing animation's speed
+/// follows once it went (the replay carries it).
+fn set_speed(out: &mut Outbox, me: &Player, current: &mut Mut<CurrentAnimation>, speed: Speed) {
+    let packet = SetAnimationSpeed {
+        id: me.id,
+        player_token: me.token,
+        event_id: EventId(0),
+        speed: speed.get(),
+    };
+    if out.send(packet)
+        && let Some(a) = current.0.as_mut()
+    {
+        a.speed = speed;
+    }
+}
+
+/// SetSpecialAction to the subject alone, with the next special_rev; once it went the
+/// revision and the body's action are stored, and a non-zero action marks this life.
+fn set_special_action(
+    out: &mut Outbox,
+    state: &mut Mut<FrameState>,
+    body: &mut Mut<Body>,
+    action_life: &mut Mut<SpecialActionLife>,
+    action: SpecialAction,
+) {
+    let rev = state.special_rev.next();
+    let packet = SetSpecialAction {
+        event_id: EventId(0),
+        action,
+        rev,
+    };
+    if out.send_to_subject(packet) {
+        state.special_rev = rev;
+        body.special_action = action;
+        action_life.sent |= action != SpecialAction::None;
     }
 }
 
