@@ -371,6 +371,7 @@ fn room_for(conn: &Connection, packets: usize) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Applies this tick's gamemode commands in order; a refused one changes nothing.
 fn apply_commands(
     mut commands: MessageReader<ControlCommand>,
     mut players: Query<Owned>,
@@ -385,57 +386,75 @@ fn apply_commands(
             continue;
         };
         let (mut owner, life) = Owner::new(item, Sender::Gamemode);
-        let now = (owner.control.frozen, owner.control.camera);
         let result = match command {
-            ControlCommand::Freeze { frozen, .. } => {
-                let packets = if life.spawned {
-                    control_packets(now, (frozen, now.1))
-                } else {
-                    0
-                };
-                room_for(&owner.conn, packets).map(|()| {
-                    owner.control.frozen = frozen;
-                    if life.spawned {
-                        owner.take_control();
-                        owner.return_control();
-                    }
-                })
-            }
+            ControlCommand::Freeze { frozen, .. } => freeze(&mut owner, life, frozen),
             ControlCommand::Camera { camera, .. } => check_camera(player, &camera, &others)
-                .and_then(|target| {
-                    if camera == owner.control.camera {
-                        return Ok(());
-                    }
-                    if !life.spawned {
-                        owner.control.camera = camera;
-                        return Ok(());
-                    }
-                    room_for(&owner.conn, control_packets(now, (now.0, camera)))?;
-                    owner.change_camera(camera, target);
-                    Ok(())
-                }),
+                .and_then(|target| set_camera(&mut owner, life, camera, target)),
             ControlCommand::Fire { on_fire, .. } => {
                 let confirmed = spawns.get(player).is_ok_and(|s| s.life_confirmed);
-                match fire_refusal(life, confirmed, on_fire) {
-                    Some(refusal) => Err(refusal),
-                    None => room_for(&owner.conn, 1).map(|()| {
-                        if owner
-                            .send(SetOnFire {
-                                event_id: EventId(0),
-                                on_fire,
-                            })
-                            .is_some()
-                        {
-                            owner.control.fire_sent = true;
-                        }
-                    }),
-                }
+                set_fire(&mut owner, life, confirmed, on_fire)
             }
         };
         if let Err(refusal) = result {
             debug!(?player, ?refusal, "control command refused");
         }
     }
+}
+
+/// The gamemode's freeze; a spawned owner is told at once if "control taken" changes.
+fn freeze(owner: &mut Owner, life: Life, frozen: bool) -> Result<(), Refusal> {
+    let now = (owner.control.frozen, owner.control.camera);
+    let packets = if life.spawned {
+        control_packets(now, (frozen, now.1))
+    } else {
+        0
+    };
+    room_for(&owner.conn, packets)?;
+    owner.control.frozen = frozen;
+    if life.spawned {
+        owner.take_control();
+        owner.return_control();
+    }
+    Ok(())
+}
+
+/// The gamemode's camera (checked, `target`: a spectate target's position); a spawned
+/// owner is told at once, one not spawned yet at its spawn. The same camera changes
+/// nothing.
+fn set_camera(
+    owner: &mut Owner,
+    life: Life,
+    camera: CameraSetting,
+    target: Option<Vec3>,
+) -> Result<(), Refusal> {
+    if camera == owner.control.camera {
+        return Ok(());
+    }
+    if !life.spawned {
+        owner.control.camera = camera;
+        return Ok(());
+    }
+    let now = (owner.control.frozen, owner.control.camera);
+    room_for(&owner.conn, control_packets(now, (now.0, camera)))?;
+    owner.change_camera(camera, target);
+    Ok(())
+}
+
+/// SetOnFire to a living owner (setting a fire waits for the new life's confirmation);
+/// a fire sent is put out at the next respawn.
+fn set_fire(owner: &mut Owner, life: Life, confirmed: bool, on_fire: bool) -> Result<(), Refusal> {
+    if let Some(refusal) = fire_refusal(life, confirmed, on_fire) {
+        return Err(refusal);
+    }
+    room_for(&owner.conn, 1)?;
+    let packet = SetOnFire {
+        event_id: EventId(0),
+        on_fire,
+    };
+    if owner.send(packet).is_some() {
+        owner.control.fire_sent = true;
+    }
+    Ok(())
 }
 
 fn fire_refusal(life: Life, confirmed: bool, on_fire: bool) -> Option<Refusal> {
@@ -493,56 +512,84 @@ fn follow_cameras(
     targets: Query<(&Player, &Position, &Scope)>,
 ) {
     let now = time.elapsed();
-    let dt = time.delta();
     for ((entity, scope, last), item) in &mut players {
         let (mut owner, life) = Owner::new(item, Sender::Server);
-        let seq = last.and_then(|l| l.seq);
-        if seq != owner.control.last_seq {
-            owner.control.last_seq = seq;
-            owner.control.last_frame_at = Some(now);
-        }
-        let mut target_at = None;
-        if let CameraSetting::Spectate { target, token, .. } = owner.control.camera {
-            match targets
-                .get(target)
-                .ok()
-                .filter(|(p, _, s)| p.token == token && *s == scope)
-            {
-                Some((_, position, _)) => target_at = Some(position.0),
-                None => {
-                    if life.spawned {
-                        owner.change_camera(CameraSetting::Own, None);
-                    } else {
-                        owner.control.camera = CameraSetting::Own;
-                    }
-                    lost.write(SpectateLost {
-                        player: entity,
-                        target,
-                        target_token: token,
-                    });
-                }
+        note_frame(&mut owner, last, now);
+        let target_at = match spectated(entity, &owner.control, scope, &targets) {
+            Ok(at) => at,
+            Err(lost_target) => {
+                end_spectating(&mut owner, life);
+                lost.write(lost_target);
+                None
             }
+        };
+        if life.spawned {
+            move_center(&mut owner, now, time.delta(), target_at);
         }
-        if !life.spawned {
-            continue;
-        }
-        let sending = owner
-            .control
-            .last_frame_at
-            .is_some_and(|t| now.saturating_sub(t) <= FRAME_GAP);
-        let Owner {
-            control,
-            conn,
-            center,
-            ..
-        } = &mut owner;
-        if let Some(t) = control.transition.as_mut()
-            && sending
-            && conn.is_acked(t.event)
-            && t.advance(dt)
-        {
-            control.transition = None;
-        }
-        place_center(control, center, target_at);
     }
+}
+
+/// Notes when the owner's last new frame arrived: the transition runs only while frames
+/// come.
+fn note_frame(owner: &mut Owner, last: Option<&LastFrame>, now: Duration) {
+    let seq = last.and_then(|l| l.seq);
+    if seq != owner.control.last_seq {
+        owner.control.last_seq = seq;
+        owner.control.last_frame_at = Some(now);
+    }
+}
+
+/// The spectate target's position (`None` for another camera), or the target lost: it
+/// left, or it is no longer in the spectator's scope. Its death and respawn do not count.
+fn spectated(
+    player: Entity,
+    control: &Control,
+    scope: &Scope,
+    targets: &Query<(&Player, &Position, &Scope)>,
+) -> Result<Option<Vec3>, SpectateLost> {
+    let CameraSetting::Spectate { target, token, .. } = control.camera else {
+        return Ok(None);
+    };
+    targets
+        .get(target)
+        .ok()
+        .filter(|(p, _, s)| p.token == token && *s == scope)
+        .map(|(_, position, _)| Some(position.0))
+        .ok_or(SpectateLost {
+            player,
+            target,
+            target_token: token,
+        })
+}
+
+/// The own camera again: told at once to a spawned owner, with control back.
+fn end_spectating(owner: &mut Owner, life: Life) {
+    if life.spawned {
+        owner.change_camera(CameraSetting::Own, None);
+    } else {
+        owner.control.camera = CameraSetting::Own;
+    }
+}
+
+/// Runs a fixed camera's transition while its SetCamera is acknowledged and the owner
+/// sends frames, then places the stream center.
+fn move_center(owner: &mut Owner, now: Duration, dt: Duration, target_at: Option<Vec3>) {
+    let sending = owner
+        .control
+        .last_frame_at
+        .is_some_and(|t| now.saturating_sub(t) <= FRAME_GAP);
+    let Owner {
+        control,
+        conn,
+        center,
+        ..
+    } = owner;
+    if let Some(t) = control.transition.as_mut()
+        && sending
+        && conn.is_acked(t.event)
+        && t.advance(dt)
+    {
+        control.transition = None;
+    }
+    place_center(control, center, target_at);
 }
