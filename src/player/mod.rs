@@ -10,6 +10,7 @@ pub mod hud;
 pub mod ledger;
 pub mod looks;
 pub mod physics;
+mod refusal;
 pub mod relay;
 pub mod respawn;
 pub mod scope;
@@ -30,6 +31,7 @@ use crate::server::ServerSystems;
 use crate::session::{Connection, PlayerConnected, PlayerIndex, SendError};
 
 pub use hud::Hud;
+pub use refusal::Refusal;
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
 pub use state::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Skills, StreamCenter, Team, Viewers,

@@ -18,9 +18,9 @@ use super::frame::movement::{PhysicsCommand, QueueFull};
 use super::frame::rules::STEPS_PER_SECOND;
 use super::teleport::{MoveSystems, end_landing};
 use super::{
-    Body, DeathEpoch, Life, Position, RespawnGranted, SpawnState, SpawnSystems, command_owner,
+    Body, DeathEpoch, Life, Position, Refusal, RespawnGranted, SpawnState, SpawnSystems,
+    command_owner,
 };
-use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, Revision};
@@ -49,17 +49,22 @@ pub struct SetBodyGravity {
 /// Why a physics command was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PhysicsRefusal {
-    /// Not spawned, dead, or the new life not confirmed yet (SetVelocity only).
-    NoLife,
+    /// Not spawned, dead, or the new life not confirmed yet (SetVelocity only); 32
+    /// commands await their echo, or the lane refuses normal events ("queue full").
+    Common(Refusal),
     /// Non-finite or beyond the packet's bound.
     OutOfRange,
-    /// 32 commands await their echo, or the lane refuses normal events ("queue full").
-    QueueFull,
+}
+
+impl From<Refusal> for PhysicsRefusal {
+    fn from(common: Refusal) -> Self {
+        PhysicsRefusal::Common(common)
+    }
 }
 
 impl From<QueueFull> for PhysicsRefusal {
-    fn from(_: QueueFull) -> Self {
-        PhysicsRefusal::QueueFull
+    fn from(full: QueueFull) -> Self {
+        PhysicsRefusal::Common(full.into())
     }
 }
 
@@ -111,9 +116,7 @@ fn send(
     now: std::time::Duration,
     packet: impl FnOnce(Revision) -> ServerPacket,
 ) -> Result<(), PhysicsRefusal> {
-    if conn.room(Delivery::Normal) == 0 {
-        return Err(PhysicsRefusal::QueueFull);
-    }
+    Refusal::room(conn, 1)?;
     let rev = state.movement.send(command, now)?;
     // Room was checked and the packet validated by the caller: a refusal is not reached.
     if let Ok(event) = command_owner(conn, packet(rev)) {
@@ -140,8 +143,8 @@ fn throw_players(
         let Ok((life, spawn, epoch, mut state, mut conn)) = players.get_mut(t.player) else {
             continue;
         };
-        let result = if !(life.spawned && life.alive && spawn.life_confirmed) {
-            Err(PhysicsRefusal::NoLife)
+        let result = if let Err(refusal) = Refusal::confirmed(*life, spawn.life_confirmed) {
+            Err(PhysicsRefusal::Common(refusal))
         } else if !valid_throw(t.vel) {
             Err(PhysicsRefusal::OutOfRange)
         } else {

@@ -17,8 +17,7 @@ use bevy_time::Time;
 use tracing::debug;
 
 use super::frame::FrameState;
-use super::{Body, LastFrame, Life, Position, Scope, SpawnSystems, command_owner};
-use crate::lane::Delivery;
+use super::{Body, LastFrame, Life, Position, Refusal, Scope, SpawnSystems, command_owner};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::control::TeleportPlayer;
@@ -52,14 +51,12 @@ pub struct Teleport {
 /// Why a teleport was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TeleportRefusal {
-    NotSpawned,
-    Dead,
+    /// Not spawned, dead, or the lane refuses normal events ("queue full").
+    Common(Refusal),
     /// A non-finite position or heading.
     NotFinite,
     /// Outside |x|, |y| <= 6000, z in -200..=4000: every frame there would be dropped.
     OutsideWorld,
-    /// The lane refuses normal events ("queue full").
-    QueueFull,
 }
 
 impl Teleport {
@@ -172,15 +169,10 @@ pub(crate) fn teleport(
         else {
             continue;
         };
-        let refused = if !life.spawned {
-            Err(TeleportRefusal::NotSpawned)
-        } else if !life.alive {
-            Err(TeleportRefusal::Dead)
-        } else if conn.room(Delivery::Normal) == 0 {
-            Err(TeleportRefusal::QueueFull)
-        } else {
-            t.check()
-        };
+        let refused = Refusal::living(*life)
+            .and_then(|()| Refusal::room(&conn, 1))
+            .map_err(TeleportRefusal::Common)
+            .and_then(|()| t.check());
         if let Err(reason) = refused {
             debug!(player = ?t.player, ?reason, "teleport refused");
             continue;

@@ -68,27 +68,27 @@ pub enum AnimationOrder {
 /// PlayerNotAnimating; SetSpecialAction's conditions; "queue full").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    NotSpawned,
-    NotAlive,
+    /// Not spawned, dead, the new life not confirmed, or the subject's lane has no room
+    /// for the command's events.
+    Common(super::Refusal),
     NotAnimating,
-    /// No living frame has arrived since the last spawn or respawn grant.
-    LifeNotConfirmed,
     /// A non-zero special action to a seated player.
     NotOnFoot,
-    /// The subject's lane has no room for the command's events.
-    QueueFull,
+}
+
+impl From<super::Refusal> for Refusal {
+    fn from(common: super::Refusal) -> Self {
+        Refusal::Common(common)
+    }
 }
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Refusal::NotSpawned => "the player has not spawned (PlayerNotSpawned)",
-            Refusal::NotAlive => "the player is dead (PlayerNotAlive)",
-            Refusal::NotAnimating => "no animation is playing (PlayerNotAnimating)",
-            Refusal::LifeNotConfirmed => "the player's new life is not confirmed yet",
-            Refusal::NotOnFoot => "the player is not on foot",
-            Refusal::QueueFull => "queue full",
-        })
+        match self {
+            Refusal::Common(common) => common.fmt(f),
+            Refusal::NotAnimating => f.write_str("no animation is playing (PlayerNotAnimating)"),
+            Refusal::NotOnFoot => f.write_str("the player is not on foot"),
+        }
     }
 }
 
@@ -132,13 +132,10 @@ impl AnimationOrder {
     /// every event the subject gets.
     pub fn check(&self, s: &Subject) -> Result<(), Refusal> {
         let living = || {
-            if !s.spawned {
-                Err(Refusal::NotSpawned)
-            } else if !s.alive {
-                Err(Refusal::NotAlive)
-            } else {
-                Ok(())
-            }
+            super::Refusal::living(Life {
+                spawned: s.spawned,
+                alive: s.alive,
+            })
         };
         match self {
             AnimationOrder::Apply(_) | AnimationOrder::Clear => living()?,
@@ -150,7 +147,7 @@ impl AnimationOrder {
             AnimationOrder::SpecialAction(action) => {
                 living()?;
                 if !s.life_confirmed {
-                    return Err(Refusal::LifeNotConfirmed);
+                    return Err(super::Refusal::LifeNotConfirmed.into());
                 }
                 if *action != SpecialAction::None && !s.on_foot {
                     return Err(Refusal::NotOnFoot);
@@ -158,7 +155,7 @@ impl AnimationOrder {
             }
         }
         if s.room < self.subject_events(s.animating) {
-            return Err(Refusal::QueueFull);
+            return Err(super::Refusal::QueueFull.into());
         }
         Ok(())
     }

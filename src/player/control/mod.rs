@@ -32,7 +32,6 @@ use super::{
     StreamCenter,
 };
 use super::{command_owner, reset_owner};
-use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, PlayerToken, Seq};
@@ -339,11 +338,9 @@ enum Refusal {
     TargetNotSpawned,
     TargetOutOfScope,
     TargetSelf,
-    NotSpawned,
-    Dead,
-    LifeNotConfirmed,
-    /// The lane has no room for the command's packets (connection.md §3).
-    QueueFull,
+    /// Not spawned, dead, the new life not confirmed, or the lane has no room for the
+    /// command's packets (connection.md §3).
+    Common(super::Refusal),
 }
 
 /// What a spectate target is checked by.
@@ -363,12 +360,10 @@ pub fn control_packets(from: (bool, CameraSetting), to: (bool, CameraSetting)) -
     usize::from(from.1 != to.1) + usize::from(taken(from) != taken(to))
 }
 
-/// Refuses a command whose `packets` the lane has no room for, before anything changes.
-fn room_for(conn: &Connection, packets: usize) -> Result<(), Refusal> {
-    if conn.room(Delivery::Normal) < packets {
-        return Err(Refusal::QueueFull);
+impl From<super::Refusal> for Refusal {
+    fn from(common: super::Refusal) -> Self {
+        Refusal::Common(common)
     }
-    Ok(())
 }
 
 /// Applies this tick's gamemode commands in order; a refused one changes nothing.
@@ -409,7 +404,7 @@ fn freeze(owner: &mut Owner, life: Life, frozen: bool) -> Result<(), Refusal> {
     } else {
         0
     };
-    room_for(&owner.conn, packets)?;
+    super::Refusal::room(&owner.conn, packets)?;
     owner.control.frozen = frozen;
     if life.spawned {
         owner.take_control();
@@ -435,7 +430,7 @@ fn set_camera(
         return Ok(());
     }
     let now = (owner.control.frozen, owner.control.camera);
-    room_for(&owner.conn, control_packets(now, (now.0, camera)))?;
+    super::Refusal::room(&owner.conn, control_packets(now, (now.0, camera)))?;
     owner.change_camera(camera, target);
     Ok(())
 }
@@ -446,7 +441,7 @@ fn set_fire(owner: &mut Owner, life: Life, confirmed: bool, on_fire: bool) -> Re
     if let Some(refusal) = fire_refusal(life, confirmed, on_fire) {
         return Err(refusal);
     }
-    room_for(&owner.conn, 1)?;
+    super::Refusal::room(&owner.conn, 1)?;
     let packet = SetOnFire {
         event_id: EventId(0),
         on_fire,
@@ -458,15 +453,12 @@ fn set_fire(owner: &mut Owner, life: Life, confirmed: bool, on_fire: bool) -> Re
 }
 
 fn fire_refusal(life: Life, confirmed: bool, on_fire: bool) -> Option<Refusal> {
-    if !life.spawned {
-        Some(Refusal::NotSpawned)
-    } else if !life.alive {
-        Some(Refusal::Dead)
-    } else if on_fire && !confirmed {
-        Some(Refusal::LifeNotConfirmed)
+    let checked = if on_fire {
+        super::Refusal::confirmed(life, confirmed)
     } else {
-        None
-    }
+        super::Refusal::living(life)
+    };
+    checked.err().map(Refusal::Common)
 }
 
 /// A camera the server takes: a fixed one within bounds; a spectate target spawned, in
