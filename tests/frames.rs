@@ -17,12 +17,6 @@ use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
-/// `viewer` is shown `subject`.
-fn show(h: &mut Harness, subject: ClientId, viewer: ClientId) {
-    let id = h.player_id(viewer);
-    h.with::<Viewers>(subject, |v| v.insert(id));
-}
-
 /// Alice and Bob at [`SPAWN`], each shown to the other.
 fn two() -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
@@ -855,7 +849,7 @@ fn aim_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
     let mut fb = frame();
     fb.pos = Vec3::new(115.0, 200.0, 10.0);
     h.sync(b, 1, fb);
-    show(&mut h, b, a);
+    h.show(b, a);
     h.take_chat_lines(a);
     (s, h, a, b)
 }
@@ -878,7 +872,7 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
 
     h.with::<Viewers>(b, |v| v.0.clear());
     assert_eq!(target(&mut h), ["target none"], "no longer shown");
-    show(&mut h, b, a);
+    h.show(b, a);
     assert_eq!(target(&mut h), ["target bob"]);
 
     f.cam = Vec3::new(0.0, 1.0, 0.0);
@@ -955,7 +949,7 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
     h.steps(4);
     assert_eq!(h.player_id(c), h.player_id(b), "the slot is reused");
     assert!(h.get::<Life>(c).alive);
-    show(&mut h, c, a);
+    h.show(c, a);
     h.take_chat_lines(a);
     assert_eq!(target_of(&mut h, a), ["target none"]);
 }

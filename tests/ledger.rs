@@ -17,11 +17,6 @@ use dlmp::session::Player;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
-fn show(h: &mut Harness, subject: ClientId, viewer: ClientId) {
-    let id = h.player_id(viewer);
-    h.with::<Viewers>(subject, |v| v.insert(id));
-}
-
 /// Alice and Bob at [`SPAWN`], each shown to the other.
 fn two() -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
@@ -426,7 +421,7 @@ fn scripted_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
         h.request_spawn(c);
     }
     h.steps(4);
-    show(&mut h, b, a);
+    h.show(b, a);
     h.take_chat_lines(a);
     (s, h, a, b)
 }
@@ -1008,7 +1003,7 @@ mod shots {
         let c = h.connect("carol");
         h.step();
         h.spawn_at(c, SPAWN);
-        show(&mut h, a, c);
+        h.show(a, c);
         for (p, g) in [(a, 2), (b, 2), (c, 5)] {
             h.with::<Team>(p, |t| {
                 t.group = g;

@@ -443,10 +443,16 @@ impl Harness {
         self.step();
         self.spawn_at(a, at);
         self.spawn_at(b, at);
-        let (ida, idb) = (self.player_id(a), self.player_id(b));
-        self.with::<Viewers>(a, |v| v.insert(idb));
-        self.with::<Viewers>(b, |v| v.insert(ida));
+        self.show(a, b);
+        self.show(b, a);
         (a, b)
+    }
+
+    /// Marks `subject` as shown to `viewer` without a snapshot, as if streaming had shown
+    /// it already: relays and events about the subject go to the viewer from now on.
+    pub fn show(&mut self, subject: ClientId, viewer: ClientId) {
+        let id = self.player_id(viewer);
+        self.with::<Viewers>(subject, |v| v.insert(id));
     }
 
     /// A living frame from the client where the server has it, with the next seq and the

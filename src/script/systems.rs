@@ -571,10 +571,10 @@ fn apply(
         match command {
             ScriptCommand::Message(message) => message.write(&mut gm.commands),
             ScriptCommand::SetHealth { player, value } => {
-                set_health(&mut gm.vitals, connections, player, value);
+                set_vital(&mut gm.vitals, connections, player, Vital::Health, value);
             }
             ScriptCommand::SetArmor { player, value } => {
-                set_armor(&mut gm.vitals, connections, player, value);
+                set_vital(&mut gm.vitals, connections, player, Vital::Armor, value);
             }
             ScriptCommand::GiveWeapon {
                 player,
@@ -600,46 +600,46 @@ fn apply(
     }
 }
 
-/// `player:set_health`: GiveHealth with the next vital_rev; stored once the lane took it.
-fn set_health(
-    vitals: &mut Query<Vitals>,
-    connections: &mut Query<&mut Connection>,
-    player: Entity,
-    value: f32,
-) {
-    let Ok((mut ledger, ..)) = vitals.get_mut(player) else {
-        return;
-    };
-    let vital_rev = ledger.vital_rev.next();
-    let packet = GiveHealth {
-        event_id: EventId(0),
-        health: value,
-        vital_rev,
-    };
-    grant(connections, player, packet, || {
-        ledger.health = value;
-        ledger.vital_rev = vital_rev;
-    });
+/// Which ledger value a gamemode command sets (connection.md §6, rule 3).
+#[derive(Debug, Clone, Copy)]
+enum Vital {
+    Health,
+    Armor,
 }
 
-/// `player:set_armor`: GiveArmor with the next vital_rev; stored once the lane took it.
-fn set_armor(
+/// `player:set_health` / `set_armor`: GiveHealth / GiveArmor with the next vital_rev;
+/// stored once the lane took it.
+fn set_vital(
     vitals: &mut Query<Vitals>,
     connections: &mut Query<&mut Connection>,
     player: Entity,
+    vital: Vital,
     value: f32,
 ) {
     let Ok((mut ledger, ..)) = vitals.get_mut(player) else {
         return;
     };
     let vital_rev = ledger.vital_rev.next();
-    let packet = GiveArmor {
-        event_id: EventId(0),
-        armor: value,
-        vital_rev,
+    let event_id = EventId(0);
+    let packet: ServerPacket = match vital {
+        Vital::Health => GiveHealth {
+            event_id,
+            health: value,
+            vital_rev,
+        }
+        .into(),
+        Vital::Armor => GiveArmor {
+            event_id,
+            armor: value,
+            vital_rev,
+        }
+        .into(),
     };
     grant(connections, player, packet, || {
-        ledger.armor = value;
+        match vital {
+            Vital::Health => ledger.health = value,
+            Vital::Armor => ledger.armor = value,
+        }
         ledger.vital_rev = vital_rev;
     });
 }
