@@ -405,9 +405,7 @@ fn death_keeps_the_freeze_and_the_camera_and_a_respawn_grant_clears_both() {
     assert!(h.get::<Control>(a).control_taken());
     assert!(h.get::<FrameState>(a).frozen.is_some());
 
-    h.advance(Duration::from_secs(3));
-    h.request_respawn(a);
-    h.step();
+    h.respawn(a);
     let order: Vec<&'static str> = h
         .received(a)
         .iter()
@@ -485,9 +483,7 @@ fn set_on_fire_goes_only_to_a_living_spawned_player_with_a_confirmed_life() {
     assert!(log(&mut h, a).is_empty(), "a dead player is sent nothing");
 
     // A new respawn grant puts out the previous life's fire, after RespawnPlayer, once.
-    h.advance(Duration::from_secs(3));
-    h.request_respawn(a);
-    h.step();
+    h.respawn(a);
     let order: Vec<&'static str> = h
         .received(a)
         .iter()

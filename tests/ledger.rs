@@ -492,9 +492,7 @@ fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     damage(&mut h, a, 1, Some(b), 4, 100.0);
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["damage bob 4 100 3", "death bob 4"]);
-    h.advance(std::time::Duration::from_secs(3));
-    h.request_respawn(a);
-    h.step();
+    h.respawn(a);
     assert!(h.get::<Life>(a).alive, "respawned");
     assert_eq!(ledger(&h, a).last_report(h.now()), None);
     // The new life's own death follows its first living frame.

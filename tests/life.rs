@@ -65,13 +65,6 @@ fn die(h: &mut Harness, c: ClientId) {
     assert!(!h.get::<Life>(c).alive, "the fall killed");
 }
 
-/// Waits out the least time dead, then asks for the respawn and runs one tick.
-fn respawn(h: &mut Harness, c: ClientId) {
-    h.advance(DELAY);
-    h.request_respawn(c);
-    h.step();
-}
-
 /// Alice and Bob at [`SPAWN`] (spawn info there), each shown to the other.
 fn two() -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
@@ -163,7 +156,7 @@ fn after_a_respawn_a_request_is_dropped_even_before_a_living_frame() {
     h.request_spawn(a);
     h.step();
     die(&mut h, a);
-    respawn(&mut h, a);
+    h.respawn(a);
     assert!(h.get::<Life>(a).alive);
     h.clear(a);
     h.request_spawn(a);
@@ -201,7 +194,7 @@ fn a_death_report_commits_once_per_life_with_its_pose_to_viewers_not_the_victim(
     h.step();
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1, "once per life");
     // The next life, confirmed by its first living frame, dies again.
-    respawn(&mut h, a);
+    h.respawn(a);
     h.live(a);
     h.report_death(a, pose);
     h.step();
@@ -215,7 +208,7 @@ fn reports_in_the_respawn_window_belong_to_the_previous_life() {
     // The ledger commits the death; the client's DeathReport is held back on its lane.
     die(&mut h, a);
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
-    respawn(&mut h, a);
+    h.respawn(a);
     assert!(h.get::<Life>(a).alive, "the respawn is granted");
     let epoch = h.get::<DeathEpoch>(a);
 
@@ -396,7 +389,7 @@ fn a_grant_sends_respawn_player_to_the_player_player_spawned_to_viewers_and_star
     die(&mut h, a);
     h.clear(a);
     h.clear(b);
-    respawn(&mut h, a);
+    h.respawn(a);
 
     let point = SpawnPoint {
         position: SPAWN,
@@ -437,7 +430,7 @@ fn a_grant_sends_respawn_player_to_the_player_player_spawned_to_viewers_and_star
 fn a_repeated_request_before_the_first_living_frame_resends_respawn_player_only() {
     let (mut h, a, b) = two();
     die(&mut h, a);
-    respawn(&mut h, a);
+    h.respawn(a);
     h.request_respawn(a);
     h.step();
     let grants = h.packets::<RespawnPlayer>(a);
@@ -479,7 +472,7 @@ fn a_living_frame_before_the_grant_does_not_revive_and_the_first_after_it_confir
         "the server's last position of the dead"
     );
 
-    respawn(&mut h, a);
+    h.respawn(a);
     h.clear(b);
     h.sync(
         a,
@@ -503,7 +496,7 @@ fn a_living_frame_of_the_previous_life_does_not_confirm_the_new_one() {
     let (mut h, a, b) = two();
     h.sync(a, 1, Frame::standing(SPAWN));
     die(&mut h, a);
-    respawn(&mut h, a);
+    h.respawn(a);
     h.clear(b);
     // A frame sent alive before the death (epoch 0), delayed past the grant.
     let moved = Vec3::new(SPAWN.x + 2.0, SPAWN.y, SPAWN.z);
@@ -544,7 +537,7 @@ fn a_set_respawn_point_wins_and_a_new_interior_moves_the_scope_with_scope_change
     h.with::<RespawnPoint>(a, |p| p.0 = Some(point));
     die(&mut h, a);
     h.clear(a);
-    respawn(&mut h, a);
+    h.respawn(a);
     assert_eq!(h.packets::<RespawnPlayer>(a), [point.packet()]);
     assert_eq!(h.packets::<ScopeChanged>(a).len(), 1);
     assert_eq!(
@@ -741,7 +734,7 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     h.step();
     die(&mut h, a);
     h.clear(a);
-    respawn(&mut h, a);
+    h.respawn(a);
     let grant = h.packets::<RespawnPlayer>(a);
     assert_eq!(grant.len(), 1);
     assert_eq!((grant[0].spawn, grant[0].area), (ELSEWHERE, 3));
@@ -762,7 +755,7 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     h.step();
     h.live(a);
     die(&mut h, a);
-    respawn(&mut h, a);
+    h.respawn(a);
     let grant = h.packets::<RespawnPlayer>(a);
     assert_eq!(grant.len(), 1);
     assert_eq!((grant[0].spawn, grant[0].area), (SPAWN, 0));
@@ -782,9 +775,7 @@ fn set_respawn_delay_changes_the_least_time_dead() {
     h.step();
     h.live(a);
     die(&mut h, a);
-    h.advance(DELAY);
-    h.request_respawn(a);
-    h.step();
+    h.respawn(a);
     assert_eq!(h.packets::<RespawnPlayer>(a).len(), 1, "not after 3 s");
     assert!(h.get::<Life>(a).spawned && !h.get::<Life>(a).alive);
 }
@@ -855,7 +846,7 @@ fn freeroam_kill_and_respawn_at_the_next_spawn_point() {
         lines.contains(&"You died. Respawning at Pershing Square.".to_owned()),
         "{lines:?}"
     );
-    respawn(&mut h, a);
+    h.respawn(a);
     let grant = h.packets::<RespawnPlayer>(a);
     assert_eq!(grant.len(), 1);
     assert_eq!(grant[0].spawn, Vec3::new(1481.02, -1741.58, 13.55));
@@ -913,7 +904,7 @@ fn player_wasted_and_player_spawned_are_normal_events_refused_on_a_full_lane() {
     h.live(a);
     h.step();
     die(&mut h, a);
-    respawn(&mut h, a);
+    h.respawn(a);
     h.steps(2);
     assert_eq!(edges(&h, b, a), ["wasted", "spawned"]);
 }

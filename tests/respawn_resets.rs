@@ -3,8 +3,6 @@
 //! through RespawnRequest, and the owner gets the resets after RespawnPlayer, in the order
 //! the pages require, while the state that survives a respawn stays.
 
-use std::time::Duration;
-
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::FrameState;
 use dlmp::player::{Appearance, Body, Hud, Ledger, Life};
@@ -95,9 +93,7 @@ fn a_real_respawn_grant_resets_each_per_life_command_after_respawn_player() {
         "the throw is not echoed"
     );
 
-    h.advance(Duration::from_secs(3));
-    h.request_respawn(a);
-    h.step();
+    h.respawn(a);
     h.steps(2);
 
     let got: Vec<&ServerPacket> = h

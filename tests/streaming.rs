@@ -10,13 +10,12 @@ use dlmp::player::control::ControlCommand;
 use dlmp::player::control::camera::CameraSetting;
 use dlmp::player::{LastFrame, Life, Position, Scope, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
-use dlmp::protocol::connection::chat::{ChatMessage, ChatText, Color};
 use dlmp::protocol::geometry::Vec3;
-use dlmp::protocol::ids::{EventId, PlayerId, Seq};
+use dlmp::protocol::ids::{PlayerId, Seq};
 use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::streaming::PlayerStreamOut;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
-use dlmp::session::{Connection, Name, Player, PlayerIndex, PlayerName};
+use dlmp::session::{Name, Player, PlayerIndex, PlayerName};
 use dlmp::streaming::{StreamOverride, StreamState, StreamingSettings};
 
 fn entity(h: &Harness, c: ClientId) -> Entity {
@@ -375,34 +374,13 @@ fn a_stream_override_decides_alone_within_the_scope() {
     );
 }
 
-/// Fills `c`'s lane with normal events until a droppable one is refused (480 waiting).
-fn fill_lane(h: &mut Harness, c: ClientId) {
-    fill_lane_to(h, c, 0);
-}
-
-/// Fills `c`'s lane with normal events until only `room` droppable ones fit.
-fn fill_lane_to(h: &mut Harness, c: ClientId, room: usize) {
-    let e = entity(h, c);
-    let mut player = h.world_mut().entity_mut(e);
-    let mut conn = player.get_mut::<Connection>().expect("a connection");
-    while conn.room(Delivery::Droppable) > room {
-        let filler = ChatMessage {
-            event_id: EventId(0),
-            color: Color(0xFFFFFF),
-            text: ChatText::new("filler").expect("short"),
-        };
-        conn.send_event(filler, Delivery::Normal)
-            .expect("room for normal events");
-    }
-}
-
 #[test]
 fn on_a_full_lane_the_hide_waits_and_still_precedes_the_next_show() {
     let (mut h, a, b) = pair(100.0);
     let bob = h.player_id(b);
     h.set_auto_ack(a, false);
     h.step();
-    fill_lane(&mut h, a);
+    h.fill_lane(a, Delivery::Droppable, 0);
 
     move_to(&mut h, b, 1000.0);
     h.step();
@@ -437,7 +415,7 @@ fn a_show_that_does_not_fit_whole_waits_for_room() {
     h.set_auto_ack(a, false);
     h.step();
     // Room for one event: the two-event snapshot does not go, not even in part.
-    fill_lane_to(&mut h, a, 1);
+    h.fill_lane(a, Delivery::Droppable, 1);
     move_to(&mut h, b, 10.0);
     h.steps(3);
     assert!(viewers(&h, b).is_empty());
@@ -487,7 +465,7 @@ fn a_reused_slot_does_not_inherit_visibility_and_a_leaver_gets_no_hide() {
     // A hide of bob is waiting on alice's full lane when bob leaves.
     h.set_auto_ack(a, false);
     h.step();
-    fill_lane(&mut h, a);
+    h.fill_lane(a, Delivery::Droppable, 0);
     move_to(&mut h, b, 1000.0);
     h.step();
     assert_eq!(
@@ -643,7 +621,7 @@ fn relays_stop_at_once_on_a_hide_whatever_the_queue() {
     assert_eq!(h.packets::<RemotePlayerSync>(a).len(), 1, "shown: relayed");
 
     h.set_auto_ack(a, false);
-    fill_lane(&mut h, a);
+    h.fill_lane(a, Delivery::Droppable, 0);
     h.clear(a);
     move_to(&mut h, a, 1000.0);
     h.sync(b, 2, standing);

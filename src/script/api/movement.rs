@@ -130,6 +130,29 @@ pub(crate) fn fill_view(
 }
 
 /// Adds the teleport, scope, bounds and physics methods (lua-api.md, "Moving players") to `Player`.
+/// Moves the view's scope at once and queues the [`SetScope`] (ScopeChanged, streaming).
+fn set_scope(
+    lua: &Lua,
+    this: &LuaPlayer,
+    method: &str,
+    virtual_world: Option<u32>,
+    interior: Option<u8>,
+) -> Result<()> {
+    this.with_mut(lua, method, |view| {
+        view.virtual_world = virtual_world.unwrap_or(view.virtual_world);
+        view.interior = interior.unwrap_or(view.interior);
+        Ok(())
+    })?;
+    queue_message(
+        lua,
+        SetScope {
+            player: this.entity,
+            virtual_world,
+            interior,
+        },
+    )
+}
+
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method(
         "set_position",
@@ -173,35 +196,13 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         const F: &str = "set_virtual_world";
         let world = args::integer(F, "world", &n, 0..=i64::from(u32::MAX))?;
         let world = u32::try_from(world).map_err(|_| refuse(F, "world out of range"))?;
-        this.with_mut(lua, F, |view| {
-            view.virtual_world = world;
-            Ok(())
-        })?;
-        queue_message(
-            lua,
-            SetScope {
-                player: this.entity,
-                virtual_world: Some(world),
-                interior: None,
-            },
-        )
+        set_scope(lua, this, F, Some(world), None)
     });
     methods.add_method("set_interior", |lua, this, n: Value| {
         const F: &str = "set_interior";
         let area = args::integer(F, "interior", &n, 0..=255)?;
         let area = u8::try_from(area).map_err(|_| refuse(F, "interior out of range"))?;
-        this.with_mut(lua, F, |view| {
-            view.interior = area;
-            Ok(())
-        })?;
-        queue_message(
-            lua,
-            SetScope {
-                player: this.entity,
-                virtual_world: None,
-                interior: Some(area),
-            },
-        )
+        set_scope(lua, this, F, None, Some(area))
     });
     methods.add_method(
         "set_world_bounds",
