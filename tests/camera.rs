@@ -397,10 +397,8 @@ fn death_keeps_the_freeze_and_the_camera_and_a_respawn_grant_clears_both() {
     freeze(&mut h, a, true);
     camera(&mut h, a, fixed(FAR, 0));
     log(&mut h, a);
-    let seq = h.get::<dlmp::player::Ledger>(a).damage_seq.0 + 1;
-    h.report_damage(a, seq, 54, 200.0);
-    h.steps(3);
-    assert!(!h.get::<Life>(a).alive);
+    h.die(a);
+    h.steps(2);
     assert!(log(&mut h, a).is_empty());
     assert!(h.get::<Control>(a).control_taken());
     assert!(h.get::<FrameState>(a).frozen.is_some());
@@ -469,10 +467,7 @@ fn set_on_fire_goes_only_to_a_living_spawned_player_with_a_confirmed_life() {
     assert_eq!(log(&mut h, a), ["fire 1"]);
     assert!(h.packets::<SetOnFire>(a).is_empty());
 
-    let seq = h.get::<dlmp::player::Ledger>(a).damage_seq.0 + 1;
-    h.report_damage(a, seq, 54, 200.0);
-    h.step();
-    assert!(!h.get::<Life>(a).alive);
+    h.die(a);
     apply(
         &mut h,
         ControlCommand::Fire {
@@ -967,10 +962,8 @@ mod lane {
         h.sync(a, 1, Frame::standing(HERE));
         freeze(&mut h, a, true);
         camera(&mut h, a, fixed(FAR, 0));
-        let seq = h.get::<dlmp::player::Ledger>(a).damage_seq.0 + 1;
-        h.report_damage(a, seq, 54, 200.0);
-        h.steps(3);
-        assert!(!h.get::<Life>(a).alive);
+        h.die(a);
+        h.steps(2);
         h.advance(Duration::from_secs(3));
         h.set_auto_ack(a, false);
         h.fill_lane(a, Delivery::Normal, 0);

@@ -57,14 +57,6 @@ fn dead_frame(at: Vec3) -> Frame {
     }
 }
 
-/// Kills `c` with a fall of 150 (the ledger commits it) and runs one tick.
-fn die(h: &mut Harness, c: ClientId) {
-    let seq = h.get::<Ledger>(c).damage_seq.0 + 1;
-    h.report_damage(c, seq, 54, 150.0);
-    h.step();
-    assert!(!h.get::<Life>(c).alive, "the fall killed");
-}
-
 /// Alice and Bob at [`SPAWN`] (spawn info there), each shown to the other.
 fn two() -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
@@ -138,7 +130,7 @@ fn a_request_of_a_player_dead_before_its_first_frame_is_dropped_and_does_not_rev
     h.with::<SpawnState>(a, |s| s.info = Some(info(SPAWN)));
     h.request_spawn(a);
     h.step();
-    die(&mut h, a);
+    h.die(a);
     h.clear(a);
     h.request_spawn(a);
     h.step();
@@ -155,7 +147,7 @@ fn after_a_respawn_a_request_is_dropped_even_before_a_living_frame() {
     h.with::<SpawnState>(a, |s| s.info = Some(info(SPAWN)));
     h.request_spawn(a);
     h.step();
-    die(&mut h, a);
+    h.die(a);
     h.respawn(a);
     assert!(h.get::<Life>(a).alive);
     h.clear(a);
@@ -206,7 +198,7 @@ fn reports_in_the_respawn_window_belong_to_the_previous_life() {
     let (mut h, a, b) = two();
     h.sync(a, 1, Frame::standing(SPAWN));
     // The ledger commits the death; the client's DeathReport is held back on its lane.
-    die(&mut h, a);
+    h.die(a);
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
     h.respawn(a);
     assert!(h.get::<Life>(a).alive, "the respawn is granted");
@@ -351,7 +343,7 @@ fn a_respawn_request_is_ignored_from_the_living_the_unspawned_and_before_the_tim
     h.request_respawn(a);
     h.request_respawn(c);
     h.step();
-    die(&mut h, a);
+    h.die(a);
     h.advance(DELAY - Duration::from_millis(100));
     h.request_respawn(a);
     h.step();
@@ -386,7 +378,7 @@ fn a_grant_sends_respawn_player_to_the_player_player_spawned_to_viewers_and_star
         h.sync(a, seq, Frame::standing(SPAWN));
     }
     h.with::<Ledger>(a, |l| l.armor = 40.0);
-    die(&mut h, a);
+    h.die(a);
     h.clear(a);
     h.clear(b);
     h.respawn(a);
@@ -429,7 +421,7 @@ fn a_grant_sends_respawn_player_to_the_player_player_spawned_to_viewers_and_star
 #[test]
 fn a_repeated_request_before_the_first_living_frame_resends_respawn_player_only() {
     let (mut h, a, b) = two();
-    die(&mut h, a);
+    h.die(a);
     h.respawn(a);
     h.request_respawn(a);
     h.step();
@@ -458,7 +450,7 @@ fn a_repeated_request_before_the_first_living_frame_resends_respawn_player_only(
 fn a_living_frame_before_the_grant_does_not_revive_and_the_first_after_it_confirms() {
     let (mut h, a, b) = two();
     h.sync(a, 1, Frame::standing(SPAWN));
-    die(&mut h, a);
+    h.die(a);
     h.clear(b);
     // The client claims to live again: the server owns the life.
     let moved = Vec3::new(SPAWN.x + 2.0, SPAWN.y, SPAWN.z);
@@ -495,7 +487,7 @@ fn a_living_frame_before_the_grant_does_not_revive_and_the_first_after_it_confir
 fn a_living_frame_of_the_previous_life_does_not_confirm_the_new_one() {
     let (mut h, a, b) = two();
     h.sync(a, 1, Frame::standing(SPAWN));
-    die(&mut h, a);
+    h.die(a);
     h.respawn(a);
     h.clear(b);
     // A frame sent alive before the death (epoch 0), delayed past the grant.
@@ -535,7 +527,7 @@ fn a_set_respawn_point_wins_and_a_new_interior_moves_the_scope_with_scope_change
         interior: 3,
     };
     h.with::<RespawnPoint>(a, |p| p.0 = Some(point));
-    die(&mut h, a);
+    h.die(a);
     h.clear(a);
     h.respawn(a);
     assert_eq!(h.packets::<RespawnPlayer>(a), [point.packet()]);
@@ -559,7 +551,7 @@ fn the_least_time_dead_comes_from_the_config() {
         ..Harness::config()
     });
     let (a, _) = h.connect_pair_at(SPAWN);
-    die(&mut h, a);
+    h.die(a);
     h.advance(Duration::from_millis(900));
     h.request_respawn(a);
     h.step();
@@ -732,7 +724,7 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     let (_s, mut h, a) = scripted("respawn-point");
     h.chat(a, "/point 300 400 20 90 3");
     h.step();
-    die(&mut h, a);
+    h.die(a);
     h.clear(a);
     h.respawn(a);
     let grant = h.packets::<RespawnPlayer>(a);
@@ -754,7 +746,7 @@ fn player_spawn_fires_on_a_respawn_at_the_gamemodes_point_in_degrees() {
     h.chat(a, "/clear");
     h.step();
     h.live(a);
-    die(&mut h, a);
+    h.die(a);
     h.respawn(a);
     let grant = h.packets::<RespawnPlayer>(a);
     assert_eq!(grant.len(), 1);
@@ -767,14 +759,14 @@ fn set_respawn_delay_changes_the_least_time_dead() {
     let (_s, mut h, a) = scripted("respawn-delay");
     h.chat(a, "/delay 0");
     h.step();
-    die(&mut h, a);
+    h.die(a);
     h.request_respawn(a);
     h.step();
     assert_eq!(h.packets::<RespawnPlayer>(a).len(), 1, "at once");
     h.chat(a, "/delay 10000");
     h.step();
     h.live(a);
-    die(&mut h, a);
+    h.die(a);
     h.respawn(a);
     assert_eq!(h.packets::<RespawnPlayer>(a).len(), 1, "not after 3 s");
     assert!(h.get::<Life>(a).spawned && !h.get::<Life>(a).alive);
@@ -879,7 +871,7 @@ fn player_wasted_and_player_spawned_are_normal_events_refused_on_a_full_lane() {
     // overflow the lane and end Bob's session (connection.md §3).
     h.set_auto_ack(b, false);
     h.fill_lane(b, Delivery::Normal, 0);
-    die(&mut h, a);
+    h.die(a);
     h.set_auto_ack(b, true);
     h.steps(12);
     assert!(
@@ -903,7 +895,7 @@ fn player_wasted_and_player_spawned_are_normal_events_refused_on_a_full_lane() {
     // With room, both edges reach Bob.
     h.live(a);
     h.step();
-    die(&mut h, a);
+    h.die(a);
     h.respawn(a);
     h.steps(2);
     assert_eq!(edges(&h, b, a), ["wasted", "spawned"]);

@@ -5,7 +5,7 @@
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::FrameState;
-use dlmp::player::{Appearance, Body, Hud, Ledger, Life};
+use dlmp::player::{Appearance, Body, Hud, Life};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::action::SpecialAction;
@@ -73,9 +73,7 @@ fn a_real_respawn_grant_resets_each_per_life_command_after_respawn_player() {
     assert!(h.get::<Body>(a).on_fire, "the body burns");
 
     // Death by a fall: the ledger commits it. Death keeps the freeze and the camera.
-    let seq = h.get::<Ledger>(a).damage_seq.0 + 1;
-    h.report_damage(a, seq, 54, 150.0);
-    h.step();
+    h.die(a);
     assert!(!h.get::<Life>(a).alive);
     assert_eq!(
         h.get::<Body>(a).special_action,

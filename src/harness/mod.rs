@@ -506,15 +506,21 @@ impl Harness {
         self.step();
     }
 
-    /// The real death and respawn flow: a lethal fall (DamageReport, weapon 54) committed
-    /// by the ledger, the default respawn delay, then RespawnRequest and one tick, in
-    /// which the server grants the respawn.
+    /// A lethal fall (DamageReport, weapon 54, the next damage_seq) that the ledger
+    /// commits in the tick it runs.
     #[track_caller]
-    pub fn die_and_respawn(&mut self, client: ClientId) {
+    pub fn die(&mut self, client: ClientId) {
         let seq = self.get::<crate::player::Ledger>(client).damage_seq.0 + 1;
         self.report_damage(client, seq, 54, 200.0);
         self.step();
         assert!(!self.get::<Life>(client).alive, "the fall kills");
+    }
+
+    /// The real death and respawn flow: [`die`](Self::die), the default respawn delay,
+    /// then RespawnRequest and one tick, in which the server grants the respawn.
+    #[track_caller]
+    pub fn die_and_respawn(&mut self, client: ClientId) {
+        self.die(client);
         self.respawn(client);
         assert!(self.get::<Life>(client).alive, "the respawn is granted");
     }
