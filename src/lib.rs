@@ -13,3 +13,4 @@ pub mod serial;
 pub mod server;
 pub mod session;
 pub mod streaming;
+pub mod world;

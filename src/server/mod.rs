@@ -26,6 +26,7 @@ use crate::player::respawn::RespawnPolicy;
 use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use crate::streaming::StreamingPlugin;
+use crate::world::WorldPlugin;
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
 /// session and exit. The caller picks the runner and the time strategy.
@@ -52,6 +53,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         ChatPlugin,
         PlayerPlugin,
         StreamingPlugin,
+        WorldPlugin,
         ScriptPlugin {
             settings: ScriptSettings {
                 scripts: config.scripts.clone(),
