@@ -283,7 +283,14 @@ fn stats_counts_players_traffic_and_script_errors() {
     assert_eq!(out[0], "players: 2 / 1000");
     assert!(out[1].starts_with("net: received="), "{out:?}");
     assert!(out[1].contains("drops["), "{out:?}");
-    assert_eq!(out[2], "scripts: 1 running, 2 errors");
+    assert!(
+        out[2].starts_with(
+            "scripts: 1 running, 2 errors, 0 cut off by the tick's time, 0 memory errors, \
+             0 suspensions (0 calls skipped), "
+        ),
+        "{out:?}"
+    );
+    assert!(out[2].ends_with(" KiB in use"), "{out:?}");
     assert!(out[3].starts_with("uptime: "), "{out:?}");
 }
 
