@@ -126,7 +126,7 @@ fn a_duplicate_chat_event_is_applied_once() {
     assert_eq!(h.chat_lines(b), ["alice: once"]);
 }
 
-/// connection.md §3 and ADR 0021: `dlmp.send_chat` to a full lane. To listed players the
+/// connection.md §3 and ADR 0020: `dlmp.send_chat` to a full lane. To listed players the
 /// line goes to all or none, and the call raises "queue full" naming the full one; to
 /// everyone it goes to every lane with room and returns the players it did not reach.
 mod full_lane {

@@ -1089,7 +1089,7 @@ mod lane {
         }
     }
 
-    /// ADR 0021: a chat line takes its lane place in the call, like a grant, so a line
+    /// ADR 0020: a chat line takes its lane place in the call, like a grant, so a line
     /// the gamemode sent first leaves no place for the grant that follows.
     #[test]
     fn a_line_sent_first_takes_the_last_place_and_the_grant_raises_queue_full() {

@@ -164,7 +164,7 @@ pub fn notify(conn: &mut Connection, text: &str) {
 
 /// Sends one line in `color` to one player: a normal event, refused by a full queue
 /// (connection.md §3). Whether the lane took it; what a refusal means is the caller's
-/// (ADR 0021).
+/// (ADR 0020).
 pub fn say(conn: &mut Connection, color: Color, text: &str) -> bool {
     let message = ChatMessage {
         event_id: EventId(0),
@@ -176,7 +176,7 @@ pub fn say(conn: &mut Connection, color: Color, text: &str) -> bool {
         .is_ok()
 }
 
-/// Chat lines the lanes refused (connection.md §3, ADR 0021).
+/// Chat lines the lanes refused (connection.md §3, ADR 0020).
 #[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ChatDrops {
     /// Copies of players' lines that a recipient's full lane refused.
@@ -267,7 +267,7 @@ fn finish_chat(
         };
         let line = format!("{}: {text}", name.as_str());
         // A player's line is a broadcast: a recipient with a full lane misses it, the
-        // others still get it (ADR 0021).
+        // others still get it (ADR 0020).
         for mut conn in &mut connections {
             if !say(&mut conn, CHAT_COLOR, &line) {
                 drops.line_queue_full += 1;

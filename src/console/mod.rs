@@ -226,7 +226,7 @@ fn say_all(world: &mut World, text: &str) -> Vec<String> {
     }
     info!(players = heard, missed, "console: {line}");
     let mut out = vec![line];
-    // A broadcast reaches every lane with room; the admin learns who missed it (ADR 0021).
+    // A broadcast reaches every lane with room; the admin learns who missed it (ADR 0020).
     if missed > 0 {
         out.push(format!("{} missed it (queue full)", count_players(missed)));
     }

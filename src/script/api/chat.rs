@@ -1,6 +1,6 @@
 //! `dlmp.send_chat(text [, color [, players]])` (lua-api.md, the core). ChatMessage is a
 //! normal event (connection.md §3): a recipient whose reliable lane is full is refused it.
-//! What that means for the call (ADR 0021):
+//! What that means for the call (ADR 0020):
 //!
 //! - To the players listed, the line goes to all of them or to none: if one of them has
 //!   no room, the call raises `send_chat: queue full (...)` naming that player, and
