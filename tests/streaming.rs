@@ -721,6 +721,7 @@ fn a_viewer_whose_full_lane_missed_a_change_gets_a_fresh_show(#[case] change: &s
         viewers(&h, b).is_empty(),
         "hidden at once: no relay to a wrong copy"
     );
+    assert_eq!(h.world().resource::<dlmp::streaming::Reshows>().made(), 1);
     h.release_lane(a);
     h.steps(5);
     assert_eq!(stream_log(&h, a, bob), ["out", "skills", "nametag"]);

@@ -330,6 +330,12 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     }
     line::<FrameDrops>(world, out);
     line::<crate::chat::ChatDrops>(world, out);
+    if let Some(reshows) = world.get_resource::<crate::streaming::Reshows>() {
+        out.push(format!(
+            "reshows for viewers whose full lane missed a change: {}",
+            reshows.made()
+        ));
+    }
     line::<RelayStats>(world, out);
     line::<ShotDrops>(world, out);
     line::<PreviousLifeDrops>(world, out);

@@ -38,11 +38,6 @@ impl Reshows {
         self.made
     }
 
-    /// The requests not consumed yet.
-    pub fn pending(&self) -> &[Reshow] {
-        &self.requests
-    }
-
     pub(crate) fn take(&mut self) -> std::vec::Drain<'_, Reshow> {
         self.requests.drain(..)
     }
