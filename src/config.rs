@@ -35,6 +35,19 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
+    /// The folder of the server's files (the SQLite database). Default `data/` beside the
+    /// config file, or in the working folder without one.
+    pub data_dir: Option<PathBuf>,
+    /// The database (lua-api.md, "Persistence"): unset = SQLite `dlmp.sqlite` in
+    /// `data_dir`; `postgres://user@host/db` for PostgreSQL; `sqlite:PATH`;
+    /// `sqlite::memory:` (tests). ADR 0031.
+    pub database: Option<String>,
+    /// Database operations waiting at most; one more fails at once. Default 1024.
+    pub db_queue: usize,
+    /// Tests only: the script pass waits for the database's answers, so each callback
+    /// runs in the tick after its query.
+    #[serde(skip)]
+    pub db_wait_for_replies: bool,
 }
 
 impl Default for Config {
@@ -49,6 +62,10 @@ impl Default for Config {
             stats_interval_secs: 60,
             script_instruction_budget: 5_000_000,
             respawn_delay_ms: 3_000,
+            data_dir: None,
+            database: None,
+            db_queue: 1024,
+            db_wait_for_replies: false,
         }
     }
 }
@@ -60,6 +77,13 @@ impl Config {
 
     pub fn respawn_delay(&self) -> Duration {
         Duration::from_millis(self.respawn_delay_ms)
+    }
+
+    /// The data folder: `data_dir`, else `data/` in the working folder.
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("data"))
     }
 
     /// One fixed tick.
@@ -80,6 +104,11 @@ impl Config {
             Some(path) => Config::from_file(path)?,
             None => Config::default(),
         };
+        if config.data_dir.is_none()
+            && let Some(dir) = cli.config.as_deref().and_then(Path::parent)
+        {
+            config.data_dir = Some(dir.join("data"));
+        }
         if let Some(bind) = cli.bind {
             config.bind = bind;
         }
@@ -109,6 +138,13 @@ impl Config {
         }
         if !(1..=1000).contains(&self.tick_hz) {
             return Err(ConfigError("tick_hz must be in 1..=1000".into()));
+        }
+        if let Err(e) = crate::db::DbTarget::from_config(self.database.as_deref(), &self.data_dir())
+        {
+            return Err(ConfigError(e.0));
+        }
+        if self.db_queue == 0 {
+            return Err(ConfigError("db_queue must be at least 1".into()));
         }
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(

@@ -185,6 +185,20 @@ impl ScriptHost {
         result
     }
 
+    /// Runs `f` on behalf of `resource` with a fresh instruction budget, logging its error
+    /// with the resource's name (database callbacks, [`super::api::db`]).
+    pub(crate) fn call_for(
+        &mut self,
+        resource: ResourceId,
+        what: &str,
+        f: impl FnOnce(&Lua) -> mlua::Result<()>,
+    ) {
+        if let Err(e) = self.guarded(f) {
+            let name = self.resource_name(resource);
+            self.log_error(&name, what, &e);
+        }
+    }
+
     fn log_error(&mut self, resource: &str, what: &str, e: &mlua::Error) {
         self.errors += 1;
         error!(resource, "{what}: {e}");

@@ -4,7 +4,9 @@
 
 pub mod animation;
 pub(crate) mod args;
+mod ban;
 mod control;
+pub mod db;
 mod looks;
 pub(crate) mod movement;
 pub mod player;
@@ -248,6 +250,8 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     )?;
 
     respawn::install(lua, &dlmp)?;
+    db::install(lua, &dlmp, resource)?;
+    ban::install(lua, &dlmp, name)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }
