@@ -5,6 +5,16 @@
 /// `sql` with every `?` outside quoted text and comments numbered in order.
 #[must_use]
 pub fn numbered(sql: &str) -> String {
+    rewrite(sql).0
+}
+
+/// The `?` marks of `sql` outside quoted text and comments.
+#[must_use]
+pub fn count(sql: &str) -> usize {
+    rewrite(sql).1 as usize
+}
+
+fn rewrite(sql: &str) -> (String, u32) {
     let mut out = String::with_capacity(sql.len() + 8);
     let mut n = 0u32;
     let mut rest = sql;
@@ -26,7 +36,7 @@ pub fn numbered(sql: &str) -> String {
         out.push_str(&rest[..taken]);
         rest = &rest[taken..];
     }
-    out
+    (out, n)
 }
 
 /// The length of the quoted text `rest` starts with, up to its closing `quote` (a doubled
@@ -56,7 +66,7 @@ fn dollar_quoted(rest: &str) -> Option<usize> {
 mod tests {
     use rstest::rstest;
 
-    use super::numbered;
+    use super::{count, numbered};
 
     #[rstest]
     #[case::plain(
@@ -80,5 +90,11 @@ mod tests {
     #[case::many("?,?,?,?,?,?,?,?,?,?,?", "$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11")]
     fn question_marks_outside_quotes_are_numbered(#[case] sql: &str, #[case] expected: &str) {
         assert_eq!(numbered(sql), expected);
+    }
+
+    #[test]
+    fn marks_in_quotes_do_not_count() {
+        assert_eq!(count("INSERT INTO t VALUES (?, '?', ?) -- ?"), 2);
+        assert_eq!(count("SELECT 1"), 0);
     }
 }

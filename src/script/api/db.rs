@@ -261,7 +261,17 @@ fn params(func: &str, arg: &str, v: &Value) -> Result<Vec<DbValue>> {
 /// The statement of `sql` and `params`.
 fn statement(func: &str, sql: &Value, params_arg: &Value) -> Result<Statement> {
     let sql = args::string(func, "sql", sql)?;
-    Ok(Statement::new(sql, params(func, "params", params_arg)?))
+    let params = params(func, "params", params_arg)?;
+    Ok(padded(sql, params))
+}
+
+/// A Lua list cannot end in `nil`: marks past the list's end are NULL.
+fn padded(sql: String, mut params: Vec<DbValue>) -> Statement {
+    let marks = crate::db::placeholders::count(&sql);
+    if params.len() < marks {
+        params.resize(marks, DbValue::Null);
+    }
+    Statement::new(sql, params)
 }
 
 /// `(sql [, params] [, fn])`: a function in the params place is the callback.
@@ -347,7 +357,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
                 };
                 let sql = args::string(F, &format!("{arg}[1] (sql)"), &entry.raw_get(1)?)?;
                 let params = params(F, &format!("{arg}[2] (params)"), &entry.raw_get(2)?)?;
-                statements.push(Statement::new(sql, params));
+                statements.push(padded(sql, params));
             }
             let callback = callback_or_nil(F, func)?;
             queue(
