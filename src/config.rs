@@ -243,6 +243,31 @@ mod tests {
         assert_eq!(c.tick_hz, 60);
         assert_eq!(c.resources, ["freeroam", "race"]);
         assert_eq!(c.respawn_delay_ms, 5000);
+        assert_eq!(
+            c.data_dir,
+            Some(dir.join("data")),
+            "data/ beside the config file"
+        );
+        assert_eq!(Config::default().data_dir(), PathBuf::from("data"));
+    }
+
+    #[test]
+    fn database_settings_are_checked() {
+        let c: Config =
+            toml::from_str("database = \"postgres://u@h/db\"\ndb_queue = 8").expect("valid");
+        assert_eq!(
+            (c.database.as_deref(), c.db_queue),
+            (Some("postgres://u@h/db"), 8)
+        );
+        assert!(c.validate().is_ok());
+        let bad: Config = toml::from_str("database = \"mysql://h/db\"").expect("parses");
+        assert!(bad.validate().is_err());
+        let bad: Config = toml::from_str("db_queue = 0").expect("parses");
+        assert!(bad.validate().is_err());
+        assert!(
+            toml::from_str::<Config>("db_wait_for_replies = true").is_err(),
+            "not a TOML key"
+        );
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn execute(conn: &Connection, s: &Statement) -> rusqlite::Result<u64> {
 
 fn query(conn: &Connection, s: &Statement) -> rusqlite::Result<Vec<Row>> {
     let mut stmt = conn.prepare_cached(&s.sql)?;
-    let names: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let names: Vec<String> = stmt.column_names().map(str::to_owned).collect();
     let mut rows = stmt.query(params_from_iter(s.params.iter()))?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
