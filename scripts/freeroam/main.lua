@@ -4,7 +4,9 @@
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
 -- allowed skin ..."). /v needs dlmp.create_vehicle, which a later feature adds; until it
--- exists, the command says so instead of failing.
+-- exists, the command says so instead of failing. Each player name has an account (money,
+-- skin, last position) kept in the server's database across reconnects: see "Accounts" at
+-- the end.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
