@@ -41,6 +41,19 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
+    /// The folder of the server's files (the SQLite database). Default `data/` beside the
+    /// config file, or in the working folder without one.
+    pub data_dir: Option<PathBuf>,
+    /// The database (lua-api.md, "Persistence"): unset = SQLite `dlmp.sqlite` in
+    /// `data_dir`; `postgres://user@host/db` for PostgreSQL; `sqlite:PATH`;
+    /// `sqlite::memory:` (tests). ADR 0031.
+    pub database: Option<String>,
+    /// Database operations waiting at most; one more fails at once. Default 1024.
+    pub db_queue: usize,
+    /// Tests only: the script pass waits for the database's answers, so each callback
+    /// runs in the tick after its query.
+    #[serde(skip)]
+    pub db_wait_for_replies: bool,
 }
 
 impl Default for Config {
@@ -57,6 +70,10 @@ impl Default for Config {
             script_memory_mb: 128,
             script_tick_budget_ms: 20,
             respawn_delay_ms: 3_000,
+            data_dir: None,
+            database: None,
+            db_queue: 1024,
+            db_wait_for_replies: false,
         }
     }
 }
@@ -80,6 +97,13 @@ impl Config {
         Duration::from_millis(self.respawn_delay_ms)
     }
 
+    /// The data folder: `data_dir`, else `data/` in the working folder.
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("data"))
+    }
+
     /// One fixed tick.
     pub fn tick(&self) -> Duration {
         Duration::from_secs_f64(1.0 / f64::from(self.tick_hz.max(1)))
@@ -98,6 +122,11 @@ impl Config {
             Some(path) => Config::from_file(path)?,
             None => Config::default(),
         };
+        if config.data_dir.is_none()
+            && let Some(dir) = cli.config.as_deref().and_then(Path::parent)
+        {
+            config.data_dir = Some(dir.join("data"));
+        }
         if let Some(bind) = cli.bind {
             config.bind = bind;
         }
@@ -127,6 +156,13 @@ impl Config {
         }
         if !(1..=1000).contains(&self.tick_hz) {
             return Err(ConfigError("tick_hz must be in 1..=1000".into()));
+        }
+        if let Err(e) = crate::db::DbTarget::from_config(self.database.as_deref(), &self.data_dir())
+        {
+            return Err(ConfigError(e.0));
+        }
+        if self.db_queue == 0 {
+            return Err(ConfigError("db_queue must be at least 1".into()));
         }
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
@@ -225,6 +261,31 @@ mod tests {
         assert_eq!(c.tick_hz, 60);
         assert_eq!(c.resources, ["freeroam", "race"]);
         assert_eq!(c.respawn_delay_ms, 5000);
+        assert_eq!(
+            c.data_dir,
+            Some(dir.join("data")),
+            "data/ beside the config file"
+        );
+        assert_eq!(Config::default().data_dir(), PathBuf::from("data"));
+    }
+
+    #[test]
+    fn database_settings_are_checked() {
+        let c: Config =
+            toml::from_str("database = \"postgres://u@h/db\"\ndb_queue = 8").expect("valid");
+        assert_eq!(
+            (c.database.as_deref(), c.db_queue),
+            (Some("postgres://u@h/db"), 8)
+        );
+        assert!(c.validate().is_ok());
+        let bad: Config = toml::from_str("database = \"mysql://h/db\"").expect("parses");
+        assert!(bad.validate().is_err());
+        let bad: Config = toml::from_str("db_queue = 0").expect("parses");
+        assert!(bad.validate().is_err());
+        assert!(
+            toml::from_str::<Config>("db_wait_for_replies = true").is_err(),
+            "not a TOML key"
+        );
     }
 
     #[test]

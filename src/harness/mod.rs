@@ -54,6 +54,10 @@ use crate::session::{Connection, PlayerIndex};
 
 pub use scripts::TempScripts;
 
+/// The wall time at which a harness starts (2025-12-01 00:00 UTC): bans are dated on the
+/// manual clock from here.
+pub const HARNESS_EPOCH: i64 = 1_764_547_200;
+
 /// A virtual client of a [`Harness`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClientId(usize);
@@ -105,6 +109,8 @@ impl Harness {
         Config {
             stats_interval_secs: 0,
             scripts: std::path::PathBuf::new(),
+            database: Some("sqlite::memory:".to_owned()),
+            db_wait_for_replies: true,
             ..Config::default()
         }
     }
@@ -133,6 +139,9 @@ impl Harness {
         if let Some(mut host) = app.world_mut().get_non_send_mut::<ScriptHost>() {
             host.set_clock(|| Duration::ZERO);
         }
+        app.insert_resource(crate::bans::BanClock::Virtual {
+            start: HARNESS_EPOCH,
+        });
         setup(&mut app);
         app.finish();
         app.cleanup();

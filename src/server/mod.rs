@@ -19,8 +19,10 @@ pub use shutdown::{ServerShutdown, ShutdownFlag};
 pub use stats::StatsSettings;
 pub use transport::Transport;
 
+use crate::bans::BansPlugin;
 use crate::chat::ChatPlugin;
 use crate::config::Config;
+use crate::db::{DbPlugin, DbSettings, DbTarget};
 use crate::player::PlayerPlugin;
 use crate::player::respawn::RespawnPolicy;
 use crate::script::{ScriptPlugin, ScriptSettings};
@@ -61,6 +63,14 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 limits: config.script_limits(),
             },
         },
+        DbPlugin {
+            settings: DbSettings {
+                target: db_target(config),
+                queue: config.db_queue,
+                wait_for_replies: config.db_wait_for_replies,
+            },
+        },
+        BansPlugin,
         shutdown::ShutdownPlugin {
             flag: ShutdownFlag(shutdown),
         },
@@ -71,4 +81,14 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         },
     ));
     app
+}
+
+/// The database the config names; a `database` value that does not parse is logged and the
+/// default file is used instead (the config check refuses it before a server starts).
+fn db_target(config: &Config) -> DbTarget {
+    let data_dir = config.data_dir();
+    DbTarget::from_config(config.database.as_deref(), &data_dir).unwrap_or_else(|e| {
+        tracing::error!("{e}");
+        DbTarget::SqliteFile(data_dir.join(crate::db::SQLITE_FILE))
+    })
 }

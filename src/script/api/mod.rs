@@ -4,8 +4,10 @@
 
 pub mod animation;
 pub(crate) mod args;
+mod ban;
 mod chat;
 mod control;
+pub mod db;
 mod looks;
 pub(crate) mod movement;
 pub mod player;
@@ -221,6 +223,8 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     )?;
 
     respawn::install(lua, &dlmp)?;
+    db::install(lua, &dlmp, resource)?;
+    ban::install(lua, &dlmp, name)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

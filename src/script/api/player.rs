@@ -248,6 +248,7 @@ impl UserData for LuaPlayer {
             Ok(())
         });
         super::movement::add_methods(methods);
+        super::ban::add_methods(methods);
         super::control::add_methods(methods);
         super::animation::add_methods(methods);
         methods.add_meta_method(
