@@ -35,6 +35,10 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
+    /// Live sessions from one source IP (any port); a hello past it is refused as server
+    /// full (ADR 0018). Default 16, so a LAN party behind one address still fits; load tests
+    /// from 127.0.0.1 raise it.
+    pub max_sessions_per_ip: u16,
 }
 
 impl Default for Config {
@@ -49,6 +53,7 @@ impl Default for Config {
             stats_interval_secs: 60,
             script_instruction_budget: 5_000_000,
             respawn_delay_ms: 3_000,
+            max_sessions_per_ip: 16,
         }
     }
 }
@@ -98,6 +103,9 @@ impl Config {
         if let Some(ms) = cli.respawn_delay_ms {
             config.respawn_delay_ms = ms;
         }
+        if let Some(n) = cli.max_sessions_per_ip {
+            config.max_sessions_per_ip = n;
+        }
         config.validate()?;
         Ok(config)
     }
@@ -109,6 +117,9 @@ impl Config {
         }
         if !(1..=1000).contains(&self.tick_hz) {
             return Err(ConfigError("tick_hz must be in 1..=1000".into()));
+        }
+        if self.max_sessions_per_ip == 0 {
+            return Err(ConfigError("max_sessions_per_ip must be at least 1".into()));
         }
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
@@ -161,6 +172,9 @@ pub struct Cli {
     /// Least time dead before a respawn, ms [default: 3000].
     #[arg(long)]
     pub respawn_delay_ms: Option<u64>,
+    /// Live sessions from one IP [default: 16].
+    #[arg(long)]
+    pub max_sessions_per_ip: Option<u16>,
 }
 
 #[cfg(test)]
@@ -176,6 +190,7 @@ mod tests {
         assert!(c.resources.is_empty());
         assert_eq!(c.session_timeout(), Duration::from_secs(10));
         assert_eq!(c.respawn_delay(), Duration::from_secs(3));
+        assert_eq!(c.max_sessions_per_ip, 16);
     }
 
     #[test]
@@ -200,6 +215,8 @@ mod tests {
             "race",
             "--respawn-delay-ms",
             "5000",
+            "--max-sessions-per-ip",
+            "200",
         ]);
         let c = Config::from_cli(&cli).expect("valid");
         assert_eq!(c.bind.to_string(), "0.0.0.0:9000");
@@ -207,6 +224,7 @@ mod tests {
         assert_eq!(c.tick_hz, 60);
         assert_eq!(c.resources, ["freeroam", "race"]);
         assert_eq!(c.respawn_delay_ms, 5000);
+        assert_eq!(c.max_sessions_per_ip, 200);
     }
 
     #[test]
