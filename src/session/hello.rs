@@ -481,11 +481,11 @@ mod tests {
         let world = WorldInfo::default();
         gate.handle(&mut sessions, &hello(1, "x"), addr(1, 1), at(0), &world);
         gate.handle(&mut sessions, &hello(2, "Okay"), addr(2, 1), at(0), &world);
-        // Two addresses and one charged IP.
+        // Two IPs' hello windows and one charged IP.
         assert_eq!(gate.tracked(), 3);
-        gate.prune(at(249));
+        gate.prune(at(999));
         assert_eq!(gate.tracked(), 3);
-        gate.prune(at(250));
+        gate.prune(at(1000));
         assert_eq!(gate.tracked(), 1);
         gate.prune(at(10_000));
         assert_eq!(gate.tracked(), 0);
