@@ -784,3 +784,61 @@ fn the_three_disconnects_are_50_ms_apart(#[case] tick_hz: u16, #[case] expected_
     // Copy i leaves at the first tick at or after i × 50 ms.
     assert_eq!(apart, expected_ms);
 }
+
+#[test]
+fn a_new_nonce_from_a_proven_address_counts_its_bytes_like_any_unproven_hello() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let (bytes_in, bytes_out) = (
+        h.stats().unproven_received_bytes(),
+        h.stats().unproven_sent_bytes(),
+    );
+    let mut hello = h.client_hello(a, "alice");
+    hello.nonce ^= 0xFFFF;
+    h.send(a, hello);
+    h.step();
+    assert_eq!(h.packets::<ServerHello>(a).len(), 2, "a new session");
+    assert_eq!(h.stats().unproven_received_bytes() - bytes_in, 64);
+    assert_eq!(h.stats().unproven_sent_bytes() - bytes_out, 36);
+    assert!(
+        matches!(h.wire(a).last(), Some(ServerPacket::ServerHello(_))),
+        "the new, unproven session is sent nothing after it"
+    );
+}
+
+#[test]
+fn client_packets_go_through_the_network_threads_decoder_as_bytes() {
+    use dlmp::protocol::ErrorKind;
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    h.clear(b);
+    // Arbitrary bytes: an unknown id and a truncated ack.
+    h.send_raw(a, b"\xEEnot a packet");
+    let ack = dlmp::protocol::connection::lane::ClientAck {
+        session_token: h.token(a),
+        event_id: EventId(0),
+    };
+    let mut bytes = ack.to_bytes().expect("valid");
+    bytes.pop();
+    h.send_raw(a, &bytes);
+    // A typed packet that breaks its page (a control character in chat) is sent as the
+    // bytes a bad client would send, and the decoder drops it.
+    let chat = dlmp::protocol::connection::chat::ClientChat {
+        session_token: h.token(a),
+        event_id: EventId(1),
+        text: dlmp::protocol::connection::chat::ChatText::new("bell\u{7}").expect("fits"),
+    };
+    h.send(a, chat);
+    h.steps(2);
+    let stats = h.stats();
+    assert_eq!(stats.drops(DropReason::Decode(ErrorKind::UnknownPacket)), 1);
+    assert_eq!(stats.drops(DropReason::Decode(ErrorKind::Length)), 1);
+    assert_eq!(stats.drops(DropReason::Decode(ErrorKind::Text)), 1);
+    assert!(h.chat_lines(b).is_empty(), "nothing reached the game");
+    // The next line with the same event id is the first the server applies.
+    h.chat(a, "hello");
+    h.steps(2);
+    assert_eq!(h.chat_lines(b), ["alice: hello"]);
+}

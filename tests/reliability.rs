@@ -315,19 +315,19 @@ fn a_hello_flood_from_one_ip_cannot_take_the_slots() {
     assert_eq!(h.packets::<PlayerJoin>(player).len(), 6);
 }
 
-/// 30 hosts that say hello and never prove, with resends and new nonces, next to 10
+/// 20 hosts that say hello and never prove, with resends and new nonces, next to 6
 /// players: everything they were sent is hellos answered, never more bytes than they sent.
 #[test]
 fn silent_sessions_are_never_sent_more_bytes_than_they_sent() {
     let mut h = Harness::new();
-    let players: Vec<_> = (0..10).map(|i| h.connect(&format!("player{i}"))).collect();
-    let silent: Vec<_> = (0..30).map(|_| h.add_client()).collect();
+    let players: Vec<_> = (0..6).map(|i| h.connect(&format!("player{i}"))).collect();
+    let silent: Vec<_> = (0..20).map(|_| h.add_client()).collect();
     let (bytes_in, bytes_out) = (
         h.stats().unproven_received_bytes(),
         h.stats().unproven_sent_bytes(),
     );
     let mut rng = Rng(7);
-    for tick in 0..600u32 {
+    for tick in 0..300u32 {
         for (i, &s) in silent.iter().enumerate() {
             if tick % 25 == (i as u32) % 25 {
                 let mut hello = h.client_hello(s, &format!("silent{i:02}"));
@@ -338,7 +338,10 @@ fn silent_sessions_are_never_sent_more_bytes_than_they_sent() {
             }
         }
         if tick % 60 == 0 {
-            h.chat(players[(tick / 60) as usize % 10], "anyone there?");
+            h.chat(
+                players[(tick / 60) as usize % players.len()],
+                "anyone there?",
+            );
         }
         h.step();
     }

@@ -1,6 +1,7 @@
 //! The deterministic test harness (DEVELOPERS.md): the app without a socket, virtual
-//! clients that speak typed packets, a manual clock stepped tick by tick, and exactly what
-//! each client was sent, decoded, with the client's side of the reliable lane applied.
+//! clients whose typed packets go in as bytes through the network thread's decoder, a
+//! manual clock stepped tick by tick, and exactly what each client was sent, decoded, with
+//! the client's side of the reliable lane applied.
 //!
 //! ```
 //! use dlmp::harness::Harness;

@@ -136,14 +136,16 @@ fn take_hellos(
             continue;
         };
         let from = inbound.from;
+        let outcome = state
+            .gate
+            .handle(&mut state.sessions, hello, from, now, &world.0);
+        // Counted as `flush` counts the answer: by whether the address has a proven
+        // session once the hello is handled (a new nonce replaces a proven one).
         if !state.sessions.by_addr(from).is_some_and(|s| s.is_proven()) {
             transport
                 .stats
                 .unproven_received(crate::protocol::Packet::encoded_len(hello));
         }
-        let outcome = state
-            .gate
-            .handle(&mut state.sessions, hello, from, now, &world.0);
         if let Some(old) = outcome.replaced()
             && let Some(entity) = index.get(old.session.id())
         {
