@@ -54,6 +54,10 @@ pub struct Config {
     /// runs in the tick after its query.
     #[serde(skip)]
     pub db_wait_for_replies: bool,
+    /// Live sessions from one source IP (any port); a hello past it is refused as server
+    /// full (ADR 0018). Default 16, so a LAN party behind one address still fits; load tests
+    /// from 127.0.0.1 raise it.
+    pub max_sessions_per_ip: u16,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Default for Config {
             database: None,
             db_queue: 1024,
             db_wait_for_replies: false,
+            max_sessions_per_ip: 16,
         }
     }
 }
@@ -145,6 +150,9 @@ impl Config {
         if let Some(ms) = cli.respawn_delay_ms {
             config.respawn_delay_ms = ms;
         }
+        if let Some(n) = cli.max_sessions_per_ip {
+            config.max_sessions_per_ip = n;
+        }
         config.validate()?;
         Ok(config)
     }
@@ -163,6 +171,9 @@ impl Config {
         }
         if self.db_queue == 0 {
             return Err(ConfigError("db_queue must be at least 1".into()));
+        }
+        if self.max_sessions_per_ip == 0 {
+            return Err(ConfigError("max_sessions_per_ip must be at least 1".into()));
         }
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
@@ -215,6 +226,9 @@ pub struct Cli {
     /// Least time dead before a respawn, ms [default: 3000].
     #[arg(long)]
     pub respawn_delay_ms: Option<u64>,
+    /// Live sessions from one IP [default: 16].
+    #[arg(long)]
+    pub max_sessions_per_ip: Option<u16>,
 }
 
 #[cfg(test)]
@@ -230,6 +244,7 @@ mod tests {
         assert!(c.resources.is_empty());
         assert_eq!(c.session_timeout(), Duration::from_secs(10));
         assert_eq!(c.respawn_delay(), Duration::from_secs(3));
+        assert_eq!(c.max_sessions_per_ip, 16);
     }
 
     #[test]
@@ -254,6 +269,8 @@ mod tests {
             "race",
             "--respawn-delay-ms",
             "5000",
+            "--max-sessions-per-ip",
+            "200",
         ]);
         let c = Config::from_cli(&cli).expect("valid");
         assert_eq!(c.bind.to_string(), "0.0.0.0:9000");
@@ -261,6 +278,7 @@ mod tests {
         assert_eq!(c.tick_hz, 60);
         assert_eq!(c.resources, ["freeroam", "race"]);
         assert_eq!(c.respawn_delay_ms, 5000);
+        assert_eq!(c.max_sessions_per_ip, 200);
         assert_eq!(
             c.data_dir,
             Some(dir.join("data")),

@@ -446,8 +446,16 @@ fn a_wrong_attacker_token_credits_nobody() {
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["damage nil 4 60 3"]);
     assert_eq!(ledger(&h, a).last_attacker, None);
+    // Token 0 is no generation at all: the decoder drops that report before the ledger.
+    let drops = h.stats().total_drops();
     let mut r = report(&h, a, 2, Some(b), 4, 60.0);
     r.attacker_token = PlayerToken(0);
+    h.send(a, r);
+    h.steps(2);
+    assert_eq!(h.stats().total_drops(), drops + 1);
+    assert!(h.chat_lines(a).is_empty(), "the ledger never saw it");
+    let mut r = report(&h, a, 2, Some(b), 4, 60.0);
+    r.attacker_token = PlayerToken(token(&h, b).0 + 2);
     h.send_event(a, r);
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["damage nil 4 60 3", "death nil 4"]);

@@ -188,13 +188,14 @@ fn timers_fire_on_the_stepped_clock() {
         "#,
     );
     let mut h = s.harness();
+    // The hello's tick (20 ms) sets the timers; connect returns after the proof's (40 ms).
     let a = h.connect("alice");
-    h.advance(Duration::from_millis(80));
+    h.advance(Duration::from_millis(60));
     assert!(h.chat_lines(a).is_empty(), "nothing before 100 ms");
     h.advance(Duration::from_millis(40));
     assert_eq!(h.chat_lines(a), ["once"]);
     // Set at 20 ms (the connect tick): the repeating one fires at 220, 420 and 620 ms.
-    h.advance(Duration::from_millis(460));
+    h.advance(Duration::from_millis(440));
     assert_eq!(h.chat_lines(a), ["once", "tick 1", "tick 2"]);
     h.advance(Duration::from_millis(40));
     assert_eq!(h.chat_lines(a), ["once", "tick 1", "tick 2", "tick 3"]);
@@ -212,8 +213,9 @@ fn stopping_a_resource_removes_its_timers_and_handlers() {
         "#,
     );
     let mut h = s.harness();
+    // connect returns at 40 ms (the hello's tick and the proof's).
     let a = h.connect("alice");
-    h.advance(Duration::from_millis(250));
+    h.advance(Duration::from_millis(230));
     assert_eq!(h.chat_lines(a), ["beat", "beat"]);
     h.world_mut()
         .non_send_mut::<ScriptHost>()

@@ -1,6 +1,7 @@
 //! The deterministic test harness (DEVELOPERS.md): the app without a socket, virtual
-//! clients that speak typed packets, a manual clock stepped tick by tick, and exactly what
-//! each client was sent, decoded, with the client's side of the reliable lane applied.
+//! clients whose typed packets go in as bytes through the network thread's decoder, a
+//! manual clock stepped tick by tick, and exactly what each client was sent, decoded, with
+//! the client's side of the reliable lane applied.
 //!
 //! ```
 //! use dlmp::harness::Harness;
@@ -16,7 +17,7 @@
 
 mod scripts;
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -32,7 +33,7 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
-use crate::net::{Datagram, Inbound, NetStats};
+use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
 use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
 use crate::protocol::connection::damage::DamageReport;
@@ -87,6 +88,8 @@ pub struct Harness {
     from_server: Receiver<Datagram>,
     shutdown: Arc<AtomicBool>,
     stats: Arc<NetStats>,
+    /// The network thread's decoder: every client packet goes in as bytes through it.
+    decoder: Decoder,
     clients: Vec<VirtualClient>,
     /// Datagrams to addresses no virtual client owns.
     stray: Vec<Datagram>,
@@ -153,6 +156,7 @@ impl Harness {
             from_server,
             shutdown,
             stats,
+            decoder: Decoder::default(),
             clients: Vec::new(),
             stray: Vec::new(),
         }
@@ -236,11 +240,22 @@ impl Harness {
         }
     }
 
-    /// A client with an address but no session yet.
+    /// A client with an address but no session yet. Each client has its own IP in
+    /// 127.0.0.0/8 (client `n` at 127.0.x.y with `x.y` = n + 1), so the per-IP limits
+    /// (ADR 0018) see them as separate hosts; [`add_client_at`](Self::add_client_at) puts
+    /// several behind one IP.
     pub fn add_client(&mut self) -> ClientId {
+        let n = u32::try_from(self.clients.len()).expect("fewer than 2^32 clients") + 1;
+        assert!(n < 1 << 16, "fewer than 65 535 harness clients");
+        let [_, _, x, y] = n.to_be_bytes();
+        self.add_client_at(IpAddr::V4(Ipv4Addr::new(127, 0, x, y)))
+    }
+
+    /// A client with no session yet at `ip`, on a port of its own.
+    pub fn add_client_at(&mut self, ip: IpAddr) -> ClientId {
         let port = 20_000 + u16::try_from(self.clients.len()).expect("fewer than 45 000 clients");
         self.clients.push(VirtualClient {
-            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            addr: SocketAddr::new(ip, port),
             nonce: 0x1000 + u32::from(port),
             hello: None,
             lane: InboundLane::new(),
@@ -264,10 +279,20 @@ impl Harness {
         }
     }
 
-    /// A new client that completes the handshake as `name`.
+    /// A new client that completes the handshake as `name`: its hello, one tick, then
+    /// its proof of the session token ([`prove`](Self::prove)) and one more tick, after
+    /// which the server sends it what it held (ADR 0018).
     #[track_caller]
     pub fn connect(&mut self, name: &str) -> ClientId {
         let client = self.add_client();
+        self.join_as(client, name);
+        client
+    }
+
+    /// The handshake of [`connect`](Self::connect) for a client made with
+    /// [`add_client`](Self::add_client) or [`add_client_at`](Self::add_client_at).
+    #[track_caller]
+    pub fn join_as(&mut self, client: ClientId, name: &str) {
         let hello = self.client_hello(client, name);
         self.send(client, hello);
         self.step();
@@ -275,24 +300,55 @@ impl Harness {
             self.clients[client.0].hello.is_some(),
             "{name} got no ServerHello"
         );
-        client
+        self.prove(client);
+        self.step();
     }
 
-    /// Sends `packet` from `client` as it is.
+    /// Sends what a client sends first after its ServerHello when it has nothing else to
+    /// say: a ClientAck of event 0 (no event yet), which carries the session token and so
+    /// proves the client got it. Without stepping.
+    pub fn prove(&mut self, client: ClientId) {
+        let ack = ClientAck {
+            session_token: self.token(client),
+            event_id: EventId(0),
+        };
+        self.send(client, ack);
+    }
+
+    /// Sends `packet` from `client`, encoded and through the network thread's decoder.
     pub fn send(&mut self, client: ClientId, packet: impl Into<ClientPacket>) {
         let from = self.clients[client.0].addr;
         self.send_from(from, packet);
     }
 
-    /// Sends `packet` from any address (a stranger, another port).
+    /// Sends `packet` from any address (a stranger, another port), encoded and through the
+    /// network thread's decoder. The encoding skips the page's rules, so a packet that breaks
+    /// one reaches the decoder as the bytes a bad client would send, and is dropped and
+    /// counted there.
     pub fn send_from(&mut self, from: SocketAddr, packet: impl Into<ClientPacket>) {
-        let inbound = Inbound {
-            from,
-            packet: packet.into(),
-        };
-        self.to_server
-            .send(inbound)
-            .expect("the app holds the receiver");
+        let packet = packet.into();
+        let mut buf = [0u8; crate::protocol::MAX_DATAGRAM];
+        match packet.encode_unchecked(&mut buf) {
+            Ok(n) => self.send_raw_from(from, &buf[..n]),
+            Err(e) => self.stats.count_drop(DropReason::Decode(e.kind())),
+        }
+    }
+
+    /// Sends arbitrary bytes from `client`, as one datagram.
+    pub fn send_raw(&mut self, client: ClientId, bytes: &[u8]) {
+        let from = self.clients[client.0].addr;
+        self.send_raw_from(from, bytes);
+    }
+
+    /// Sends arbitrary bytes from any address: decoded, dropped and counted exactly as the
+    /// network thread does with a datagram from the socket.
+    pub fn send_raw_from(&mut self, from: SocketAddr, bytes: &[u8]) {
+        if let Some(inbound) = self.decoder.decode(bytes, from, &self.stats) {
+            self.stats.received();
+            self.to_server
+                .send(inbound)
+                .expect("the app holds the receiver");
+        }
     }
 
     /// Sends a client event with the client's next event id; returns that id.

@@ -50,6 +50,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             settings: SessionSettings {
                 max_players: config.max_players,
                 timeout: config.session_timeout(),
+                max_sessions_per_ip: usize::from(config.max_sessions_per_ip),
             },
         },
         ChatPlugin,
