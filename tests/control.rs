@@ -610,7 +610,7 @@ fn lua_refusals_are_errors_naming_the_rule() {
         ),
         (
             "p:set_position(9000, 0, 0)",
-            "set_position: the point is outside the world (|x|, |y| <= 6000, z -200..=4000)",
+            "set_position: x 9000 is outside the world (-6000..=6000)",
         ),
         (
             "p:set_position(1, 2, 3, 256)",
