@@ -626,7 +626,11 @@ fn lua_refusals_are_errors_naming_the_rule() {
         ),
         (
             "p:set_velocity(0, 0, 101)",
-            "set_velocity: speed 101.0 m/s is above 100 m/s",
+            "set_velocity: z 101 is outside -100..=100",
+        ),
+        (
+            "p:set_velocity(80, 0, 80)",
+            "set_velocity: speed 113.1 m/s is above 100 m/s",
         ),
         (
             "p:set_gravity(0.2)",

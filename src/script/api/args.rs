@@ -23,6 +23,15 @@ fn type_name(v: &Value) -> String {
     }
 }
 
+/// A number as a scripter wrote it: 1e300, not its 301 digits.
+fn shown(n: f64) -> String {
+    if n != 0.0 && !(1e-6..1e16).contains(&n.abs()) {
+        format!("{n:e}")
+    } else {
+        format!("{n}")
+    }
+}
+
 /// A finite number.
 pub(crate) fn number(func: &str, arg: &str, v: &Value) -> Result<f64> {
     let n = match v {
@@ -75,11 +84,13 @@ fn f32_within(
         Ok((n as f32).clamp(min, max))
     } else if what.is_empty() {
         Err(Error::runtime(format!(
-            "{func}: {arg} {n} is outside {min}..={max}"
+            "{func}: {arg} {} is outside {min}..={max}",
+            shown(n)
         )))
     } else {
         Err(Error::runtime(format!(
-            "{func}: {arg} {n} is outside {what}({min}..={max})"
+            "{func}: {arg} {} is outside {what}({min}..={max})",
+            shown(n)
         )))
     }
 }
@@ -97,7 +108,8 @@ pub(crate) fn f32_finite(func: &str, arg: &str, v: &Value) -> Result<f32> {
         Ok(f)
     } else {
         Err(Error::runtime(format!(
-            "{func}: {arg} {n} is not finite as a 32-bit float (|v| <= 3.4e38)"
+            "{func}: {arg} {} is not finite as a 32-bit float (|v| <= 3.4e38)",
+            shown(n)
         )))
     }
 }

@@ -224,6 +224,11 @@ impl UserData for LuaPlayer {
             )
         });
         methods.add_method("team", |lua, this, ()| this.with(lua, "team", |p| p.team));
+        // lua-api.md, the core: `player:vehicle() --> Vehicle or nil, seat`. No vehicle
+        // exists yet (vehicles.md is not built), so every player is on foot.
+        methods.add_method("vehicle", |lua, this, ()| {
+            this.with(lua, "vehicle", |_| Value::Nil)
+        });
         super::looks::add_methods(methods);
         super::respawn::add_methods(methods);
         methods.add_method("kick", |lua, this, reason: Value| {
