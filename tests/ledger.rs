@@ -456,19 +456,33 @@ fn a_wrong_attacker_token_credits_nobody() {
 }
 
 #[test]
-fn a_death_names_the_last_report_only_within_ten_seconds() {
+fn a_ledger_death_names_the_weapon_and_attacker_of_the_last_report_however_old() {
     use dlmp::player::ledger::KILL_CREDIT;
     let (_s, mut h, a, b) = scripted_pair("kill-credit");
     damage(&mut h, a, 1, Some(b), 4, 30.0);
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["damage bob 4 30 3"]);
-    h.advance(KILL_CREDIT + h.tick());
+    h.advance(KILL_CREDIT * 3);
     h.clear(b);
     // A frame in the client's order brings health to 0: a ledger death, long after the
-    // report.
+    // report, names that report (connection.md §6, rule 4).
     let mut f = frame();
     f.hp = 0.0;
     f.damage_seq = Seq(1);
+    h.sync(a, 1, f);
+    assert!(!h.get::<Life>(a).alive, "committed in the frame's tick");
+    h.step();
+    assert_eq!(h.take_chat_lines(a), ["death bob 4"]);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!((wasted.len(), wasted[0].weapon), (1, 4));
+}
+
+#[test]
+fn a_ledger_death_without_a_report_of_this_life_names_no_killer_and_weapon_0() {
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-none");
+    h.clear(b);
+    let mut f = frame();
+    f.hp = 0.0;
     h.sync(a, 1, f);
     h.step();
     assert_eq!(h.take_chat_lines(a), ["death nil 0"]);
@@ -487,6 +501,17 @@ fn a_death_report_within_ten_seconds_names_the_attacker() {
 }
 
 #[test]
+fn a_death_report_long_after_the_last_damage_names_no_killer() {
+    use dlmp::player::ledger::KILL_CREDIT;
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-stale");
+    damage(&mut h, a, 1, Some(b), 4, 30.0);
+    h.advance(KILL_CREDIT + h.tick());
+    death(&mut h, a, 54);
+    h.steps(2);
+    assert_eq!(h.take_chat_lines(a), ["damage bob 4 30 3", "death nil 54"]);
+}
+
+#[test]
 fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     let (_s, mut h, a, b) = scripted_pair("kill-credit-respawn");
     damage(&mut h, a, 1, Some(b), 4, 100.0);
@@ -494,7 +519,7 @@ fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     assert_eq!(h.take_chat_lines(a), ["damage bob 4 100 3", "death bob 4"]);
     h.respawn(a);
     assert!(h.get::<Life>(a).alive, "respawned");
-    assert_eq!(ledger(&h, a).last_report(h.now()), None);
+    assert_eq!(ledger(&h, a).last_report(), None);
     // The new life's own death follows its first living frame.
     h.live(a);
     death(&mut h, a, 54);

@@ -36,8 +36,8 @@ pub struct Ledger {
     pub last_weapon: u8,
     /// The attacker the last DamageReport was credited to.
     pub last_attacker: Option<Entity>,
-    /// When the last DamageReport was applied: a death names its weapon and attacker only
-    /// within `ledger::KILL_CREDIT` of it.
+    /// When the last DamageReport of this life was applied (`None`: none yet); a death
+    /// the victim reports names its attacker only within `ledger::KILL_CREDIT` of it.
     pub last_report_at: Option<Duration>,
 }
 
