@@ -257,25 +257,72 @@ fn frames_go_only_to_the_subjects_viewers() {
 }
 
 #[test]
-fn a_dead_players_position_is_not_taken() {
+fn a_dead_players_position_and_pose_are_not_taken() {
     let (mut h, a, b) = two();
-    h.with::<Life>(a, |l| l.alive = false);
-    let mut f = frame();
-    f.pos = Vec3::new(105.0, 200.0, 10.0);
-    h.sync(a, 1, f);
+    let living = Frame {
+        yaw: 90.0,
+        ducked: true,
+        move_state: MoveState::Run,
+        ..frame()
+    };
+    h.sync(a, 1, living);
+    h.die(a);
+    let dead = Frame {
+        pos: Vec3::new(105.0, 200.0, 10.0),
+        yaw: 270.0,
+        ducked: false,
+        move_state: MoveState::Sprint,
+        alive: false,
+        ..frame()
+    };
+    h.sync(a, 2, dead);
+    assert_eq!(h.get::<Position>(a).0, SPAWN);
+    let r = last_relay(&h, b);
+    assert_eq!(r.seq, Seq(2), "the dead frame's relay");
+    let r = r.frame;
+    assert_eq!(
+        (r.pos, r.alive),
+        (SPAWN, false),
+        "the server's last position"
+    );
+    assert_eq!(
+        (r.yaw, r.ducked, r.move_state),
+        (90.0, true, MoveState::Run),
+        "the pose of the last living frame (player.md, Admission)"
+    );
+}
+
+#[test]
+fn a_frame_that_says_dead_moves_and_turns_no_living_player() {
+    let (mut h, a, b) = two();
+    let claim = Frame {
+        pos: Vec3::new(105.0, 200.0, 10.0),
+        yaw: 270.0,
+        ducked: true,
+        move_state: MoveState::Sprint,
+        alive: false,
+        ..frame()
+    };
+    // Alive on the server, dead in the frame: neither the position nor the pose is taken.
+    h.sync(a, 1, claim);
     assert_eq!(h.get::<Position>(a).0, SPAWN);
     let r = last_relay(&h, b).frame;
-    assert_eq!(r.pos, SPAWN, "the server's last position");
-    assert!(!r.alive);
-
-    // Alive on the server, dead in the frame: not taken either.
-    h.with::<Life>(a, |l| l.alive = true);
-    f.alive = false;
-    h.sync(a, 2, f);
-    assert_eq!(h.get::<Position>(a).0, SPAWN);
-    f.alive = true;
-    h.sync(a, 3, f);
-    assert_eq!(h.get::<Position>(a).0, f.pos);
+    assert_eq!((r.pos, r.alive), (SPAWN, true));
+    assert_eq!(
+        (r.yaw, r.ducked, r.move_state),
+        (0.0, false, MoveState::Unset)
+    );
+    let living = Frame {
+        alive: true,
+        ..claim
+    };
+    h.sync(a, 2, living);
+    assert_eq!(h.get::<Position>(a).0, living.pos);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(
+        (r.yaw, r.ducked, r.move_state),
+        (270.0, true, MoveState::Sprint)
+    );
 }
 
 #[test]
