@@ -6,6 +6,7 @@
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::movement::PhysicsCommand;
 use dlmp::player::frame::{FrameDrops, FrameState};
+use dlmp::player::physics::SetBodyGravity;
 use dlmp::player::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState,
     Team, Viewers,
@@ -13,6 +14,7 @@ use dlmp::player::{
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
 use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::physics::SetGravity;
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -555,6 +557,47 @@ fn a_jetpack_may_hover() {
     fly(&mut h, a, f, 2, 7);
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::Jetpack);
     assert_eq!(h.get::<Position>(a).0, SPAWN);
+}
+
+#[rstest::rstest]
+#[case::none(0.0)]
+#[case::upward(-0.002)]
+fn at_gravity_0_or_below_a_body_hovers_without_limit_but_rises_at_most_12_5_m_s(
+    #[case] gravity: f32,
+) {
+    let (mut h, a, b) = two();
+    h.sync(a, 1, frame());
+    let message = SetBodyGravity {
+        player: h.entity(a),
+        gravity,
+    };
+    h.world_mut().write_message(message);
+    h.step();
+    let sent = h.packets::<SetGravity>(a);
+    assert_eq!((sent.len(), sent[0].gravity), (1, gravity));
+    let mut f = frame();
+    f.on_ground = false;
+    f.physics_rev = sent[0].rev;
+    // 10 s holding its height: past the 4 s of the game's gravity, it is not brought
+    // down (player.md, physics_rev: "at g <= 0 hovering is unlimited").
+    let next = fly(&mut h, a, f, 2, 10);
+    assert_eq!(h.get::<Body>(a).gravity, gravity, "the echo took it");
+    assert_eq!(h.get::<Position>(a).0, SPAWN);
+    assert_eq!(last_relay(&h, b).frame.pos, SPAWN);
+    // A rise of 20 m in about 0.1 s is held to 12.5 m/s ("the rise is held"): that
+    // speed over the interval, the slack and 0.25 s of carried allowance, about 5 m.
+    let mut up = f;
+    up.pos = Vec3::new(SPAWN.x, SPAWN.y, SPAWN.z + 20.0);
+    h.sync(a, next, up);
+    let z = h.get::<Position>(a).0.z - SPAWN.z;
+    assert!(z > 3.0 && z < 6.0, "rose {z} m");
+
+    // At the game's gravity the same hover is brought down.
+    let (mut h, a, _) = two();
+    h.sync(a, 1, frame());
+    f.physics_rev = Revision(0);
+    fly(&mut h, a, f, 2, 10);
+    assert!(h.get::<Position>(a).0.z < SPAWN.z - 1.0);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
 use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
-use dlmp::protocol::player::sync::{Frame, PlayerSync};
+use dlmp::protocol::player::sync::{Frame, PlayerSync, RemotePlayerSync};
 use dlmp::session::Player;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -155,7 +155,8 @@ fn a_ledger_death_commits_with_player_wasted_to_viewers_not_the_victim() {
     h.clear(a);
     h.clear(b);
     damage(&mut h, a, 1, None, 54, 150.0);
-    h.steps(2);
+    // Committed in the tick the report arrives, PlayerWasted sent in it (rule 4).
+    h.step();
     assert!(!h.get::<Life>(a).alive);
     let wasted = h.packets::<PlayerWasted>(b);
     assert_eq!(wasted.len(), 1);
@@ -257,10 +258,13 @@ fn a_frame_bringing_health_to_zero_commits_the_death() {
     h.clear(b);
     let mut f = frame();
     f.hp = 0.0;
+    // One tick: the frame, the commit, PlayerWasted and the frame's relay, dead.
     h.sync(a, 1, f);
-    h.step();
     assert!(!h.get::<Life>(a).alive);
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+    let relays = h.packets::<RemotePlayerSync>(b);
+    let relay = relays.last().expect("the frame's relay");
+    assert_eq!((relay.seq, relay.frame.alive), (Seq(1), false));
 }
 
 #[test]
