@@ -440,7 +440,8 @@ impl Harness {
 
     /// Whether streaming shows `subject` to `viewer` (player.md, "Player streaming").
     pub fn is_shown(&self, subject: ClientId, viewer: ClientId) -> bool {
-        self.get::<Viewers>(subject).contains(self.player_id(viewer))
+        self.get::<Viewers>(subject)
+            .contains(self.player_id(viewer))
     }
 
     /// Component-writing shortcut: puts the client's player at `at` as a granted connect
