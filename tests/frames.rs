@@ -782,9 +782,9 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
         i.clip = 7;
     });
 
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     assert!(reload(&mut h, f).is_empty(), "frozen");
-    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.freeze(a, false);
 
     h.with::<Body>(a, |b| b.paused = true);
     let mut paused = f;
@@ -804,7 +804,7 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
 #[test]
 fn state_and_interior_changes_come_from_the_server_pass() {
     let (_s, mut h, a) = scripted("state");
-    h.with::<Life>(a, |l| l.alive = false);
+    h.die(a);
     h.steps(4);
     assert_eq!(h.take_chat_lines(a), ["state dead on_foot"]);
 
@@ -853,7 +853,7 @@ fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
 #[test]
 fn a_frozen_player_keeps_no_keys_and_stays_near_its_anchor() {
     let (mut h, a, b) = two();
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     let mut f = frame();
     f.keys = Keys::FORWARD;
     f.pos = Vec3::new(100.0, 210.0, 9.0);
@@ -874,7 +874,7 @@ fn death_releases_the_keys_on_the_next_server_pass() {
     h.sync(a, 1, f);
     assert_eq!(h.take_chat_lines(a), ["key aim true"]);
     h.steps(3);
-    h.with::<Life>(a, |l| l.alive = false);
+    h.die(a);
     h.steps(4);
     assert_eq!(
         h.take_chat_lines(a),
@@ -891,7 +891,7 @@ fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_no
     h.sync(a, 1, f);
     assert_eq!(h.take_chat_lines(a), ["key forward true", "key aim true"]);
     h.steps(3);
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     h.steps(4);
     assert_eq!(
         h.take_chat_lines(a),
@@ -899,7 +899,7 @@ fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_no
         "once, without a frame"
     );
     assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
-    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.freeze(a, false);
     h.steps(4);
     assert!(
         h.take_chat_lines(a).is_empty(),
@@ -1004,7 +1004,7 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
     h.sync(a, 1, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
 
-    h.with::<Life>(b, |l| l.alive = false);
+    h.die(b);
     assert_eq!(
         target_of(&mut h, a),
         ["target none"],
@@ -1016,16 +1016,17 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
         ["target none"],
         "a dead target is refused"
     );
-    h.with::<Life>(b, |l| l.alive = true);
+    h.respawn(b);
+    h.live(b);
     h.sync(a, 3, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
 
     // The chat limit: five lines a second.
     h.advance(std::time::Duration::from_secs(1));
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     h.sync(a, 4, f);
     assert_eq!(target_of(&mut h, a), ["target none"], "a frozen sender");
-    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.freeze(a, false);
     h.sync(a, 5, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
 
@@ -1072,7 +1073,7 @@ fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
 #[test]
 fn a_frozen_player_rises_at_most_3_m_above_its_anchor_and_falls_free() {
     let (mut h, a, b) = two();
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     let mut f = frame();
     f.pos = Vec3::new(100.0, 202.0, 11.5);
     f.vel = Vec3::new(0.0, 0.0, 0.1);

@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::frame::FrameState;
 use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShot, RecentShots};
 use dlmp::player::{Ledger, Life, Position, Scope, Team, Viewers};
 use dlmp::protocol::connection::damage::DamageReport;
@@ -278,7 +277,7 @@ fn a_melee_attacker_shown_to_the_victim_is_credited() {
 #[test]
 fn a_dead_attacker_or_one_in_another_scope_is_not_credited() {
     let (mut h, a, b) = two();
-    h.with::<Life>(b, |l| l.alive = false);
+    h.die(b);
     damage(&mut h, a, 1, Some(b), 3, 5.0);
     h.step();
     let l = ledger(&h, a);
@@ -288,9 +287,12 @@ fn a_dead_attacker_or_one_in_another_scope_is_not_credited() {
         "counts without attacker"
     );
 
-    h.with::<Life>(b, |l| l.alive = true);
+    h.respawn(b);
+    h.live(b);
+    assert!(h.get::<Life>(b).alive);
+    // No command moves a player to another scope while streaming still shows it there,
+    // so the scope and the show are written: the scope alone refuses the credit.
     h.with::<Scope>(b, |s| s.virtual_world = 2);
-    // Still in Viewers for this check: the scope alone refuses the credit.
     let id = h.player_id(a);
     h.with::<Viewers>(b, |v| v.insert(id));
     damage(&mut h, a, 2, Some(b), 3, 5.0);
@@ -313,7 +315,7 @@ fn an_attacker_not_shown_to_the_victim_is_not_credited() {
 #[test]
 fn contact_damage_from_a_frozen_attacker_is_refused() {
     let (mut h, a, b) = two();
-    h.with::<FrameState>(b, |s| s.frozen = Some(SPAWN));
+    h.freeze(b, true);
     // The fist, a knife, ramming and a rotor: refused, their seq still counts.
     for (seq, weapon) in [(1, 0), (2, 4), (3, 49), (4, 50)] {
         damage(&mut h, a, seq, Some(b), weapon, 10.0);
@@ -341,7 +343,7 @@ fn contact_damage_from_a_frozen_attacker_is_refused() {
     assert_eq!(h.world().resource::<FrozenContactDrops>().0, 4);
 
     // Unfrozen, the same fist is credited.
-    h.with::<FrameState>(b, |s| s.frozen = None);
+    h.freeze(b, false);
     damage(&mut h, a, 6, Some(b), 0, 10.0);
     h.step();
     let l = ledger(&h, a);
@@ -977,10 +979,17 @@ mod shots {
         fire_at(&mut h, a, 5, 31, ahead(399.0));
         fire_at(&mut h, a, 5, 31, ahead(10.0));
         // Paused, then dead.
-        h.with::<Body>(a, |b| b.paused = true);
+        let paused = Frame {
+            paused: true,
+            ..frame()
+        };
+        h.sync(a, 1, paused);
+        assert!(h.get::<Body>(a).paused);
         fire_at(&mut h, a, 6, 31, ahead(10.0));
-        h.with::<Body>(a, |b| b.paused = false);
-        h.with::<Life>(a, |l| l.alive = false);
+        h.advance(std::time::Duration::from_secs(1));
+        h.sync(a, 2, frame());
+        assert!(!h.get::<Body>(a).paused, "a change a second");
+        h.die(a);
         fire_at(&mut h, a, 7, 31, ahead(10.0));
         let d = *h.world().resource::<ShotDrops>();
         assert_eq!(
@@ -1000,16 +1009,15 @@ mod shots {
 
     #[test]
     fn a_frozen_shooter_is_not_in_control() {
-        use dlmp::player::frame::FrameState;
         let (mut h, a, b) = two();
         armed(&mut h, a, 31, 5);
         h.clear(b);
-        h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+        h.freeze(a, true);
         fire_at(&mut h, a, 1, 31, ahead(10.0));
         assert_eq!(h.world().resource::<ShotDrops>().not_in_control, 1);
         assert_eq!(h.get::<Inventory>(a).ammo[31], 5, "no round spent");
         assert!(h.packets::<RemoteWeaponShot>(b).is_empty());
-        h.with::<FrameState>(a, |s| s.frozen = None);
+        h.freeze(a, false);
         fire_at(&mut h, a, 2, 31, ahead(10.0));
         assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
     }

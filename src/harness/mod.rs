@@ -499,6 +499,16 @@ impl Harness {
         self.with::<Viewers>(subject, |v| v.insert(id));
     }
 
+    /// The gamemode freezes or unfreezes the client's player (player.md, SetFrozen) with
+    /// the command a gameplay plugin writes, and one tick: SetFrozen goes out and frame
+    /// admission holds the player from that tick.
+    pub fn freeze(&mut self, client: ClientId, frozen: bool) {
+        let player = self.entity(client);
+        self.world_mut()
+            .write_message(crate::player::control::ControlCommand::Freeze { player, frozen });
+        self.step();
+    }
+
     /// A living frame from the client where the server has it, with the next seq and the
     /// current life's death_epoch, and one tick: what a (re)spawned client's game sends,
     /// confirming its life (player.md, RespawnPlayer).
