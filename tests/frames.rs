@@ -202,13 +202,13 @@ fn frames_are_dropped_until_the_connect_spawn_is_granted() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    h.spawn_at(b, SPAWN);
+    h.spawn(b, SPAWN);
     h.sync(a, 1, frame());
     assert!(relays(&h, b).is_empty());
     assert_eq!(h.world().resource::<FrameDrops>().not_spawned, 1);
     assert_eq!(h.get::<LastFrame>(a).seq, None);
 
-    h.spawn_at(a, SPAWN);
+    h.spawn(a, SPAWN);
     assert!(!h.get::<SpawnState>(a).confirmed);
     let mut dead = frame();
     dead.alive = false;
@@ -247,7 +247,7 @@ fn frames_go_only_to_the_subjects_viewers() {
     let (mut h, a, b) = two();
     let c = h.connect("carol");
     h.step();
-    h.spawn_at(c, SPAWN);
+    h.spawn(c, SPAWN);
     h.with::<Scope>(c, |s| s.virtual_world = 7);
     h.sync(a, 1, frame());
     assert_eq!(relays(&h, b).len(), 1);
@@ -939,7 +939,7 @@ fn aim_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
     let mut fb = frame();
     fb.pos = Vec3::new(115.0, 200.0, 10.0);
     h.sync(b, 1, fb);
-    h.show(b, a);
+    assert!(h.is_shown(b, a), "15 m apart: streaming shows Bob");
     h.take_chat_lines(a);
     (s, h, a, b)
 }
@@ -960,6 +960,7 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     h.sync(a, 1, f);
     assert_eq!(target(&mut h), ["target bob"], "on the ray");
 
+    // A hide and a show with no move between them: nothing but a write produces them.
     h.with::<Viewers>(b, |v| v.0.clear());
     assert_eq!(target(&mut h), ["target none"], "no longer shown");
     h.show(b, a);
@@ -1040,7 +1041,7 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
     h.steps(4);
     assert_eq!(h.player_id(c), h.player_id(b), "the slot is reused");
     assert!(h.get::<Life>(c).alive);
-    h.show(c, a);
+    assert!(h.is_shown(c, a));
     h.take_chat_lines(a);
     assert_eq!(target_of(&mut h, a), ["target none"]);
 }

@@ -180,7 +180,7 @@ fn player_wasted_goes_only_to_the_players_the_victim_is_shown_to() {
     let (mut h, a, b) = two();
     let c = h.connect("carol");
     h.step();
-    h.spawn_at(c, Vec3::new(3000.0, 200.0, 10.0));
+    h.spawn(c, Vec3::new(3000.0, 200.0, 10.0));
     h.steps(2);
     assert!(!h.get::<Viewers>(a).contains(h.player_id(c)));
     h.clear(b);
@@ -427,7 +427,7 @@ fn scripted_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
         h.request_spawn(c);
     }
     h.steps(4);
-    h.show(b, a);
+    assert!(h.is_shown(b, a), "streaming shows Bob at Alice's point");
     h.take_chat_lines(a);
     (s, h, a, b)
 }
@@ -601,7 +601,7 @@ fn set_health_and_set_armor_send_the_command_with_a_raised_vital_rev() {
 fn set_health_0_commits_the_death_in_the_same_tick() {
     let (_s, mut h, a) = commands("sethealth0");
     let b = h.connect("bob");
-    h.spawn_at(b, h.get::<Position>(a).0);
+    h.spawn(b, h.get::<Position>(a).0);
     h.steps(2);
     h.clear(b);
     h.chat(a, "/hp 0");
@@ -936,7 +936,7 @@ mod shots {
         let (mut h, a, _) = two();
         let c = h.connect("carol");
         h.step();
-        h.spawn_at(c, SPAWN);
+        h.spawn(c, SPAWN);
         h.with::<Scope>(c, |s| s.virtual_world = 3);
         h.steps(2);
         armed(&mut h, a, 31, 10);
@@ -1037,8 +1037,8 @@ mod shots {
         let (mut h, a, b) = two();
         let c = h.connect("carol");
         h.step();
-        h.spawn_at(c, SPAWN);
-        h.show(a, c);
+        h.spawn(c, SPAWN);
+        assert!(h.is_shown(a, c));
         for (p, g) in [(a, 2), (b, 2), (c, 5)] {
             h.with::<Team>(p, |t| {
                 t.group = g;
