@@ -49,7 +49,8 @@ fn a_spawn_point_no_f32_holds_is_an_error_and_grants_no_spawn() {
                 function() p:set_respawn_point(100, 200, 10, -1e300) end,
             }) do
                 local ok, err = pcall(f)
-                dlmp.send_chat(tostring(err):match("^[^\n]*"), nil, { p })
+                local line = tostring(err):match("^[^\n]*"):gsub("^runtime error: ", "")
+                dlmp.send_chat(line, nil, { p })
             end
         end)
         "#,
