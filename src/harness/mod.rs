@@ -482,8 +482,43 @@ impl Harness {
             .expect("the player has the component"));
     }
 
-    /// Puts the client's player at `at` as a granted connect spawn leaves it: spawned,
-    /// alive, there, with `at` as its spawn info (facing north, outside, skin 0).
+    /// The real connect spawn at `at` (player.md, RequestSpawn / SpawnPlayer): the
+    /// gamemode's spawn info (what `dlmp.spawn_player` sets: facing north, outside, skin
+    /// 0; no packet carries it, so this writes it as a gameplay plugin would), the
+    /// client's RequestSpawn, and the tick in which the server grants it: SpawnPlayer to
+    /// the client, spawned, alive, at `at`, `player_spawn`, and streaming reconciled.
+    #[track_caller]
+    pub fn spawn(&mut self, client: ClientId, at: Vec3) {
+        let info = SpawnInfo {
+            position: at,
+            heading: 0.0,
+            interior: 0,
+            skin: 0,
+            variant: 1,
+        };
+        self.with::<SpawnState>(client, |s| s.info = Some(info));
+        self.request_spawn(client);
+        self.step();
+        assert!(
+            self.received(client)
+                .iter()
+                .rev()
+                .any(|p| *p == ServerPacket::SpawnPlayer(info.packet())),
+            "the server granted the spawn"
+        );
+    }
+
+    /// Whether streaming shows `subject` to `viewer` (player.md, "Player streaming").
+    pub fn is_shown(&self, subject: ClientId, viewer: ClientId) -> bool {
+        self.get::<Viewers>(subject)
+            .contains(self.player_id(viewer))
+    }
+
+    /// Component-writing shortcut: puts the client's player at `at` as a granted connect
+    /// spawn leaves it (spawned, alive, there, with `at` as its spawn info) without the
+    /// RequestSpawn, the SpawnPlayer or a tick. Prefer [`spawn`](Self::spawn), the real
+    /// path; this stays for tests that need the state without its packets in the same
+    /// tick.
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
         self.with::<SpawnState>(client, |s| {
@@ -505,24 +540,43 @@ impl Harness {
         self.with::<Position>(client, |p| p.0 = at);
     }
 
-    /// Alice and Bob, connected, spawned at `at` and each shown to the other: the start
-    /// of most on-foot scenarios.
+    /// Alice and Bob, connected, spawned at `at` by the real connect spawn and shown to
+    /// each other by streaming (same point, same scope), with what they received so far
+    /// forgotten: the start of most on-foot scenarios.
+    #[track_caller]
     pub fn connect_pair_at(&mut self, at: Vec3) -> (ClientId, ClientId) {
         let a = self.connect("alice");
         let b = self.connect("bob");
         self.step();
-        self.spawn_at(a, at);
-        self.spawn_at(b, at);
-        self.show(a, b);
-        self.show(b, a);
+        self.spawn(a, at);
+        self.spawn(b, at);
+        assert!(
+            self.is_shown(a, b) && self.is_shown(b, a),
+            "streaming shows players at one point to each other"
+        );
+        self.clear(a);
+        self.clear(b);
         (a, b)
     }
 
-    /// Marks `subject` as shown to `viewer` without a snapshot, as if streaming had shown
-    /// it already: relays and events about the subject go to the viewer from now on.
+    /// Component-writing shortcut: marks `subject` as shown to `viewer` without a
+    /// snapshot, as if streaming had shown it already: relays and events about the
+    /// subject go to the viewer from now on. Streaming shows players within range on its
+    /// own (see [`connect_pair_at`](Self::connect_pair_at)); this stays for a show that
+    /// positions cannot produce in the test's tick.
     pub fn show(&mut self, subject: ClientId, viewer: ClientId) {
         let id = self.player_id(viewer);
         self.with::<Viewers>(subject, |v| v.insert(id));
+    }
+
+    /// The gamemode freezes or unfreezes the client's player (player.md, SetFrozen) with
+    /// the command a gameplay plugin writes, and one tick: SetFrozen goes out and frame
+    /// admission holds the player from that tick.
+    pub fn freeze(&mut self, client: ClientId, frozen: bool) {
+        let player = self.entity(client);
+        self.world_mut()
+            .write_message(crate::player::control::ControlCommand::Freeze { player, frozen });
+        self.step();
     }
 
     /// A living frame from the client where the server has it, with the next seq and the

@@ -97,7 +97,9 @@ pub struct RelayInputs<'a> {
     pub frozen: bool,
 }
 
-/// The relay values of an accepted frame ("Fields", the relay column).
+/// The relay values of an accepted frame ("Fields", the relay column). The position and
+/// the pose are the server's ([`Body`]): a dead player's frame does not move or turn its
+/// copy (player.md, Admission).
 pub fn relay_frame(f: &Frame, s: &RelayInputs<'_>) -> Frame {
     let body = s.body;
     let weapon = relay_weapon(f, s.inventory);
@@ -117,6 +119,9 @@ pub fn relay_frame(f: &Frame, s: &RelayInputs<'_>) -> Frame {
     let jetpack = body.special_action == SpecialAction::Jetpack;
     Frame {
         pos: s.position,
+        yaw: body.yaw,
+        ducked: body.ducked,
+        move_state: body.move_state,
         keys,
         cam: normalized(f.cam).unwrap_or(Vec3::ZERO),
         vel: cap_length(f.vel, MAX_RELAY_VEL),

@@ -357,6 +357,8 @@ fn admit(
             body.camera_front = front;
         }
         body.keys = f.keys;
+        body.yaw = f.yaw;
+        body.move_state = f.move_state;
         body.ducked = f.ducked;
         body.on_ground = f.on_ground;
         // hp and armor: in the client's order only, and only downward (ledger rule 2).
