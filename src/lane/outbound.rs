@@ -338,6 +338,14 @@ impl<T> OutboundLane<T> {
         self.next_id
     }
 
+    /// Whether event `id` (pushed earlier, or acknowledged already) has been sent at
+    /// least once: ids are consecutive, so every id up to the last acked one plus the
+    /// in-flight ones has.
+    pub fn is_sent(&self, id: EventId) -> bool {
+        let newest_sent = EventId(self.acked.0.wrapping_add(self.in_flight as u32));
+        !id.is_newer_than(newest_sent)
+    }
+
     /// The round-trip estimator (SRTT, current timeout).
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
