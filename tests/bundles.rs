@@ -126,3 +126,37 @@ fn a_viewer_gets_the_death_before_the_dead_relay() {
     let id = h.player_id(a);
     assert_eq!(log(&h, b, id), ["wasted", "dead relay", "dead relay"]);
 }
+
+#[test]
+fn two_frames_of_one_player_in_one_tick_are_both_relayed_in_order() {
+    let (mut h, a, b) = pair(2);
+    frame(&mut h, a, 1);
+    h.step();
+    h.clear(b);
+    // The older frame latches a jump; the newer one does not.
+    let jump = dlmp::protocol::player::sync::PlayerSync {
+        session_token: h.token(a),
+        seq: dlmp::protocol::ids::Seq(2),
+        frame: Frame {
+            keys: dlmp::protocol::player::sync::Keys::JUMP,
+            death_epoch: h.get::<dlmp::player::DeathEpoch>(a).0,
+            ..Frame::standing(AT)
+        },
+    };
+    h.send(a, jump);
+    frame(&mut h, a, 3);
+    h.step();
+    let id = h.player_id(a);
+    let relays: Vec<_> = h
+        .packets::<dlmp::protocol::player::sync::RemotePlayerSync>(b)
+        .into_iter()
+        .filter(|p| p.player_id == id)
+        .map(|p| {
+            (
+                p.seq.0,
+                p.frame.keys.0 & dlmp::protocol::player::sync::Keys::JUMP.0 != 0,
+            )
+        })
+        .collect();
+    assert_eq!(relays, [(2, true), (3, false)]);
+}

@@ -202,28 +202,23 @@ fn relay_frames(
     mut recipients: Query<(&Team, &mut Connection)>,
     index: Res<PlayerIndex>,
     mut stats: ResMut<RelayStats>,
-    mut fresh: Local<Vec<Entity>>,
 ) {
-    fresh.clear();
-    fresh.extend(accepted.read().map(|a| a.player));
-    fresh.sort_unstable();
-    fresh.dedup();
-    for &subject in fresh.iter() {
-        let Ok((player, last, life, epoch, position, body, ledger, inv, look, team, viewers, fs)) =
+    // Every accepted frame, in arrival order: two of one subject in one tick go out both.
+    for accepted in accepted.read() {
+        let subject = accepted.player;
+        let Ok((player, _, life, epoch, _, body, ledger, inv, look, team, viewers, fs)) =
             subjects.get(subject)
         else {
             continue;
         };
-        let (Some(seq), Some(frame)) = (last.seq, last.frame.as_ref()) else {
-            continue;
-        };
+        let (seq, frame) = (accepted.seq, &accepted.frame);
         let Ok(mut relayed) = relayed.get_mut(subject) else {
             continue;
         };
         let frame = relay_frame(
             frame,
             &RelayInputs {
-                position: position.0,
+                position: accepted.position,
                 life: *life,
                 death_epoch: epoch.0,
                 ledger,

@@ -49,6 +49,10 @@ impl std::error::Error for SendError {}
 /// overflow its 512-event lane (docs/decisions/0005-server-core.md).
 pub const ROSTER_WINDOW: usize = 256;
 
+/// Bytes of room for a tick's unreliable packets a connection keeps between ticks: a
+/// crowded view's relays (about 50 × 140 bytes) fit; a rare burst's room is given back.
+const UNRELIABLE_KEPT: usize = 64 * 1024;
+
 /// The session's transport state; one per player entity.
 #[derive(Component)]
 pub struct Connection {
@@ -267,6 +271,10 @@ impl Connection {
             // Checked in send_roster; a critical push never refuses.
             let _ = self.send_event(packet, Delivery::Critical);
         }
+        // A newcomer's roster is max_players entries once; its room is not kept after.
+        if self.roster.is_empty() && self.roster.capacity() > 16 {
+            self.roster = VecDeque::new();
+        }
     }
 
     /// Events a push of `delivery` may still add before it is refused.
@@ -363,6 +371,11 @@ impl Connection {
         }
         self.unreliable.clear();
         self.unreliable_at.clear();
+        // A tick's burst of unreliable packets (a Go-Back-N of hundreds) keeps no room.
+        if self.unreliable.capacity() > UNRELIABLE_KEPT {
+            self.unreliable.shrink_to(UNRELIABLE_KEPT / 4);
+            self.unreliable_at.shrink_to(64);
+        }
         sink.finish();
     }
 }
