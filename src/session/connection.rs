@@ -14,6 +14,7 @@ use crate::lane::{
 };
 use crate::protocol::bundle::Packer;
 use crate::protocol::connection::handshake::Protocol;
+use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::{EventId, SessionToken};
 use crate::protocol::{EncodeError, MAX_DATAGRAM, ServerPacket};
 use crate::serial::Serial;
@@ -69,7 +70,7 @@ pub struct Connection {
     held_back: u64,
     ack_due: bool,
     /// Roster events not yet in the lane, in order.
-    roster: VecDeque<ServerPacket>,
+    roster: VecDeque<RosterEvent>,
     /// What the client said in its hello: whether it accepts bundles (connection.md §1).
     protocol: Protocol,
 }
@@ -82,6 +83,16 @@ impl fmt::Debug for Connection {
             .field("unreliable", &self.unreliable_at.len())
             .finish_non_exhaustive()
     }
+}
+
+/// A roster event waiting outside the lane, kept small: a newcomer's backlog is up to
+/// `max_players` of them, so a join storm holds N² of them at once (issue 11: 296 bytes
+/// a ServerPacket, 44 a PlayerJoin).
+#[derive(Debug)]
+enum RosterEvent {
+    Join(PlayerJoin),
+    Leave(PlayerLeave),
+    Other(Box<ServerPacket>),
 }
 
 /// One unreliable packet of the tick.
@@ -254,7 +265,11 @@ impl Connection {
             return Err(SendError::WrongLane);
         }
         encode(&packet)?;
-        self.roster.push_back(packet);
+        self.roster.push_back(match packet {
+            ServerPacket::PlayerJoin(join) => RosterEvent::Join(join),
+            ServerPacket::PlayerLeave(leave) => RosterEvent::Leave(leave),
+            other => RosterEvent::Other(Box::new(other)),
+        });
         self.pump_roster();
         Ok(())
     }
@@ -266,8 +281,13 @@ impl Connection {
 
     fn pump_roster(&mut self) {
         while self.outbound.waiting() < ROSTER_WINDOW
-            && let Some(packet) = self.roster.pop_front()
+            && let Some(event) = self.roster.pop_front()
         {
+            let packet = match event {
+                RosterEvent::Join(join) => ServerPacket::from(join),
+                RosterEvent::Leave(leave) => leave.into(),
+                RosterEvent::Other(packet) => *packet,
+            };
             // Checked in send_roster; a critical push never refuses.
             let _ = self.send_event(packet, Delivery::Critical);
         }
