@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bevy_app::{AppExit, ScheduleRunnerPlugin};
+use bevy_app::AppExit;
 use clap::Parser;
 use dlmp::config::{Cli, Config};
 use dlmp::console::ConsolePlugin;
 use dlmp::net::{self, NetConfig, NetStats};
-use dlmp::server::{Transport, build_app};
+use dlmp::server::{FixedStepRunner, Transport, build_app};
 use tracing::{error, info};
 use tracing_subscriber::EnvFilter;
 
@@ -59,7 +59,9 @@ fn main() -> ExitCode {
     };
     let mut app = build_app(&config, transport, shutdown);
     app.add_plugins((
-        ScheduleRunnerPlugin::run_loop(config.tick()),
+        FixedStepRunner {
+            tick: config.tick(),
+        },
         ConsolePlugin::stdin(),
     ));
     let exit = app.run();

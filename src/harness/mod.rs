@@ -35,10 +35,11 @@ use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
 use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
+use crate::protocol::bundle::ServerDatagram;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
 use crate::protocol::connection::damage::DamageReport;
 use crate::protocol::connection::handshake::{
-    ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
+    ClientDisconnect, ClientHello, MAGIC, PROTOCOL_BUNDLES, Protocol, ServerHello,
 };
 use crate::protocol::connection::lane::ClientAck;
 use crate::protocol::geometry::Vec3;
@@ -77,8 +78,32 @@ struct VirtualClient {
     ack_due: bool,
     /// Every packet applied, in order: unreliable ones as they came, events once each.
     inbox: Vec<ServerPacket>,
-    /// Every datagram decoded, resends and duplicates included.
+    /// Every packet decoded, resends and duplicates included, a bundle's inner packets
+    /// each in order.
     wire: Vec<ServerPacket>,
+    /// Datagrams received (a bundle counts once).
+    datagrams: usize,
+    /// What the client says in its hello.
+    protocol: u16,
+}
+
+impl VirtualClient {
+    /// Takes one packet as the client's game does.
+    fn take(&mut self, packet: ServerPacket) {
+        self.wire.push(packet.clone());
+        if let ServerPacket::ServerHello(hello) = &packet {
+            self.hello = Some(hello.clone());
+        }
+        match packet.event_id() {
+            Some(id) => {
+                self.ack_due = true;
+                if self.lane.receive(id).0 == Verdict::Apply {
+                    self.inbox.push(packet);
+                }
+            }
+            None => self.inbox.push(packet),
+        }
+    }
 }
 
 /// The server app with virtual clients. See the module doc.
@@ -216,26 +241,29 @@ impl Harness {
         }
     }
 
+    /// Hands each datagram to its client through the real decoder: a bundle is checked
+    /// and unpacked (connection.md §1), and a datagram or inner packet a client would drop
+    /// is a server bug, so it panics.
     fn deliver(&mut self) {
         while let Ok(datagram) = self.from_server.try_recv() {
             let Some(c) = self.clients.iter_mut().find(|c| c.addr == datagram.to) else {
                 self.stray.push(datagram);
                 continue;
             };
-            let packet = ServerPacket::decode(&datagram.bytes)
-                .unwrap_or_else(|e| panic!("the server sent a packet a client rejects: {e}"));
-            c.wire.push(packet.clone());
-            if let ServerPacket::ServerHello(hello) = &packet {
-                c.hello = Some(hello.clone());
+            let decoded = ServerDatagram::decode(&datagram.bytes)
+                .unwrap_or_else(|e| panic!("the server sent a datagram a client rejects: {e}"));
+            if matches!(decoded, ServerDatagram::Bundle(_)) {
+                assert!(
+                    Protocol::of(c.protocol).is_some_and(Protocol::bundles),
+                    "a bundle to a protocol 1 client"
+                );
             }
-            match packet.event_id() {
-                Some(id) => {
-                    c.ack_due = true;
-                    if c.lane.receive(id).0 == Verdict::Apply {
-                        c.inbox.push(packet);
-                    }
-                }
-                None => c.inbox.push(packet),
+            c.datagrams += 1;
+            for packet in decoded.packets() {
+                let packet = packet.unwrap_or_else(|e| {
+                    panic!("the server bundled a packet a client rejects: {e}")
+                });
+                c.take(packet);
             }
         }
     }
@@ -264,15 +292,33 @@ impl Harness {
             ack_due: false,
             inbox: Vec::new(),
             wire: Vec::new(),
+            datagrams: 0,
+            protocol: PROTOCOL_BUNDLES,
         });
         ClientId(self.clients.len() - 1)
+    }
+
+    /// Makes the client say `version` in its hellos from now on. Clients say protocol 2
+    /// (bundles, connection.md §1) unless told otherwise, so every scenario runs through
+    /// the bundle path; a protocol 1 client gets single packets.
+    pub fn set_protocol(&mut self, client: ClientId, version: u16) {
+        self.clients[client.0].protocol = version;
+    }
+
+    /// A new client that completes the handshake as `name`, saying protocol `version`.
+    #[track_caller]
+    pub fn connect_with_protocol(&mut self, name: &str, version: u16) -> ClientId {
+        let client = self.add_client();
+        self.set_protocol(client, version);
+        self.join_as(client, name);
+        client
     }
 
     /// A well-formed ClientHello of `client` asking for `name`.
     pub fn client_hello(&self, client: ClientId, name: &str) -> ClientHello {
         ClientHello {
             magic: MAGIC,
-            protocol: PROTOCOL_VERSION,
+            protocol: self.clients[client.0].protocol,
             nonce: self.clients[client.0].nonce,
             name: FixedText::new(name).expect("a name of at most 24 bytes"),
             pad: [0; 29],
@@ -683,20 +729,30 @@ impl Harness {
         &self.clients[client.0].inbox
     }
 
-    /// Every datagram the client got, resends and duplicates included.
+    /// Every packet the client got, resends and duplicates included, in arrival order: a
+    /// bundle's inner packets each, as the client's game takes them. How many datagrams
+    /// carried them is [`datagrams`](Self::datagrams).
     pub fn wire(&self, client: ClientId) -> &[ServerPacket] {
         &self.clients[client.0].wire
     }
 
+    /// Datagrams the client got so far (a bundle counts once), cleared with the rest.
+    pub fn datagrams(&self, client: ClientId) -> usize {
+        self.clients[client.0].datagrams
+    }
+
     /// Forgets what the client received so far (applied and on the wire).
     pub fn clear(&mut self, client: ClientId) {
-        self.clients[client.0].inbox.clear();
-        self.clients[client.0].wire.clear();
+        // Their room goes too, so that a long scenario's memory stays what the server holds.
+        self.clients[client.0].inbox = Vec::new();
+        self.clients[client.0].wire = Vec::new();
+        self.clients[client.0].datagrams = 0;
     }
 
     /// Takes what the client applied so far.
     pub fn take(&mut self, client: ClientId) -> Vec<ServerPacket> {
         self.clients[client.0].wire.clear();
+        self.clients[client.0].datagrams = 0;
         std::mem::take(&mut self.clients[client.0].inbox)
     }
 

@@ -2,6 +2,7 @@
 //! feature plugins that fill them. [`build_app`] assembles it around a [`Transport`]; the
 //! binary connects that to the network thread, the test harness to virtual clients.
 
+mod runner;
 mod sets;
 mod shutdown;
 mod stats;
@@ -14,6 +15,7 @@ use std::time::Duration;
 use bevy_app::App;
 use bevy_time::{Fixed, Time, TimePlugin};
 
+pub use runner::{FixedStepRunner, MAX_CATCH_UP};
 pub use sets::{GameplaySystems, ServerSystems, StreamingSystems};
 pub use shutdown::{ServerShutdown, ShutdownFlag};
 pub use stats::StatsSettings;

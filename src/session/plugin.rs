@@ -22,7 +22,7 @@ use super::nametag::{NametagColor, send_nametags};
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
 use crate::lane::{LaneHealth, Verdict};
 use crate::net::{Datagram, DropReason, Inbound};
-use crate::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
+use crate::protocol::connection::handshake::{LeaveReason, Protocol, ServerDisconnect};
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::EventId;
 use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
@@ -136,6 +136,7 @@ fn take_hellos(
             continue;
         };
         let from = inbound.from;
+        let protocol = Protocol::of(hello.protocol).unwrap_or_default();
         let outcome = state
             .gate
             .handle(&mut state.sessions, hello, from, now, &world.0);
@@ -168,7 +169,7 @@ fn take_hellos(
                         .map(|s| *s.name())
                         .unwrap_or_default(),
                 );
-                let mut conn = Connection::new(from, hello.session_token);
+                let mut conn = Connection::new(from, hello.session_token).with_protocol(protocol);
                 // Outside the connection: until the client proves its token, the
                 // ServerHello is all that goes to its address (ADR 0018).
                 if let Some(bytes) = encode(hello) {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use bevy_app::{AppExit, ScheduleRunnerPlugin};
+use bevy_app::AppExit;
 use dlmp::config::Config;
 use dlmp::lane::{InboundLane, Verdict};
 use dlmp::net::{self, NetConfig, NetHandle, NetStats};
@@ -70,7 +70,9 @@ impl Server {
             .name("dlmp-app".into())
             .spawn(move || {
                 let mut app = build_app(&config, transport, flag);
-                app.add_plugins(ScheduleRunnerPlugin::run_loop(config.tick()));
+                app.add_plugins(dlmp::server::FixedStepRunner {
+                    tick: config.tick(),
+                });
                 app.run()
             })
             .expect("spawn the app thread");
