@@ -3,11 +3,14 @@
 //! hands back encoded datagrams. Malformed input never crosses the channel, and nothing in
 //! the app blocks on I/O.
 
+mod batch;
+mod outbound;
 mod stats;
 mod thread;
 
 use std::net::SocketAddr;
 
+pub use outbound::{Outbound, SHED_FRACTION, ShedReason};
 pub use stats::{DropReason, NetStats};
 pub use thread::{NetConfig, NetHandle, spawn};
 
