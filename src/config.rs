@@ -35,6 +35,12 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
+    /// Threads that send datagrams: the network thread and `net_send_threads - 1` more on
+    /// clones of the socket (ADR 0025). Default 1; more pays only with cores to spare.
+    pub net_send_threads: usize,
+    /// Datagrams each sending thread's queue holds before it sheds, relays first (ADR
+    /// 0025). Default 65 536.
+    pub net_outbound_capacity: usize,
 }
 
 impl Default for Config {
@@ -49,6 +55,8 @@ impl Default for Config {
             stats_interval_secs: 60,
             script_instruction_budget: 5_000_000,
             respawn_delay_ms: 3_000,
+            net_send_threads: 1,
+            net_outbound_capacity: 65_536,
         }
     }
 }
@@ -98,6 +106,9 @@ impl Config {
         if let Some(ms) = cli.respawn_delay_ms {
             config.respawn_delay_ms = ms;
         }
+        if let Some(n) = cli.net_send_threads {
+            config.net_send_threads = n;
+        }
         config.validate()?;
         Ok(config)
     }
@@ -109,6 +120,9 @@ impl Config {
         }
         if !(1..=1000).contains(&self.tick_hz) {
             return Err(ConfigError("tick_hz must be in 1..=1000".into()));
+        }
+        if !(1..=64).contains(&self.net_send_threads) {
+            return Err(ConfigError("net_send_threads must be in 1..=64".into()));
         }
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
@@ -161,6 +175,9 @@ pub struct Cli {
     /// Least time dead before a respawn, ms [default: 3000].
     #[arg(long)]
     pub respawn_delay_ms: Option<u64>,
+    /// Threads that send datagrams [default: 1].
+    #[arg(long)]
+    pub net_send_threads: Option<usize>,
 }
 
 #[cfg(test)]
