@@ -10,7 +10,7 @@ use dlmp::net::DropReason;
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::handshake::{
-    ConnectRefused, LeaveReason, RefuseReason, ServerDisconnect, ServerHello,
+    ConnectRefused, LeaveReason, Protocol, RefuseReason, ServerDisconnect, ServerHello,
 };
 use dlmp::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use dlmp::protocol::ids::{EventId, PlayerId, SessionToken};
@@ -71,7 +71,8 @@ fn refused(
 }
 
 #[rstest]
-#[case::wrong_protocol("carl", 2, RefuseReason::WrongProtocol)]
+#[case::wrong_protocol("carl", 3, RefuseReason::WrongProtocol)]
+#[case::protocol_0("carl", 0, RefuseReason::WrongProtocol)]
 #[case::short_name("cj", 1, RefuseReason::InvalidName)]
 #[case::bad_character("c j", 1, RefuseReason::InvalidName)]
 #[case::name_in_use("ALICE", 1, RefuseReason::NameInUse)]
@@ -531,4 +532,26 @@ fn a_rename_sends_the_nametag_to_the_player() {
         ("alicia", 0x00FF_0000)
     );
     assert_eq!(tags[0].id, h.player_id(a));
+}
+
+#[rstest]
+#[case::protocol_1(1, Protocol::Single)]
+#[case::protocol_2(2, Protocol::Bundles)]
+fn a_hello_of_protocol_1_or_2_is_accepted_and_its_protocol_remembered(
+    #[case] version: u16,
+    #[case] protocol: Protocol,
+) {
+    let mut h = Harness::new();
+    let c = h.add_client();
+    let mut hello = h.client_hello(c, "carl");
+    hello.protocol = version;
+    h.send(c, hello);
+    h.step();
+    assert_eq!(h.packets::<ServerHello>(c).len(), 1);
+    let id = h.player_id(c);
+    let conn = connection(&mut h, id);
+    assert_eq!(
+        conn.get::<Connection>().map(Connection::protocol),
+        Some(protocol)
+    );
 }

@@ -150,7 +150,7 @@ fn refused_for_each_reason(#[case] reason: RefuseReason) {
         RefuseReason::ServerFull => {
             server.connect(addr(1, 1), 1, "Sweet");
         }
-        RefuseReason::WrongProtocol => h.protocol = PROTOCOL_VERSION + 1,
+        RefuseReason::WrongProtocol => h.protocol = PROTOCOL_VERSION + 2,
         RefuseReason::InvalidName => h.name = FixedText::new("N!").unwrap(),
         RefuseReason::NameInUse => {
             server.sessions = Sessions::new(2);

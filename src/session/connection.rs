@@ -12,6 +12,7 @@ use bevy_ecs::component::Component;
 use crate::lane::{
     AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, PushError, Verdict,
 };
+use crate::protocol::connection::handshake::Protocol;
 use crate::protocol::ids::{EventId, SessionToken};
 use crate::protocol::{EncodeError, MAX_DATAGRAM, ServerPacket};
 use crate::serial::Serial;
@@ -58,6 +59,8 @@ pub struct Connection {
     ack_due: bool,
     /// Roster events not yet in the lane, in order.
     roster: VecDeque<ServerPacket>,
+    /// What the client said in its hello: whether it accepts bundles (connection.md §1).
+    protocol: Protocol,
 }
 
 impl fmt::Debug for Connection {
@@ -86,7 +89,20 @@ impl Connection {
             unreliable: Vec::new(),
             ack_due: false,
             roster: VecDeque::new(),
+            protocol: Protocol::default(),
         }
+    }
+
+    /// The connection of a client that said `protocol` in its hello.
+    #[must_use]
+    pub fn with_protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// The protocol the client said in its hello.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
     }
 
     pub fn addr(&self) -> SocketAddr {

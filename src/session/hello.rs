@@ -9,8 +9,7 @@ use std::time::Duration;
 use super::ratelimit::{RateLimit, TokenBucket};
 use super::registry::{Ended, InsertError, NewSession, Session, Sessions};
 use crate::protocol::connection::handshake::{
-    ClientHello, ConnectRefused, LeaveReason, PROTOCOL_VERSION, RefuseReason, ServerHello,
-    check_name,
+    ClientHello, ConnectRefused, LeaveReason, Protocol, RefuseReason, ServerHello, check_name,
 };
 use crate::protocol::ids::PlayerId;
 
@@ -298,7 +297,7 @@ impl HelloGate {
         {
             return Some(RefuseReason::TooManyAttempts);
         }
-        let charged = if hello.protocol != PROTOCOL_VERSION {
+        let charged = if Protocol::of(hello.protocol).is_none() {
             RefuseReason::WrongProtocol
         } else if check_name("name", &hello.name).is_err() {
             RefuseReason::InvalidName
@@ -350,7 +349,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::connection::handshake::MAGIC;
+    use crate::protocol::connection::handshake::{MAGIC, PROTOCOL_VERSION};
     use crate::protocol::text::FixedText;
 
     fn addr(ip: u8, port: u16) -> SocketAddr {
@@ -425,7 +424,7 @@ mod tests {
         let bad = |nonce| {
             let mut h = hello(nonce, "Smoke");
             match reason {
-                RefuseReason::WrongProtocol => h.protocol = 2,
+                RefuseReason::WrongProtocol => h.protocol = 3,
                 RefuseReason::InvalidName => h.name = FixedText::new("Sm").unwrap(),
                 _ => h.name = FixedText::new("SWEET").unwrap(),
             }

@@ -20,7 +20,7 @@ use super::nametag::{NametagColor, send_nametags};
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
 use crate::lane::{LaneHealth, Verdict};
 use crate::net::{Datagram, DropReason, Inbound};
-use crate::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
+use crate::protocol::connection::handshake::{LeaveReason, Protocol, ServerDisconnect};
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::EventId;
 use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
@@ -129,6 +129,7 @@ fn take_hellos(
             continue;
         };
         let from = inbound.from;
+        let protocol = Protocol::of(hello.protocol).unwrap_or_default();
         let outcome = state
             .gate
             .handle(&mut state.sessions, hello, from, now, &world.0);
@@ -154,7 +155,7 @@ fn take_hellos(
                         .map(|s| *s.name())
                         .unwrap_or_default(),
                 );
-                let mut conn = Connection::new(from, hello.session_token);
+                let mut conn = Connection::new(from, hello.session_token).with_protocol(protocol);
                 if let Err(e) = conn.send(hello) {
                     warn!("ServerHello not sent: {e}");
                 }
