@@ -33,7 +33,13 @@ fn twenty_bots_join_walk_and_see_each_other() {
         counts["frames_sent"].as_u64().map(|f| f * 19),
         "{report:#}"
     );
-    assert!(report["delivered_ratio"].as_f64() >= Some(0.9), "{report:#}");
+    assert!(
+        report["delivered_ratio"].as_f64() >= Some(0.9),
+        "{report:#}"
+    );
     assert!(report["relayed_ratio"].as_f64() >= Some(0.9), "{report:#}");
-    assert!(report["server"]["rss_mib"].as_f64() > Some(0.0), "{report:#}");
+    assert!(
+        report["server"]["rss_mib"].as_f64() > Some(0.0),
+        "{report:#}"
+    );
 }

@@ -16,9 +16,9 @@ use dlmp::net::{
     Datagram, DropReason, Inbound, NetConfig, NetHandle, NetStats, Outbound, ShedReason, spawn,
 };
 use dlmp::protocol::connection::chat::ChatMessage;
-use dlmp::protocol::player::sync::RemotePlayerSync;
 use dlmp::protocol::connection::samples::handshake::client_hello;
 use dlmp::protocol::player::samples::sync::player_sync;
+use dlmp::protocol::player::sync::RemotePlayerSync;
 use dlmp::protocol::sample;
 use dlmp::protocol::{ClientPacket, Direction, ErrorKind, MAX_DATAGRAM, Packet};
 
@@ -307,12 +307,17 @@ fn inbound_is_read_while_a_large_outbound_batch_is_pending() {
     let client = UdpSocket::bind(loopback(0)).unwrap();
     let total = 200_000;
     for datagram in pending_batch(sink.local_addr().unwrap(), total) {
-        net.outbound.send(datagram).expect("room for the whole batch");
+        net.outbound
+            .send(datagram)
+            .expect("room for the whole batch");
     }
     // Sending 200 000 datagrams takes the thread a good part of a second; the hello is read
     // between two send batches, long before the last of them.
     client.send_to(&hello_bytes(), net.local_addr()).unwrap();
-    let inbound = net.inbound.recv_timeout(TIMEOUT).expect("the hello arrives");
+    let inbound = net
+        .inbound
+        .recv_timeout(TIMEOUT)
+        .expect("the hello arrives");
     let sent_before = stats.sent_count();
     assert_eq!(inbound.from, client.local_addr().unwrap());
     assert!(
@@ -433,7 +438,9 @@ fn several_send_threads_keep_each_addresss_order() {
     clients[0]
         .send_to(&hello_bytes(), net.local_addr())
         .unwrap();
-    net.inbound.recv_timeout(TIMEOUT).expect("the hello arrives");
+    net.inbound
+        .recv_timeout(TIMEOUT)
+        .expect("the hello arrives");
     net.shutdown().unwrap();
     assert_eq!(stats.sent_count(), 4 * u64::from(per_client));
 }

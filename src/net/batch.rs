@@ -203,10 +203,7 @@ mod tests {
         let b = UdpSocket::bind("127.0.0.1:0").unwrap();
         let to = b.local_addr().unwrap();
         let datagrams = vec![
-            Datagram {
-                to,
-                bytes: vec![1],
-            },
+            Datagram { to, bytes: vec![1] },
             Datagram {
                 to: "[::1]:9".parse().unwrap(),
                 bytes: vec![2],
@@ -215,13 +212,12 @@ mod tests {
                 to,
                 bytes: vec![0; MAX_DATAGRAM + 1],
             },
-            Datagram {
-                to,
-                bytes: vec![3],
-            },
+            Datagram { to, bytes: vec![3] },
         ];
         let mut outcomes = Vec::new();
-        Sender::new().send(&a, &datagrams, |d, r| outcomes.push((d.bytes[0], r.is_ok())));
+        Sender::new().send(&a, &datagrams, |d, r| {
+            outcomes.push((d.bytes[0], r.is_ok()))
+        });
         assert_eq!(outcomes, [(1, true), (2, false), (0, false), (3, true)]);
     }
 }

@@ -52,10 +52,7 @@ pub enum Phase {
 
 /// What one received packet meant, for the tally.
 pub enum Event {
-    Relay {
-        player_id: u32,
-        seq: u32,
-    },
+    Relay { player_id: u32, seq: u32 },
     Joined,
     Spawned,
     Teleported,
@@ -214,7 +211,10 @@ impl Bot {
     /// Sends the next PlayerSync: standing at the spawn point until the teleport, then
     /// walking the circle around home. Returns its seq.
     pub fn send_frame(&mut self, now: Instant, period: Duration, wall_ns: u64) -> io::Result<u32> {
-        let dt = now.saturating_duration_since(self.last_frame).as_secs_f32().min(0.2);
+        let dt = now
+            .saturating_duration_since(self.last_frame)
+            .as_secs_f32()
+            .min(0.2);
         self.last_frame = now;
         self.next_frame += period;
         if self.next_frame < now {

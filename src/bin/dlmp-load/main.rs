@@ -35,11 +35,7 @@ fn main() -> ExitCode {
         args.shape = Shape::City;
         args.join_timeout = args.join_timeout.min(20.0);
     }
-    if args.protocol == 2 {
-        eprintln!("dlmp-load: protocol 2 (bundles) is not supported yet; use --protocol 1");
-        return ExitCode::FAILURE;
-    }
-    if args.protocol != 1 {
+    if !matches!(args.protocol, 1 | 2) {
         eprintln!("dlmp-load: --protocol must be 1 or 2");
         return ExitCode::FAILURE;
     }

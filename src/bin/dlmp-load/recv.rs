@@ -47,7 +47,11 @@ impl Reader {
 
     /// Reads up to [`BATCH`] datagrams without waiting and calls `each(bytes, rx_ns)`.
     /// Returns how many; 0 when the socket is empty.
-    pub fn read(&mut self, socket: &UdpSocket, mut each: impl FnMut(&[u8], u64)) -> io::Result<usize> {
+    pub fn read(
+        &mut self,
+        socket: &UdpSocket,
+        mut each: impl FnMut(&[u8], u64),
+    ) -> io::Result<usize> {
         let mut meta = [(0usize, 0u64); BATCH];
         let n = {
             let mut iovs: Vec<[IoSliceMut<'_>; 1]> = self
@@ -67,9 +71,9 @@ impl Reader {
                     for msg in results {
                         let stamp = msg.cmsgs().ok().and_then(|mut c| {
                             c.find_map(|m| match m {
-                                ControlMessageOwned::ScmTimestampns(ts) => Some(
-                                    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64,
-                                ),
+                                ControlMessageOwned::ScmTimestampns(ts) => {
+                                    Some(ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64)
+                                }
                                 _ => None,
                             })
                         });

@@ -55,8 +55,8 @@ impl Report {
         let server = outcome.server.as_ref().map(|(start, end)| {
             let cpu = end.since(start);
             let cpu_total: f64 = cpu.values().sum();
-            let ns_per_relay = (c.relays_delivered > 0)
-                .then(|| cpu_total * 1e9 / c.relays_delivered as f64);
+            let ns_per_relay =
+                (c.relays_delivered > 0).then(|| cpu_total * 1e9 / c.relays_delivered as f64);
             ServerCost {
                 cpu_by_thread: cpu.into_iter().map(|(n, s)| (n, s / window)).collect(),
                 cpu_total: cpu_total / window,

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
 use socket2::{Domain, Protocol, Socket, Type};
 
-use dlmp::protocol::ServerPacket;
+use dlmp::protocol::bundle::ServerDatagram;
 
 use crate::bot::{Bot, Event, Phase, RING};
 use crate::cli::Args;
 use crate::recv::{self, Reader};
-use crate::{procfs, shape};
 use crate::tally::{Counts, Latency};
+use crate::{procfs, shape};
 
 /// Relays of the window's last frames still count this long after it.
 const GRACE: Duration = Duration::from_millis(300);
@@ -59,7 +59,9 @@ enum Stage {
     /// Everyone walks (or the join timed out); shows settle until this instant.
     Settling(Instant),
     /// Measuring until `end`.
-    Measuring { end: Instant },
+    Measuring {
+        end: Instant,
+    },
     /// Past the window, reading its late relays until this instant.
     Grace(Instant),
 }
@@ -74,7 +76,10 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
     for (i, &home) in homes.iter().enumerate() {
         let socket = open_socket(source_ip(i, args.per_ip))?;
         epoll
-            .add(socket.as_fd(), EpollEvent::new(EpollFlags::EPOLLIN, i as u64))
+            .add(
+                socket.as_fd(),
+                EpollEvent::new(EpollFlags::EPOLLIN, i as u64),
+            )
             .map_err(io::Error::from)?;
         bots.push(Bot::new(socket, server, i, args.protocol, home, start));
     }
@@ -167,13 +172,20 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
             let viewer = event.data() as usize;
             loop {
                 let mut packets = Vec::new();
-                let n = reader.read(&bots[viewer].socket, |bytes, rx_ns| {
-                    packets.push((ServerPacket::decode(bytes), rx_ns));
-                })?;
+                let n =
+                    reader.read(
+                        &bots[viewer].socket,
+                        |bytes, rx_ns| match ServerDatagram::decode(bytes) {
+                            Ok(datagram) => {
+                                packets.extend(datagram.packets().map(|p| (p.ok(), rx_ns)));
+                            }
+                            Err(_) => packets.push((None, rx_ns)),
+                        },
+                    )?;
                 counts.datagrams_received += n as u64;
                 let now = Instant::now();
                 for (packet, rx_ns) in packets {
-                    let Ok(packet) = packet else {
+                    let Some(packet) = packet else {
                         counts.undecodable += 1;
                         continue;
                     };

@@ -47,7 +47,12 @@ pub fn homes(shape: Shape, bots: usize, seed: u64) -> Vec<(f32, f32)> {
     let mut rng = Rng::new(seed);
     match shape {
         Shape::Spread => (0..bots)
-            .map(|_| (rng.range(-HALF_MAP, HALF_MAP), rng.range(-HALF_MAP, HALF_MAP)))
+            .map(|_| {
+                (
+                    rng.range(-HALF_MAP, HALF_MAP),
+                    rng.range(-HALF_MAP, HALF_MAP),
+                )
+            })
             .collect(),
         Shape::City => {
             let per_row = ((2.0 * HALF_MAP) / CLUSTER_SPACING) as usize;
