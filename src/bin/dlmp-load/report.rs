@@ -10,11 +10,13 @@ use crate::floor::Floor;
 use crate::run::Outcome;
 use crate::tally::Counts;
 
-/// The smoke run's bar: correctness, not speed. Half, not all: a server behind its ticks
-/// (a debug build on a loaded machine) still ingests two frames of one player in one tick
-/// and relays only the newer (issue 11, "every accepted frame is relayed"); a broken join,
-/// admission or relay path delivers nothing.
-pub const SMOKE_DELIVERED: f64 = 0.5;
+/// The smoke run's bar: correctness, not speed. Frames relayed: a quarter, not all, since
+/// a server behind its ticks (a debug build on a loaded machine) still ingests two frames
+/// of one player in one tick and relays only the newer (issue 11, "every accepted frame is
+/// relayed"); a broken join, admission or relay path relays nothing.
+pub const SMOKE_RELAYED: f64 = 0.25;
+/// A relayed frame reaches this share of its due viewers at least.
+pub const SMOKE_FANOUT: f64 = 0.9;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -28,6 +30,9 @@ pub struct Report {
     pub delivered_ratio: Option<f64>,
     /// frames_relayed / frames_watched: frames the server accepted and relayed.
     pub relayed_ratio: Option<f64>,
+    /// relays_due_delivered / relays_due_of_relayed: of the frames relayed, the share of
+    /// due viewers reached.
+    pub fanout_ratio: Option<f64>,
     pub latency_ms: BTreeMap<&'static str, Option<f64>>,
     pub floor: Floor,
     pub server: Option<ServerCost>,
@@ -84,6 +89,7 @@ impl Report {
             join_seconds: outcome.join_seconds,
             delivered_ratio: ratio(c.relays_due_delivered, c.relays_due),
             relayed_ratio: ratio(c.frames_relayed, c.frames_watched),
+            fanout_ratio: ratio(c.relays_due_delivered, c.relays_due_of_relayed),
             counts: outcome.counts.clone(),
             latency_ms,
             floor,
@@ -129,11 +135,12 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "relays: {} due, {} of them delivered ({}); {} delivered in all",
+            "relays: {} due, {} of them delivered ({}); {} delivered in all; {} of the due viewers of relayed frames reached",
             c.relays_due,
             c.relays_due_delivered,
             pct(self.delivered_ratio),
-            c.relays_delivered
+            c.relays_delivered,
+            pct(self.fanout_ratio)
         );
         let _ = writeln!(
             out,
@@ -192,11 +199,11 @@ impl Report {
         if c.frames_sent == 0 || c.relays_due == 0 {
             failures.push("no frames or no relays due in the window".to_string());
         }
-        if self.relayed_ratio.is_none_or(|r| r < SMOKE_DELIVERED) {
+        if self.relayed_ratio.is_none_or(|r| r < SMOKE_RELAYED) {
             failures.push(format!("frames relayed: {:?}", self.relayed_ratio));
         }
-        if self.delivered_ratio.is_none_or(|r| r < SMOKE_DELIVERED) {
-            failures.push(format!("relays delivered: {:?}", self.delivered_ratio));
+        if self.fanout_ratio.is_none_or(|r| r < SMOKE_FANOUT) {
+            failures.push(format!("due viewers reached: {:?}", self.fanout_ratio));
         }
         failures
     }

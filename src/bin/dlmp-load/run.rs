@@ -203,6 +203,7 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
                             if !slot.2 {
                                 slot.2 = true;
                                 counts.frames_relayed += 1;
+                                counts.relays_due_of_relayed += u64::from(due_live[subject]);
                             }
                             counts.relays_delivered += 1;
                             if due[subject].binary_search(&(viewer as u32)).is_ok() {

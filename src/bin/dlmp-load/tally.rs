@@ -61,6 +61,8 @@ pub struct Counts {
     /// Relays due: for each frame sent in the window, the walking bots always within the
     /// show distance of its sender.
     pub relays_due: u64,
+    /// The relays due of the frames relayed at least once: what the fan-out owed.
+    pub relays_due_of_relayed: u64,
     /// Relays of frames sent in the window that arrived, and of those the due ones.
     pub relays_delivered: u64,
     pub relays_due_delivered: u64,
