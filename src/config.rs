@@ -58,6 +58,12 @@ pub struct Config {
     /// full (ADR 0018). Default 16, so a LAN party behind one address still fits; load tests
     /// from 127.0.0.1 raise it.
     pub max_sessions_per_ip: u16,
+    /// Threads that send datagrams: the network thread and `net_send_threads - 1` more on
+    /// clones of the socket (ADR 0025). Default 1; more pays only with cores to spare.
+    pub net_send_threads: usize,
+    /// Datagrams each sending thread's queue holds before it sheds, relays first (ADR
+    /// 0025). Default 65 536.
+    pub net_outbound_capacity: usize,
 }
 
 impl Default for Config {
@@ -79,6 +85,8 @@ impl Default for Config {
             db_queue: 1024,
             db_wait_for_replies: false,
             max_sessions_per_ip: 16,
+            net_send_threads: 1,
+            net_outbound_capacity: 65_536,
         }
     }
 }
@@ -153,6 +161,9 @@ impl Config {
         if let Some(n) = cli.max_sessions_per_ip {
             config.max_sessions_per_ip = n;
         }
+        if let Some(n) = cli.net_send_threads {
+            config.net_send_threads = n;
+        }
         config.validate()?;
         Ok(config)
     }
@@ -174,6 +185,9 @@ impl Config {
         }
         if self.max_sessions_per_ip == 0 {
             return Err(ConfigError("max_sessions_per_ip must be at least 1".into()));
+        }
+        if !(1..=64).contains(&self.net_send_threads) {
+            return Err(ConfigError("net_send_threads must be in 1..=64".into()));
         }
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
@@ -229,6 +243,9 @@ pub struct Cli {
     /// Live sessions from one IP [default: 16].
     #[arg(long)]
     pub max_sessions_per_ip: Option<u16>,
+    /// Threads that send datagrams [default: 1].
+    #[arg(long)]
+    pub net_send_threads: Option<usize>,
 }
 
 #[cfg(test)]

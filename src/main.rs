@@ -30,6 +30,8 @@ fn main() -> ExitCode {
     let net = match net::spawn(
         NetConfig {
             bind: config.bind,
+            send_threads: config.net_send_threads,
+            outbound_capacity: config.net_outbound_capacity,
             ..NetConfig::default()
         },
         stats.clone(),

@@ -1,6 +1,8 @@
 //! The network thread over real sockets on 127.0.0.1 (connection.md §1): valid datagrams
 //! arrive decoded, malformed ones are counted by reason and never arrive, outbound
-//! datagrams go out, a full queue counts as overloaded, shutdown flushes and joins.
+//! datagrams go out, a full queue counts as overloaded, shutdown flushes and joins; inbound
+//! is read while a large outbound batch is pending; a full outbound queue sheds, relays
+//! first, counted and told to the app; several send threads keep each address's order.
 //!
 //! Waiting is on channels and sockets with generous timeouts; the one counter wait polls
 //! with a deadline.
@@ -10,9 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::TryRecvError;
-use dlmp::net::{Datagram, DropReason, Inbound, NetConfig, NetHandle, NetStats, spawn};
+use dlmp::net::{
+    Datagram, DropReason, Inbound, NetConfig, NetHandle, NetStats, Outbound, ShedReason, spawn,
+};
+use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::samples::handshake::client_hello;
 use dlmp::protocol::player::samples::sync::player_sync;
+use dlmp::protocol::player::sync::RemotePlayerSync;
 use dlmp::protocol::sample;
 use dlmp::protocol::{ClientPacket, Direction, ErrorKind, MAX_DATAGRAM, Packet};
 
@@ -272,4 +278,169 @@ fn a_second_server_on_a_port_in_use_fails_to_start() {
     };
     let err = spawn(config, Arc::new(NetStats::default())).expect_err("no address reuse");
     assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
+}
+
+/// Datagrams to a socket that never reads: the kernel drops them once its buffer is full,
+/// and the sends still count as sent.
+fn pending_batch(to: SocketAddr, count: usize) -> Vec<Datagram> {
+    (0..count)
+        .map(|i| Datagram {
+            to,
+            bytes: vec![0x06, (i % 251) as u8],
+        })
+        .collect()
+}
+
+#[test]
+fn inbound_is_read_while_a_large_outbound_batch_is_pending() {
+    let stats = Arc::new(NetStats::default());
+    let net = spawn(
+        NetConfig {
+            bind: loopback(0),
+            outbound_capacity: 400_000,
+            ..NetConfig::default()
+        },
+        Arc::clone(&stats),
+    )
+    .unwrap();
+    let sink = UdpSocket::bind(loopback(0)).unwrap();
+    let client = UdpSocket::bind(loopback(0)).unwrap();
+    let total = 200_000;
+    for datagram in pending_batch(sink.local_addr().unwrap(), total) {
+        net.outbound
+            .send(datagram)
+            .expect("room for the whole batch");
+    }
+    // Sending 200 000 datagrams takes the thread a good part of a second; the hello is read
+    // between two send batches, long before the last of them.
+    client.send_to(&hello_bytes(), net.local_addr()).unwrap();
+    let inbound = net
+        .inbound
+        .recv_timeout(TIMEOUT)
+        .expect("the hello arrives");
+    let sent_before = stats.sent_count();
+    assert_eq!(inbound.from, client.local_addr().unwrap());
+    assert!(
+        sent_before < total as u64,
+        "the hello waited for the whole outbound batch ({sent_before} sent)"
+    );
+    net.shutdown().unwrap();
+    assert_eq!(stats.sent_count(), total as u64, "{}", stats.summary());
+}
+
+#[test]
+fn a_full_outbound_queue_sheds_relays_first_then_anything_and_counts_each() {
+    let stats = Arc::new(NetStats::default());
+    // No thread reads these queues: the test plays the app against a queue of 8.
+    let (outbound, queues) = Outbound::bounded(8, 1, Arc::clone(&stats));
+    let to = loopback(9);
+    let relay = |seq: u8| Datagram {
+        to,
+        bytes: vec![RemotePlayerSync::ID, seq],
+    };
+    let event = |id: u8| Datagram {
+        to,
+        bytes: vec![ChatMessage::ID, id],
+    };
+    // Relays fill 3/4 of the queue (6 of 8); the next relay is shed, events still go in.
+    for seq in 0..6 {
+        assert_eq!(outbound.send(relay(seq)), Ok(()));
+    }
+    assert!(outbound.is_congested());
+    assert_eq!(outbound.send(relay(6)), Err(ShedReason::Relay));
+    assert_eq!(outbound.send(event(1)), Ok(()));
+    assert_eq!(outbound.send(event(2)), Ok(()));
+    // Full: anything is shed.
+    assert_eq!(outbound.send(event(3)), Err(ShedReason::Full));
+    assert_eq!(outbound.send(relay(7)), Err(ShedReason::Relay));
+    assert_eq!(outbound.queued(), 8);
+    assert_eq!(outbound.capacity(), Some(8));
+    assert_eq!(stats.shed_count(ShedReason::Relay), 2);
+    assert_eq!(stats.shed_count(ShedReason::Full), 1);
+    // What was queued is what the sending thread gets, in order.
+    let queued: Vec<Vec<u8>> = queues[0].try_iter().map(|d| d.bytes).collect();
+    let expected: Vec<Vec<u8>> = (0..6)
+        .map(relay)
+        .chain([event(1), event(2)])
+        .map(|d| d.bytes)
+        .collect();
+    assert_eq!(queued, expected);
+    assert!(!outbound.is_congested());
+    drop(queues);
+    assert_eq!(outbound.send(event(4)), Err(ShedReason::Closed));
+}
+
+#[test]
+fn a_thread_behind_its_queue_sheds_and_every_datagram_is_accounted_for() {
+    let stats = Arc::new(NetStats::default());
+    let net = spawn(
+        NetConfig {
+            bind: loopback(0),
+            outbound_capacity: 16,
+            ..NetConfig::default()
+        },
+        Arc::clone(&stats),
+    )
+    .unwrap();
+    let sink = UdpSocket::bind(loopback(0)).unwrap();
+    let total = 20_000u64;
+    let mut refused = 0u64;
+    for datagram in pending_batch(sink.local_addr().unwrap(), total as usize) {
+        if net.outbound.send(datagram).is_err() {
+            refused += 1;
+        }
+    }
+    net.shutdown().unwrap();
+    let shed = stats.shed_count(ShedReason::Full) + stats.shed_count(ShedReason::Relay);
+    assert_eq!(shed, refused, "the app is told of every shed datagram");
+    assert_eq!(stats.sent_count() + shed, total, "{}", stats.summary());
+    assert!(shed > 0, "queueing outpaces sending 16 at a time");
+}
+
+#[test]
+fn several_send_threads_keep_each_addresss_order() {
+    let stats = Arc::new(NetStats::default());
+    let net = spawn(
+        NetConfig {
+            bind: loopback(0),
+            send_threads: 3,
+            ..NetConfig::default()
+        },
+        Arc::clone(&stats),
+    )
+    .unwrap();
+    let clients: Vec<UdpSocket> = (0..4)
+        .map(|_| {
+            let c = UdpSocket::bind(loopback(0)).unwrap();
+            c.set_read_timeout(Some(TIMEOUT)).unwrap();
+            c
+        })
+        .collect();
+    let per_client = 200u8;
+    for i in 0..per_client {
+        for c in &clients {
+            net.outbound
+                .send(Datagram {
+                    to: c.local_addr().unwrap(),
+                    bytes: vec![0x06, i],
+                })
+                .unwrap();
+        }
+    }
+    let mut buf = [0u8; 16];
+    for c in &clients {
+        for i in 0..per_client {
+            let n = c.recv(&mut buf).expect("a datagram");
+            assert_eq!(&buf[..n], [0x06, i]);
+        }
+    }
+    // The receiving side still works beside the extra senders.
+    clients[0]
+        .send_to(&hello_bytes(), net.local_addr())
+        .unwrap();
+    net.inbound
+        .recv_timeout(TIMEOUT)
+        .expect("the hello arrives");
+    net.shutdown().unwrap();
+    assert_eq!(stats.sent_count(), 4 * u64::from(per_client));
 }

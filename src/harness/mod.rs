@@ -33,7 +33,7 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
-use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats};
+use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
 use crate::protocol::bundle::ServerDatagram;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
@@ -152,8 +152,8 @@ impl Harness {
     /// own tests add the plugin here).
     pub fn with_app(config: Config, setup: impl FnOnce(&mut App)) -> Self {
         let (to_server, inbound) = unbounded();
-        let (outbound, from_server) = unbounded();
         let stats = Arc::new(NetStats::default());
+        let (outbound, from_server) = Outbound::unbounded(stats.clone());
         let shutdown = Arc::new(AtomicBool::new(false));
         let transport = Transport {
             inbound,

@@ -3,13 +3,16 @@
 //! hands back encoded datagrams. Malformed input never crosses the channel, and nothing in
 //! the app blocks on I/O.
 
+mod batch;
 mod ingress;
+mod outbound;
 mod stats;
 mod thread;
 
 use std::net::SocketAddr;
 
 pub use ingress::Decoder;
+pub use outbound::{Outbound, SHED_FRACTION, ShedReason};
 pub use stats::{DropReason, NetStats};
 pub use thread::{NetConfig, NetHandle, spawn};
 

@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::ShedReason;
 use crate::protocol::ErrorKind;
 
 /// Why an inbound datagram was dropped before reaching the game.
@@ -70,6 +71,8 @@ pub struct NetStats {
     send_errors: AtomicU64,
     unproven_in: AtomicU64,
     unproven_out: AtomicU64,
+    /// Outbound datagrams the app's queue shed, by [`ShedReason`] (relay, full, closed).
+    shed: [AtomicU64; 3],
 }
 
 impl NetStats {
@@ -140,6 +143,15 @@ impl NetStats {
         self.unproven_out.load(Ordering::Relaxed)
     }
 
+    /// An outbound datagram shed before the sending thread (net/outbound.rs).
+    pub fn count_shed(&self, reason: ShedReason) {
+        self.shed[shed_index(reason)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn shed_count(&self, reason: ShedReason) -> u64 {
+        self.shed[shed_index(reason)].load(Ordering::Relaxed)
+    }
+
     /// One line for the periodic stats log.
     pub fn summary(&self) -> String {
         let drops: Vec<String> = self
@@ -148,14 +160,24 @@ impl NetStats {
             .map(|(r, n)| format!("{}={n}", r.as_str()))
             .collect();
         format!(
-            "received={} sent={} send_errors={} unproven_bytes_in={} unproven_bytes_out={} drops[{}]",
+            "received={} sent={} send_errors={} unproven_bytes_in={} unproven_bytes_out={} shed[relay={} full={}] drops[{}]",
             self.received_count(),
             self.sent_count(),
             self.send_error_count(),
             self.unproven_received_bytes(),
             self.unproven_sent_bytes(),
+            self.shed_count(ShedReason::Relay),
+            self.shed_count(ShedReason::Full),
             drops.join(" ")
         )
+    }
+}
+
+fn shed_index(reason: ShedReason) -> usize {
+    match reason {
+        ShedReason::Relay => 0,
+        ShedReason::Full => 1,
+        ShedReason::Closed => 2,
     }
 }
 

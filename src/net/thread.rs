@@ -1,25 +1,27 @@
 //! The network thread (connection.md §1): the only code that touches the UDP socket.
 //!
-//! [`spawn`] binds a socket and starts one thread, `dlmp-net`, that owns it for both
-//! directions. Every datagram is decoded by the shared [`Decoder`] (the harness uses it too); a failure is counted
-//! by [`DropReason::Decode`] and logged at debug level, rate-limited, and never reaches the
-//! app. A valid packet goes to the app as an [`Inbound`] over a bounded channel; when that is
-//! full the packet is counted as [`DropReason::Overloaded`] and dropped, so the receive loop
-//! never waits for the app. The app queues [`Datagram`]s on the outbound channel and the
-//! thread sends them.
+//! [`spawn`] binds a socket and starts one thread, `dlmp-net`, that owns it for reading and
+//! sends too, plus `net_send_threads - 1` threads `dlmp-send-N` that only send, each on a
+//! clone of the one socket. Every datagram is decoded by the shared [`Decoder`] (the harness uses it too); a
+//! failure is counted by [`DropReason::Decode`] and logged at debug level, rate-limited,
+//! and never reaches the app. A valid packet goes to the app as an [`Inbound`] over a
+//! bounded channel; when that is full the packet is counted as [`DropReason::Overloaded`]
+//! and dropped, so the receive loop never waits for the app. The app queues [`Datagram`]s
+//! through [`Outbound`] (bounded, with backpressure: net/outbound.rs) and the threads send
+//! them. Decisions: docs/decisions/0025-network-thread.md.
 //!
-//! # The loop
+//! # The loop of `dlmp-net`
 //!
 //! The socket is non-blocking. Each turn:
 //!
-//! 1. Read datagrams until the socket has none left, into one reused stack buffer of
-//!    `MAX_DATAGRAM + 1` bytes (a datagram that fills it is oversized: a `Length` drop).
-//!    After each one, send whatever the app has queued, so under load an outbound datagram
-//!    waits for at most one inbound decode.
-//! 2. Send what is queued.
+//! 1. Read up to [`READ_BUDGET`] datagrams, [`batch::BATCH`] per `recvmmsg` call, until the
+//!    socket has none left.
+//! 2. Send at most one batch ([`batch::BATCH`] datagrams, one `sendmmsg` call) of its own
+//!    queue, then go back to 1. So inbound waits for at most one send batch (~0.1 ms), never
+//!    for a whole tick's relays: two frames of one player no longer pile up into one tick.
 //! 3. If shutdown was asked, send what was queued before and stop.
-//! 4. With the socket drained, block on the outbound channel for at most 1 ms
-//!    ([`POLL_INTERVAL`]), sending at once whatever arrives; after a second without
+//! 4. With the socket drained and nothing queued, block on its outbound queue for at most
+//!    1 ms ([`POLL_INTERVAL`]), sending at once whatever arrives; after a second without
 //!    inbound traffic, for at most 10 ms ([`IDLE_POLL_INTERVAL`]).
 //!
 //! So the app's datagrams go out as soon as they are queued (the channel wakes the thread),
@@ -27,13 +29,15 @@
 //! does not see (within 10 ms for the first one after a quiet second, such as a hello to an
 //! empty server). Blocking on the socket with `SO_RCVTIMEO` instead would delay outbound by
 //! a kernel tick (measured 7-12 ms here for a 1 ms timeout: the timeout is rounded to
-//! jiffies), and a second thread with a cloned socket for sending would compete for two
-//! cores and make "flush on shutdown" a cross-thread handshake. The cost of polling is
-//! measured by `examples/flood.rs`: ~5% of a core at 1 ms, well under 1% at 10 ms.
+//! jiffies). The cost of polling is measured by `examples/flood.rs`: ~5% of a core at
+//! 1 ms, well under 1% at 10 ms.
 //!
-//! Shutdown ([`NetHandle::shutdown`] or drop) sets a flag the loop sees within one poll
-//! interval; the thread then sends everything already on the outbound channel (the app's
-//! last sends, such as the Disconnect burst) before it exits, and the handle joins it.
+//! A `dlmp-send-N` thread blocks on its own queue and sends what arrives in batches.
+//! Datagrams for one address always use the same queue, so they leave in order.
+//!
+//! Shutdown ([`NetHandle::shutdown`] or drop) sets a flag the threads see within one poll
+//! interval; each then sends everything already on its queue (the app's last sends, such
+//! as the Disconnect burst) before it exits, and the handle joins them.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
@@ -45,9 +49,13 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
 use socket2::{Domain, Protocol, Socket, Type};
 
+use super::batch::{self, BATCH};
 use super::ingress::{Decoder, LogLimit};
-use super::{Datagram, DropReason, Inbound, NetStats};
-use crate::protocol::MAX_DATAGRAM;
+use super::{Datagram, DropReason, Inbound, NetStats, Outbound};
+
+/// Datagrams read in one turn before the thread sends a batch: inbound comes first, but a
+/// flood cannot stop outbound either.
+const READ_BUDGET: usize = 4 * BATCH;
 
 /// The longest the thread waits on the outbound channel before looking at the socket again:
 /// the added inbound latency between datagrams, and how soon shutdown is noticed.
@@ -75,6 +83,13 @@ pub struct NetConfig {
     /// [`DropReason::Overloaded`]. Default 65536: two seconds of 1000 players sending at
     /// 30 Hz, for an app that drains it every tick. 0 counts as 1.
     pub inbound_capacity: usize,
+    /// Datagrams each sending thread's queue holds; past 3/4 of it relays are shed, past
+    /// all of it anything (net/outbound.rs). Default 65536: more than a tick of 1000
+    /// players' relays at protocol 1. 0 counts as 1.
+    pub outbound_capacity: usize,
+    /// Threads that send: `dlmp-net` itself and `send_threads - 1` more on clones of the
+    /// socket. Default 1; more only pays with cores to spare. 0 counts as 1.
+    pub send_threads: usize,
 }
 
 impl Default for NetConfig {
@@ -84,6 +99,8 @@ impl Default for NetConfig {
             recv_buffer: 4 << 20,
             send_buffer: 4 << 20,
             inbound_capacity: 65_536,
+            outbound_capacity: 65_536,
+            send_threads: 1,
         }
     }
 }
@@ -94,12 +111,12 @@ impl Default for NetConfig {
 pub struct NetHandle {
     /// Decoded datagrams, in arrival order. Drain it without blocking (`try_iter`).
     pub inbound: Receiver<Inbound>,
-    /// Datagrams to send, at most `MAX_DATAGRAM` bytes each. Unbounded: sending never
-    /// blocks the app; the thread wakes when something is queued.
-    pub outbound: Sender<Datagram>,
+    /// Datagrams to send, at most `MAX_DATAGRAM` bytes each. Bounded; sending never blocks
+    /// the app, a full queue sheds (counted, and said to the caller).
+    pub outbound: Outbound,
     local_addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl NetHandle {
@@ -108,19 +125,23 @@ impl NetHandle {
         self.local_addr
     }
 
-    /// Stops the thread after it has sent every datagram already queued on
-    /// [`NetHandle::outbound`], and joins it: within 10 ms plus the sending. `Err` carries
-    /// the thread's panic, which would be a bug.
+    /// Stops the threads after they have sent every datagram already queued on
+    /// [`NetHandle::outbound`], and joins them: within 10 ms plus the sending. `Err` carries
+    /// a thread's panic, which would be a bug.
     pub fn shutdown(mut self) -> thread::Result<()> {
         self.stop_and_join()
     }
 
     fn stop_and_join(&mut self) -> thread::Result<()> {
         self.stop.store(true, Ordering::Release);
-        match self.thread.take() {
-            Some(thread) => thread.join(),
-            None => Ok(()),
+        let mut result = Ok(());
+        for thread in self.threads.drain(..) {
+            let joined = thread.join();
+            if result.is_ok() {
+                result = joined;
+            }
         }
+        result
     }
 }
 
@@ -146,30 +167,54 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
     let socket = open(&config)?;
     let local_addr = socket.local_addr()?;
     let (inbound_tx, inbound) = crossbeam_channel::bounded(config.inbound_capacity.max(1));
-    let (outbound, outbound_rx) = crossbeam_channel::unbounded();
+    let (outbound, queues) = Outbound::bounded(
+        config.outbound_capacity,
+        config.send_threads.max(1),
+        Arc::clone(&stats),
+    );
     let stop = Arc::new(AtomicBool::new(false));
-    let mut net = NetThread {
-        socket,
-        stats,
-        inbound: inbound_tx,
-        outbound: outbound_rx,
+    let mut queues = queues.into_iter();
+    let own_queue = queues.next().expect("at least one queue");
+    let mut handle = NetHandle {
+        inbound,
+        outbound,
+        local_addr,
         stop: Arc::clone(&stop),
+        threads: Vec::new(),
+    };
+    for (i, queue) in queues.enumerate() {
+        let mut sender = SendThread {
+            socket: socket.try_clone()?,
+            stats: Arc::clone(&stats),
+            queue,
+            stop: Arc::clone(&stop),
+            send_log: LogLimit::default(),
+        };
+        let thread = thread::Builder::new()
+            .name(format!("dlmp-send-{}", i + 1))
+            .spawn(move || sender.run())?;
+        handle.threads.push(thread);
+    }
+    let mut net = NetThread {
+        inbound: inbound_tx,
+        out: SendThread {
+            socket,
+            stats: Arc::clone(&stats),
+            queue: own_queue,
+            stop: Arc::clone(&stop),
+            send_log: LogLimit::default(),
+        },
+        stats,
         decoder: Decoder::default(),
         drop_log: LogLimit::default(),
-        send_log: LogLimit::default(),
         recv_log: LogLimit::default(),
     };
     let thread = thread::Builder::new()
         .name("dlmp-net".into())
         .spawn(move || net.run())?;
+    handle.threads.push(thread);
     tracing::info!(%local_addr, "listening");
-    Ok(NetHandle {
-        inbound,
-        outbound,
-        local_addr,
-        stop,
-        thread: Some(thread),
-    })
+    Ok(handle)
 }
 
 /// A non-blocking UDP socket with the configured buffers, bound. No address reuse: a
@@ -211,134 +256,188 @@ fn open(config: &NetConfig) -> io::Result<UdpSocket> {
     Ok(socket.into())
 }
 
-/// Everything the thread owns.
+/// What `dlmp-net` owns: the socket (inside its sending half) and the inbound side.
 struct NetThread {
-    socket: UdpSocket,
+    out: SendThread,
     stats: Arc<NetStats>,
     inbound: Sender<Inbound>,
-    outbound: Receiver<Datagram>,
-    stop: Arc<AtomicBool>,
     decoder: Decoder,
     drop_log: LogLimit,
-    send_log: LogLimit,
     recv_log: LogLimit,
 }
 
 impl NetThread {
     fn run(&mut self) {
-        // One byte more than the largest datagram, so an oversized one is seen (the kernel
-        // truncates it to the buffer).
-        let mut buf = [0u8; MAX_DATAGRAM + 1];
+        // nix's headers hold raw pointers (not Send): made on the thread that uses them.
+        let mut receiver = batch::Receiver::new();
+        let mut sender = batch::Sender::new();
+        let mut pending = Vec::with_capacity(BATCH);
         let mut quiet_turns = 0u32;
         loop {
-            if self.receive_all(&mut buf) {
+            if self.receive(&mut receiver) > 0 {
                 quiet_turns = 0;
             } else {
                 quiet_turns = quiet_turns.saturating_add(1);
             }
-            self.send_queued();
-            if self.stop.load(Ordering::Acquire) {
-                // Everything the app queued before asking to stop is on the channel now;
-                // send that much, not what a clone of the sender keeps adding.
-                for _ in 0..self.outbound.len() {
-                    match self.outbound.try_recv() {
-                        Ok(datagram) => self.send(&datagram),
-                        Err(_) => break,
-                    }
-                }
+            let sent = self.out.send_batch(&mut sender, &mut pending);
+            if self.out.stop.load(Ordering::Acquire) {
+                self.out.flush(&mut sender, &mut pending);
                 return;
+            }
+            if sent > 0 {
+                continue;
             }
             let wait = if quiet_turns < QUIET_TURNS {
                 POLL_INTERVAL
             } else {
                 IDLE_POLL_INTERVAL
             };
-            match self.outbound.recv_timeout(wait) {
-                Ok(datagram) => self.send(&datagram),
-                Err(RecvTimeoutError::Timeout) => {}
-                // The handle holds a sender until the thread is joined, so this is
-                // unreachable; wait rather than spin if it ever happens.
-                Err(RecvTimeoutError::Disconnected) => thread::sleep(POLL_INTERVAL),
-            }
+            self.out.wait(wait, &mut sender, &mut pending);
         }
     }
 
-    /// Reads until the socket has nothing left, sending queued datagrams in between.
-    /// Returns whether anything arrived.
-    fn receive_all(&mut self, buf: &mut [u8; MAX_DATAGRAM + 1]) -> bool {
-        let mut any = false;
-        loop {
-            match self.socket.recv_from(buf) {
-                Ok((len, from)) => {
-                    any = true;
-                    self.handle(&buf[..len], from);
-                    self.send_queued();
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return any,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+    /// Reads up to [`READ_BUDGET`] datagrams, stopping when the socket has none left.
+    /// Returns how many arrived.
+    fn receive(&mut self, receiver: &mut batch::Receiver) -> usize {
+        let mut total = 0;
+        while total < READ_BUDGET {
+            let (stats, inbound, decoder, drop_log) = (
+                &self.stats,
+                &self.inbound,
+                &mut self.decoder,
+                &mut self.drop_log,
+            );
+            let result = receiver.receive(&self.out.socket, READ_BUDGET - total, |bytes, from| {
+                handle(stats, inbound, decoder, drop_log, bytes, from);
+            });
+            match result {
+                Ok(0) => return total,
+                Ok(n) => total += n,
                 Err(e) => {
                     // UDP receive errors are transient (an ICMP error from an earlier send
                     // on some platforms); log and carry on with the next turn.
                     if let Some(suppressed) = self.recv_log.allow(Instant::now()) {
                         tracing::warn!(error = %e, suppressed, "receive failed");
                     }
-                    return any;
+                    return total;
                 }
             }
         }
+        total
     }
+}
 
-    /// Decodes one datagram and hands it to the app, or counts why not.
-    fn handle(&mut self, bytes: &[u8], from: SocketAddr) {
-        let Some(inbound) = self.decoder.decode(bytes, from, &self.stats) else {
-            return;
-        };
-        match self.inbound.try_send(inbound) {
-            Ok(()) => self.stats.received(),
-            Err(TrySendError::Full(_)) => {
-                self.count_drop(DropReason::Overloaded);
-                if let Some(suppressed) = self.drop_log.allow(Instant::now()) {
-                    tracing::warn!(%from, suppressed, "inbound queue full, datagram dropped");
-                }
+/// Decodes one datagram with the shared [`Decoder`] and hands it to the app, or counts why
+/// not.
+fn handle(
+    stats: &NetStats,
+    inbound: &Sender<Inbound>,
+    decoder: &mut Decoder,
+    drop_log: &mut LogLimit,
+    bytes: &[u8],
+    from: SocketAddr,
+) {
+    let Some(packet) = decoder.decode(bytes, from, stats) else {
+        return;
+    };
+    match inbound.try_send(packet) {
+        Ok(()) => stats.received(),
+        Err(TrySendError::Full(_)) => {
+            stats.count_drop(DropReason::Overloaded);
+            if let Some(suppressed) = drop_log.allow(Instant::now()) {
+                tracing::warn!(%from, suppressed, "inbound queue full, datagram dropped");
             }
-            // The handle holds the receiver until the thread is joined.
-            Err(TrySendError::Disconnected(_)) => {
-                if let Some(suppressed) = self.drop_log.allow(Instant::now()) {
-                    tracing::warn!(%from, suppressed, "inbound channel closed, datagram dropped");
-                }
+        }
+        // The handle holds the receiver until the thread is joined.
+        Err(TrySendError::Disconnected(_)) => {
+            if let Some(suppressed) = drop_log.allow(Instant::now()) {
+                tracing::warn!(%from, suppressed, "inbound channel closed, datagram dropped");
             }
         }
     }
+}
 
-    fn count_drop(&self, reason: DropReason) {
-        self.stats.count_drop(reason);
-    }
+/// One sending queue and the socket (or a clone) it goes out on: the whole of a
+/// `dlmp-send-N` thread, the sending half of `dlmp-net`.
+struct SendThread {
+    socket: UdpSocket,
+    stats: Arc<NetStats>,
+    queue: Receiver<Datagram>,
+    stop: Arc<AtomicBool>,
+    send_log: LogLimit,
+}
 
-    /// Sends everything the app has queued, without waiting for more.
-    fn send_queued(&mut self) {
+impl SendThread {
+    /// A `dlmp-send-N` thread: block on the queue, send in batches, flush on shutdown.
+    fn run(&mut self) {
+        let mut sender = batch::Sender::new();
+        let mut pending = Vec::with_capacity(BATCH);
         loop {
-            match self.outbound.try_recv() {
-                Ok(datagram) => self.send(&datagram),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
+            if self.stop.load(Ordering::Acquire) {
+                self.flush(&mut sender, &mut pending);
+                return;
+            }
+            if self.send_batch(&mut sender, &mut pending) == 0 {
+                self.wait(IDLE_POLL_INTERVAL, &mut sender, &mut pending);
             }
         }
     }
 
-    /// Sends one datagram; a failure is counted and logged, never fatal.
-    fn send(&mut self, datagram: &Datagram) {
-        let result = if datagram.bytes.len() > MAX_DATAGRAM {
-            Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "datagram larger than MAX_DATAGRAM",
-            ))
-        } else {
-            self.send_to(datagram)
-        };
-        match result {
-            Ok(()) => self.stats.sent(),
+    /// Sends at most one batch of what is queued, without waiting. Returns how many.
+    fn send_batch(&mut self, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) -> usize {
+        while pending.len() < BATCH {
+            match self.queue.try_recv() {
+                Ok(datagram) => pending.push(datagram),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+            }
+        }
+        self.send_pending(sender, pending)
+    }
+
+    /// Blocks on the queue for at most `wait`; whatever arrives goes out at once with what
+    /// else is queued, one batch.
+    fn wait(&mut self, wait: Duration, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) {
+        match self.queue.recv_timeout(wait) {
+            Ok(datagram) => {
+                pending.push(datagram);
+                self.send_batch(sender, pending);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            // The handle holds a sender until the threads are joined, so this is
+            // unreachable; wait rather than spin if it ever happens.
+            Err(RecvTimeoutError::Disconnected) => thread::sleep(POLL_INTERVAL),
+        }
+    }
+
+    /// Everything the app queued before asking to stop is on the queue now; sends that
+    /// much, not what a clone of the sender keeps adding.
+    fn flush(&mut self, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) {
+        let mut left = self.queue.len();
+        while left > 0 {
+            while pending.len() < BATCH && left > 0 {
+                match self.queue.try_recv() {
+                    Ok(datagram) => pending.push(datagram),
+                    Err(_) => left = 0,
+                }
+                left = left.saturating_sub(1);
+            }
+            self.send_pending(sender, pending);
+        }
+        self.send_pending(sender, pending);
+    }
+
+    fn send_pending(&mut self, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) -> usize {
+        let n = pending.len();
+        if n == 0 {
+            return 0;
+        }
+        let stats = &self.stats;
+        let log = &mut self.send_log;
+        sender.send(&self.socket, pending, |datagram, result| match result {
+            Ok(()) => stats.sent(),
             Err(e) => {
-                self.stats.send_error();
-                if let Some(suppressed) = self.send_log.allow(Instant::now()) {
+                stats.send_error();
+                if let Some(suppressed) = log.allow(Instant::now()) {
                     tracing::warn!(
                         to = %datagram.to,
                         len = datagram.bytes.len(),
@@ -348,19 +447,9 @@ impl NetThread {
                     );
                 }
             }
-        }
-    }
-
-    fn send_to(&self, datagram: &Datagram) -> io::Result<()> {
-        loop {
-            match self.socket.send_to(&datagram.bytes, datagram.to) {
-                Ok(_) => return Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // A full send buffer on a non-blocking socket: the datagram is lost, as the
-                // network could have lost it.
-                Err(e) => return Err(e),
-            }
-        }
+        });
+        pending.clear();
+        n
     }
 }
 

@@ -1,0 +1,83 @@
+//! `dlmp-load`: a load generator for a dlmp server, built on the server's own codec.
+//!
+//! N bots over several source addresses of 127.0.0.0/8 join, spawn, are teleported home
+//! by freeroam's `/tp`, and walk at 30 frames a second in one of two shapes (`spread`,
+//! `city`); each acknowledges every event. The report gives frames due and sent, relays due
+//! (from the bots' own positions and the streaming distances) and delivered, latency
+//! percentiles from kernel receive timestamps, the server's CPU per thread and memory from
+//! /proc, and a bare `sendto` floor measured in the same run. README "Load" has the
+//! command lines; docs/decisions/0026-load-tool.md the choices.
+
+#![allow(unreachable_pub, reason = "a binary: its modules are private anyway")]
+
+mod bot;
+mod cli;
+mod floor;
+mod procfs;
+mod recv;
+mod report;
+mod run;
+mod server;
+mod shape;
+mod tally;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Args, Shape};
+
+fn main() -> ExitCode {
+    let mut args = Args::parse();
+    if args.smoke {
+        args.bots = 20;
+        args.seconds = 2.0;
+        args.shape = Shape::City;
+        args.join_timeout = args.join_timeout.min(20.0);
+    }
+    if !matches!(args.protocol, 1 | 2) {
+        eprintln!("dlmp-load: --protocol must be 1 or 2");
+        return ExitCode::FAILURE;
+    }
+    match run_all(&args) {
+        Ok(report) => {
+            if args.json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => eprintln!("dlmp-load: {e}"),
+                }
+            } else {
+                print!("{}", report.text());
+            }
+            if args.smoke {
+                let failures = report.smoke_failures();
+                for f in &failures {
+                    eprintln!("dlmp-load smoke: {f}");
+                }
+                if !failures.is_empty() {
+                    return ExitCode::FAILURE;
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("dlmp-load: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_all(args: &Args) -> std::io::Result<report::Report> {
+    let floor = floor::measure(100_000)?;
+    let spawned = match &args.spawn_server {
+        Some(path) => Some(server::Spawned::start(path, args)?),
+        None => None,
+    };
+    let addr = spawned.as_ref().map_or(args.server, |s| s.addr);
+    let pid = spawned.as_ref().map(|s| s.pid).or(args.server_pid);
+    let outcome = run::run(args, addr, pid);
+    if let Some(server) = spawned {
+        server.stop();
+    }
+    Ok(report::Report::new(args, floor, outcome?))
+}

@@ -1,0 +1,45 @@
+//! `dlmp-load --smoke` against the real server binary on 127.0.0.1: 20 bots in one city
+//! join, spawn, are teleported by freeroam's `/tp`, walk for 2 s and acknowledge every
+//! event. The tool checks correctness (every bot walked, frames accepted and relayed,
+//! relays delivered) and exits 1 otherwise; this test reads its JSON report too.
+//! Correctness, not speed: no figure of time is asserted.
+
+use std::process::Command;
+
+#[test]
+fn twenty_bots_join_walk_and_see_each_other() {
+    let output = Command::new(env!("CARGO_BIN_EXE_dlmp-load"))
+        .args(["--smoke", "--json", "--spawn-server"])
+        .arg(env!("CARGO_BIN_EXE_dlmp-server"))
+        .arg("--scripts")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts"))
+        .output()
+        .expect("run dlmp-load");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "dlmp-load failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let counts = &report["counts"];
+    assert_eq!(counts["bots"], 20);
+    assert_eq!(counts["walking"], 20, "{report:#}");
+    assert_eq!(counts["gone"], 0, "{report:#}");
+    assert!(counts["frames_sent"].as_u64() > Some(0), "{report:#}");
+    // One city of 20: every bot is due every other bot's frames.
+    assert_eq!(
+        counts["relays_due"].as_u64(),
+        counts["frames_sent"].as_u64().map(|f| f * 19),
+        "{report:#}"
+    );
+    // The tool's bar: a quarter of the frames relayed (a debug server behind its ticks
+    // still relays only the newer of two frames that reach one tick, issue 11), and each
+    // relayed frame reaching its due viewers.
+    assert!(report["relayed_ratio"].as_f64() >= Some(0.25), "{report:#}");
+    assert!(report["fanout_ratio"].as_f64() >= Some(0.9), "{report:#}");
+    assert!(
+        report["server"]["rss_mib"].as_f64() > Some(0.0),
+        "{report:#}"
+    );
+}
