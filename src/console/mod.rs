@@ -14,6 +14,8 @@
 //! assert_eq!(dlmp::console::execute(h.world_mut(), "players"), ["no players connected"]);
 //! ```
 
+mod environment;
+
 use std::io::{BufRead, Write};
 use std::sync::atomic::Ordering;
 
@@ -67,6 +69,8 @@ const COMMANDS: &[(&str, &str)] = &[
         "stats",
         "traffic, drops, players, script errors, gameplay drops",
     ),
+    ("time HH:MM", "freeze every player's clock at HH:MM"),
+    ("weather ID", "the server's weather, 0..=22"),
     ("quit", "disconnect every player and stop the server"),
 ];
 
@@ -91,6 +95,8 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "say" => say_all(world, args),
         "kick" => kick(world, args),
         "stats" => stats(world),
+        "time" => environment::time(world, args),
+        "weather" => environment::weather(world, args),
         "quit" => quit(world),
         _ => vec![
             format!("unknown command: {command}"),

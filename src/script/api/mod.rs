@@ -12,6 +12,7 @@ mod respawn;
 #[cfg(test)]
 mod tests;
 pub mod timer;
+pub mod world;
 
 use std::time::Duration;
 
@@ -248,6 +249,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     )?;
 
     respawn::install(lua, &dlmp)?;
+    world::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }
