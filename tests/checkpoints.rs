@@ -29,7 +29,14 @@ fn alice(test: &str) -> (world_support::Scripts, Harness, ClientId) {
     (s, h, a)
 }
 
-fn show(id: u32, kind: CheckpointKind, pos: Vec3, next: Vec3, radius: f32, color: u32) -> Checkpoint {
+fn show(
+    id: u32,
+    kind: CheckpointKind,
+    pos: Vec3,
+    next: Vec3,
+    radius: f32,
+    color: u32,
+) -> Checkpoint {
     Checkpoint {
         event_id: EventId(0),
         checkpoint_id: MarkerId(id),
@@ -78,14 +85,29 @@ fn a_checkpoint_is_shown_to_its_player_only_with_every_field() {
     assert_eq!(checkpoints(&h, b), []);
     assert_eq!(told(&mut h, a), ["1 true"]);
     lua(&mut h, a, "G.d = dlmp.create_checkpoint(p, 20, 0, 10)");
-    let default = show(2, CheckpointKind::Normal, Vec3::new(20.0, 0.0, 10.0), Vec3::new(20.0, 0.0, 10.0), 3.0, 0xFF0000);
-    assert_eq!(checkpoints(&h, a), [default], "the defaults: normal, radius 3, red, next = pos");
+    let default = show(
+        2,
+        CheckpointKind::Normal,
+        Vec3::new(20.0, 0.0, 10.0),
+        Vec3::new(20.0, 0.0, 10.0),
+        3.0,
+        0xFF0000,
+    );
+    assert_eq!(
+        checkpoints(&h, a),
+        [default],
+        "the defaults: normal, radius 3, red, next = pos"
+    );
 }
 
 #[test]
 fn entry_and_exit_come_from_accepted_frames() {
     let (_s, mut h, a) = alice("cp-cross");
-    lua(&mut h, a, "dlmp.create_checkpoint(p, 5, 0, 10, {radius = 2})");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(p, 5, 0, 10, {radius = 2})",
+    );
     h.clear(a);
     walk_to(&mut h, a, Vec3::new(2.9, 0.0, 10.0));
     assert_eq!(told(&mut h, a), Vec::<String>::new(), "outside the radius");
@@ -105,9 +127,17 @@ fn a_ground_checkpoint_reaches_5_up_and_down_and_an_air_one_is_a_sphere() {
         a,
         "dlmp.create_checkpoint(p, 0, 0, 5.5, {radius = 1}) dlmp.create_checkpoint(p, 0, 0, 5.5, {radius = 1, kind = 'air'})",
     );
-    assert_eq!(told(&mut h, a), ["enter alice 1"], "4.5 m above a ground one of radius 1");
+    assert_eq!(
+        told(&mut h, a),
+        ["enter alice 1"],
+        "4.5 m above a ground one of radius 1"
+    );
     walk_to(&mut h, a, Vec3::new(0.0, 0.0, 6.0));
-    assert_eq!(told(&mut h, a), ["enter alice 2"], "within the air one's radius");
+    assert_eq!(
+        told(&mut h, a),
+        ["enter alice 2"],
+        "within the air one's radius"
+    );
     walk_to(&mut h, a, Vec3::new(0.0, 0.0, 11.0));
     assert_eq!(told(&mut h, a), ["leave alice 2", "leave alice 1"]);
 }
@@ -137,15 +167,27 @@ fn a_scope_change_is_an_exit_and_hides_the_checkpoint_until_the_player_is_back()
     lua(&mut h, a, "p:set_virtual_world(0)");
     assert_eq!(checkpoints(&h, a), shown);
     assert_eq!(told(&mut h, a), ["enter alice 1"]);
-    lua(&mut h, a, "dlmp.create_checkpoint(p, 0, 0, 10, {virtual_world = 3})");
-    assert_eq!(checkpoints(&h, a), [], "another scope's checkpoint is not shown");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(p, 0, 0, 10, {virtual_world = 3})",
+    );
+    assert_eq!(
+        checkpoints(&h, a),
+        [],
+        "another scope's checkpoint is not shown"
+    );
     assert_eq!(told(&mut h, a), Vec::<String>::new());
 }
 
 #[test]
 fn destroying_a_checkpoint_hides_it_without_checkpoint_leave() {
     let (_s, mut h, a) = alice("cp-destroy");
-    lua(&mut h, a, "G.c = dlmp.create_checkpoint(p, 0, 0, 10) G.d = dlmp.create_checkpoint(p, 0, 0, 10)");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_checkpoint(p, 0, 0, 10) G.d = dlmp.create_checkpoint(p, 0, 0, 10)",
+    );
     h.clear(a);
     lua(
         &mut h,
@@ -162,7 +204,11 @@ fn destroying_a_checkpoint_hides_it_without_checkpoint_leave() {
 fn the_player_leaving_raises_nothing() {
     let (_s, mut h, a) = alice("cp-leave");
     let b = spawned(&mut h, "bob");
-    lua(&mut h, a, "dlmp.create_checkpoint(dlmp.players()[2], 0, 0, 10)");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(dlmp.players()[2], 0, 0, 10)",
+    );
     assert_eq!(told(&mut h, a), ["enter bob 1"]);
     assert_eq!(checkpoints(&h, a), []);
     h.disconnect(b);
@@ -192,7 +238,10 @@ fn a_player_has_at_most_16_checkpoints() {
 #[test]
 fn crossings_are_limited_to_20_at_once_and_4_a_second_the_rest_waiting() {
     let (_s, mut h, a) = alice("cp-limit");
-    h.chat(a, "/lua for i = 1, 16 do dlmp.create_checkpoint(p, 0, 0, 10) end");
+    h.chat(
+        a,
+        "/lua for i = 1, 16 do dlmp.create_checkpoint(p, 0, 0, 10) end",
+    );
     h.steps(2);
     assert_eq!(told(&mut h, a).len(), 16, "16 of the 20 at once");
     h.die(a);
@@ -216,7 +265,11 @@ fn stopping_the_resource_hides_its_checkpoints_as_destroy_does() {
     );
     let mut h = world_support::harness(&s);
     let a = spawned(&mut h, "alice");
-    lua(&mut h, a, "say(dlmp.call('race', 'make', p)) dlmp.create_checkpoint(p, 0, 0, 10)");
+    lua(
+        &mut h,
+        a,
+        "say(dlmp.call('race', 'make', p)) dlmp.create_checkpoint(p, 0, 0, 10)",
+    );
     assert_eq!(told(&mut h, a), ["1", "enter alice 1", "enter alice 2"]);
     dlmp::console::execute(h.world_mut(), "stop race");
     h.steps(2);
@@ -228,19 +281,49 @@ fn stopping_the_resource_hides_its_checkpoints_as_destroy_does() {
 fn bad_arguments_name_the_argument_and_the_range() {
     let (_s, mut h, a) = alice("cp-args");
     for (code, error) in [
-        ("dlmp.create_checkpoint(p, 0, 0, 10, {radius = 0})", "create_checkpoint: radius 0 is outside (0, 100]"),
-        ("dlmp.create_checkpoint(p, 0, 0, 10, {radius = 100.5})", "create_checkpoint: radius 100.5 is outside (0, 100]"),
-        ("dlmp.create_checkpoint(p, 7000, 0, 10)", "create_checkpoint: x 7000 is outside -6000..=6000"),
-        ("dlmp.create_checkpoint(p, 0, 0, -201)", "create_checkpoint: z -201 is outside -200..=4000"),
-        ("dlmp.create_checkpoint(p, 0, 0, 10, {kind = 'fast'})", "create_checkpoint: kind \"fast\" is not one of normal, race, race_finish, air, air_finish"),
-        ("dlmp.create_checkpoint(p, 0, 0, 10, {size = 1})", "create_checkpoint: unknown option size"),
-        ("dlmp.create_checkpoint(p, 0, 0, 10, {color = 0x1000000})", "create_checkpoint: color 16777216 is outside 0..=16777215"),
-        ("dlmp.create_checkpoint(p, 0, 0, 10, {next = {0, 0}})", "create_checkpoint: next[3] must be a number, got nil"),
-        ("dlmp.create_checkpoint(1, 0, 0, 10)", "create_checkpoint: player must be a Player, got 1"),
+        (
+            "dlmp.create_checkpoint(p, 0, 0, 10, {radius = 0})",
+            "create_checkpoint: radius 0 is outside (0, 100]",
+        ),
+        (
+            "dlmp.create_checkpoint(p, 0, 0, 10, {radius = 100.5})",
+            "create_checkpoint: radius 100.5 is outside (0, 100]",
+        ),
+        (
+            "dlmp.create_checkpoint(p, 7000, 0, 10)",
+            "create_checkpoint: x 7000 is outside -6000..=6000",
+        ),
+        (
+            "dlmp.create_checkpoint(p, 0, 0, -201)",
+            "create_checkpoint: z -201 is outside -200..=4000",
+        ),
+        (
+            "dlmp.create_checkpoint(p, 0, 0, 10, {kind = 'fast'})",
+            "create_checkpoint: kind \"fast\" is not one of normal, race, race_finish, air, air_finish",
+        ),
+        (
+            "dlmp.create_checkpoint(p, 0, 0, 10, {size = 1})",
+            "create_checkpoint: unknown option size",
+        ),
+        (
+            "dlmp.create_checkpoint(p, 0, 0, 10, {color = 0x1000000})",
+            "create_checkpoint: color 16777216 is outside 0..=16777215",
+        ),
+        (
+            "dlmp.create_checkpoint(p, 0, 0, 10, {next = {0, 0}})",
+            "create_checkpoint: next[3] must be a number, got nil",
+        ),
+        (
+            "dlmp.create_checkpoint(1, 0, 0, 10)",
+            "create_checkpoint: player must be a Player, got 1",
+        ),
     ] {
         lua_now(&mut h, a, code);
         let lines = told(&mut h, a);
-        assert!(lines.len() == 1 && lines[0].contains(error), "{code}: {lines:?}");
+        assert!(
+            lines.len() == 1 && lines[0].contains(error),
+            "{code}: {lines:?}"
+        );
         h.advance(Duration::from_secs(1));
     }
     assert_eq!(checkpoints(&h, a), []);
@@ -249,6 +332,13 @@ fn bad_arguments_name_the_argument_and_the_range() {
 #[test]
 fn the_first_checkpoint_at_the_spawn_enters_at_once_from_the_spawn_frame() {
     let (_s, mut h, a) = alice("cp-spawn");
-    lua(&mut h, a, &format!("dlmp.create_checkpoint(p, {}, {}, {})", SPAWN.x, SPAWN.y, SPAWN.z));
+    lua(
+        &mut h,
+        a,
+        &format!(
+            "dlmp.create_checkpoint(p, {}, {}, {})",
+            SPAWN.x, SPAWN.y, SPAWN.z
+        ),
+    );
     assert_eq!(told(&mut h, a), ["enter alice 1"]);
 }

@@ -11,9 +11,9 @@ use std::time::Duration;
 use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
 use dlmp::protocol::ServerPacket;
+use dlmp::protocol::connection::handshake::ServerHello;
 use dlmp::protocol::world::environment::{GarageDoors, RunClock, SetTime, SetWeather};
 use dlmp::world::clock::WallClock;
-use dlmp::protocol::connection::handshake::ServerHello;
 use world_support::{lua, scripts, spawned, told};
 
 /// The ServerHello a new connection named `name` gets.
@@ -98,10 +98,22 @@ fn set_time_to_everyone_freezes_the_global_clock_as_critical() {
     h.clear(b);
     h.set_auto_ack(b, false);
     h.fill_lane(b, Delivery::Droppable, 0);
-    lua(&mut h, a, "dlmp.set_time(20, 15) local hh, mm, ms = dlmp.clock() say(hh .. ':' .. mm .. ' ' .. tostring(ms))");
-    assert_eq!(told(&mut h, a), ["20:15 nil"], "dlmp.clock() shows the freeze at once");
+    lua(
+        &mut h,
+        a,
+        "dlmp.set_time(20, 15) local hh, mm, ms = dlmp.clock() say(hh .. ':' .. mm .. ' ' .. tostring(ms))",
+    );
+    assert_eq!(
+        told(&mut h, a),
+        ["20:15 nil"],
+        "dlmp.clock() shows the freeze at once"
+    );
     h.release_lane(b);
-    assert_eq!(environment(&h, b), [set_time(20, 15).into()], "critical: past the droppable limit");
+    assert_eq!(
+        environment(&h, b),
+        [set_time(20, 15).into()],
+        "critical: past the droppable limit"
+    );
     h.clear(b);
     h.advance(Duration::from_secs(50));
     assert_eq!(environment(&h, b), [], "a frozen clock has no resync");
@@ -112,7 +124,11 @@ fn set_time_to_everyone_freezes_the_global_clock_as_critical() {
 #[test]
 fn set_time_to_players_holds_only_theirs_and_leaves_the_global_clock() {
     let (_s, mut h, a, b) = pair("clock-one");
-    lua(&mut h, a, "dlmp.set_time(3, 5, { G.bob or dlmp.players()[2] }) local hh, mm = dlmp.clock() say(hh .. ':' .. mm)");
+    lua(
+        &mut h,
+        a,
+        "dlmp.set_time(3, 5, { G.bob or dlmp.players()[2] }) local hh, mm = dlmp.clock() say(hh .. ':' .. mm)",
+    );
     assert_eq!(told(&mut h, a), ["12:0"]);
     assert_eq!(environment(&h, a), []);
     assert_eq!(environment(&h, b), [set_time(3, 5).into()]);
@@ -123,7 +139,11 @@ fn set_time_to_players_holds_only_theirs_and_leaves_the_global_clock() {
 #[test]
 fn run_clock_establishes_on_everyone_then_resyncs_every_45_s() {
     let (_s, mut h, a, b) = pair("clock-run");
-    lua(&mut h, a, "dlmp.run_clock(6, 0, 1000) local hh, mm, ms = dlmp.clock() say(hh .. ':' .. mm .. ' ' .. ms)");
+    lua(
+        &mut h,
+        a,
+        "dlmp.run_clock(6, 0, 1000) local hh, mm, ms = dlmp.clock() say(hh .. ':' .. mm .. ' ' .. ms)",
+    );
     assert_eq!(environment(&h, a), [run(6, 0, 1000)]);
     assert_eq!(told(&mut h, a), ["6:0 1000"]);
     assert_eq!(environment(&h, b), [run(6, 0, 1000)]);
@@ -132,7 +152,11 @@ fn run_clock_establishes_on_everyone_then_resyncs_every_45_s() {
     h.advance(Duration::from_secs(44));
     assert_eq!(environment(&h, b), [], "no resync before 45 s");
     h.advance(Duration::from_secs(1));
-    assert_eq!(environment(&h, b), [run(6, 45, 1000)], "one game minute a second");
+    assert_eq!(
+        environment(&h, b),
+        [run(6, 45, 1000)],
+        "one game minute a second"
+    );
     assert_eq!(environment(&h, a), [run(6, 45, 1000)]);
 }
 
@@ -154,7 +178,11 @@ fn the_resync_is_droppable_and_the_establish_is_not() {
     h.fill_lane(b, Delivery::Droppable, 0);
     h.advance(Duration::from_secs(5));
     h.release_lane(b);
-    assert_eq!(environment(&h, b), [], "the resync past the droppable limit is dropped");
+    assert_eq!(
+        environment(&h, b),
+        [],
+        "the resync past the droppable limit is dropped"
+    );
     h.advance(Duration::from_secs(45));
     assert_eq!(environment(&h, b).len(), 1, "the next resync fixes it");
 }
@@ -175,7 +203,10 @@ fn a_new_connection_gets_the_running_clock_after_its_hello() {
     let ServerPacket::RunClock(r) = &first[0] else {
         panic!("{first:?}")
     };
-    assert_eq!((r.hours, r.minutes, r.minute_ms), (hello.hours, hello.minutes, 500));
+    assert_eq!(
+        (r.hours, r.minutes, r.minute_ms),
+        (hello.hours, hello.minutes, 500)
+    );
 }
 
 #[test]
@@ -204,13 +235,21 @@ fn real_time_is_run_clock_at_60000_from_the_wall_clock_at_the_offset() {
         app.insert_resource(shared);
     });
     let a = spawned(&mut h, "alice");
-    lua(&mut h, a, "dlmp.set_real_time(90) local hh, mm, ms = dlmp.clock() say(hh .. ':' .. mm .. ' ' .. ms)");
+    lua(
+        &mut h,
+        a,
+        "dlmp.set_real_time(90) local hh, mm, ms = dlmp.clock() say(hh .. ':' .. mm .. ' ' .. ms)",
+    );
     assert_eq!(environment(&h, a), [run(0, 20, 60_000)]);
     assert_eq!(told(&mut h, a), ["0:20 60000"], "22:50 UTC at +01:30");
     h.clear(a);
     wall.set(Duration::from_secs(22 * 3600 + 53 * 60));
     h.advance(Duration::from_secs(45));
-    assert_eq!(environment(&h, a), [run(0, 23, 60_000)], "every resync carries the exact real time");
+    assert_eq!(
+        environment(&h, a),
+        [run(0, 23, 60_000)],
+        "every resync carries the exact real time"
+    );
     let hello = hello_of(&mut h, "bob");
     assert_eq!((hello.hours, hello.minutes), (0, 23));
 }
@@ -239,8 +278,16 @@ fn garage_doors_go_to_everyone_as_critical_and_only_on_a_change() {
     let (_s, mut h, a, b) = pair("clock-garages");
     h.set_auto_ack(b, false);
     h.fill_lane(b, Delivery::Droppable, 0);
-    lua(&mut h, a, "dlmp.set_garage_open(3, true) dlmp.set_garage_open(3, true) dlmp.set_garage_open(49, true)");
-    lua(&mut h, a, "dlmp.set_garage_open(3, false) dlmp.set_garage_open(7, false)");
+    lua(
+        &mut h,
+        a,
+        "dlmp.set_garage_open(3, true) dlmp.set_garage_open(3, true) dlmp.set_garage_open(49, true)",
+    );
+    lua(
+        &mut h,
+        a,
+        "dlmp.set_garage_open(3, false) dlmp.set_garage_open(7, false)",
+    );
     h.release_lane(b);
     let doors = |open| -> ServerPacket {
         GarageDoors {
@@ -259,14 +306,38 @@ fn garage_doors_go_to_everyone_as_critical_and_only_on_a_change() {
 fn bad_arguments_name_the_argument_and_the_range() {
     let (_s, mut h, a, _b) = pair("clock-args");
     for (code, error) in [
-        ("dlmp.set_time(24, 0)", "set_time: hours 24 is outside 0..=23"),
-        ("dlmp.set_time(1, 60)", "set_time: minutes 60 is outside 0..=59"),
-        ("dlmp.run_clock(1, 0, 9)", "run_clock: minute_ms 9 is outside 10..=3600000"),
-        ("dlmp.set_real_time(841)", "set_real_time: utc_offset_minutes 841 is outside -720..=840"),
-        ("dlmp.set_weather(23)", "set_weather: id 23 is outside 0..=22"),
-        ("dlmp.set_garage_open(50, true)", "set_garage_open: garage_id 50 is outside 0..=49"),
-        ("dlmp.set_garage_open(1, 1)", "set_garage_open: open must be a boolean, got 1"),
-        ("dlmp.set_time(1, 0, 5)", "set_time: players must be a list of Player, got 5"),
+        (
+            "dlmp.set_time(24, 0)",
+            "set_time: hours 24 is outside 0..=23",
+        ),
+        (
+            "dlmp.set_time(1, 60)",
+            "set_time: minutes 60 is outside 0..=59",
+        ),
+        (
+            "dlmp.run_clock(1, 0, 9)",
+            "run_clock: minute_ms 9 is outside 10..=3600000",
+        ),
+        (
+            "dlmp.set_real_time(841)",
+            "set_real_time: utc_offset_minutes 841 is outside -720..=840",
+        ),
+        (
+            "dlmp.set_weather(23)",
+            "set_weather: id 23 is outside 0..=22",
+        ),
+        (
+            "dlmp.set_garage_open(50, true)",
+            "set_garage_open: garage_id 50 is outside 0..=49",
+        ),
+        (
+            "dlmp.set_garage_open(1, 1)",
+            "set_garage_open: open must be a boolean, got 1",
+        ),
+        (
+            "dlmp.set_time(1, 0, 5)",
+            "set_time: players must be a list of Player, got 5",
+        ),
     ] {
         lua(&mut h, a, code);
         let lines = told(&mut h, a);
@@ -283,8 +354,17 @@ fn the_console_sets_the_time_and_the_weather_for_everyone() {
         dlmp::console::execute(h.world_mut(), "time 08:30"),
         ["time set to 08:30 (clock frozen)"]
     );
-    assert_eq!(dlmp::console::execute(h.world_mut(), "weather 5"), ["weather set to 5"]);
-    for bad in ["time 24:00", "time 8:3", "time noon", "weather 23", "weather"] {
+    assert_eq!(
+        dlmp::console::execute(h.world_mut(), "weather 5"),
+        ["weather set to 5"]
+    );
+    for bad in [
+        "time 24:00",
+        "time 8:3",
+        "time noon",
+        "weather 23",
+        "weather",
+    ] {
         assert!(
             dlmp::console::execute(h.world_mut(), bad)[0].starts_with("usage:"),
             "{bad}"
@@ -296,7 +376,10 @@ fn the_console_sets_the_time_and_the_weather_for_everyone() {
         weather: 5,
     };
     for c in [a, b] {
-        assert_eq!(environment(&h, c), [set_time(8, 30).into(), weather.clone().into()]);
+        assert_eq!(
+            environment(&h, c),
+            [set_time(8, 30).into(), weather.clone().into()]
+        );
     }
     let hello = hello_of(&mut h, "carol");
     assert_eq!((hello.hours, hello.minutes, hello.weather), (8, 30, 5));

@@ -28,7 +28,11 @@ fn alice(test: &str) -> (world_support::Scripts, Harness, ClientId) {
 #[test]
 fn a_sphere_raises_colshape_enter_then_colshape_leave_from_accepted_frames() {
     let (_s, mut h, a) = alice("cs-sphere");
-    lua(&mut h, a, "G.c = dlmp.create_colshape('sphere', 5, 0, 10, 2) say(G.c:id())");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_colshape('sphere', 5, 0, 10, 2) say(G.c:id())",
+    );
     assert_eq!(told(&mut h, a), ["1"]);
     walk_to(&mut h, a, Vec3::new(2.9, 0.0, 10.0));
     assert_eq!(told(&mut h, a), Vec::<String>::new());
@@ -48,7 +52,11 @@ fn a_cylinder_spans_its_base_to_its_top_and_a_box_its_corners() {
     );
     assert_eq!(told(&mut h, a), ["enter alice 1", "enter alice 2"]);
     walk_to(&mut h, a, Vec3::new(0.0, 0.0, 11.0));
-    assert_eq!(told(&mut h, a), ["leave alice 1"], "above the cylinder's top, in the box");
+    assert_eq!(
+        told(&mut h, a),
+        ["leave alice 1"],
+        "above the cylinder's top, in the box"
+    );
     walk_to(&mut h, a, Vec3::new(0.0, 0.0, 12.5));
     assert_eq!(told(&mut h, a), ["leave alice 2"]);
 }
@@ -57,7 +65,11 @@ fn a_cylinder_spans_its_base_to_its_top_and_a_box_its_corners() {
 fn players_lists_who_is_inside_and_contains_tests_a_point() {
     let (_s, mut h, a) = alice("cs-query");
     let b = spawned(&mut h, "bob");
-    lua(&mut h, a, "G.c = dlmp.create_colshape('sphere', 0, 0, 10, 3)");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_colshape('sphere', 0, 0, 10, 3)",
+    );
     h.clear(a);
     lua(
         &mut h,
@@ -77,7 +89,11 @@ fn players_lists_who_is_inside_and_contains_tests_a_point() {
 #[test]
 fn death_and_another_scope_are_a_leave() {
     let (_s, mut h, a) = alice("cs-life");
-    lua(&mut h, a, "dlmp.create_colshape('sphere', 0, 0, 10, 3) dlmp.create_colshape('sphere', 0, 0, 10, 3, {virtual_world = 2})");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_colshape('sphere', 0, 0, 10, 3) dlmp.create_colshape('sphere', 0, 0, 10, 3, {virtual_world = 2})",
+    );
     assert_eq!(told(&mut h, a), ["enter alice 1"]);
     lua(&mut h, a, "p:set_virtual_world(2)");
     assert_eq!(told(&mut h, a), ["leave alice 1", "enter alice 2"]);
@@ -88,7 +104,11 @@ fn death_and_another_scope_are_a_leave() {
 #[test]
 fn destroying_a_colshape_raises_nothing() {
     let (_s, mut h, a) = alice("cs-destroy");
-    lua(&mut h, a, "G.c = dlmp.create_colshape('sphere', 0, 0, 10, 3)");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_colshape('sphere', 0, 0, 10, 3)",
+    );
     h.clear(a);
     lua(
         &mut h,
@@ -106,7 +126,11 @@ fn destroying_a_colshape_raises_nothing() {
 fn the_player_leaving_raises_nothing_and_is_no_longer_inside() {
     let (_s, mut h, a) = alice("cs-leave");
     let b = spawned(&mut h, "bob");
-    lua(&mut h, a, "G.c = dlmp.create_colshape('sphere', 0, 0, 10, 3)");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_colshape('sphere', 0, 0, 10, 3)",
+    );
     h.clear(a);
     h.disconnect(b);
     h.steps(3);
@@ -123,12 +147,20 @@ fn stopping_the_resource_removes_its_colshapes_as_destroy_does() {
     );
     let mut h = world_support::harness(&s);
     let a = spawned(&mut h, "alice");
-    lua(&mut h, a, "G.c = dlmp.call('zones', 'make') G.d = dlmp.create_colshape('sphere', 0, 0, 10, 3)");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.call('zones', 'make') G.d = dlmp.create_colshape('sphere', 0, 0, 10, 3)",
+    );
     assert_eq!(told(&mut h, a), ["enter alice 1", "enter alice 2"]);
     dlmp::console::execute(h.world_mut(), "stop zones");
     h.steps(2);
     walk_to(&mut h, a, Vec3::new(5.0, 0.0, 10.0));
-    lua(&mut h, a, "say(tostring(G.c:exists())) say(tostring(G.d:exists()))");
+    lua(
+        &mut h,
+        a,
+        "say(tostring(G.c:exists())) say(tostring(G.d:exists()))",
+    );
     assert_eq!(
         told(&mut h, a),
         ["leave alice 2", "false", "true"],
@@ -140,19 +172,49 @@ fn stopping_the_resource_removes_its_colshapes_as_destroy_does() {
 fn bad_arguments_name_the_argument_and_the_range() {
     let (_s, mut h, a) = alice("cs-args");
     for (code, error) in [
-        ("dlmp.create_colshape('sphere', 0, 0, 10, 0)", "create_colshape: radius 0 is outside (0, 12000]"),
-        ("dlmp.create_colshape('cylinder', 0, 0, 10, 1, 12001)", "create_colshape: height 12001 is outside (0, 12000]"),
-        ("dlmp.create_colshape('box', 0, 0, 0, 1, 0, 1)", "create_colshape: min_y 0 must be below max_y 0"),
-        ("dlmp.create_colshape('box', 0, 0, 0, 1, 1, 4001)", "create_colshape: max_z 4001 is outside -200..=4000"),
-        ("dlmp.create_colshape('cone', 0, 0, 0, 1)", "create_colshape: form \"cone\" is not one of sphere, cylinder, box"),
-        ("dlmp.create_colshape('sphere', 6001, 0, 0, 1)", "create_colshape: x 6001 is outside -6000..=6000"),
-        ("dlmp.create_colshape('sphere', 0, 0, 0, 1, {dimension = 1})", "create_colshape: unknown option dimension"),
-        ("dlmp.create_colshape('sphere', 0, 0, 0, 0/0)", "create_colshape: radius must be finite"),
-        ("dlmp.create_colshape('sphere', 0, 0, 0, 1):show(5)", "show: player must be a Player, got 5"),
+        (
+            "dlmp.create_colshape('sphere', 0, 0, 10, 0)",
+            "create_colshape: radius 0 is outside (0, 12000]",
+        ),
+        (
+            "dlmp.create_colshape('cylinder', 0, 0, 10, 1, 12001)",
+            "create_colshape: height 12001 is outside (0, 12000]",
+        ),
+        (
+            "dlmp.create_colshape('box', 0, 0, 0, 1, 0, 1)",
+            "create_colshape: min_y 0 must be below max_y 0",
+        ),
+        (
+            "dlmp.create_colshape('box', 0, 0, 0, 1, 1, 4001)",
+            "create_colshape: max_z 4001 is outside -200..=4000",
+        ),
+        (
+            "dlmp.create_colshape('cone', 0, 0, 0, 1)",
+            "create_colshape: form \"cone\" is not one of sphere, cylinder, box",
+        ),
+        (
+            "dlmp.create_colshape('sphere', 6001, 0, 0, 1)",
+            "create_colshape: x 6001 is outside -6000..=6000",
+        ),
+        (
+            "dlmp.create_colshape('sphere', 0, 0, 0, 1, {dimension = 1})",
+            "create_colshape: unknown option dimension",
+        ),
+        (
+            "dlmp.create_colshape('sphere', 0, 0, 0, 0/0)",
+            "create_colshape: radius must be finite",
+        ),
+        (
+            "dlmp.create_colshape('sphere', 0, 0, 0, 1):show(5)",
+            "show: player must be a Player, got 5",
+        ),
     ] {
         lua_now(&mut h, a, code);
         let lines = told(&mut h, a);
-        assert!(lines.len() == 1 && lines[0].contains(error), "{code}: {lines:?}");
+        assert!(
+            lines.len() == 1 && lines[0].contains(error),
+            "{code}: {lines:?}"
+        );
         h.advance(Duration::from_secs(1));
     }
 }
@@ -160,6 +222,10 @@ fn bad_arguments_name_the_argument_and_the_range() {
 #[test]
 fn show_and_hide_take_a_present_player() {
     let (_s, mut h, a) = alice("cs-show");
-    lua(&mut h, a, "G.c = dlmp.create_colshape('box', -1, -1, 0, 1, 1, 1) G.c:show(p) G.c:hide(p) say('ok')");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_colshape('box', -1, -1, 0, 1, 1, 1) G.c:show(p) G.c:hide(p) say('ok')",
+    );
     assert_eq!(told(&mut h, a), ["ok"]);
 }

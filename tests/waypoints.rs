@@ -77,7 +77,10 @@ fn within_1_m_or_none_again_is_no_change() {
     report(&mut h, a, 0, 0.0, 0.0);
     report(&mut h, a, 0, 5.0, 5.0);
     h.step();
-    assert_eq!(told(&mut h, a), ["wp alice 10 10", "wp alice 11 10.8", "wp alice nil nil"]);
+    assert_eq!(
+        told(&mut h, a),
+        ["wp alice 10 10", "wp alice 11 10.8", "wp alice nil nil"]
+    );
     assert_eq!(drops(&h).repeated, 3);
 }
 
@@ -90,7 +93,11 @@ fn a_malformed_report_is_dropped() {
     report(&mut h, a, 1, f32::INFINITY, 1.0);
     report(&mut h, a, 1, -3000.0, 3000.0);
     h.step();
-    assert_eq!(told(&mut h, a), ["wp alice -3000 3000"], "the lane goes on after the drops");
+    assert_eq!(
+        told(&mut h, a),
+        ["wp alice -3000 3000"],
+        "the lane goes on after the drops"
+    );
     assert_eq!(drops(&h).malformed, 4);
 }
 
@@ -103,12 +110,26 @@ fn five_events_at_once_then_two_a_second_with_the_latest_coalesced() {
     h.step();
     assert_eq!(
         told(&mut h, a),
-        ["wp alice 0 0", "wp alice 10 0", "wp alice 20 0", "wp alice 30 0", "wp alice 40 0"]
+        [
+            "wp alice 0 0",
+            "wp alice 10 0",
+            "wp alice 20 0",
+            "wp alice 30 0",
+            "wp alice 40 0"
+        ]
     );
     lua(&mut h, a, "say(table.concat({p:waypoint()}, ' '))");
     let lines = told(&mut h, a);
-    assert_eq!(lines.last().map(String::as_str), Some("70.0 0.0"), "held at once: {lines:?}");
-    assert_eq!(lines[..lines.len() - 1], ["wp alice 70 0"], "the latest, when a token came back");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("70.0 0.0"),
+        "held at once: {lines:?}"
+    );
+    assert_eq!(
+        lines[..lines.len() - 1],
+        ["wp alice 70 0"],
+        "the latest, when a token came back"
+    );
     h.advance(Duration::from_secs(2));
     assert_eq!(told(&mut h, a), Vec::<String>::new(), "nothing else waited");
 }
@@ -125,7 +146,11 @@ fn a_change_waits_half_a_second_once_the_burst_is_spent() {
     h.step();
     assert_eq!(told(&mut h, a), Vec::<String>::new());
     h.advance(Duration::from_millis(440));
-    assert_eq!(told(&mut h, a), Vec::<String>::new(), "before the token is back");
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "before the token is back"
+    );
     h.advance(Duration::from_millis(60));
     assert_eq!(told(&mut h, a), ["wp alice 500 0"]);
 }
@@ -134,7 +159,11 @@ fn a_change_waits_half_a_second_once_the_burst_is_spent() {
 fn set_waypoint_is_held_at_once_without_player_waypoint_and_its_answer_is_no_change() {
     let (_s, mut h, a) = alice("wp-set");
     let b = spawned(&mut h, "bob");
-    lua(&mut h, a, "p:set_waypoint(50, 60.5) say(table.concat({p:waypoint()}, ' '))");
+    lua(
+        &mut h,
+        a,
+        "p:set_waypoint(50, 60.5) say(table.concat({p:waypoint()}, ' '))",
+    );
     assert_eq!(
         h.packets::<SetWaypoint>(a)
             .into_iter()
@@ -145,7 +174,11 @@ fn set_waypoint_is_held_at_once_without_player_waypoint_and_its_answer_is_no_cha
     assert_eq!(told(&mut h, a), ["50.0 60.5"]);
     report(&mut h, a, 1, 50.2, 60.5);
     h.step();
-    assert_eq!(told(&mut h, a), Vec::<String>::new(), "the answer repeats what is held");
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "the answer repeats what is held"
+    );
     assert_eq!(h.packets::<SetWaypoint>(b), [], "never to anyone else");
     lua(&mut h, a, "p:clear_waypoint() say(tostring(p:waypoint()))");
     assert_eq!(

@@ -176,7 +176,11 @@ fn apply_commands(
                     .count();
                 let new = added.entry(player).or_default();
                 if !players.contains(player) || existing + *new >= MAX_PER_PLAYER {
-                    debug!(?player, ?id, "checkpoint refused (player gone or 16 already)");
+                    debug!(
+                        ?player,
+                        ?id,
+                        "checkpoint refused (player gone or 16 already)"
+                    );
                     continue;
                 }
                 *new += 1;
@@ -240,10 +244,8 @@ fn cross(
         let list = mine.get(&player).unwrap_or(&none);
         state.inside.retain(|id| list.iter().any(|c| c.id == *id));
         for c in list {
-            let inside = life.spawned
-                && life.alive
-                && c.spec.scope == *scope
-                && c.spec.contains(position.0);
+            let inside =
+                life.spawned && life.alive && c.spec.scope == *scope && c.spec.contains(position.0);
             let was = state.inside.contains(&c.id);
             if inside == was || !state.crossings.try_take(now) {
                 continue;

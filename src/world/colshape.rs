@@ -90,7 +90,10 @@ impl Plugin for ColshapePlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<ColshapeCommand>()
             .add_message::<ColshapeCrossed>()
-            .add_systems(FixedUpdate, forget_leavers.in_set(ServerSystems::Validation))
+            .add_systems(
+                FixedUpdate,
+                forget_leavers.in_set(ServerSystems::Validation),
+            )
             .add_systems(FixedUpdate, cross.in_set(GameplaySystems::Intake))
             .add_systems(FixedUpdate, apply_commands.in_set(GameplaySystems::Apply));
     }
@@ -143,7 +146,10 @@ fn apply_commands(
 }
 
 /// A player who left is in no colshape any more, without `colshape_leave`.
-fn forget_leavers(mut left: MessageReader<PlayerDisconnected>, mut colshapes: Query<&mut Colshape>) {
+fn forget_leavers(
+    mut left: MessageReader<PlayerDisconnected>,
+    mut colshapes: Query<&mut Colshape>,
+) {
     for d in left.read() {
         for mut c in &mut colshapes {
             c.inside.retain(|p| *p != d.player);
@@ -166,10 +172,8 @@ fn cross(
     shapes.sort_by_key(|c| c.id);
     for mut c in shapes {
         for &(player, _, life, position, scope) in &list {
-            let inside = life.spawned
-                && life.alive
-                && c.scope == *scope
-                && contains(&c.shape, position.0);
+            let inside =
+                life.spawned && life.alive && c.scope == *scope && contains(&c.shape, position.0);
             let was = c.inside.contains(&player);
             if inside == was {
                 continue;

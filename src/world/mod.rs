@@ -19,11 +19,12 @@ pub struct WorldPlugin;
 impl Plugin for WorldPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<MarkerIds>()
-            .init_resource::<ColshapeIds>().add_plugins((
-            clock::ClockPlugin,
-            checkpoint::CheckpointPlugin,
-            colshape::ColshapePlugin,
-            waypoint::WaypointPlugin,
-        ));
+            .init_resource::<ColshapeIds>()
+            .add_plugins((
+                clock::ClockPlugin,
+                checkpoint::CheckpointPlugin,
+                colshape::ColshapePlugin,
+                waypoint::WaypointPlugin,
+            ));
     }
 }

@@ -64,8 +64,13 @@ impl WorldView {
 
     /// A checkpoint a call made.
     pub fn add_checkpoint(&mut self, id: MarkerId, player: Entity) {
-        self.checkpoints
-            .insert(id, CheckpointView { player, fresh: true });
+        self.checkpoints.insert(
+            id,
+            CheckpointView {
+                player,
+                fresh: true,
+            },
+        );
     }
 
     /// A colshape a call made.
@@ -124,7 +129,9 @@ impl WorldScriptParts<'_, '_> {
             .collect();
         for (id, v) in view.checkpoints.drain() {
             if v.fresh {
-                checkpoints.entry(id).or_insert(CheckpointView { fresh: false, ..v });
+                checkpoints
+                    .entry(id)
+                    .or_insert(CheckpointView { fresh: false, ..v });
             }
         }
         view.checkpoints = checkpoints;
@@ -145,7 +152,9 @@ impl WorldScriptParts<'_, '_> {
             .collect();
         for (id, v) in view.colshapes.drain() {
             if v.fresh {
-                colshapes.entry(id).or_insert(ColshapeView { fresh: false, ..v });
+                colshapes
+                    .entry(id)
+                    .or_insert(ColshapeView { fresh: false, ..v });
             }
         }
         view.colshapes = colshapes;

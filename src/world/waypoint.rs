@@ -105,7 +105,9 @@ fn give_waypoint(
     time: Res<Time>,
 ) {
     for c in connected.read() {
-        commands.entity(c.player).insert(Waypoint::new(time.elapsed()));
+        commands
+            .entity(c.player)
+            .insert(Waypoint::new(time.elapsed()));
     }
 }
 

@@ -30,10 +30,9 @@ impl TimeOfDay {
 
     fn from_minute_of_day(m: u64) -> Self {
         let m = m % DAY_MINUTES;
-        #[expect(clippy::cast_possible_truncation, reason = "m < 1440")]
         TimeOfDay {
-            hours: (m / 60) as u8,
-            minutes: (m % 60) as u8,
+            hours: u8::try_from(m / 60).unwrap_or(0),
+            minutes: u8::try_from(m % 60).unwrap_or(0),
         }
     }
 
@@ -127,11 +126,18 @@ mod tests {
     fn real_time_is_the_wall_clock_at_the_offset() {
         // 1970-01-02 03:04 UTC.
         let wall = WallClock::manual(Duration::from_secs(86_400 + 3 * 3600 + 4 * 60 + 59));
-        let at = |utc_offset_minutes| ClockMode::Real { utc_offset_minutes }.time(Duration::ZERO, &wall);
+        let at =
+            |utc_offset_minutes| ClockMode::Real { utc_offset_minutes }.time(Duration::ZERO, &wall);
         assert_eq!(at(0), t(3, 4));
         assert_eq!(at(90), t(4, 34));
         assert_eq!(at(-240), t(23, 4));
-        assert_eq!(ClockMode::Real { utc_offset_minutes: 0 }.minute_ms(), Some(60_000));
+        assert_eq!(
+            ClockMode::Real {
+                utc_offset_minutes: 0
+            }
+            .minute_ms(),
+            Some(60_000)
+        );
     }
 
     #[test]

@@ -17,12 +17,17 @@ pub(super) fn float(
     range: &str,
 ) -> Result<f32> {
     let n = args::number(func, arg, v)?;
-    #[expect(clippy::cast_possible_truncation, reason = "checked against the range next")]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "checked against the range next"
+    )]
     let f = n as f32;
     if f.is_finite() && ok(f) {
         Ok(f)
     } else {
-        Err(Error::runtime(format!("{func}: {arg} {n} is outside {range}")))
+        Err(Error::runtime(format!(
+            "{func}: {arg} {n} is outside {range}"
+        )))
     }
 }
 

@@ -73,7 +73,8 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
         "set_real_time",
         lua.create_function(|lua, offset: Value| {
             const F: &str = "set_real_time";
-            let range = i64::from(*UTC_OFFSET_MINUTES.start())..=i64::from(*UTC_OFFSET_MINUTES.end());
+            let range =
+                i64::from(*UTC_OFFSET_MINUTES.start())..=i64::from(*UTC_OFFSET_MINUTES.end());
             let offset = args::integer(F, "utc_offset_minutes", &offset, range)?;
             let utc_offset_minutes = i32::try_from(offset).map_err(Error::external)?;
             state_mut(lua)?.world.clock = ClockMode::Real { utc_offset_minutes };

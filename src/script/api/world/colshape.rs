@@ -63,7 +63,11 @@ fn shape(func: &str, a: &[Value]) -> Result<(Shape, usize)> {
                 ["max_x", "max_y", "max_z"],
                 [&arg(4), &arg(5), &arg(6)],
             )?;
-            for (axis, lo, hi) in [("x", min.x, max.x), ("y", min.y, max.y), ("z", min.z, max.z)] {
+            for (axis, lo, hi) in [
+                ("x", min.x, max.x),
+                ("y", min.y, max.y),
+                ("z", min.z, max.z),
+            ] {
                 if lo >= hi {
                     return Err(Error::runtime(format!(
                         "{func}: min_{axis} {lo} must be below max_{axis} {hi}"
@@ -113,7 +117,11 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
             let scope = scope(F, opts.as_ref())?;
             let id = {
                 let mut state = state_mut(lua)?;
-                let id = state.world.colshape_ids.allocate().map_err(Error::external)?;
+                let id = state
+                    .world
+                    .colshape_ids
+                    .allocate()
+                    .map_err(Error::external)?;
                 state.world.add_colshape(id, shape);
                 id
             };
@@ -198,10 +206,14 @@ impl UserData for LuaColshape {
                     .inside
                     .iter()
                     .filter_map(|e| {
-                        state.players.get(e).filter(|p| p.connected).map(|p| LuaPlayer {
-                            entity: *e,
-                            token: p.token,
-                        })
+                        state
+                            .players
+                            .get(e)
+                            .filter(|p| p.connected)
+                            .map(|p| LuaPlayer {
+                                entity: *e,
+                                token: p.token,
+                            })
                     })
                     .collect()
             };

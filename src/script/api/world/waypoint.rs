@@ -11,7 +11,12 @@ use crate::protocol::world::waypoint::{MapPoint, WAYPOINT_MAX};
 use crate::world::waypoint::WaypointCommand;
 
 /// Takes the lane's room for SetWaypoint, holds `point` in the view at once and queues it.
-fn set(lua: &mlua::Lua, this: &LuaPlayer, method: &str, point: Option<MapPoint>) -> mlua::Result<()> {
+fn set(
+    lua: &mlua::Lua,
+    this: &LuaPlayer,
+    method: &str,
+    point: Option<MapPoint>,
+) -> mlua::Result<()> {
     this.with_mut(lua, method, |view| take_room(view, method))?;
     {
         let mut state = state_mut(lua)?;
