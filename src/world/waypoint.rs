@@ -211,7 +211,8 @@ mod tests {
     #[test]
     fn within_one_meter_or_none_again_repeats_the_held_waypoint() {
         assert!(repeats(None, None));
-        assert!(repeats(p(10.0, 10.0), p(10.6, 10.8)));
+        assert!(repeats(p(10.0, 10.0), p(10.5, 10.5)));
+        assert!(repeats(p(10.0, 10.0), p(11.0, 10.0)));
         assert!(!repeats(p(10.0, 10.0), p(10.8, 10.8)));
         assert!(!repeats(None, p(0.0, 0.0)));
         assert!(!repeats(p(0.0, 0.0), None));
