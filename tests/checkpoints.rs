@@ -342,3 +342,29 @@ fn the_first_checkpoint_at_the_spawn_enters_at_once_from_the_spawn_frame() {
     );
     assert_eq!(told(&mut h, a), ["enter alice 1"]);
 }
+
+#[test]
+fn a_show_the_lane_refused_is_repeated_by_the_reconcile() {
+    let (_s, mut h, a) = alice("cp-retry");
+    let b = spawned(&mut h, "bob");
+    h.set_auto_ack(b, false);
+    h.fill_lane(b, dlmp::lane::Delivery::Droppable, 0);
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(dlmp.players()[2], 50, 0, 10)",
+    );
+    h.release_lane(b);
+    assert_eq!(
+        checkpoints(&h, b),
+        [show(
+            1,
+            CheckpointKind::Normal,
+            Vec3::new(50.0, 0.0, 10.0),
+            Vec3::new(50.0, 0.0, 10.0),
+            3.0,
+            0xFF0000
+        )],
+        "shown once the lane had room again"
+    );
+}
