@@ -50,7 +50,11 @@ impl Drop for Scripts {
 
 /// A host with the `bench` resource (when `start`) and one connected player.
 fn host(scripts: &Scripts, start: bool) -> (ScriptHost, LuaPlayer) {
-    let mut host = ScriptHost::new(scripts.path().to_owned(), 5_000_000).expect("Lua VM");
+    let mut host = ScriptHost::new(
+        scripts.path().to_owned(),
+        dlmp::script::ScriptLimits::default(),
+    )
+    .expect("Lua VM");
     if start {
         host.start("bench").expect("bench resource starts");
     }

@@ -31,6 +31,12 @@ pub struct Config {
     pub stats_interval_secs: u64,
     /// Lua instructions one script call may run before it is cut off. Default 5 000 000.
     pub script_instruction_budget: u64,
+    /// MiB the Lua VM may hold, all resources together; 0 = no limit. Default 128 (ADR
+    /// 0021).
+    pub script_memory_mb: u64,
+    /// Wall time all script calls of one tick may take together, in milliseconds. Default
+    /// 20 (ADR 0021).
+    pub script_tick_budget_ms: u64,
     /// The least time a player stays dead before a RespawnRequest is granted, in
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
@@ -48,6 +54,8 @@ impl Default for Config {
             session_timeout_ms: 10_000,
             stats_interval_secs: 60,
             script_instruction_budget: 5_000_000,
+            script_memory_mb: 128,
+            script_tick_budget_ms: 20,
             respawn_delay_ms: 3_000,
         }
     }
@@ -56,6 +64,16 @@ impl Default for Config {
 impl Config {
     pub fn session_timeout(&self) -> Duration {
         Duration::from_millis(self.session_timeout_ms)
+    }
+
+    /// The limits scripts run under.
+    pub fn script_limits(&self) -> crate::script::ScriptLimits {
+        crate::script::ScriptLimits {
+            instruction_budget: self.script_instruction_budget,
+            memory: usize::try_from(self.script_memory_mb.saturating_mul(1 << 20))
+                .unwrap_or(usize::MAX),
+            tick_time: Duration::from_millis(self.script_tick_budget_ms),
+        }
     }
 
     pub fn respawn_delay(&self) -> Duration {

@@ -125,3 +125,103 @@ fn a_duplicate_chat_event_is_applied_once() {
     h.steps(2);
     assert_eq!(h.chat_lines(b), ["alice: once"]);
 }
+
+/// connection.md §3 and ADR 0020: `dlmp.send_chat` to a full lane. To listed players the
+/// line goes to all or none, and the call raises "queue full" naming the full one; to
+/// everyone it goes to every lane with room and returns the players it did not reach.
+mod full_lane {
+    use dlmp::harness::{ClientId, Harness, TempScripts};
+    use dlmp::lane::Delivery;
+
+    const GM: &str = r#"
+local function names(list)
+    local out = {}
+    for _, p in ipairs(list) do out[#out + 1] = p:name() end
+    return table.concat(out, ",")
+end
+dlmp.on("player_command", function(p, name, args)
+    if name == "pair" then
+        local ok, err = pcall(dlmp.send_chat, "to the pair", nil, dlmp.players())
+        _G.E = ok and "sent" or tostring(err):match("^[^\n]*")
+    elseif name == "all" then
+        _G.E = "missed " .. names(dlmp.send_chat("to all"))
+    elseif name == "flood" then
+        local ok = 0
+        for i = 1, 600 do
+            if pcall(dlmp.send_chat, "line " .. i, nil, { dlmp.players()[1] }) then ok = ok + 1 end
+        end
+        _G.E = "queued " .. ok
+    elseif name == "err" then
+        dlmp.send_chat(_G.E, nil, { p })
+    end
+    return true
+end)
+"#;
+
+    fn setup(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
+        let s = TempScripts::new(test);
+        s.resource("gm", GM);
+        let mut h = s.harness();
+        let a = h.connect("alice");
+        let b = h.connect("bob");
+        h.steps(2);
+        h.set_auto_ack(a, false);
+        h.fill_lane(a, Delivery::Normal, 0);
+        h.clear(a);
+        h.clear(b);
+        (s, h, a, b)
+    }
+
+    /// What the gamemode kept, asked by `c` once every lane has room again.
+    fn kept(h: &mut Harness, a: ClientId, c: ClientId) -> String {
+        h.release_lane(a);
+        h.take_chat_lines(c);
+        h.chat(c, "/err");
+        h.steps(2);
+        h.take_chat_lines(c).join("|")
+    }
+
+    fn lines(h: &Harness, c: ClientId, text: &str) -> usize {
+        h.chat_lines(c).iter().filter(|l| l.contains(text)).count()
+    }
+
+    #[test]
+    fn to_listed_players_a_full_lane_raises_queue_full_and_nobody_gets_it() {
+        let (_s, mut h, a, b) = setup("chat-pair-full");
+        h.chat(b, "/pair");
+        h.steps(2);
+        assert_eq!(lines(&h, b, "to the pair"), 0, "all or none");
+        let error = kept(&mut h, a, b);
+        assert!(error.contains("send_chat: queue full"), "{error}");
+        assert!(error.contains("alice"), "names the full lane: {error}");
+        assert_eq!(lines(&h, a, "to the pair"), 0, "nothing went later");
+    }
+
+    #[test]
+    fn to_everyone_the_line_skips_a_full_lane_and_returns_who_missed_it() {
+        let (_s, mut h, a, b) = setup("chat-all-full");
+        h.chat(b, "/all");
+        h.steps(2);
+        assert_eq!(lines(&h, b, "to all"), 1);
+        assert_eq!(kept(&mut h, a, b), "missed alice");
+        assert_eq!(lines(&h, a, "to all"), 0);
+    }
+
+    #[test]
+    fn every_line_the_call_accepted_arrives() {
+        let (_s, mut h, a, b) = setup("chat-flood");
+        h.release_lane(a);
+        h.set_auto_ack(a, false);
+        h.clear(a);
+        h.chat(b, "/flood");
+        h.steps(2);
+        let answer = kept(&mut h, a, b);
+        let queued: usize = answer
+            .strip_prefix("queued ")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{answer}"));
+        assert!(queued < 600, "the lane holds 512 at most: {queued}");
+        h.steps(20);
+        assert_eq!(lines(&h, a, "line "), queued, "no accepted line is lost");
+    }
+}

@@ -283,7 +283,14 @@ fn stats_counts_players_traffic_and_script_errors() {
     assert_eq!(out[0], "players: 2 / 1000");
     assert!(out[1].starts_with("net: received="), "{out:?}");
     assert!(out[1].contains("drops["), "{out:?}");
-    assert_eq!(out[2], "scripts: 1 running, 2 errors");
+    assert!(
+        out[2].starts_with(
+            "scripts: 1 running, 2 errors, 0 cut off by the tick's time, 0 memory errors, \
+             0 suspensions (0 calls skipped), "
+        ),
+        "{out:?}"
+    );
+    assert!(out[2].ends_with(" KiB in use"), "{out:?}");
     assert!(out[3].starts_with("uptime: "), "{out:?}");
 }
 
@@ -364,4 +371,32 @@ fn the_plugin_runs_typed_lines_in_the_tick_and_never_waits() {
     drop(to_console);
     h.steps(3);
     assert!(!h.exited(), "the end of the input does not stop the server");
+}
+
+/// ADR 0020: `say` is a broadcast: every lane with room gets the line, and the console
+/// says how many players a full lane kept from it.
+#[test]
+fn say_reaches_every_lane_with_room_and_tells_who_missed_it() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    h.set_auto_ack(a, false);
+    h.fill_lane(a, dlmp::lane::Delivery::Normal, 0);
+    assert_eq!(
+        run(&mut h, "say hello"),
+        ["* Server: hello", "1 player missed it (queue full)"]
+    );
+    h.step();
+    assert_eq!(
+        h.packets::<ChatMessage>(b).last().map(|m| m.text.as_str()),
+        Some("* Server: hello")
+    );
+    h.release_lane(a);
+    assert!(!h.chat_lines(a).iter().any(|l| l == "* Server: hello"));
+    let stats = run(&mut h, "stats");
+    assert!(
+        stats.iter().any(|l| l.starts_with("ChatDrops")),
+        "{stats:?}"
+    );
 }

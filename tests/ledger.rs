@@ -1089,17 +1089,19 @@ mod lane {
         }
     }
 
+    /// ADR 0020: a chat line takes its lane place in the call, like a grant, so a line
+    /// the gamemode sent first leaves no place for the grant that follows.
     #[test]
-    fn a_grant_the_lane_refuses_after_the_call_keeps_the_ledger() {
+    fn a_line_sent_first_takes_the_last_place_and_the_grant_raises_queue_full() {
         let (_s, mut h, a) = commands("grant-lane-late");
         h.set_auto_ack(a, false);
-        // One place: the call takes it, the gamemode's line queued before the grant uses it.
         h.fill_lane(a, Delivery::Normal, 1);
         h.chat(a, "/said_hp 150");
         h.steps(2);
         let l = ledger(&h, a);
         assert_eq!((l.health, l.vital_rev), (100.0, Revision(0)));
-        h.release_lane(a);
+        let error = kept(&mut h, a);
+        assert!(error.contains("set_health: queue full"), "{error}");
         assert_eq!(granted(&h, a), 0);
         // With room the same command goes and stores.
         h.chat(a, "/said_hp 150");

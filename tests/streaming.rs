@@ -645,3 +645,93 @@ fn relays_stop_at_once_on_a_hide_whatever_the_queue() {
     );
     assert!(h.packets::<RemotePlayerSync>(a).is_empty());
 }
+
+/// connection.md §4 and ADR 0020: PlayerJoin waits outside the lane past
+/// `ROSTER_WINDOW` events, and a show must never precede the join of its subject. A
+/// newcomer joining 264 spawned players gets each show only after that player's join.
+#[test]
+fn after_a_mass_connect_no_show_precedes_its_join() {
+    use dlmp::protocol::connection::roster::PlayerJoin;
+    const OTHERS: usize = 264;
+    let mut h = Harness::new();
+    let others: Vec<ClientId> = (0..OTHERS)
+        .map(|i| h.connect(&format!("player{i}")))
+        .collect();
+    let newcomer = h.connect("newcomer");
+    for &c in others.iter().chain([&newcomer]) {
+        h.spawn_at(c, Vec3::new(0.0, 0.0, 0.0));
+    }
+    let waiting = h
+        .world()
+        .get::<dlmp::session::Connection>(h.entity(newcomer))
+        .expect("a session")
+        .roster_backlog();
+    assert!(waiting > 0, "some joins wait outside the newcomer's lane");
+    h.steps(60);
+    let mut joined = std::collections::HashSet::new();
+    let mut shown = 0;
+    for p in h.received(newcomer) {
+        match p {
+            ServerPacket::PlayerJoin(PlayerJoin { id, .. }) => {
+                joined.insert(*id);
+            }
+            ServerPacket::PlayerSkills(s) => {
+                assert!(joined.contains(&s.id), "show of {:?} before its join", s.id);
+                shown += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(joined.len(), OTHERS);
+    assert_eq!(shown, OTHERS, "every player is shown in the end");
+}
+
+/// player.md, "Player streaming", and ADR 0020: PlayerWasted, PlayerSpawned and a rename's
+/// PlayerNametag are normal events to the viewers. A viewer whose full lane refused one
+/// would keep a wrong copy; instead it is hidden at once and shown afresh (PlayerStreamOut,
+/// then the whole snapshot) once its lane has room.
+#[rstest::rstest]
+#[case::wasted("wasted")]
+#[case::spawned("spawned")]
+#[case::renamed("renamed")]
+fn a_viewer_whose_full_lane_missed_a_change_gets_a_fresh_show(#[case] change: &str) {
+    let mut h = Harness::new();
+    let (a, b) = h.connect_pair_at(Vec3::new(0.0, 0.0, 0.0));
+    let bob = h.player_id(b);
+    if change == "spawned" {
+        h.die(b);
+    }
+    h.steps(2);
+    h.clear(a);
+    h.set_auto_ack(a, false);
+    h.step();
+    h.fill_lane(a, Delivery::Normal, 0);
+    match change {
+        "wasted" => h.die(b),
+        "spawned" => h.respawn(b),
+        _ => {
+            let e = entity(&h, b);
+            h.world_mut()
+                .entity_mut(e)
+                .insert(Name(PlayerName::new("robert").expect("a valid name")));
+            h.steps(2);
+        }
+    }
+    assert!(
+        viewers(&h, b).is_empty(),
+        "hidden at once: no relay to a wrong copy"
+    );
+    assert_eq!(h.world().resource::<dlmp::streaming::Reshows>().made(), 1);
+    h.release_lane(a);
+    h.steps(5);
+    assert_eq!(stream_log(&h, a, bob), ["out", "skills", "nametag"]);
+    assert_eq!(viewers(&h, b), [h.player_id(a)]);
+    if change == "renamed" {
+        let tags = h.packets::<dlmp::protocol::connection::roster::PlayerNametag>(a);
+        assert_eq!(
+            tags[0].name.as_str(),
+            "robert",
+            "the show carries the new name"
+        );
+    }
+}

@@ -123,6 +123,7 @@ pub struct ChatPlugin;
 impl Plugin for ChatPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ChatCommands>()
+            .init_resource::<ChatDrops>()
             .init_resource::<PendingChat>()
             .add_message::<PlayerChat>()
             .add_systems(
@@ -158,19 +159,28 @@ pub fn chat_text(text: &str) -> ChatText {
 
 /// Sends one notice line to one player.
 pub fn notify(conn: &mut Connection, text: &str) {
-    say(conn, NOTICE_COLOR, text);
+    let _ = say(conn, NOTICE_COLOR, text);
 }
 
-/// Sends one line in `color` to one player; a full queue drops it (connection.md §3).
-pub fn say(conn: &mut Connection, color: Color, text: &str) {
+/// Sends one line in `color` to one player: a normal event, refused by a full queue
+/// (connection.md §3). Whether the lane took it; what a refusal means is the caller's
+/// (ADR 0020).
+pub fn say(conn: &mut Connection, color: Color, text: &str) -> bool {
     let message = ChatMessage {
         event_id: EventId(0),
         color,
         text: chat_text(text),
     };
-    if let Err(e) = conn.send_event(message, Delivery::Normal) {
-        debug!("chat line not delivered: {e}");
-    }
+    conn.send_event(message, Delivery::Normal)
+        .inspect_err(|e| debug!("chat line not delivered: {e}"))
+        .is_ok()
+}
+
+/// Chat lines the lanes refused (connection.md §3, ADR 0020).
+#[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ChatDrops {
+    /// Copies of players' lines that a recipient's full lane refused.
+    pub line_queue_full: u64,
 }
 
 /// Rate-limits the tick's ClientChat lines and sorts them into lines and commands.
@@ -226,6 +236,7 @@ fn finish_chat(
     names: Query<&Name>,
     mut connections: Query<&mut Connection>,
     mut said: MessageWriter<PlayerChat>,
+    mut drops: ResMut<ChatDrops>,
 ) {
     for PendingCommand { call, handled } in pending.commands.drain(..) {
         if handled {
@@ -255,8 +266,12 @@ fn finish_chat(
             continue;
         };
         let line = format!("{}: {text}", name.as_str());
+        // A player's line is a broadcast: a recipient with a full lane misses it, the
+        // others still get it (ADR 0020).
         for mut conn in &mut connections {
-            say(&mut conn, CHAT_COLOR, &line);
+            if !say(&mut conn, CHAT_COLOR, &line) {
+                drops.line_queue_full += 1;
+            }
         }
         said.write(PlayerChat { player, text });
     }

@@ -222,13 +222,21 @@ fn say_all(world: &mut World, text: &str) -> Vec<String> {
         return usage("say");
     }
     let line = format!("{SAY_PREFIX}{text}");
-    let mut heard = 0;
+    let (mut heard, mut missed) = (0, 0);
     for mut conn in world.query::<&mut Connection>().iter_mut(world) {
-        say(&mut conn, SAY_COLOR, &line);
-        heard += 1;
+        if say(&mut conn, SAY_COLOR, &line) {
+            heard += 1;
+        } else {
+            missed += 1;
+        }
     }
-    info!(players = heard, "console: {line}");
-    vec![line]
+    info!(players = heard, missed, "console: {line}");
+    let mut out = vec![line];
+    // A broadcast reaches every lane with room; the admin learns who missed it (ADR 0020).
+    if missed > 0 {
+        out.push(format!("{} missed it (queue full)", count_players(missed)));
+    }
+    out
 }
 
 /// The player `target` names: a player id, else a name (case-insensitive, as names are
@@ -296,11 +304,19 @@ fn stats(world: &mut World) -> Vec<String> {
         out.push(format!("net: {}", transport.stats.summary()));
     }
     match world.get_non_send::<ScriptHost>() {
-        Some(host) => out.push(format!(
-            "scripts: {} running, {} errors",
-            host.running().count(),
-            host.errors()
-        )),
+        Some(host) => {
+            let limits = host.stats();
+            out.push(format!(
+                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use",
+                host.running().count(),
+                host.errors(),
+                limits.time_cutoffs,
+                limits.memory_errors,
+                limits.suspensions,
+                limits.skipped,
+                host.used_memory() >> 10
+            ));
+        }
         None => out.push("scripts: unavailable".to_owned()),
     }
     if let Some(time) = world.get_resource::<Time<Fixed>>() {
@@ -319,6 +335,13 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
         }
     }
     line::<FrameDrops>(world, out);
+    line::<crate::chat::ChatDrops>(world, out);
+    if let Some(reshows) = world.get_resource::<crate::streaming::Reshows>() {
+        out.push(format!(
+            "reshows for viewers whose full lane missed a change: {}",
+            reshows.made()
+        ));
+    }
     line::<RelayStats>(world, out);
     line::<ShotDrops>(world, out);
     line::<PreviousLifeDrops>(world, out);

@@ -14,8 +14,7 @@ use bevy_time::Time;
 use tracing::debug;
 
 use super::frame::FrameState;
-use super::{Ledger, Life, Position, Scope, SpawnState, Team, Viewers};
-use crate::lane::Delivery;
+use super::{Ledger, Life, Position, Scope, SpawnState, Team, Viewers, tell_viewers};
 use crate::protocol::ClientPacket;
 use crate::protocol::connection::damage::{
     DamageReport, WEAPON_DROWNING, WEAPON_FALL, WEAPON_FIRE, WEAPON_ROTOR, WEAPON_VEHICLE,
@@ -27,6 +26,7 @@ use crate::protocol::player::sync::{Frame, MAX_VITAL};
 use crate::serial::Serial;
 use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+use crate::streaming::Reshows;
 
 /// Firearms (WeaponShot's weapons): credited only with a recent accepted shot.
 pub fn is_firearm(weapon: u8) -> bool {
@@ -273,6 +273,7 @@ fn settle(
     mut events: MessageWriter<LedgerEvent>,
     mut drops: ResMut<PreviousLifeDrops>,
     (frames, mut contact_drops): (Query<&FrameState>, ResMut<FrozenContactDrops>),
+    mut reshows: ResMut<Reshows>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -337,7 +338,7 @@ fn settle(
                         now,
                         &index,
                         &mut victims,
-                        &mut connections,
+                        (&mut connections, &mut reshows),
                         &mut events,
                     );
                 }
@@ -357,7 +358,7 @@ fn settle(
                     now,
                     &index,
                     &mut victims,
-                    &mut connections,
+                    (&mut connections, &mut reshows),
                     &mut events,
                 );
             }
@@ -375,6 +376,7 @@ fn commit_deaths(
     mut victims: Query<Victim>,
     mut connections: Query<&mut Connection>,
     mut events: MessageWriter<LedgerEvent>,
+    mut reshows: ResMut<Reshows>,
 ) {
     let now = time.elapsed();
     let dying: Vec<(Entity, u8)> = victims
@@ -396,7 +398,7 @@ fn commit_deaths(
             now,
             &index,
             &mut victims,
-            &mut connections,
+            (&mut connections, &mut reshows),
             &mut events,
         );
     }
@@ -455,15 +457,15 @@ fn names_a_frozen_contact_attacker(
 /// victim), `player_death` with the attacker of the last report if it is recent. A player
 /// already dead, or not spawned, is left alone. PlayerWasted is a normal event
 /// (connection.md §3: its page does not say critical): a viewer whose lane holds 512
-/// events is refused it rather than overflowed, and learns the death from the relay's
-/// `alive` (player.md, "alive serves late joiners and recovery").
+/// events is refused it rather than overflowed, and gets a fresh show of the corpse
+/// instead ([`tell_viewers`]).
 fn commit(
     player: Entity,
     pose: DeathPose,
     now: Duration,
     index: &PlayerIndex,
     victims: &mut Query<Victim>,
-    connections: &mut Query<&mut Connection>,
+    (connections, reshows): (&mut Query<&mut Connection>, &mut Reshows),
     events: &mut MessageWriter<LedgerEvent>,
 ) {
     let Ok((_, me, spawn, mut life, ledger, _, _, _, viewers, _)) = victims.get_mut(player) else {
@@ -482,19 +484,7 @@ fn commit(
         anim_group: pose.anim_group,
         anim: pose.anim,
     };
-    for recipient in viewers.iter() {
-        if recipient == me.id {
-            continue;
-        }
-        let Some(target) = index.get(recipient) else {
-            continue;
-        };
-        if let Ok(mut conn) = connections.get_mut(target)
-            && let Err(e) = conn.send_event(wasted.clone(), Delivery::Normal)
-        {
-            debug!(?target, ?e, "PlayerWasted not queued");
-        }
-    }
+    tell_viewers(player, viewers, index, connections, reshows, wasted);
     events.write(LedgerEvent::Death {
         player,
         killer,

@@ -31,6 +31,7 @@ use crate::protocol::player::appearance::{
 };
 use crate::server::{GameplaySystems, StreamingSystems};
 use crate::session::{Connection, Player, PlayerIndex};
+use crate::streaming::Reshows;
 
 /// The number of weapon skill slots (player.md, PlayerSkills).
 pub const SKILL_SLOTS: usize = 11;
@@ -220,6 +221,7 @@ fn send_skills(
     players: Query<(Entity, &Player, Ref<Skills>, &Viewers)>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut reshows: ResMut<Reshows>,
 ) {
     for (entity, player, skills, viewers) in &players {
         if !skills.is_changed() || skills.is_added() {
@@ -236,6 +238,13 @@ fn send_skills(
         {
             warn!(?entity, "PlayerSkills to its subject: {e}");
         }
-        tell_viewers(entity, viewers, &index, &mut connections, packet);
+        tell_viewers(
+            entity,
+            viewers,
+            &index,
+            &mut connections,
+            &mut reshows,
+            packet,
+        );
     }
 }

@@ -29,6 +29,7 @@ use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
 use crate::server::ServerSystems;
 use crate::session::{Connection, PlayerConnected, PlayerIndex, SendError};
+use crate::streaming::Reshows;
 
 pub use hud::Hud;
 pub use refusal::Refusal;
@@ -103,20 +104,23 @@ pub(crate) fn command_owner(
 }
 
 /// Queues `packet` for every recipient `subject` is shown to, the subject excepted: a
-/// change of the subject its viewers see (PlayerSpawned, the animation packets,
-/// PlayerSkills). A normal event (connection.md §3, none of these pages calls it
-/// critical): a viewer whose lane is full misses it rather than overflows. The number of
-/// viewers that missed it, for the feature's counter.
+/// change of the subject its viewers see (PlayerSpawned, PlayerWasted, the animation
+/// packets, PlayerSkills, a rename's PlayerNametag). A normal event (connection.md §3,
+/// none of these pages calls it critical): a viewer whose lane is full does not get it,
+/// and is marked for a fresh show of the subject instead ([`Reshows`], ADR 0020), so its
+/// copy is rebuilt from a whole snapshot once the lane has room. The number of viewers
+/// that missed it, for the feature's counter.
 pub(crate) fn tell_viewers(
     subject: Entity,
     viewers: &Viewers,
     index: &PlayerIndex,
     connections: &mut Query<&mut Connection>,
+    reshows: &mut Reshows,
     packet: impl Into<crate::protocol::ServerPacket>,
 ) -> u64 {
     let packet = packet.into();
     let mut missed = 0;
-    for recipient in viewers.iter().filter_map(|id| index.get(id)) {
+    for (id, recipient) in viewers.iter().filter_map(|id| Some((id, index.get(id)?))) {
         if recipient == subject {
             continue;
         }
@@ -124,6 +128,7 @@ pub(crate) fn tell_viewers(
             && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
         {
             tracing::debug!(?subject, ?recipient, ?e, "event to a viewer not queued");
+            reshows.request(subject, id);
             missed += 1;
         }
     }

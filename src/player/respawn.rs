@@ -24,6 +24,7 @@ use crate::protocol::ids::{EventId, Seq};
 use crate::protocol::player::life::{PlayerSpawned, RespawnPlayer};
 use crate::server::GameplaySystems;
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+use crate::streaming::Reshows;
 
 /// The least time dead when neither the config nor the gamemode set one.
 pub const DEFAULT_RESPAWN_DELAY: Duration = Duration::from_secs(3);
@@ -281,6 +282,7 @@ fn grant_respawns(
     mut connections: Query<&mut Connection>,
     mut drops: ResMut<RespawnDrops>,
     mut granted: MessageWriter<RespawnGranted>,
+    mut reshows: ResMut<Reshows>,
 ) {
     let now = time.elapsed();
     for item in &mut players {
@@ -331,7 +333,14 @@ fn grant_respawns(
             heading: point.heading,
             sync_seq: last.seq.unwrap_or(Seq(0)),
         };
-        tell_viewers(entity, viewers, &index, &mut connections, spawned);
+        tell_viewers(
+            entity,
+            viewers,
+            &index,
+            &mut connections,
+            &mut reshows,
+            spawned,
+        );
         life.alive = true;
         ledger.start_life();
         epoch.0 = epoch.0.wrapping_add(1);

@@ -1,24 +1,99 @@
 //! The Lua VM of the server and its resources (lua-api.md, "Resources"): starting,
 //! stopping and restarting resources, dispatching events to their handlers, firing
-//! timers, all behind an instruction budget so that no script stops the server.
+//! timers, all behind limits so that no script stops the server (ADR 0021): an
+//! instruction budget per call, a memory limit for the VM, a wall-time budget for all the
+//! calls of a tick, and a back-off for handlers and timers that keep failing.
 
-use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
 use bevy_ecs::entity::Entity;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use super::api;
 use super::events::{Outcome, ScriptEvent};
 use super::manifest::{ResourceDir, discover};
 use super::state::{PlayerView, ResourceId, ScriptCommand, ScriptState};
 
-/// Instructions between two budget checks.
+/// Instructions between two checks of the instruction budget and the tick's time.
 const HOOK_EVERY: u32 = 1000;
+
+/// Consecutive errors after which a handler or a timer is suspended (ADR 0021).
+pub const FAILURES_BEFORE_BACKOFF: u32 = 5;
+/// The first suspension; each further one in a row doubles it, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// The limits every script call runs under (lua-api.md, "Resources": a runaway script
+/// never stops the server; ADR 0021).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptLimits {
+    /// Lua instructions one call may run before it is cut off.
+    pub instruction_budget: u64,
+    /// Bytes the Lua VM may hold, all resources together (they share one state); an
+    /// allocation past it fails the call that made it. 0 = no limit.
+    pub memory: usize,
+    /// Wall time all the script calls of one tick may take together; past it, each call
+    /// is cut off at its next check ([`ScriptHost::begin_tick`]).
+    pub tick_time: Duration,
+}
+
+impl Default for ScriptLimits {
+    fn default() -> Self {
+        ScriptLimits {
+            instruction_budget: 5_000_000,
+            memory: 128 << 20,
+            tick_time: Duration::from_millis(20),
+        }
+    }
+}
+
+/// What the VM's limits stopped since the start, for the stats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScriptStats {
+    /// Calls cut off because the tick's scripts ran past `tick_time`.
+    pub time_cutoffs: u64,
+    /// Calls failed by the memory limit.
+    pub memory_errors: u64,
+    /// Suspensions of a handler or a timer that kept failing.
+    pub suspensions: u64,
+    /// Calls not made because their handler or timer was suspended.
+    pub skipped: u64,
+}
+
+/// The script clock: monotonic wall time. A test injects its own
+/// ([`ScriptHost::set_clock`]), so the time budget never depends on the machine's speed.
+type Clock = Box<dyn Fn() -> Duration>;
+
+/// What the instruction hook checks, shared with it.
+struct Guard {
+    remaining: Cell<i64>,
+    /// The clock reading past which this tick's calls are cut off.
+    deadline: Cell<Option<Duration>>,
+    clock: RefCell<Clock>,
+    /// The hook cut the running call off for time.
+    timed_out: Cell<bool>,
+}
+
+impl Guard {
+    fn now(&self) -> Duration {
+        (self.clock.borrow())()
+    }
+}
+
+/// A handler or timer whose last calls failed.
+#[derive(Debug, Clone, Copy)]
+struct Failing {
+    resource: ResourceId,
+    streak: u32,
+    backoff: Duration,
+    /// Script time until which it is not called.
+    until: Duration,
+}
 
 /// Why a resource did not start or stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,15 +136,21 @@ struct Running {
 pub struct ScriptHost {
     lua: Lua,
     scripts: PathBuf,
-    budget: u64,
-    remaining: Rc<Cell<i64>>,
+    limits: ScriptLimits,
+    guard: Rc<Guard>,
+    /// Handlers (by handle) and timers (by id) whose last calls failed.
+    failing: HashMap<u64, Failing>,
+    stats: ScriptStats,
+    /// A time cut-off was logged this tick: the further ones only count.
+    cut_logged: bool,
     running: BTreeMap<String, Running>,
     /// Resources stopped since the app last removed what they owned.
     stopped: Vec<ResourceId>,
     next_id: u32,
     errors: u64,
-    /// `emit`'s snapshot of the handlers it runs, kept for its allocation.
-    dispatch: Vec<(ResourceId, Function)>,
+    /// `emit`'s snapshot of the handlers it runs (resource, handle, function), kept for
+    /// its allocation.
+    dispatch: Vec<(ResourceId, u64, Function)>,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -83,8 +164,8 @@ impl std::fmt::Debug for ScriptHost {
 
 impl ScriptHost {
     /// A VM with Lua's safe standard libraries (no `os.exit`, `os.execute`, `io.popen`)
-    /// and `budget` instructions per call.
-    pub fn new(scripts: PathBuf, budget: u64) -> mlua::Result<Self> {
+    /// under `limits`.
+    pub fn new(scripts: PathBuf, limits: ScriptLimits) -> mlua::Result<Self> {
         let lua = Lua::new_with(StdLib::ALL_SAFE, LuaOptions::default())?;
         let os: Table = lua.globals().get("os")?;
         for unsafe_fn in [
@@ -100,27 +181,45 @@ impl ScriptHost {
         let io: Table = lua.globals().get("io")?;
         io.set("popen", Value::Nil)?;
         lua.set_app_data(ScriptState::default());
-        let remaining = Rc::new(Cell::new(i64::MAX));
-        let counter = remaining.clone();
+        if limits.memory > 0 {
+            lua.set_memory_limit(limits.memory)?;
+        }
+        let start = std::time::Instant::now();
+        let guard = Rc::new(Guard {
+            remaining: Cell::new(i64::MAX),
+            deadline: Cell::new(None),
+            clock: RefCell::new(Box::new(move || start.elapsed())),
+            timed_out: Cell::new(false),
+        });
+        let hook = guard.clone();
+        let tick_ms = limits.tick_time.as_millis();
         lua.set_global_hook(
             HookTriggers::new().every_nth_instruction(HOOK_EVERY),
             move |_, _| {
-                let left = counter.get() - i64::from(HOOK_EVERY);
-                counter.set(left);
+                let left = hook.remaining.get() - i64::from(HOOK_EVERY);
+                hook.remaining.set(left);
                 if left < 0 {
-                    Err(mlua::Error::runtime(
+                    return Err(mlua::Error::runtime(
                         "instruction budget exceeded (a runaway loop?)",
-                    ))
-                } else {
-                    Ok(VmState::Continue)
+                    ));
                 }
+                if hook.deadline.get().is_some_and(|d| hook.now() > d) {
+                    hook.timed_out.set(true);
+                    return Err(mlua::Error::runtime(format!(
+                        "tick time budget exceeded: the scripts of this tick ran past {tick_ms} ms"
+                    )));
+                }
+                Ok(VmState::Continue)
             },
         )?;
         Ok(ScriptHost {
             lua,
             scripts,
-            budget,
-            remaining,
+            limits,
+            guard,
+            failing: HashMap::new(),
+            stats: ScriptStats::default(),
+            cut_logged: false,
             running: BTreeMap::new(),
             stopped: Vec::new(),
             next_id: 0,
@@ -133,9 +232,40 @@ impl ScriptHost {
         &self.lua
     }
 
-    /// Script errors logged so far.
+    /// Script errors so far.
     pub fn errors(&self) -> u64 {
         self.errors
+    }
+
+    /// What the limits stopped so far.
+    pub fn stats(&self) -> ScriptStats {
+        self.stats
+    }
+
+    /// Bytes the Lua VM holds now.
+    pub fn used_memory(&self) -> usize {
+        self.lua.used_memory()
+    }
+
+    /// Replaces the wall clock the tick's time budget is measured with (monotonic).
+    pub fn set_clock(&mut self, clock: impl Fn() -> Duration + 'static) {
+        *self.guard.clock.borrow_mut() = Box::new(clock);
+    }
+
+    /// Starts the tick's time budget: every call from now until [`end_tick`] shares
+    /// `tick_time`; past it each call is cut off at its next check.
+    ///
+    /// [`end_tick`]: Self::end_tick
+    pub fn begin_tick(&mut self) {
+        let deadline = self.guard.now() + self.limits.tick_time;
+        self.guard.deadline.set(Some(deadline));
+        self.cut_logged = false;
+    }
+
+    /// Ends the tick's time budget: calls outside a tick (resource starts from the
+    /// console) have none.
+    pub fn end_tick(&mut self) {
+        self.guard.deadline.set(None);
     }
 
     /// Names of the running resources.
@@ -176,18 +306,107 @@ impl ScriptHost {
             .expect("set in ScriptHost::new")
     }
 
-    /// Runs `f` with a fresh instruction budget.
+    /// Runs `f` with a fresh instruction budget. A memory error is counted and logged
+    /// with the VM's use, and a full collection gives the next calls what it can.
     fn guarded<R>(&mut self, f: impl FnOnce(&Lua) -> mlua::Result<R>) -> mlua::Result<R> {
-        self.remaining
-            .set(i64::try_from(self.budget).unwrap_or(i64::MAX));
+        self.guard
+            .remaining
+            .set(i64::try_from(self.limits.instruction_budget).unwrap_or(i64::MAX));
+        self.guard.timed_out.set(false);
         let result = f(&self.lua);
-        self.remaining.set(i64::MAX);
+        self.guard.remaining.set(i64::MAX);
+        if let Err(e) = &result
+            && is_memory_error(e)
+        {
+            self.stats.memory_errors += 1;
+            let _ = self.lua.gc_collect();
+        }
         result
     }
 
+    /// Logs a failed call of `resource`, naming what ran (ADR 0021): a time cut-off
+    /// once per tick (the further ones are counted), a memory error with the VM's use.
     fn log_error(&mut self, resource: &str, what: &str, e: &mlua::Error) {
         self.errors += 1;
-        error!(resource, "{what}: {e}");
+        if self.guard.timed_out.get() {
+            self.stats.time_cutoffs += 1;
+            if std::mem::replace(&mut self.cut_logged, true) {
+                debug!(resource, "{what}: {e}");
+            } else {
+                error!(resource, "{what}: {e}");
+            }
+        } else if is_memory_error(e) {
+            error!(
+                resource,
+                used_mib = self.lua.used_memory() >> 20,
+                limit_mib = self.limits.memory >> 20,
+                "{what}: the Lua VM's memory limit refused an allocation: {e}"
+            );
+        } else {
+            error!(resource, "{what}: {e}");
+        }
+    }
+
+    /// Whether the handler or timer `key` is suspended at script time `now`.
+    fn suspended(&mut self, key: u64, now: Duration) -> bool {
+        let skip = self.failing.get(&key).is_some_and(|f| now < f.until);
+        if skip {
+            self.stats.skipped += 1;
+        }
+        skip
+    }
+
+    /// Runs the handler or timer `key` of `resource` (`what` names it in logs), unless
+    /// it is suspended; an error is logged, and after [`FAILURES_BEFORE_BACKOFF`] in a
+    /// row the handler or timer is suspended for [`FIRST_BACKOFF`], doubled on each
+    /// further suspension in a row, with one log line instead of the error's.
+    fn call<R>(
+        &mut self,
+        (resource, key): (ResourceId, u64),
+        what: &str,
+        f: impl FnOnce(&Lua) -> mlua::Result<R>,
+    ) -> Option<R> {
+        let now = self.state().now;
+        if self.suspended(key, now) {
+            return None;
+        }
+        match self.guarded(f) {
+            Ok(r) => {
+                self.failing.remove(&key);
+                Some(r)
+            }
+            Err(e) => {
+                let name = self.resource_name(resource);
+                let failing = self.failing.entry(key).or_insert(Failing {
+                    resource,
+                    streak: 0,
+                    backoff: Duration::ZERO,
+                    until: Duration::ZERO,
+                });
+                failing.streak += 1;
+                if failing.streak < FAILURES_BEFORE_BACKOFF {
+                    self.log_error(&name, what, &e);
+                    return None;
+                }
+                failing.backoff = if failing.backoff.is_zero() {
+                    FIRST_BACKOFF
+                } else {
+                    (failing.backoff * 2).min(MAX_BACKOFF)
+                };
+                failing.until = now + failing.backoff;
+                let (streak, backoff) = (failing.streak, failing.backoff);
+                self.errors += 1;
+                if self.guard.timed_out.get() {
+                    self.stats.time_cutoffs += 1;
+                }
+                self.stats.suspensions += 1;
+                warn!(
+                    resource = name,
+                    "{what} failed {streak} times in a row, suspended for {backoff:?}: {e}"
+                );
+                None
+            }
+        }
     }
 
     /// Starts `name` and, first, what it depends on; every resource hears
@@ -281,6 +500,7 @@ impl ScriptHost {
         });
         if let Some(running) = self.running.remove(name) {
             self.state_mut().forget(running.id);
+            self.failing.retain(|_, f| f.resource != running.id);
             self.stopped.push(running.id);
         }
         info!(resource = name, "resource stopped");
@@ -333,21 +553,16 @@ impl ScriptHost {
                 return Outcome::default();
             };
             self.dispatch
-                .extend(list.iter().map(|h| (h.resource, h.func.clone())));
+                .extend(list.iter().map(|h| (h.resource, h.handle, h.func.clone())));
         }
         let mut handlers = std::mem::take(&mut self.dispatch);
         let mut outcome = Outcome::default();
-        for (resource, func) in handlers.drain(..) {
+        for (resource, handle, func) in handlers.drain(..) {
             outcome.handlers += 1;
-            let result = self.guarded(|_| event.call(&func));
-            match result {
-                Ok(Value::Boolean(false)) => outcome.refused = true,
-                Ok(Value::Boolean(true)) => outcome.handled = true,
-                Ok(_) => {}
-                Err(e) => {
-                    let name = self.resource_name(resource);
-                    self.log_error(&name, event.name(), &e);
-                }
+            match self.call((resource, handle), event.name(), |_| event.call(&func)) {
+                Some(Value::Boolean(false)) => outcome.refused = true,
+                Some(Value::Boolean(true)) => outcome.handled = true,
+                _ => {}
             }
         }
         self.dispatch = handlers;
@@ -394,10 +609,7 @@ impl ScriptHost {
                 }
                 fired
             };
-            if let Err(e) = self.guarded(|_| func.call::<()>(())) {
-                let name = self.resource_name(resource);
-                self.log_error(&name, "timer", &e);
-            }
+            self.call((resource, id), "timer", |_| func.call::<()>(()));
         }
     }
 
@@ -414,5 +626,15 @@ impl ScriptHost {
     /// The commands scripts issued since the last call.
     pub fn take_commands(&mut self) -> Vec<ScriptCommand> {
         std::mem::take(&mut self.state_mut().commands)
+    }
+}
+
+/// Whether `e` is, or was caused by, the memory limit refusing an allocation.
+fn is_memory_error(e: &mlua::Error) -> bool {
+    match e {
+        mlua::Error::MemoryError(_) => true,
+        mlua::Error::CallbackError { cause, .. } => is_memory_error(cause),
+        mlua::Error::WithContext { cause, .. } => is_memory_error(cause),
+        _ => false,
     }
 }

@@ -11,7 +11,7 @@ pub mod state;
 mod systems;
 
 pub use events::{Outcome, ScriptEvent};
-pub use host::{ResourceError, ScriptHost};
+pub use host::{ResourceError, ScriptHost, ScriptLimits, ScriptStats};
 pub use ownership::{Owned, ResourceStopped};
 pub use state::{PlayerView, ResourceId, ScriptCommand};
 pub use systems::{ScriptPlugin, ScriptSettings};

@@ -129,10 +129,11 @@ pub enum ScriptCommand {
     /// checks what it can answer from the view and queues the feature's message, exactly
     /// what a Rust gameplay plugin would write itself (lua-api.md, "Besides Lua").
     Message(QueuedMessage),
+    /// `dlmp.send_chat`: the recipients whose lane places the call took.
     SendChat {
         text: String,
         color: Color,
-        to: Option<Vec<Entity>>,
+        to: Vec<Entity>,
     },
     SpawnPlayer {
         player: Entity,

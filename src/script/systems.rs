@@ -13,7 +13,7 @@ use tracing::{debug, error};
 use super::api::player::LuaPlayer;
 use super::api::world::{LuaCheckpoint, LuaColshape};
 use super::events::{ScriptEvent, reason_name};
-use super::host::ScriptHost;
+use super::host::{ScriptHost, ScriptLimits};
 use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
 use crate::chat::{PendingChat, notify, say};
@@ -46,8 +46,9 @@ pub struct ScriptSettings {
     pub scripts: PathBuf,
     /// Resources started at boot; empty = every resource in the folder.
     pub resources: Vec<String>,
-    /// Lua instructions one call may run before it is cut off. Default 5 000 000.
-    pub instruction_budget: u64,
+    /// The instruction budget, the VM's memory limit and the tick's time budget (ADR
+    /// 0021).
+    pub limits: ScriptLimits,
 }
 
 impl Default for ScriptSettings {
@@ -55,7 +56,7 @@ impl Default for ScriptSettings {
         ScriptSettings {
             scripts: PathBuf::from("scripts"),
             resources: Vec::new(),
-            instruction_budget: 5_000_000,
+            limits: ScriptLimits::default(),
         }
     }
 }
@@ -67,10 +68,7 @@ pub struct ScriptPlugin {
 
 impl Plugin for ScriptPlugin {
     fn build(&self, app: &mut App) {
-        match ScriptHost::new(
-            self.settings.scripts.clone(),
-            self.settings.instruction_budget,
-        ) {
+        match ScriptHost::new(self.settings.scripts.clone(), self.settings.limits) {
             Ok(host) => {
                 // Scripts hand out world ids in the call, from the app's own counters.
                 app.init_resource::<MarkerIds>()
@@ -151,6 +149,7 @@ fn run_scripts(
     mut gm: Gamemode,
 ) {
     let now = time.elapsed();
+    host.begin_tick();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
     refresh_view(&host, now, &players, &gm.vitals, &gm.looks, &left);
     refresh_movement_view(&host, &players, &spawn_states, &connections);
@@ -167,6 +166,7 @@ fn run_scripts(
     }
     host.run_timers(now);
     emit_tick(&mut host, now, &mut last_tick);
+    host.end_tick();
 
     apply(
         &mut host,
@@ -635,7 +635,7 @@ fn apply(
                 gm.streaming.weapon_range = gm.ranges.largest();
             }
             ScriptCommand::SendChat { text, color, to } => {
-                send_chat(connections, to.as_deref(), color, &text);
+                send_chat(connections, &to, color, &text);
             }
             ScriptCommand::SpawnPlayer { player, info } => {
                 if let Ok(mut state) = spawn_states.get_mut(player) {
@@ -728,24 +728,16 @@ fn set_team(vitals: &mut Query<Vitals>, player: Entity, group: u32) {
     }
 }
 
-/// `dlmp.send_chat`: the line to the players in `to`, or to everyone connected.
-fn send_chat(
-    connections: &mut Query<&mut Connection>,
-    to: Option<&[Entity]>,
-    color: Color,
-    text: &str,
-) {
-    match to {
-        None => {
-            for mut conn in connections.iter_mut() {
-                say(&mut conn, color, text);
-            }
-        }
-        Some(to) => {
-            for &player in to {
-                if let Ok(mut conn) = connections.get_mut(player) {
-                    say(&mut conn, color, text);
-                }
+/// `dlmp.send_chat`: the line to the players in `to`, whose lane places the call took.
+fn send_chat(connections: &mut Query<&mut Connection>, to: &[Entity], color: Color, text: &str) {
+    for &player in to {
+        if let Ok(mut conn) = connections.get_mut(player) {
+            // The call took the place; a refusal here is a bug of the reservation.
+            if !say(&mut conn, color, text) {
+                debug!(
+                    ?player,
+                    "send_chat line refused after the call reserved its place"
+                );
             }
         }
     }

@@ -58,7 +58,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             settings: ScriptSettings {
                 scripts: config.scripts.clone(),
                 resources: config.resources.clone(),
-                instruction_budget: config.script_instruction_budget,
+                limits: config.script_limits(),
             },
         },
         shutdown::ShutdownPlugin {

@@ -12,7 +12,7 @@ use bevy_ecs::component::Component;
 use crate::lane::{
     AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, PushError, Verdict,
 };
-use crate::protocol::ids::{EventId, SessionToken};
+use crate::protocol::ids::{EventId, PlayerId, PlayerToken, SessionToken};
 use crate::protocol::{EncodeError, MAX_DATAGRAM, ServerPacket};
 use crate::serial::Serial;
 
@@ -141,6 +141,15 @@ impl Connection {
     /// Roster events still waiting outside the lane.
     pub fn roster_backlog(&self) -> usize {
         self.roster.len()
+    }
+
+    /// Whether the PlayerJoin of player `id` of generation `token` still waits outside the
+    /// lane: nothing about that player may reach this recipient before its join
+    /// (connection.md §4), so streaming does not show it yet (ADR 0020).
+    pub fn awaits_join(&self, id: PlayerId, token: PlayerToken) -> bool {
+        self.roster.iter().any(
+            |p| matches!(p, ServerPacket::PlayerJoin(j) if j.id == id && j.player_token == token),
+        )
     }
 
     fn pump_roster(&mut self) {

@@ -9,10 +9,11 @@ use tracing::debug;
 use super::components::{Name, Player, PlayerIndex};
 use super::connection::Connection;
 use crate::lane::Delivery;
-use crate::player::Viewers;
+use crate::player::{Viewers, tell_viewers};
 use crate::protocol::connection::chat::Color;
 use crate::protocol::connection::roster::PlayerNametag;
 use crate::protocol::ids::EventId;
+use crate::streaming::Reshows;
 
 /// The color of a player's name tag. White by default.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,11 +50,13 @@ type NametagParts = (
 /// Sends the nametag of every player renamed or recolored this tick to the player itself
 /// and to every recipient it is shown to (its [`Viewers`], as player streaming left them
 /// this tick). A recipient shown the player this tick also got the nametag in the show's
-/// snapshot; the repeat is harmless. A new player's first nametag rides its shows.
+/// snapshot; the repeat is harmless. A viewer whose lane is full gets a fresh show
+/// instead ([`tell_viewers`]). A new player's first nametag rides its shows.
 pub(crate) fn send_nametags(
     players: Query<NametagParts>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut reshows: ResMut<Reshows>,
 ) {
     for (entity, player, name, color, viewers) in &players {
         let changed = name.is_changed() || color.is_changed();
@@ -61,19 +64,20 @@ pub(crate) fn send_nametags(
             continue;
         }
         let packet = color.packet(player, &name);
-        let to = std::iter::once(entity).chain(
-            viewers
-                .into_iter()
-                .flat_map(Viewers::iter)
-                .filter_map(|id| index.get(id)),
-        );
-        for recipient in to {
-            let Ok(mut conn) = connections.get_mut(recipient) else {
-                continue;
-            };
-            if let Err(e) = conn.send_event(packet.clone(), Delivery::Normal) {
-                debug!("PlayerNametag: {e}");
-            }
+        if let Ok(mut conn) = connections.get_mut(entity)
+            && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
+        {
+            debug!("PlayerNametag to its subject: {e}");
+        }
+        if let Some(viewers) = viewers {
+            tell_viewers(
+                entity,
+                viewers,
+                &index,
+                &mut connections,
+                &mut reshows,
+                packet,
+            );
         }
     }
 }

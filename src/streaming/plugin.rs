@@ -9,6 +9,7 @@
 //! 2. Hides: every subject's viewers are checked with the hide distance; a viewer that no
 //!    longer sees it loses its bit at once (relays stop at once), and a PlayerStreamOut
 //!    with the seq last relayed to it (`Relayed`) joins that recipient's pending hides.
+//!    A viewer that asked for a fresh show ([`Reshows`]) is hidden the same way.
 //! 3. Shows: every recipient looks for subjects in the grid around its stream center
 //!    (plus its spectate target, plus subjects whose show is forced).
 //! 4. Pending hides are queued (Droppable), oldest first, as far as the lane takes them.
@@ -29,6 +30,7 @@ use super::grid::Grid;
 use super::players::{
     Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, is_shown, stream_center,
 };
+use super::reshow::Reshows;
 use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
 use crate::player::relay::Relayed;
@@ -169,6 +171,7 @@ impl Plugin for StreamingPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<StreamingSettings>()
             .init_resource::<StreamState>()
+            .init_resource::<Reshows>()
             .add_message::<StreamChange>()
             .add_systems(FixedUpdate, reconcile.in_set(StreamingSystems::Reconcile));
     }
@@ -198,6 +201,7 @@ pub fn reconcile(
     time: Res<Time>,
     settings: Res<StreamingSettings>,
     mut state: ResMut<StreamState>,
+    mut reshows: ResMut<Reshows>,
     mut left: MessageReader<PlayerDisconnected>,
     mut changes: MessageWriter<StreamChange>,
     players: Query<PlayerParts>,
@@ -222,6 +226,7 @@ pub fn reconcile(
             .map(|e| e.and_then(|e| viewers.get(e.entity).ok()))
             .collect();
         decide_hides(state, &distances, &seen, &overrides);
+        decide_reshows(state, &seen, &mut reshows, &players);
         decide_shows(state, &distances, &seen, &overrides);
     }
 
@@ -289,7 +294,10 @@ pub fn reconcile(
         ) else {
             continue;
         };
-        if conn.room(Delivery::Droppable) < SNAPSHOT_EVENTS {
+        // A show never precedes the subject's PlayerJoin on the recipient's lane (ADR 0020).
+        if conn.room(Delivery::Droppable) < SNAPSHOT_EVENTS
+            || conn.awaits_join(s.subject.id, s.token)
+        {
             continue;
         }
         let snapshot = snapshot(look, time.elapsed());
@@ -486,6 +494,40 @@ fn decide_hides(
                     announce: false,
                 }),
             }
+        }
+    }
+}
+
+/// Step 2b: a reshow request of a subject still shown is a hide like the others
+/// (announced, so the stream events follow every change of the set); the next pass shows
+/// the subject again with a whole snapshot, after the hide (ADR 0020).
+fn decide_reshows(
+    state: &mut StreamState,
+    seen: &[Option<&Viewers>],
+    reshows: &mut Reshows,
+    players: &Query<PlayerParts>,
+) {
+    for request in reshows.take() {
+        let Ok((_, subject, ..)) = players.get(request.subject) else {
+            continue;
+        };
+        let (s, r) = (subject.id.0, request.recipient.0);
+        let shown = seen
+            .get(s as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|v| v.contains(request.recipient));
+        if shown
+            && !state
+                .hides
+                .iter()
+                .any(|h| (h.subject, h.recipient) == (s, r))
+        {
+            state.hides.push(Hide {
+                subject: s,
+                recipient: r,
+                announce: true,
+            });
         }
     }
 }

@@ -38,6 +38,7 @@ use crate::protocol::player::control::SetSpecialAction;
 use crate::serial::Serial;
 use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex};
+use crate::streaming::Reshows;
 
 /// A gamemode command to a player's animation or special action. Lua's `player:...`
 /// functions queue it after their checks; a Rust plugin writes it directly and learns of
@@ -306,6 +307,7 @@ fn apply_commands(
     mut connections: Query<&'static mut Connection>,
     index: Res<PlayerIndex>,
     mut drops: ResMut<AnimationDrops>,
+    mut reshows: ResMut<Reshows>,
 ) {
     let now = time.elapsed();
     for &AnimationCommand { player, order } in commands.read() {
@@ -336,6 +338,7 @@ fn apply_commands(
             index: &index,
             connections: &mut connections,
             drops: &mut drops,
+            reshows: &mut reshows,
         };
         match order {
             AnimationOrder::Apply(spec) => {
@@ -444,6 +447,7 @@ struct Outbox<'a, 'w, 's> {
     index: &'a PlayerIndex,
     connections: &'a mut Query<'w, 's, &'static mut Connection>,
     drops: &'a mut AnimationDrops,
+    reshows: &'a mut Reshows,
 }
 
 impl Outbox<'_, '_, '_> {
@@ -471,6 +475,7 @@ impl Outbox<'_, '_, '_> {
             self.viewers,
             self.index,
             self.connections,
+            self.reshows,
             packet,
         );
         true

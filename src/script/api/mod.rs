@@ -4,6 +4,7 @@
 
 pub mod animation;
 pub(crate) mod args;
+mod chat;
 mod control;
 mod looks;
 pub(crate) mod movement;
@@ -21,9 +22,7 @@ use mlua::{Error, Lua, MultiValue, Result, Table, Value, Variadic};
 use self::player::LuaPlayer;
 use self::timer::LuaTimer;
 use super::state::{Handler, QueuedMessage, ResourceId, ScriptCommand, ScriptState, Timer};
-use crate::chat::CHAT_COLOR;
 use crate::player::SpawnInfo;
-use crate::protocol::connection::chat::Color;
 use crate::protocol::geometry::Vec3;
 
 /// The script state of this pass, for writing; every API function reaches it through here.
@@ -131,33 +130,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
         })?,
     )?;
 
-    dlmp.set(
-        "send_chat",
-        lua.create_function(|lua, (text, color, players): (Value, Value, Value)| {
-            let text = args::string("send_chat", "text", &text)?;
-            let color = Color(args::integer_or(
-                "send_chat",
-                "color",
-                &color,
-                0..=0x00FF_FFFF,
-                i64::from(CHAT_COLOR.0),
-            )? as u32);
-            let to = if players.is_nil() {
-                None
-            } else {
-                Some(
-                    args::players("send_chat", "players", &players)?
-                        .iter()
-                        .map(|p| p.entity)
-                        .collect(),
-                )
-            };
-            state_mut(lua)?
-                .commands
-                .push(ScriptCommand::SendChat { text, color, to });
-            Ok(())
-        })?,
-    )?;
+    chat::install(lua, &dlmp)?;
 
     dlmp.set(
         "players",
