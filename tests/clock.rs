@@ -384,3 +384,25 @@ fn the_console_sets_the_time_and_the_weather_for_everyone() {
     let hello = hello_of(&mut h, "carol");
     assert_eq!((hello.hours, hello.minutes, hello.weather), (8, 30, 5));
 }
+
+#[test]
+fn set_time_and_set_weather_to_players_are_all_or_none_on_a_full_lane() {
+    let (_s, mut h, a, b) = pair("clock-full");
+    h.set_auto_ack(b, false);
+    h.fill_lane(b, Delivery::Normal, 0);
+    lua(&mut h, a, "dlmp.set_time(3, 5, dlmp.players())");
+    assert_eq!(environment(&h, a), [], "nothing to alice either");
+    let lines = told(&mut h, a);
+    assert!(
+        lines.len() == 1
+            && lines[0].contains(
+                "set_time: queue full (the reliable lane of bob (id 1) is full); nothing was sent"
+            ),
+        "{lines:?}"
+    );
+    lua(&mut h, a, "dlmp.set_weather(3, dlmp.players())");
+    assert_eq!(environment(&h, a), []);
+    assert!(told(&mut h, a)[0].contains("set_weather: queue full"));
+    h.release_lane(b);
+    assert_eq!(environment(&h, b), []);
+}

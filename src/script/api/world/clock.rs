@@ -4,6 +4,7 @@
 
 use mlua::{Error, Lua, Result, Table, Value};
 
+use super::super::chat::reserve_all;
 use super::super::{args, queue_message, state, state_mut};
 use crate::protocol::connection::handshake::MAX_WEATHER;
 use crate::protocol::world::environment::{GAME_MINUTE_MS, MINUTE_MS_MAX, MINUTE_MS_MIN};
@@ -21,12 +22,15 @@ fn time_of_day(func: &str, h: &Value, m: &Value) -> Result<TimeOfDay> {
         .ok_or_else(|| Error::runtime(format!("{func}: no time {hours}:{minutes}")))
 }
 
-fn recipients(func: &str, players: &Value) -> Result<Recipients> {
+/// Everyone, or the listed players still connected, each with a lane place taken in the
+/// call: all or none, "queue full" naming the first without room (ADR 0020).
+fn recipients(lua: &Lua, func: &str, players: &Value) -> Result<Recipients> {
     if players.is_nil() {
         return Ok(Recipients::Everyone);
     }
     let list = args::players(func, "players", players)?;
-    Ok(Recipients::Players(list.iter().map(|p| p.entity).collect()))
+    let to = reserve_all(&mut *state_mut(lua)?, func, &list)?;
+    Ok(Recipients::Players(to))
 }
 
 pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
@@ -35,7 +39,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
         lua.create_function(|lua, (h, m, players): (Value, Value, Value)| {
             const F: &str = "set_time";
             let time = time_of_day(F, &h, &m)?;
-            let to = recipients(F, &players)?;
+            let to = recipients(lua, F, &players)?;
             if to == Recipients::Everyone {
                 state_mut(lua)?.world.clock = ClockMode::Frozen(time);
             }
@@ -98,7 +102,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
             const F: &str = "set_weather";
             let weather = args::integer(F, "id", &id, 0..=i64::from(MAX_WEATHER))?;
             let weather = u8::try_from(weather).map_err(Error::external)?;
-            let to = recipients(F, &players)?;
+            let to = recipients(lua, F, &players)?;
             queue_message(lua, EnvironmentCommand::SetWeather { weather, to })
         })?,
     )?;
