@@ -368,3 +368,21 @@ fn a_show_the_lane_refused_is_repeated_by_the_reconcile() {
         "shown once the lane had room again"
     );
 }
+
+#[test]
+fn a_checkpoint_made_and_destroyed_in_one_call_is_never_shown() {
+    let (_s, mut h, a) = alice("cp-same-call");
+    lua(
+        &mut h,
+        a,
+        "local c = dlmp.create_checkpoint(p, 0, 0, 10) c:destroy() say(tostring(c:exists()))",
+    );
+    assert_eq!(checkpoints(&h, a), []);
+    assert_eq!(told(&mut h, a), ["false"]);
+    h.steps(5);
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "no checkpoint_enter either"
+    );
+}

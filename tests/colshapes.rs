@@ -229,3 +229,25 @@ fn show_and_hide_take_a_present_player() {
     );
     assert_eq!(told(&mut h, a), ["ok"]);
 }
+
+#[test]
+fn a_show_in_the_call_that_made_the_colshape_is_kept_and_a_destroy_there_removes_it() {
+    let (_s, mut h, a) = alice("cs-same-call");
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_colshape('sphere', 50, 0, 10, 1) G.c:show(p) dlmp.create_colshape('sphere', 0, 0, 10, 3):destroy()",
+    );
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "the destroyed one raised nothing"
+    );
+    let alice = h.entity(a);
+    let mut query = h.world_mut().query::<&dlmp::world::colshape::Colshape>();
+    let shapes: Vec<(u32, Vec<bevy_ecs::entity::Entity>)> = query
+        .iter(h.world())
+        .map(|c| (c.id.0, c.shown_to.clone()))
+        .collect();
+    assert_eq!(shapes, [(1, vec![alice])]);
+}

@@ -160,7 +160,9 @@ fn apply_commands(
     checkpoints: Query<(Entity, &Checkpoint)>,
     players: Query<(), With<PlayerCheckpoints>>,
 ) {
-    let mut added: HashMap<Entity, usize> = HashMap::new();
+    // Made by this pass's orders: spawned at the end, so a destroy in the same call finds
+    // them.
+    let mut fresh: Vec<(Checkpoint, Option<ResourceId>)> = Vec::new();
     let mut removed: Vec<MarkerId> = Vec::new();
     for order in orders.read() {
         match *order {
@@ -173,9 +175,9 @@ fn apply_commands(
                 let existing = checkpoints
                     .iter()
                     .filter(|(_, c)| c.player == player && !removed.contains(&c.id))
-                    .count();
-                let new = added.entry(player).or_default();
-                if !players.contains(player) || existing + *new >= MAX_PER_PLAYER {
+                    .count()
+                    + fresh.iter().filter(|(c, _)| c.player == player).count();
+                if !players.contains(player) || existing >= MAX_PER_PLAYER {
                     debug!(
                         ?player,
                         ?id,
@@ -183,20 +185,23 @@ fn apply_commands(
                     );
                     continue;
                 }
-                *new += 1;
-                let mut entity = commands.spawn(Checkpoint { id, player, spec });
-                if let Some(owner) = owner {
-                    entity.insert(Owned(owner));
-                }
+                fresh.push((Checkpoint { id, player, spec }, owner));
             }
             CheckpointCommand::Destroy { id } => {
                 removed.push(id);
+                fresh.retain(|(c, _)| c.id != id);
                 for (entity, c) in &checkpoints {
                     if c.id == id {
                         commands.entity(entity).despawn();
                     }
                 }
             }
+        }
+    }
+    for (checkpoint, owner) in fresh {
+        let mut entity = commands.spawn(checkpoint);
+        if let Some(owner) = owner {
+            entity.insert(Owned(owner));
         }
     }
 }

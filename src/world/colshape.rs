@@ -104,6 +104,9 @@ fn apply_commands(
     mut orders: MessageReader<ColshapeCommand>,
     mut colshapes: Query<(Entity, &mut Colshape)>,
 ) {
+    // Made by this pass's orders: spawned at the end, so a show or destroy in the same
+    // call finds them.
+    let mut fresh: Vec<(Colshape, Option<ResourceId>)> = Vec::new();
     for order in orders.read() {
         match *order {
             ColshapeCommand::Create {
@@ -111,20 +114,19 @@ fn apply_commands(
                 shape,
                 scope,
                 owner,
-            } => {
-                let mut entity = commands.spawn(Colshape {
+            } => fresh.push((
+                Colshape {
                     id,
                     shape,
                     scope,
                     rev: EntityRev(1),
                     inside: Vec::new(),
                     shown_to: Vec::new(),
-                });
-                if let Some(owner) = owner {
-                    entity.insert(Owned(owner));
-                }
-            }
+                },
+                owner,
+            )),
             ColshapeCommand::Destroy { id } => {
+                fresh.retain(|(c, _)| c.id != id);
                 for (entity, c) in &colshapes {
                     if c.id == id {
                         commands.entity(entity).despawn();
@@ -132,7 +134,17 @@ fn apply_commands(
                 }
             }
             ColshapeCommand::Outline { id, player, shown } => {
-                let Some((_, mut c)) = colshapes.iter_mut().find(|(_, c)| c.id == id) else {
+                let target = fresh
+                    .iter_mut()
+                    .map(|(c, _)| c)
+                    .find(|c| c.id == id)
+                    .or_else(|| {
+                        colshapes
+                            .iter_mut()
+                            .map(|(_, c)| c.into_inner())
+                            .find(|c| c.id == id)
+                    });
+                let Some(c) = target else {
                     debug!(?id, "outline of a colshape that is gone");
                     continue;
                 };
@@ -141,6 +153,12 @@ fn apply_commands(
                     c.shown_to.push(player);
                 }
             }
+        }
+    }
+    for (colshape, owner) in fresh {
+        let mut entity = commands.spawn(colshape);
+        if let Some(owner) = owner {
+            entity.insert(Owned(owner));
         }
     }
 }
