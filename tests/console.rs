@@ -314,6 +314,7 @@ fn stats_lists_the_gameplay_drops() {
         "RespawnDrops",
         "PreviousLifeDrops",
         "AnimationDrops",
+        "WaypointDrops",
     ] {
         assert!(
             out.iter().any(|l| l.starts_with(counter)),

@@ -14,6 +14,8 @@
 //! assert_eq!(dlmp::console::execute(h.world_mut(), "players"), ["no players connected"]);
 //! ```
 
+mod environment;
+
 use std::io::{BufRead, Write};
 use std::sync::atomic::Ordering;
 
@@ -76,6 +78,8 @@ const COMMANDS: &[(&str, &str)] = &[
         "stats",
         "traffic, drops, players, script errors, gameplay drops",
     ),
+    ("time HH:MM", "freeze every player's clock at HH:MM"),
+    ("weather ID", "the server's weather, 0..=22"),
     ("quit", "disconnect every player and stop the server"),
 ];
 
@@ -103,6 +107,8 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "unban" => crate::bans::console::unban(world, args),
         "bans" => crate::bans::console::bans(world),
         "stats" => stats(world),
+        "time" => environment::time(world, args),
+        "weather" => environment::weather(world, args),
         "quit" => quit(world),
         _ => vec![
             format!("unknown command: {command}"),
@@ -355,6 +361,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     line::<SpawnRequestDrops>(world, out);
     line::<RespawnDrops>(world, out);
     line::<AnimationDrops>(world, out);
+    line::<crate::world::waypoint::WaypointDrops>(world, out);
 }
 
 fn quit(world: &mut World) -> Vec<String> {

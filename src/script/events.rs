@@ -5,6 +5,7 @@
 use mlua::{Function, IntoLua, Lua, Result, Value};
 
 use super::api::player::LuaPlayer;
+use super::api::world::{LuaCheckpoint, LuaColshape};
 use crate::protocol::connection::handshake::LeaveReason;
 
 /// An event argument handed to a handler without an owned copy: strings go to Lua
@@ -55,7 +56,7 @@ macro_rules! copied_arg {
         }
     )*};
 }
-copied_arg!(f64, bool, u8);
+copied_arg!(f64, bool, u8, Option<f64>, LuaCheckpoint, LuaColshape);
 
 impl EventArg for Vec<String> {
     type Lua<'a> = StrList<'a>;
@@ -141,6 +142,16 @@ script_events! {
     /// The spectate target of `player` changed scope or left; the server returned the
     /// player's own camera (SetCamera mode 0). `target` may no longer exist.
     SpectateLost => "spectate_lost" (player: LuaPlayer, target: LuaPlayer),
+    /// The player entered one of its checkpoints (world.md Checkpoint).
+    CheckpointEnter => "checkpoint_enter" (player: LuaPlayer, checkpoint: LuaCheckpoint),
+    /// The player left one of its checkpoints, died in it or changed scope.
+    CheckpointLeave => "checkpoint_leave" (player: LuaPlayer, checkpoint: LuaCheckpoint),
+    /// The player entered a colshape.
+    ColshapeEnter => "colshape_enter" (player: LuaPlayer, colshape: LuaColshape),
+    /// The player left a colshape, died in it or changed scope.
+    ColshapeLeave => "colshape_leave" (player: LuaPlayer, colshape: LuaColshape),
+    /// The player's map waypoint changed (x, y nil: removed); 5 at once, 2 a second.
+    PlayerWaypoint => "player_waypoint" (player: LuaPlayer, x: Option<f64>, y: Option<f64>),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).

@@ -184,6 +184,8 @@ pub(crate) struct ScriptState {
     pub(crate) now: Duration,
     pub(crate) players: EntityHashMap<PlayerView>,
     pub(crate) commands: Vec<ScriptCommand>,
+    /// The clock, checkpoints, colshapes, waypoints and id counters (world.md).
+    pub(crate) world: crate::world::script_view::WorldView,
 }
 
 impl ScriptState {

@@ -11,6 +11,7 @@ use bevy_time::Time;
 use tracing::{debug, error};
 
 use super::api::player::LuaPlayer;
+use super::api::world::{LuaCheckpoint, LuaColshape};
 use super::events::{ScriptEvent, reason_name};
 use super::host::{ScriptHost, ScriptLimits};
 use super::ownership::{ResourceStopped, despawn_owned};
@@ -35,6 +36,8 @@ use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
 use crate::streaming::StreamChange;
 use crate::streaming::StreamingSettings;
+use crate::world::script_view::{WorldEvent, WorldEvents, WorldScriptParts, WorldView};
+use crate::world::{ColshapeIds, MarkerIds};
 
 /// Script settings.
 #[derive(Resource, Debug, Clone)]
@@ -67,6 +70,12 @@ impl Plugin for ScriptPlugin {
     fn build(&self, app: &mut App) {
         match ScriptHost::new(self.settings.scripts.clone(), self.settings.limits) {
             Ok(host) => {
+                // Scripts hand out world ids in the call, from the app's own counters.
+                app.init_resource::<MarkerIds>()
+                    .init_resource::<ColshapeIds>();
+                let marker_ids = app.world().resource::<MarkerIds>().clone();
+                let colshape_ids = app.world().resource::<ColshapeIds>().clone();
+                host.state_mut().world = WorldView::new(marker_ids, colshape_ids);
                 app.insert_non_send(host);
             }
             Err(e) => {
@@ -145,6 +154,7 @@ fn run_scripts(
     refresh_view(&host, now, &players, &gm.vitals, &gm.looks, &left);
     refresh_movement_view(&host, &players, &spawn_states, &connections);
     refresh_control_view(&host, &gm.controls);
+    gm.world.refresh(&mut host.state_mut().world);
 
     for event in &tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
         host.emit(event);
@@ -176,6 +186,7 @@ pub(crate) struct TickMessages<'w, 's> {
     frame_events: MessageReader<'w, 's, FrameEvent>,
     ledger_events: MessageReader<'w, 's, LedgerEvent>,
     streamed: MessageReader<'w, 's, StreamChange>,
+    world: WorldEvents<'w, 's>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -239,7 +250,42 @@ fn tick_events(
             .read()
             .filter_map(|l| spectate_lost_event(l, players)),
     );
+    events.extend(
+        messages
+            .world
+            .read()
+            .into_iter()
+            .filter_map(|e| world_event(e, players)),
+    );
     events
+}
+
+/// The script event of a world event, for a player still here.
+fn world_event(event: WorldEvent, players: &Query<PlayerParts>) -> Option<ScriptEvent> {
+    let lua = |e: Entity| players.get(e).ok().map(|(entity, p, ..)| handle(entity, p));
+    Some(match event {
+        WorldEvent::Checkpoint(c) => {
+            let (player, checkpoint) = (lua(c.player)?, LuaCheckpoint { id: c.checkpoint });
+            if c.entered {
+                ScriptEvent::CheckpointEnter { player, checkpoint }
+            } else {
+                ScriptEvent::CheckpointLeave { player, checkpoint }
+            }
+        }
+        WorldEvent::Colshape(c) => {
+            let (player, colshape) = (lua(c.player)?, LuaColshape { id: c.colshape });
+            if c.entered {
+                ScriptEvent::ColshapeEnter { player, colshape }
+            } else {
+                ScriptEvent::ColshapeLeave { player, colshape }
+            }
+        }
+        WorldEvent::Waypoint(w) => ScriptEvent::PlayerWaypoint {
+            player: lua(w.player)?,
+            x: w.point.map(|p| f64::from(p.x)),
+            y: w.point.map(|p| f64::from(p.y)),
+        },
+    })
 }
 
 /// Raises `player_chat` for each pending line and `player_command` for each pending
@@ -540,6 +586,7 @@ pub(crate) struct Gamemode<'w, 's> {
     commands: Commands<'w, 's>,
     controls: Query<'w, 's, &'static Control>,
     spectate_lost: MessageReader<'w, 's, SpectateLost>,
+    world: WorldScriptParts<'w, 's>,
 }
 
 /// Sends a vital or weapon grant as a normal event (connection.md §3) and, only if the

@@ -2,17 +2,29 @@
 //! checkpoints, blips, gang zones, colshapes and waypoints. One plugin per kind, each in
 //! its own module; [`WorldPlugin`] adds them all.
 
+pub mod checkpoint;
+pub mod clock;
+pub mod colshape;
 mod marker_ids;
+pub mod script_view;
+pub mod waypoint;
 
 use bevy_app::{App, Plugin};
 
-pub use marker_ids::MarkerIds;
+pub use marker_ids::{ColshapeIds, MarkerIds, MarkerIdsExhausted};
 
 /// Adds the world features to the app.
 pub struct WorldPlugin;
 
 impl Plugin for WorldPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<MarkerIds>();
+        app.init_resource::<MarkerIds>()
+            .init_resource::<ColshapeIds>()
+            .add_plugins((
+                clock::ClockPlugin,
+                checkpoint::CheckpointPlugin,
+                colshape::ColshapePlugin,
+                waypoint::WaypointPlugin,
+            ));
     }
 }

@@ -20,9 +20,12 @@ use crate::script::state::{ScriptCommand, ScriptState};
 
 const F: &str = "send_chat";
 
-/// Takes a lane place of every listed player still connected, all or none.
-fn reserve_all(
+/// Takes a lane place of every listed player still connected, all or none; `func` names
+/// the call in the error. A per-player command to a list (`dlmp.set_time`,
+/// `dlmp.set_weather`) takes its places here too (ADR 0020).
+pub(super) fn reserve_all(
     state: &mut ScriptState,
+    func: &str,
     listed: &[LuaPlayer],
 ) -> Result<Vec<bevy_ecs::entity::Entity>> {
     let here: Vec<&LuaPlayer> = listed
@@ -34,7 +37,7 @@ fn reserve_all(
         let view = &state.players[&p.entity];
         if view.lane_room < wanted {
             return Err(Error::runtime(format!(
-                "{F}: queue full (the reliable lane of {} (id {}) is full); nothing was sent",
+                "{func}: queue full (the reliable lane of {} (id {}) is full); nothing was sent",
                 view.name, view.id.0
             )));
         }
@@ -90,7 +93,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
             };
             let mut state = state_mut(lua)?;
             let (to, missed) = match listed {
-                Some(listed) => (reserve_all(&mut state, &listed)?, Vec::new()),
+                Some(listed) => (reserve_all(&mut state, F, &listed)?, Vec::new()),
                 None => reserve_each(&mut state),
             };
             state

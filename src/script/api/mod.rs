@@ -17,6 +17,7 @@ mod respawn;
 #[cfg(test)]
 mod tests;
 pub mod timer;
+pub mod world;
 
 use std::time::Duration;
 
@@ -227,6 +228,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     respawn::install(lua, &dlmp)?;
     db::install(lua, &dlmp, resource)?;
     ban::install(lua, &dlmp, name)?;
+    world::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

@@ -108,6 +108,22 @@ fn every_timer_method_is_documented_and_every_documented_one_exists() {
 }
 
 #[test]
+fn every_checkpoint_and_colshape_method_is_documented_and_every_documented_one_exists() {
+    use super::world::{LuaCheckpoint, LuaColshape};
+    use crate::protocol::world::markers::ColshapeId;
+    use crate::protocol::world::shared::MarkerId;
+    let lua = lua();
+    assert_eq!(
+        methods(&lua, LuaCheckpoint { id: MarkerId(1) }),
+        documented("checkpoint:", true)
+    );
+    assert_eq!(
+        methods(&lua, LuaColshape { id: ColshapeId(1) }),
+        documented("colshape:", true)
+    );
+}
+
+#[test]
 fn every_event_has_a_heading_and_an_example_and_every_heading_is_an_event() {
     let events = DOCS
         .split_once("\n## Events\n")

@@ -1,0 +1,93 @@
+//! Argument conversions of the world functions, in one place: every f32 a world call
+//! takes goes through [`float`], so the strict conversion rule has one home.
+
+use mlua::{Error, Result, Table, Value};
+
+use super::super::args;
+use crate::player::Scope;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
+
+/// A finite number that is an f32 satisfying `ok`, else "FUNC: ARG N is outside RANGE".
+pub(super) fn float(
+    func: &str,
+    arg: &str,
+    v: &Value,
+    ok: impl Fn(f32) -> bool,
+    range: &str,
+) -> Result<f32> {
+    let n = args::number(func, arg, v)?;
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "checked against the range next"
+    )]
+    let f = n as f32;
+    if f.is_finite() && ok(f) {
+        Ok(f)
+    } else {
+        Err(Error::runtime(format!(
+            "{func}: {arg} {n} is outside {range}"
+        )))
+    }
+}
+
+/// A point within world bounds (world.md: |x|, |y| ≤ 6000, z from −200 to 4000), its
+/// arguments named `names`.
+pub(super) fn world_point(func: &str, names: [&str; 3], v: [&Value; 3]) -> Result<Vec3> {
+    let xy = |c: f32| c.abs() <= WORLD_XY;
+    let x = float(func, names[0], v[0], xy, "-6000..=6000")?;
+    let y = float(func, names[1], v[1], xy, "-6000..=6000")?;
+    let z = float(
+        func,
+        names[2],
+        v[2],
+        |c| (WORLD_Z_MIN..=WORLD_Z_MAX).contains(&c),
+        "-200..=4000",
+    )?;
+    Ok(Vec3::new(x, y, z))
+}
+
+/// Checks that `opts` has only `known` keys ("FUNC: unknown option KEY").
+pub(super) fn known_options(func: &str, opts: &Table, known: &[&str]) -> Result<()> {
+    for pair in opts.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let name = match &key {
+            Value::String(s) => s.to_str()?.to_owned(),
+            other => format!("{other:?}"),
+        };
+        if !known.contains(&name.as_str()) {
+            return Err(Error::runtime(format!(
+                "{func}: unknown option {name} (known: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The option `key` of `opts`, nil when absent.
+pub(super) fn option(opts: Option<&Table>, key: &str) -> Result<Value> {
+    opts.map_or(Ok(Value::Nil), |t| t.get::<Value>(key))
+}
+
+/// `virtual_world` (default 0) and `interior` (0..=255, default 0) of `opts`.
+pub(super) fn scope(func: &str, opts: Option<&Table>) -> Result<Scope> {
+    let vw = args::integer_or(
+        func,
+        "virtual_world",
+        &option(opts, "virtual_world")?,
+        0..=i64::from(u32::MAX),
+        0,
+    )?;
+    let interior = args::integer_or(func, "interior", &option(opts, "interior")?, 0..=255, 0)?;
+    Ok(Scope {
+        virtual_world: u32::try_from(vw).map_err(Error::external)?,
+        interior: u8::try_from(interior).map_err(Error::external)?,
+    })
+}
+
+/// A 0xRRGGBB color, `default` when nil.
+pub(super) fn rgb_or(func: &str, arg: &str, v: &Value, default: u32) -> Result<u32> {
+    let c = args::integer_or(func, arg, v, 0..=0x00FF_FFFF, i64::from(default))?;
+    u32::try_from(c).map_err(Error::external)
+}

@@ -1,0 +1,25 @@
+//! The world part of the `dlmp` table (lua-api.md, "World and vehicles, with exact
+//! signatures"): the clock, weather and garages, checkpoints, colshapes and waypoints.
+//! Each function checks its arguments, shows its effect in the script view at once and
+//! queues the feature's message (ADR 0011).
+
+mod args;
+mod checkpoint;
+mod clock;
+mod colshape;
+pub(super) mod waypoint;
+
+use mlua::{Lua, Result, Table};
+
+pub use checkpoint::LuaCheckpoint;
+pub use colshape::LuaColshape;
+
+use super::super::state::ResourceId;
+
+/// Adds the world functions to `dlmp` of `resource`.
+pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<()> {
+    clock::install(lua, dlmp)?;
+    checkpoint::install(lua, dlmp, resource)?;
+    colshape::install(lua, dlmp, resource)?;
+    Ok(())
+}

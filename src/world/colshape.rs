@@ -1,0 +1,240 @@
+//! Colshapes (world.md ColshapeShape; lua-api.md `dlmp.create_colshape`): server-side
+//! spheres, cylinders and axis-aligned boxes in a scope, and `colshape_enter` /
+//! `colshape_leave` for players from their accepted positions. Decisions: ADR 0030.
+//!
+//! Who a resource showed the outline to is kept ([`Colshape::shown_to`]); sending the
+//! outline (ColshapeShape, the 256 nearest by center) is the world streaming engine's
+//! part and plugs in on that set.
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use tracing::debug;
+
+use crate::player::{Life, Position, Scope};
+use crate::protocol::geometry::Vec3;
+use crate::protocol::world::markers::{ColshapeId, Shape};
+use crate::protocol::world::shared::EntityRev;
+use crate::script::{Owned, ResourceId};
+use crate::server::{GameplaySystems, ServerSystems};
+use crate::session::PlayerDisconnected;
+
+/// Whether `p` is inside `shape`: within the sphere's radius, within the cylinder's radius
+/// and between its base and top, within the box on every axis (borders inside).
+pub fn contains(shape: &Shape, p: Vec3) -> bool {
+    match *shape {
+        Shape::Sphere { center, radius } => {
+            let (dx, dy, dz) = (p.x - center.x, p.y - center.y, p.z - center.z);
+            dx * dx + dy * dy + dz * dz <= radius * radius
+        }
+        Shape::Cylinder {
+            base,
+            radius,
+            height,
+        } => {
+            let (dx, dy) = (p.x - base.x, p.y - base.y);
+            dx * dx + dy * dy <= radius * radius && p.z >= base.z && p.z <= base.z + height
+        }
+        Shape::Box { min, max } => {
+            (min.x..=max.x).contains(&p.x)
+                && (min.y..=max.y).contains(&p.y)
+                && (min.z..=max.z).contains(&p.z)
+        }
+    }
+}
+
+/// A colshape.
+#[derive(Component, Debug, Clone, PartialEq)]
+pub struct Colshape {
+    pub id: ColshapeId,
+    pub shape: Shape,
+    pub scope: Scope,
+    /// The form's revision (ColshapeShape `rev`).
+    pub rev: EntityRev,
+    /// Players inside, in the order they entered.
+    pub inside: Vec<Entity>,
+    /// Players a resource showed the outline to (`colshape:show`).
+    pub shown_to: Vec<Entity>,
+}
+
+/// The gamemode's colshape commands; `dlmp.create_colshape` and the handle's methods
+/// write them (ADR 0011).
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub enum ColshapeCommand {
+    Create {
+        id: ColshapeId,
+        shape: Shape,
+        scope: Scope,
+        owner: Option<ResourceId>,
+    },
+    /// Removes it, without `colshape_leave`.
+    Destroy { id: ColshapeId },
+    /// Shows (`true`) or hides the outline to a player.
+    Outline {
+        id: ColshapeId,
+        player: Entity,
+        shown: bool,
+    },
+}
+
+/// A player entered or left a colshape.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColshapeCrossed {
+    pub player: Entity,
+    pub colshape: ColshapeId,
+    pub entered: bool,
+}
+
+pub(crate) struct ColshapePlugin;
+
+impl Plugin for ColshapePlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<ColshapeCommand>()
+            .add_message::<ColshapeCrossed>()
+            .add_systems(
+                FixedUpdate,
+                forget_leavers.in_set(ServerSystems::Validation),
+            )
+            .add_systems(FixedUpdate, cross.in_set(GameplaySystems::Intake))
+            .add_systems(FixedUpdate, apply_commands.in_set(GameplaySystems::Apply));
+    }
+}
+
+fn apply_commands(
+    mut commands: Commands,
+    mut orders: MessageReader<ColshapeCommand>,
+    mut colshapes: Query<(Entity, &mut Colshape)>,
+) {
+    // Made by this pass's orders: spawned at the end, so a show or destroy in the same
+    // call finds them.
+    let mut fresh: Vec<(Colshape, Option<ResourceId>)> = Vec::new();
+    for order in orders.read() {
+        match *order {
+            ColshapeCommand::Create {
+                id,
+                shape,
+                scope,
+                owner,
+            } => fresh.push((
+                Colshape {
+                    id,
+                    shape,
+                    scope,
+                    rev: EntityRev(1),
+                    inside: Vec::new(),
+                    shown_to: Vec::new(),
+                },
+                owner,
+            )),
+            ColshapeCommand::Destroy { id } => {
+                fresh.retain(|(c, _)| c.id != id);
+                for (entity, c) in &colshapes {
+                    if c.id == id {
+                        commands.entity(entity).despawn();
+                    }
+                }
+            }
+            ColshapeCommand::Outline { id, player, shown } => {
+                let target = fresh
+                    .iter_mut()
+                    .map(|(c, _)| c)
+                    .find(|c| c.id == id)
+                    .or_else(|| {
+                        colshapes
+                            .iter_mut()
+                            .map(|(_, c)| c.into_inner())
+                            .find(|c| c.id == id)
+                    });
+                let Some(c) = target else {
+                    debug!(?id, "outline of a colshape that is gone");
+                    continue;
+                };
+                c.shown_to.retain(|p| *p != player);
+                if shown {
+                    c.shown_to.push(player);
+                }
+            }
+        }
+    }
+    for (colshape, owner) in fresh {
+        let mut entity = commands.spawn(colshape);
+        if let Some(owner) = owner {
+            entity.insert(Owned(owner));
+        }
+    }
+}
+
+/// A player who left is in no colshape any more, without `colshape_leave`.
+fn forget_leavers(
+    mut left: MessageReader<PlayerDisconnected>,
+    mut colshapes: Query<&mut Colshape>,
+) {
+    for d in left.read() {
+        for mut c in &mut colshapes {
+            c.inside.retain(|p| *p != d.player);
+            c.shown_to.retain(|p| *p != d.player);
+        }
+    }
+}
+
+/// Entries and exits of players from their accepted positions: a player is inside while
+/// spawned, alive, in the colshape's scope and within its form. Colshapes in id order,
+/// players in id order within each.
+fn cross(
+    mut colshapes: Query<&mut Colshape>,
+    players: Query<(Entity, &crate::session::Player, &Life, &Position, &Scope)>,
+    mut crossed: MessageWriter<ColshapeCrossed>,
+) {
+    let mut list: Vec<_> = players.iter().collect();
+    list.sort_by_key(|(_, p, ..)| p.id);
+    let mut shapes: Vec<Mut<Colshape>> = colshapes.iter_mut().collect();
+    shapes.sort_by_key(|c| c.id);
+    for mut c in shapes {
+        for &(player, _, life, position, scope) in &list {
+            let inside =
+                life.spawned && life.alive && c.scope == *scope && contains(&c.shape, position.0);
+            let was = c.inside.contains(&player);
+            if inside == was {
+                continue;
+            }
+            if inside {
+                c.inside.push(player);
+            } else {
+                c.inside.retain(|p| *p != player);
+            }
+            crossed.write(ColshapeCrossed {
+                player,
+                colshape: c.id,
+                entered: inside,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_form_holds_its_inside_and_border() {
+        let sphere = Shape::Sphere {
+            center: Vec3::new(0.0, 0.0, 0.0),
+            radius: 5.0,
+        };
+        assert!(contains(&sphere, Vec3::new(3.0, 4.0, 0.0)));
+        assert!(!contains(&sphere, Vec3::new(3.0, 4.0, 0.1)));
+        let cylinder = Shape::Cylinder {
+            base: Vec3::new(0.0, 0.0, 10.0),
+            radius: 2.0,
+            height: 3.0,
+        };
+        assert!(contains(&cylinder, Vec3::new(2.0, 0.0, 13.0)));
+        assert!(!contains(&cylinder, Vec3::new(0.0, 0.0, 9.9)));
+        assert!(!contains(&cylinder, Vec3::new(0.0, 0.0, 13.1)));
+        let cube = Shape::Box {
+            min: Vec3::new(0.0, 0.0, 0.0),
+            max: Vec3::new(1.0, 2.0, 3.0),
+        };
+        assert!(contains(&cube, Vec3::new(1.0, 2.0, 3.0)));
+        assert!(!contains(&cube, Vec3::new(1.0, 2.1, 3.0)));
+    }
+}
