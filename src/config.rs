@@ -35,6 +35,12 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
+    /// Pickups are shown within this distance of a player's stream center, m (world.md
+    /// PickupSync, "the server's draw distance"; ADR 0028). Default 150, in 1..=6000.
+    pub pickup_draw_distance: f32,
+    /// A PickupTouch is admitted within this distance of the player's last PlayerSync
+    /// position, m (ADR 0028). Default 3, in 0.5..=50.
+    pub pickup_touch_radius: f32,
 }
 
 impl Default for Config {
@@ -49,6 +55,8 @@ impl Default for Config {
             stats_interval_secs: 60,
             script_instruction_budget: 5_000_000,
             respawn_delay_ms: 3_000,
+            pickup_draw_distance: crate::world::pickup::DRAW_DISTANCE,
+            pickup_touch_radius: crate::world::pickup::TOUCH_RADIUS,
         }
     }
 }
@@ -116,7 +124,25 @@ impl Config {
                 MAX_RESPAWN_DELAY.as_millis()
             )));
         }
+        if !(1.0..=6000.0).contains(&self.pickup_draw_distance) {
+            return Err(ConfigError(
+                "pickup_draw_distance must be in 1..=6000".into(),
+            ));
+        }
+        if !(0.5..=50.0).contains(&self.pickup_touch_radius) {
+            return Err(ConfigError(
+                "pickup_touch_radius must be in 0.5..=50".into(),
+            ));
+        }
         Ok(())
+    }
+
+    /// The pickup settings of this config.
+    pub fn pickups(&self) -> crate::world::pickup::PickupSettings {
+        crate::world::pickup::PickupSettings {
+            draw_distance: self.pickup_draw_distance,
+            touch_radius: self.pickup_touch_radius,
+        }
     }
 }
 
@@ -207,6 +233,25 @@ mod tests {
         assert_eq!(c.tick_hz, 60);
         assert_eq!(c.resources, ["freeroam", "race"]);
         assert_eq!(c.respawn_delay_ms, 5000);
+    }
+
+    #[test]
+    fn pickup_distances_are_read_and_checked() {
+        let c: Config = toml::from_str("pickup_draw_distance = 200.0\npickup_touch_radius = 2.5")
+            .expect("valid");
+        assert_eq!(
+            (c.pickups().draw_distance, c.pickups().touch_radius),
+            (200.0, 2.5)
+        );
+        assert!(c.validate().is_ok());
+        for bad in [
+            "pickup_draw_distance = 0.0",
+            "pickup_draw_distance = nan",
+            "pickup_touch_radius = 51.0",
+        ] {
+            let c: Config = toml::from_str(bad).expect("parses");
+            assert!(c.validate().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use mlua::{Function, IntoLua, Lua, Result, Value};
 
 use super::api::player::LuaPlayer;
 use crate::protocol::connection::handshake::LeaveReason;
+use crate::world::pickup::script::LuaPickup;
 
 /// An event argument handed to a handler without an owned copy: strings go to Lua
 /// straight from the event's borrow.
@@ -55,7 +56,7 @@ macro_rules! copied_arg {
         }
     )*};
 }
-copied_arg!(f64, bool, u8);
+copied_arg!(f64, bool, u8, u32, LuaPickup);
 
 impl EventArg for Vec<String> {
     type Lua<'a> = StrList<'a>;
@@ -141,6 +142,10 @@ script_events! {
     /// The spectate target of `player` changed scope or left; the server returned the
     /// player's own camera (SetCamera mode 0). `target` may no longer exist.
     SpectateLost => "spectate_lost" (player: LuaPlayer, target: LuaPlayer),
+    /// An admitted PickupTouch (world.md): `behavior` is "collectible" (the gamemode may
+    /// consume it with `dlmp.collect_pickup`; fires again while the player stays) or
+    /// "static" (once per entry).
+    PickupInteract => "pickup_interact" (player: LuaPlayer, pickup: LuaPickup, behavior: &'static str, model: u32),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).

@@ -35,6 +35,8 @@ use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
 use crate::streaming::StreamChange;
 use crate::streaming::StreamingSettings;
+use crate::world::pickup::PickupInteracted;
+use crate::world::pickup::script::LuaPickup;
 
 /// Script settings.
 #[derive(Resource, Debug, Clone)]
@@ -175,6 +177,7 @@ pub(crate) struct TickMessages<'w, 's> {
     frame_events: MessageReader<'w, 's, FrameEvent>,
     ledger_events: MessageReader<'w, 's, LedgerEvent>,
     streamed: MessageReader<'w, 's, StreamChange>,
+    pickups: MessageReader<'w, 's, PickupInteracted>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -232,6 +235,21 @@ fn tick_events(
             .streamed
             .read()
             .filter_map(|c| stream_event(c, players)),
+    );
+    events.extend(
+        messages
+            .pickups
+            .read()
+            .filter(|t| players.contains(t.player))
+            .map(|t| ScriptEvent::PickupInteract {
+                player: LuaPlayer {
+                    entity: t.player,
+                    token: t.player_token,
+                },
+                pickup: LuaPickup { id: t.pickup },
+                behavior: t.behavior.name(),
+                model: t.model,
+            }),
     );
     events.extend(
         spectate_lost

@@ -3,6 +3,7 @@
 //! its own module; [`WorldPlugin`] adds them all.
 
 mod marker_ids;
+pub mod pickup;
 
 use bevy_app::{App, Plugin};
 
@@ -13,6 +14,7 @@ pub struct WorldPlugin;
 
 impl Plugin for WorldPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<MarkerIds>();
+        app.init_resource::<MarkerIds>()
+            .add_plugins(pickup::PickupPlugin);
     }
 }

@@ -248,6 +248,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     )?;
 
     respawn::install(lua, &dlmp)?;
+    crate::world::pickup::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }
