@@ -320,6 +320,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     line::<SpawnRequestDrops>(world, out);
     line::<RespawnDrops>(world, out);
     line::<AnimationDrops>(world, out);
+    line::<crate::world::pickup::PickupStats>(world, out);
 }
 
 fn quit(world: &mut World) -> Vec<String> {
