@@ -10,6 +10,10 @@
 //! - "density": the steady pass with 250, 500, 1000 and 2000 players in clusters of 50
 //!   (the same density, more of the map): the cost should grow about linearly.
 //!
+//! - "world": the pickup reconcile on the same engine with 5000 pickups spread over the
+//!   map (|x|, |y| < 4000), the 1000 players everywhere already shown what is near them:
+//!   the pass with nothing moving, alone and with the players' pass.
+//!
 //! `cargo bench --bench streaming -- --warm-up-time 1 --measurement-time 5`
 
 mod common;
@@ -23,11 +27,16 @@ use bevy_time::Time;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dlmp::player::relay::Relayed;
 use dlmp::player::{Life, Position, Scope, Skills, StreamCenter, Viewers};
+use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, PlayerToken, SessionToken};
 use dlmp::protocol::text::FixedText;
+use dlmp::protocol::world::pickup::PickupId;
+use dlmp::protocol::world::shared::EntityRev;
 use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
 use dlmp::streaming::plugin::reconcile;
 use dlmp::streaming::{StreamChange, StreamState, StreamingSettings};
+use dlmp::world::pickup::stream::reconcile as pickup_reconcile;
+use dlmp::world::pickup::{Behavior, Pickup, PickupSettings, PickupSpec, PickupStream};
 
 use common::{CLUSTERS, PER_CLUSTER, cluster_position, spread_position};
 
@@ -150,5 +159,65 @@ fn reconcile_density(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, reconcile_pass, reconcile_density);
+/// 5000 pickups at pseudo-random points of ±4000 m (a fixed LCG, the same every run).
+fn add_pickups(world: &mut World, n: u32) {
+    world.init_resource::<PickupSettings>();
+    world.init_resource::<PickupStream>();
+    let mut seed: u32 = 0x2545_f491;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32 * 8000.0 - 4000.0
+    };
+    for i in 0..n {
+        let (x, y) = (next(), next());
+        world.spawn(Pickup {
+            id: PickupId(i + 1),
+            spec: PickupSpec {
+                model: 346,
+                position: Vec3::new(x, y, 10.0),
+                scale: 1.0,
+                highlight: true,
+                behavior: Behavior::Collectible,
+                respawn: None,
+                scope: Scope::default(),
+            },
+            rev: EntityRev(0),
+            active: true,
+            respawn_at: None,
+            latched: Vec::new(),
+        });
+    }
+}
+
+fn shown_pickups(world: &World) -> usize {
+    let stream = world.resource::<PickupStream>();
+    (0..CLUSTERS * PER_CLUSTER)
+        .map(|i| stream.shown().of(PlayerId(i)).len())
+        .sum()
+}
+
+fn world_pass(c: &mut Criterion) {
+    let mut group = c.benchmark_group("world streaming, 1000 players, 5000 pickups");
+    group.sample_size(20);
+    let (mut world, _) = full_map();
+    add_pickups(&mut world, 5000);
+    let mut pickups = Schedule::default();
+    pickups.add_systems(pickup_reconcile);
+    pickups.run(&mut world);
+    let shown = shown_pickups(&world);
+    assert!(shown > 1000, "players see the pickups near them ({shown})");
+    group.bench_function("pickups, steady", |b| {
+        b.iter(|| pickups.run(black_box(&mut world)));
+    });
+    assert_eq!(shown_pickups(&world), shown);
+    let mut both = Schedule::default();
+    both.add_systems((reconcile, pickup_reconcile).chain());
+    both.run(&mut world);
+    group.bench_function("players and pickups, steady", |b| {
+        b.iter(|| both.run(black_box(&mut world)));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, reconcile_pass, reconcile_density, world_pass);
 criterion_main!(benches);

@@ -64,6 +64,12 @@ pub struct Config {
     /// Datagrams each sending thread's queue holds before it sheds, relays first (ADR
     /// 0025). Default 65 536.
     pub net_outbound_capacity: usize,
+    /// Pickups are shown within this distance of a player's stream center, m (world.md
+    /// PickupSync, "the server's draw distance"; ADR 0028). Default 150, in 1..=6000.
+    pub pickup_draw_distance: f32,
+    /// A PickupTouch is admitted within this distance of the player's last PlayerSync
+    /// position, m (ADR 0028). Default 3, in 0.5..=50.
+    pub pickup_touch_radius: f32,
 }
 
 impl Default for Config {
@@ -87,6 +93,8 @@ impl Default for Config {
             max_sessions_per_ip: 16,
             net_send_threads: 1,
             net_outbound_capacity: 65_536,
+            pickup_draw_distance: crate::world::pickup::DRAW_DISTANCE,
+            pickup_touch_radius: crate::world::pickup::TOUCH_RADIUS,
         }
     }
 }
@@ -195,7 +203,25 @@ impl Config {
                 MAX_RESPAWN_DELAY.as_millis()
             )));
         }
+        if !(1.0..=6000.0).contains(&self.pickup_draw_distance) {
+            return Err(ConfigError(
+                "pickup_draw_distance must be in 1..=6000".into(),
+            ));
+        }
+        if !(0.5..=50.0).contains(&self.pickup_touch_radius) {
+            return Err(ConfigError(
+                "pickup_touch_radius must be in 0.5..=50".into(),
+            ));
+        }
         Ok(())
+    }
+
+    /// The pickup settings of this config.
+    pub fn pickups(&self) -> crate::world::pickup::PickupSettings {
+        crate::world::pickup::PickupSettings {
+            draw_distance: self.pickup_draw_distance,
+            touch_radius: self.pickup_touch_radius,
+        }
     }
 }
 
@@ -321,6 +347,25 @@ mod tests {
             toml::from_str::<Config>("db_wait_for_replies = true").is_err(),
             "not a TOML key"
         );
+    }
+
+    #[test]
+    fn pickup_distances_are_read_and_checked() {
+        let c: Config = toml::from_str("pickup_draw_distance = 200.0\npickup_touch_radius = 2.5")
+            .expect("valid");
+        assert_eq!(
+            (c.pickups().draw_distance, c.pickups().touch_radius),
+            (200.0, 2.5)
+        );
+        assert!(c.validate().is_ok());
+        for bad in [
+            "pickup_draw_distance = 0.0",
+            "pickup_draw_distance = nan",
+            "pickup_touch_radius = 51.0",
+        ] {
+            let c: Config = toml::from_str(bad).expect("parses");
+            assert!(c.validate().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -362,6 +362,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     line::<RespawnDrops>(world, out);
     line::<AnimationDrops>(world, out);
     line::<crate::world::waypoint::WaypointDrops>(world, out);
+    line::<crate::world::pickup::PickupStats>(world, out);
 }
 
 fn quit(world: &mut World) -> Vec<String> {

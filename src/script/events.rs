@@ -7,6 +7,7 @@ use mlua::{Function, IntoLua, Lua, Result, Value};
 use super::api::player::LuaPlayer;
 use super::api::world::{LuaCheckpoint, LuaColshape};
 use crate::protocol::connection::handshake::LeaveReason;
+use crate::world::pickup::script::LuaPickup;
 
 /// An event argument handed to a handler without an owned copy: strings go to Lua
 /// straight from the event's borrow.
@@ -56,7 +57,16 @@ macro_rules! copied_arg {
         }
     )*};
 }
-copied_arg!(f64, bool, u8, Option<f64>, LuaCheckpoint, LuaColshape);
+copied_arg!(
+    f64,
+    bool,
+    u8,
+    u32,
+    Option<f64>,
+    LuaCheckpoint,
+    LuaColshape,
+    LuaPickup
+);
 
 impl EventArg for Vec<String> {
     type Lua<'a> = StrList<'a>;
@@ -152,6 +162,10 @@ script_events! {
     ColshapeLeave => "colshape_leave" (player: LuaPlayer, colshape: LuaColshape),
     /// The player's map waypoint changed (x, y nil: removed); 5 at once, 2 a second.
     PlayerWaypoint => "player_waypoint" (player: LuaPlayer, x: Option<f64>, y: Option<f64>),
+    /// An admitted PickupTouch (world.md): `behavior` is "collectible" (the gamemode may
+    /// consume it with `dlmp.collect_pickup`; fires again while the player stays) or
+    /// "static" (once per entry).
+    PickupInteract => "pickup_interact" (player: LuaPlayer, pickup: LuaPickup, behavior: &'static str, model: u32),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).

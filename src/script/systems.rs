@@ -36,6 +36,8 @@ use crate::server::{GameplaySystems, ServerShutdown};
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
 use crate::streaming::StreamChange;
 use crate::streaming::StreamingSettings;
+use crate::world::pickup::PickupInteracted;
+use crate::world::pickup::script::LuaPickup;
 use crate::world::script_view::{WorldEvent, WorldEvents, WorldScriptParts, WorldView};
 use crate::world::{ColshapeIds, MarkerIds};
 
@@ -187,6 +189,7 @@ pub(crate) struct TickMessages<'w, 's> {
     ledger_events: MessageReader<'w, 's, LedgerEvent>,
     streamed: MessageReader<'w, 's, StreamChange>,
     world: WorldEvents<'w, 's>,
+    pickups: MessageReader<'w, 's, PickupInteracted>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -244,6 +247,21 @@ fn tick_events(
             .streamed
             .read()
             .filter_map(|c| stream_event(c, players)),
+    );
+    events.extend(
+        messages
+            .pickups
+            .read()
+            .filter(|t| players.contains(t.player))
+            .map(|t| ScriptEvent::PickupInteract {
+                player: LuaPlayer {
+                    entity: t.player,
+                    token: t.player_token,
+                },
+                pickup: LuaPickup { id: t.pickup },
+                behavior: t.behavior.name(),
+                model: t.model,
+            }),
     );
     events.extend(
         spectate_lost

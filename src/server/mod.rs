@@ -45,7 +45,8 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         }))
         .insert_resource(RespawnPolicy {
             min_dead: config.respawn_delay(),
-        });
+        })
+        .insert_resource(config.pickups());
     sets::configure(&mut app);
     app.add_plugins((
         SessionPlugin {

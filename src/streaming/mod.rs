@@ -1,7 +1,11 @@
-//! Player streaming (player.md, "Player streaming"): which players each player is shown,
+//! Streaming: players (player.md, "Player streaming"): which players each player is shown,
 //! kept by the server as the one truth ([`Viewers`](crate::player::Viewers) on every
 //! subject), with shows and hides on the recipients' reliable lanes.
 //!
+//! - [`engine`]: the one streaming engine every kind plugs into with its [`engine::Rules`]
+//!   (distances or none, a cap filled nearest first, single viewer, attachment, forced
+//!   audiences); [`shown`]: the world kinds' shown sets and pending hides
+//!   (docs/decisions/0027-one-streaming-engine.md).
 //! - [`grid`]: a uniform-grid spatial index, so a pass costs what the neighbours cost.
 //! - [`players`]: the I/O-free decision for one recipient and one subject: scope, stream
 //!   center, 420 / 460 m hysteresis, weapon range, spectate target, the seated seam.
@@ -10,10 +14,12 @@
 //!
 //! Decisions: docs/decisions/0008-player-streaming.md.
 
+pub mod engine;
 pub mod grid;
 pub mod players;
 pub mod plugin;
 pub mod reshow;
+pub mod shown;
 
 pub use plugin::{
     SNAPSHOT_EVENTS, StreamChange, StreamOverride, StreamState, StreamingPlugin, StreamingSettings,

@@ -15,6 +15,7 @@
 //! assert!(is_shown(&me, &you, true, None, &d), "but a shown player stays until 460 m");
 //! ```
 
+use super::engine::{Audience, Item, Rules, Viewpoint, admits, layer};
 use crate::player::{Position, Scope, StreamCenter};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::PlayerId;
@@ -111,6 +112,9 @@ pub fn stream_center(body: &Position, center: &StreamCenter) -> Vec3 {
 /// distance from the recipient's center to the subject (3D) decides. A non-finite
 /// position is at no distance from anything: never shown.
 ///
+/// The rules are the engine's ([`admits`]) with players' distances and no cap; the
+/// reconcile asks the engine directly, this answers for one pair.
+///
 /// `forced` is the seam for seated players (player.md: "A seated player is shown exactly
 /// when its vehicle is shown"): the vehicle feature answers for each recipient whether
 /// it sees the vehicle, and that replaces the distance and the spectate rules.
@@ -121,31 +125,40 @@ pub fn is_shown(
     forced: Option<bool>,
     distances: &Distances,
 ) -> bool {
-    if recipient.id == subject.id
-        || !subject.spawned
-        || !recipient.spawned
-        || recipient.scope != subject.scope
-    {
+    /// The caller's forced answer as the engine's audience.
+    struct Forced(bool);
+    impl Audience for Forced {
+        fn forced(&self, _: u32, _: PlayerId) -> bool {
+            self.0
+        }
+    }
+    if !subject.spawned {
         return false;
     }
-    if let Some(forced) = forced {
-        return forced;
-    }
-    if recipient.spectating == Some(subject.id) {
-        return true;
-    }
-    let limit = if shown {
-        distances.hide
-    } else {
-        distances.show
+    let item = Item {
+        not_to: Some(subject.id),
+        forced: forced.is_some(),
+        ..Item::at(subject.id.0, layer(&subject.scope), subject.position)
     };
-    // NaN compares false: a non-finite distance is never within the limit.
-    distance_squared(recipient.center, subject.position) <= limit * limit
-}
-
-fn distance_squared(a: Vec3, b: Vec3) -> f32 {
-    let (dx, dy, dz) = (a.x - b.x, a.y - b.y, a.z - b.z);
-    dx * dx + dy * dy + dz * dz
+    let viewpoint = Viewpoint {
+        id: recipient.id,
+        layer: layer(&recipient.scope),
+        center: recipient.center,
+        active: recipient.spawned,
+        always: recipient.spectating.map(|p| p.0),
+    };
+    let rules = Rules {
+        distances: Some(*distances),
+        cap: None,
+    };
+    admits(
+        &rules,
+        &viewpoint,
+        &item,
+        shown,
+        &Forced(forced.unwrap_or(false)),
+    )
+    .is_some()
 }
 
 #[cfg(test)]

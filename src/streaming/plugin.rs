@@ -6,12 +6,14 @@
 //!
 //! 1. Players who left are forgotten: their bits in every `Viewers` and `Relayed` and
 //!    their pending hides, silently (PlayerLeave covers it; no stream events).
-//! 2. Hides: every subject's viewers are checked with the hide distance; a viewer that no
-//!    longer sees it loses its bit at once (relays stop at once), and a PlayerStreamOut
-//!    with the seq last relayed to it (`Relayed`) joins that recipient's pending hides.
-//!    A viewer that asked for a fresh show ([`Reshows`]) is hidden the same way.
-//! 3. Shows: every recipient looks for subjects in the grid around its stream center
-//!    (plus its spectate target, plus subjects whose show is forced).
+//! 2. Decisions: the streaming engine (`engine.rs`, ADR 0027) answers for every recipient,
+//!    against the subjects `Viewers` says it is shown, what to hide and what to show
+//!    (players' rules: 420 / 460 m or the weapon range, no cap, never to itself, the
+//!    spectate target at any distance, a [`StreamOverride`] deciding alone).
+//! 3. Hides: a viewer that no longer sees its subject loses its bit at once (relays stop
+//!    at once), and a PlayerStreamOut with the seq last relayed to it (`Relayed`) joins
+//!    that recipient's pending hides. A viewer that asked for a fresh show ([`Reshows`])
+//!    is hidden the same way.
 //! 4. Pending hides are queued (Droppable), oldest first, as far as the lane takes them.
 //! 5. Each show is queued as a whole snapshot (PlayerSkills, PlayerNametag, and the replay
 //!    of the current animation with elapsed_ms) if the lane has room for all of it and no
@@ -26,10 +28,8 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::{debug, warn};
 
-use super::grid::Grid;
-use super::players::{
-    Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, is_shown, stream_center,
-};
+use super::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
+use super::players::{Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, stream_center};
 use super::reshow::Reshows;
 use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
@@ -108,20 +108,25 @@ pub const SNAPSHOT_EVENTS: usize = 2;
 pub struct StreamState {
     /// Hides decided but not yet queued, by recipient slot, oldest first.
     pending: Vec<VecDeque<PlayerStreamOut>>,
-    grid: Grid<(u32, u8), u32>,
+    engine: Engine,
     entries: Vec<Option<Entry>>,
     hides: Vec<Hide>,
     shows: Vec<(u32, u32)>,
+    /// The subjects each recipient slot is shown (from `Viewers`), ascending.
+    shown_by: Vec<Vec<u32>>,
+    decision: Decision,
 }
 
 impl Default for StreamState {
     fn default() -> Self {
         StreamState {
             pending: Vec::new(),
-            grid: Grid::new(StreamingSettings::default().cell_size),
+            engine: Engine::new(StreamingSettings::default().cell_size),
             entries: Vec::new(),
             hides: Vec::new(),
             shows: Vec::new(),
+            shown_by: Vec::new(),
+            decision: Decision::default(),
         }
     }
 }
@@ -151,8 +156,6 @@ struct Entry {
     token: PlayerToken,
     recipient: Recipient,
     subject: Subject,
-    /// The subject carries a [`StreamOverride`].
-    forced: bool,
 }
 
 /// A hide decided this pass: subject slot, recipient slot, and whether it is a decision
@@ -213,9 +216,12 @@ pub fn reconcile(
 ) {
     let state = &mut *state;
     forget_leavers(state, left.read(), &mut viewers, &mut relayed);
-    let distances = settings.distances();
-    if state.grid.cell_size() != settings.cell_size {
-        state.grid = Grid::new(settings.cell_size);
+    let rules = Rules {
+        distances: Some(settings.distances()),
+        cap: None,
+    };
+    if state.engine.cell_size() != settings.cell_size {
+        state.engine = Engine::new(settings.cell_size);
     }
     gather(state, &players);
     {
@@ -225,9 +231,8 @@ pub fn reconcile(
             .iter()
             .map(|e| e.and_then(|e| viewers.get(e.entity).ok()))
             .collect();
-        decide_hides(state, &distances, &seen, &overrides);
+        decide(state, &rules, &seen, &overrides);
         decide_reshows(state, &seen, &mut reshows, &players);
-        decide_shows(state, &distances, &seen, &overrides);
     }
 
     // Hides: the bit goes at once, the packet when the lane takes it.
@@ -411,7 +416,7 @@ fn forget_leavers<'a>(
 /// Step 0: this pass's view of every player, by slot, and the grid of subjects.
 fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
     state.entries.iter_mut().for_each(|e| *e = None);
-    state.grid.clear();
+    state.engine.clear();
     for (entity, player, position, scope, life, center, forced) in players {
         let Some(i) = slot(player.id) else { continue };
         if state.entries.len() <= i {
@@ -433,74 +438,94 @@ fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
                 position: position.0,
                 spawned: life.spawned,
             },
-            forced,
         };
         state.entries[i] = Some(entry);
-        if life.spawned && !entry.forced {
-            state.grid.insert(
-                (scope.virtual_world, scope.interior),
-                position.0.x,
-                position.0.y,
-                player.id.0,
-            );
+        if life.spawned {
+            state.engine.insert(Item {
+                not_to: Some(player.id),
+                forced,
+                ..Item::at(player.id.0, layer(scope), position.0)
+            });
         }
     }
 }
 
-fn forced(
-    overrides: &Query<&StreamOverride>,
-    subject: &Entry,
-    recipient: PlayerId,
-) -> Option<bool> {
-    if !subject.forced {
-        return None;
-    }
-    overrides
-        .get(subject.entity)
-        .ok()
-        .map(|o| o.0.contains(recipient))
+/// What the engine asks about players: a seated player's audience is its
+/// [`StreamOverride`].
+struct PlayerAudience<'a, 'w, 's, 'q> {
+    entries: &'a [Option<Entry>],
+    overrides: &'a Query<'w, 's, &'q StreamOverride>,
 }
 
-/// Step 2: every current viewer that no longer sees its subject.
-fn decide_hides(
+impl Audience for PlayerAudience<'_, '_, '_, '_> {
+    fn forced(&self, key: u32, recipient: PlayerId) -> bool {
+        self.entries
+            .get(key as usize)
+            .copied()
+            .flatten()
+            .and_then(|s| self.overrides.get(s.entity).ok())
+            .is_some_and(|o| o.0.contains(recipient))
+    }
+}
+
+/// Steps 2 and 3: the engine's decision for every recipient, against what `Viewers` says
+/// it is shown; a bit of a recipient this pass does not see is a stale bit.
+fn decide(
     state: &mut StreamState,
-    distances: &Distances,
+    rules: &Rules,
     seen: &[Option<&Viewers>],
     overrides: &Query<&StreamOverride>,
 ) {
-    let StreamState { entries, hides, .. } = state;
+    let StreamState {
+        entries,
+        engine,
+        hides,
+        shows,
+        shown_by,
+        decision,
+        ..
+    } = state;
+    shown_by.iter_mut().for_each(Vec::clear);
+    shown_by.resize_with(entries.len(), Vec::new);
     for s in entries.iter().flatten() {
-        let Some(v) = seen[s.subject.id.0 as usize] else {
+        let Some(v) = seen.get(s.subject.id.0 as usize).copied().flatten() else {
             continue;
         };
         for r in v.iter() {
-            let keep = entries
-                .get(r.0 as usize)
-                .and_then(Option::as_ref)
-                .map(|r_entry| {
-                    is_shown(
-                        &r_entry.recipient,
-                        &s.subject,
-                        true,
-                        forced(overrides, s, r),
-                        distances,
-                    )
-                });
-            match keep {
-                Some(true) => {}
-                Some(false) => hides.push(Hide {
-                    subject: s.subject.id.0,
-                    recipient: r.0,
-                    announce: true,
-                }),
+            match shown_by.get_mut(r.0 as usize) {
+                Some(list) if entries[r.0 as usize].is_some() => list.push(s.subject.id.0),
                 // Not a player this pass sees (its state is not given yet): a stale bit.
-                None => hides.push(Hide {
+                _ => hides.push(Hide {
                     subject: s.subject.id.0,
                     recipient: r.0,
                     announce: false,
                 }),
             }
         }
+    }
+    let audience = PlayerAudience { entries, overrides };
+    for r in entries.iter().flatten() {
+        let rec = &r.recipient;
+        let viewpoint = Viewpoint {
+            id: rec.id,
+            layer: layer(&rec.scope),
+            center: rec.center,
+            active: rec.spawned,
+            always: rec.spectating.map(|p| p.0),
+        };
+        engine.decide(
+            rules,
+            &viewpoint,
+            &shown_by[rec.id.0 as usize],
+            &audience,
+            decision,
+        );
+        hides.extend(decision.hides.iter().map(|&subject| Hide {
+            subject,
+            recipient: rec.id.0,
+            announce: true,
+        }));
+        shows.extend(decision.shows.iter().map(|&subject| (subject, rec.id.0)));
     }
 }
 
@@ -534,71 +559,6 @@ fn decide_reshows(
                 recipient: r,
                 announce: true,
             });
-        }
-    }
-}
-
-/// Step 3: every subject a recipient does not see yet and should.
-fn decide_shows(
-    state: &mut StreamState,
-    distances: &Distances,
-    seen: &[Option<&Viewers>],
-    overrides: &Query<&StreamOverride>,
-) {
-    let StreamState {
-        entries,
-        grid,
-        shows,
-        ..
-    } = state;
-    let entry = |i: u32| entries.get(i as usize).and_then(Option::as_ref);
-    // Whether subject slot `s` is shown to `r` already.
-    let sees = |s: u32, r: PlayerId| {
-        seen.get(s as usize)
-            .copied()
-            .flatten()
-            .is_some_and(|v| v.contains(r))
-    };
-    for r in entries.iter().flatten() {
-        let rec = &r.recipient;
-        let first = shows.len();
-        grid.query(
-            (rec.scope.virtual_world, rec.scope.interior),
-            rec.center.x,
-            rec.center.y,
-            distances.query_radius(),
-            |i| {
-                if i == rec.id.0 || sees(i, rec.id) {
-                    return;
-                }
-                if let Some(s) = entry(i)
-                    && is_shown(rec, &s.subject, false, None, distances)
-                {
-                    shows.push((i, rec.id.0));
-                }
-            },
-        );
-        if let Some(target) = rec.spectating
-            && let Some(s) = entry(target.0)
-            && !s.forced
-            && !sees(target.0, rec.id)
-            && !shows[first..].contains(&(target.0, rec.id.0))
-            && is_shown(rec, &s.subject, false, None, distances)
-        {
-            shows.push((target.0, rec.id.0));
-        }
-    }
-    for s in entries.iter().flatten().filter(|s| s.forced) {
-        let Ok(o) = overrides.get(s.entity) else {
-            continue;
-        };
-        for r in o.0.iter() {
-            let Some(r_entry) = entry(r.0) else { continue };
-            if !sees(s.subject.id.0, r)
-                && is_shown(&r_entry.recipient, &s.subject, false, Some(true), distances)
-            {
-                shows.push((s.subject.id.0, r.0));
-            }
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod checkpoint;
 pub mod clock;
 pub mod colshape;
 mod marker_ids;
+pub mod pickup;
 pub mod script_view;
 pub mod waypoint;
 
@@ -25,6 +26,7 @@ impl Plugin for WorldPlugin {
                 checkpoint::CheckpointPlugin,
                 colshape::ColshapePlugin,
                 waypoint::WaypointPlugin,
+                pickup::PickupPlugin,
             ));
     }
 }

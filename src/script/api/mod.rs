@@ -229,6 +229,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     db::install(lua, &dlmp, resource)?;
     ban::install(lua, &dlmp, name)?;
     world::install(lua, &dlmp, resource)?;
+    crate::world::pickup::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

@@ -12,6 +12,7 @@ use super::timer::LuaTimer;
 use crate::protocol::ids::PlayerToken;
 use crate::script::events::ScriptEvent;
 use crate::script::state::{ResourceId, ScriptState};
+use crate::world::pickup::script::LuaPickup;
 
 const DOCS: &str = include_str!("../../../docs/lua-api.md");
 
@@ -94,6 +95,22 @@ fn every_player_method_is_documented_with_an_example_and_every_documented_one_ex
         assert!(
             examples.contains(&format!(":{name}(")) || examples.contains(&format!(".{name},")),
             "no example calls player:{name}"
+        );
+    }
+}
+
+#[test]
+fn every_pickup_method_is_documented_with_an_example_and_every_documented_one_exists() {
+    let lua = lua();
+    let pickup = LuaPickup {
+        id: crate::protocol::world::pickup::PickupId(1),
+    };
+    assert_eq!(methods(&lua, pickup), documented("pickup:", true));
+    let examples = examples();
+    for name in methods(&lua, pickup) {
+        assert!(
+            examples.contains(&format!(":{name}(")),
+            "no example calls pickup:{name}"
         );
     }
 }

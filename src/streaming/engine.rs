@@ -1,0 +1,449 @@
+//! The one streaming engine (docs/decisions/0027-one-streaming-engine.md): the decision of
+//! what one recipient is shown of one kind, for every kind that streams (players today;
+//! pickups, labels, blips, gang zones, colshape outlines, objects and vehicles), I/O-free.
+//!
+//! A kind describes itself with [`Rules`] (show distance and hysteresis, or none; a cap
+//! filled nearest first) and, each pass, hands the engine its subjects as [`Item`]s (key,
+//! scope, position, single viewer, "never to", parent, forced audience). For each
+//! recipient ([`Viewpoint`]) and its current shown set, [`Engine::decide`] answers what to
+//! hide and what to show, nearest first. The kind's plugin then acts on the answer: for the
+//! world kinds [`ShownSets`](super::shown::ShownSets) does the lane part (pending hides
+//! before the next show, retries on a full lane, a new connection's set again).
+//!
+//! Only what is near costs: the subjects are in one [`Grid`] per kind, and a recipient
+//! looks at the cells within the hide distance of its center (all occupied cells of its
+//! scope when the kind has no distance limit).
+//!
+//! ```
+//! use dlmp::protocol::geometry::Vec3;
+//! use dlmp::protocol::ids::PlayerId;
+//! use dlmp::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint};
+//! use dlmp::streaming::players::Distances;
+//!
+//! let rules = Rules { distances: Some(Distances::new(100.0, 10.0, None)), cap: Some(1) };
+//! let mut engine = Engine::new(50.0);
+//! engine.insert(Item::at(7, (0, 0), Vec3::new(30.0, 0.0, 0.0)));
+//! engine.insert(Item::at(8, (0, 0), Vec3::new(20.0, 0.0, 0.0)));
+//! engine.insert(Item::at(9, (0, 0), Vec3::new(500.0, 0.0, 0.0)));
+//! let me = Viewpoint::at(PlayerId(0), (0, 0), Vec3::ZERO);
+//! let mut out = Decision::default();
+//! engine.decide(&rules, &me, &[7], &Everyone, &mut out);
+//! assert_eq!((out.hides.as_slice(), out.shows.as_slice()), (&[7][..], &[8][..]), "the cap holds the nearest");
+//! ```
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::grid::{FxHasher, Grid};
+use super::players::Distances;
+use crate::player::Scope;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::PlayerId;
+
+/// A world scope as the grid's layer: (virtual world, interior).
+pub type Layer = (u32, u8);
+
+/// The layer of a scope.
+pub fn layer(scope: &Scope) -> Layer {
+    (scope.virtual_world, scope.interior)
+}
+
+/// How a kind streams: its page's distances and cap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rules {
+    /// Shown within `show` of the recipient's center, kept up to `hide` (hysteresis).
+    /// `None`: no distance limit (gang zones; a blip without draw distance).
+    pub distances: Option<Distances>,
+    /// At most this many shown to one recipient, the nearest first. `None`: no cap.
+    pub cap: Option<usize>,
+}
+
+/// One recipient in this pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Viewpoint {
+    pub id: PlayerId,
+    pub layer: Layer,
+    /// Its stream center (the camera while it is not its own, else the body).
+    pub center: Vec3,
+    /// A recipient that is not active (not spawned yet) is shown nothing.
+    pub active: bool,
+    /// The key of a subject shown at any distance (a spectate target), still subject to
+    /// every other rule.
+    pub always: Option<u32>,
+}
+
+impl Viewpoint {
+    /// An active recipient at `center` with nothing shown at any distance.
+    pub fn at(id: PlayerId, layer: Layer, center: Vec3) -> Self {
+        Viewpoint {
+            id,
+            layer,
+            center,
+            active: true,
+            always: None,
+        }
+    }
+}
+
+/// One subject of a kind in this pass. A subject that may not be shown now (inactive,
+/// waiting for a respawn, not spawned) is simply not inserted: whoever sees it gets a hide.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Item {
+    /// The kind's id of the subject (player slot, pickup id, marker id), the value the
+    /// shown sets hold.
+    pub key: u32,
+    pub layer: Layer,
+    /// Its position (for an attached subject, the parent's).
+    pub position: Vec3,
+    /// A single viewer: shown to this recipient only.
+    pub viewer: Option<PlayerId>,
+    /// Never shown to this recipient (a player to itself; a label to the player it is
+    /// attached to).
+    pub not_to: Option<PlayerId>,
+    /// Shown only while [`Audience::parent_shown`] says this parent is shown to the
+    /// recipient.
+    pub parent: Option<u32>,
+    /// Its audience is [`Audience::forced`] alone, at any distance (a seated player follows
+    /// its vehicle). Forced items are not in the grid; keep them few.
+    pub forced: bool,
+}
+
+impl Item {
+    /// A subject for everyone in `layer` at `position`.
+    pub fn at(key: u32, layer: Layer, position: Vec3) -> Self {
+        Item {
+            key,
+            layer,
+            position,
+            viewer: None,
+            not_to: None,
+            parent: None,
+            forced: false,
+        }
+    }
+}
+
+/// What the engine asks the kind about other entities.
+pub trait Audience {
+    /// Whether `parent` (an [`Item::parent`]) is shown to `recipient` now.
+    fn parent_shown(&self, _parent: u32, _recipient: PlayerId) -> bool {
+        true
+    }
+    /// For a [`forced`](Item::forced) subject: whether `recipient` is in its audience.
+    fn forced(&self, _key: u32, _recipient: PlayerId) -> bool {
+        false
+    }
+}
+
+/// A kind with neither parents nor forced audiences.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Everyone;
+
+impl Audience for Everyone {}
+
+/// The answer for one recipient.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Decision {
+    /// Keys shown now that are to go, ascending.
+    pub hides: Vec<u32>,
+    /// Keys to show, the nearest first.
+    pub shows: Vec<u32>,
+}
+
+impl Decision {
+    pub fn clear(&mut self) {
+        self.hides.clear();
+        self.shows.clear();
+    }
+}
+
+/// Whether `item` may be shown to `viewer` now, and if so its squared distance (the
+/// order of the cap). `shown`: whether it is shown now (the hysteresis).
+///
+/// In order: an active recipient only; the same scope; never to [`Item::not_to`]; a
+/// single viewer only to that viewer; an attached subject only while its parent is shown
+/// to the recipient; then a forced subject's audience decides alone; the recipient's
+/// `always` subject at any distance; otherwise the 3D distance from the center, within
+/// `show` for a new show and `hide` for a shown one. A non-finite distance is never within.
+pub fn admits(
+    rules: &Rules,
+    viewer: &Viewpoint,
+    item: &Item,
+    shown: bool,
+    audience: &impl Audience,
+) -> Option<f32> {
+    if !viewer.active
+        || item.layer != viewer.layer
+        || item.not_to == Some(viewer.id)
+        || item.viewer.is_some_and(|v| v != viewer.id)
+        || item
+            .parent
+            .is_some_and(|p| !audience.parent_shown(p, viewer.id))
+    {
+        return None;
+    }
+    let d2 = distance_squared(viewer.center, item.position);
+    if item.forced {
+        return audience.forced(item.key, viewer.id).then_some(d2);
+    }
+    if viewer.always == Some(item.key) {
+        return Some(d2);
+    }
+    let Some(d) = rules.distances else {
+        return Some(d2);
+    };
+    let limit = if shown { d.hide } else { d.show };
+    (d2 <= limit * limit).then_some(d2)
+}
+
+fn distance_squared(a: Vec3, b: Vec3) -> f32 {
+    let (dx, dy, dz) = (a.x - b.x, a.y - b.y, a.z - b.z);
+    dx * dx + dy * dy + dz * dz
+}
+
+/// One kind's subjects this pass, indexed, and the scratch lists of [`Engine::decide`].
+/// Fill it each pass with [`clear`](Self::clear) and [`insert`](Self::insert).
+#[derive(Debug, Clone)]
+pub struct Engine {
+    grid: Grid<Layer, u32>,
+    items: Vec<Item>,
+    slots: HashMap<u32, u32, BuildHasherDefault<FxHasher>>,
+    forced: Vec<u32>,
+    candidates: Vec<(f32, u32)>,
+    wanted: Vec<u32>,
+}
+
+impl Engine {
+    /// An empty engine whose grid has cells of edge `cell` (about half the show distance).
+    ///
+    /// # Panics
+    /// If `cell` is not a finite number above 0.
+    pub fn new(cell: f32) -> Self {
+        Engine {
+            grid: Grid::new(cell),
+            items: Vec::new(),
+            slots: HashMap::default(),
+            forced: Vec::new(),
+            candidates: Vec::new(),
+            wanted: Vec::new(),
+        }
+    }
+
+    pub fn cell_size(&self) -> f32 {
+        self.grid.cell_size()
+    }
+
+    /// Forgets the last pass's subjects (allocations stay).
+    pub fn clear(&mut self) {
+        self.grid.clear();
+        self.items.clear();
+        self.slots.clear();
+        self.forced.clear();
+    }
+
+    /// Adds a subject for this pass. A second item with the same key replaces nothing: keys
+    /// are the kind's unique ids.
+    pub fn insert(&mut self, item: Item) {
+        let Ok(slot) = u32::try_from(self.items.len()) else {
+            return;
+        };
+        if item.forced {
+            self.forced.push(slot);
+        } else if !self
+            .grid
+            .insert(item.layer, item.position.x, item.position.y, slot)
+        {
+            return;
+        }
+        self.slots.insert(item.key, slot);
+        self.items.push(item);
+    }
+
+    /// Subjects inserted this pass.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The subject of `key` this pass.
+    pub fn item(&self, key: u32) -> Option<&Item> {
+        self.slots.get(&key).map(|&s| &self.items[s as usize])
+    }
+
+    /// What `viewer` is to be shown: the admitted subjects (see [`admits`]), the `cap`
+    /// nearest of them (ties by key), against `shown` (the keys shown to it now,
+    /// ascending). Writes the hides and the shows into `out` (cleared first).
+    pub fn decide(
+        &mut self,
+        rules: &Rules,
+        viewer: &Viewpoint,
+        shown: &[u32],
+        audience: &impl Audience,
+        out: &mut Decision,
+    ) {
+        out.clear();
+        let Engine {
+            grid,
+            items,
+            slots,
+            forced,
+            candidates,
+            wanted,
+        } = self;
+        candidates.clear();
+        wanted.clear();
+        let is_shown = |key: u32| shown.binary_search(&key).is_ok();
+        let consider = |slot: u32, candidates: &mut Vec<(f32, u32)>| {
+            let item = &items[slot as usize];
+            if let Some(d2) = admits(rules, viewer, item, is_shown(item.key), audience) {
+                candidates.push((d2, item.key));
+            }
+        };
+        if viewer.active {
+            let radius = rules
+                .distances
+                .map_or(f32::INFINITY, |d| d.hide.max(d.show));
+            let c = viewer.center;
+            grid.query(viewer.layer, c.x, c.y, radius, |slot| {
+                consider(slot, candidates);
+            });
+            if let Some(key) = viewer.always
+                && let Some(&slot) = slots.get(&key)
+                && !items[slot as usize].forced
+                && !candidates.iter().any(|&(_, k)| k == key)
+            {
+                consider(slot, candidates);
+            }
+            for &slot in forced.iter() {
+                consider(slot, candidates);
+            }
+        }
+        let nearest = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if let Some(cap) = rules.cap
+            && candidates.len() > cap
+        {
+            if cap > 0 {
+                candidates.select_nth_unstable_by(cap - 1, nearest);
+            }
+            candidates.truncate(cap);
+        }
+        candidates.sort_unstable_by(nearest);
+        wanted.extend(candidates.iter().map(|&(_, k)| k));
+        wanted.sort_unstable();
+        out.hides.extend(
+            shown
+                .iter()
+                .copied()
+                .filter(|k| wanted.binary_search(k).is_err()),
+        );
+        out.shows
+            .extend(candidates.iter().map(|&(_, k)| k).filter(|&k| !is_shown(k)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(show: f32, cap: Option<usize>) -> Rules {
+        Rules {
+            distances: Some(Distances::new(show, 10.0, None)),
+            cap,
+        }
+    }
+
+    fn line(engine: &mut Engine, xs: &[f32]) {
+        engine.clear();
+        for (k, &x) in xs.iter().enumerate() {
+            engine.insert(Item::at(k as u32, (0, 0), Vec3::new(x, 0.0, 0.0)));
+        }
+    }
+
+    fn decide(engine: &mut Engine, rules: &Rules, shown: &[u32]) -> Decision {
+        let mut out = Decision::default();
+        let me = Viewpoint::at(PlayerId(0), (0, 0), Vec3::ZERO);
+        engine.decide(rules, &me, shown, &Everyone, &mut out);
+        out
+    }
+
+    #[test]
+    fn shows_within_show_keeps_until_hide() {
+        let mut e = Engine::new(50.0);
+        line(&mut e, &[99.0, 105.0, 111.0]);
+        let r = rules(100.0, None);
+        assert_eq!(decide(&mut e, &r, &[]).shows, [0]);
+        let d = decide(&mut e, &r, &[1, 2]);
+        assert_eq!((d.hides, d.shows), (vec![2], vec![0]));
+    }
+
+    #[test]
+    fn the_cap_takes_the_nearest_and_ties_by_key() {
+        let mut e = Engine::new(50.0);
+        line(&mut e, &[40.0, 10.0, 30.0, 10.0, 20.0]);
+        let d = decide(&mut e, &rules(100.0, Some(3)), &[0]);
+        assert_eq!((d.hides, d.shows), (vec![0], vec![1, 3, 4]));
+        assert!(decide(&mut e, &rules(100.0, Some(0)), &[]).shows.is_empty());
+    }
+
+    #[test]
+    fn no_distance_limit_sees_the_whole_scope_only() {
+        let mut e = Engine::new(50.0);
+        line(&mut e, &[5000.0, -9000.0]);
+        e.insert(Item::at(9, (1, 0), Vec3::ZERO));
+        let r = Rules {
+            distances: None,
+            cap: None,
+        };
+        assert_eq!(decide(&mut e, &r, &[]).shows, [0, 1]);
+    }
+
+    struct Parents;
+    impl Audience for Parents {
+        fn parent_shown(&self, parent: u32, _: PlayerId) -> bool {
+            parent == 1
+        }
+        fn forced(&self, key: u32, recipient: PlayerId) -> bool {
+            key == 5 && recipient == PlayerId(0)
+        }
+    }
+
+    #[test]
+    fn viewer_not_to_parent_forced_and_always() {
+        let me = Viewpoint::at(PlayerId(0), (0, 0), Vec3::ZERO);
+        let r = rules(100.0, None);
+        let p = Vec3::new(1.0, 0.0, 0.0);
+        let mut only_other = Item::at(0, (0, 0), p);
+        only_other.viewer = Some(PlayerId(3));
+        let mut not_me = Item::at(1, (0, 0), p);
+        not_me.not_to = Some(PlayerId(0));
+        let mut hidden_parent = Item::at(2, (0, 0), p);
+        hidden_parent.parent = Some(2);
+        let mut shown_parent = Item::at(3, (0, 0), p);
+        shown_parent.parent = Some(1);
+        let mut forced = Item::at(5, (0, 0), Vec3::new(1e6, 0.0, 0.0));
+        forced.forced = true;
+        let far = Item::at(6, (0, 0), Vec3::new(5000.0, 0.0, 0.0));
+        let mut e = Engine::new(50.0);
+        for i in [only_other, not_me, hidden_parent, shown_parent, forced, far] {
+            e.insert(i);
+        }
+        let mut out = Decision::default();
+        e.decide(&r, &me, &[], &Parents, &mut out);
+        assert_eq!(out.shows, [3, 5]);
+        let spectator = Viewpoint {
+            always: Some(6),
+            ..me
+        };
+        e.decide(&r, &spectator, &[], &Parents, &mut out);
+        assert_eq!(out.shows, [3, 6, 5]);
+        let inactive = Viewpoint {
+            active: false,
+            ..me
+        };
+        e.decide(&r, &inactive, &[3], &Parents, &mut out);
+        assert_eq!((out.hides.as_slice(), out.shows.len()), (&[3][..], 0));
+    }
+}

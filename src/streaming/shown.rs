@@ -1,0 +1,172 @@
+//! The lane half of the engine for the world kinds (docs/decisions/0027): per recipient,
+//! the keys shown to it and the hides its lane has not taken yet. [`ShownSets::apply`]
+//! acts on an engine [`Decision`]: a hide leaves the set at once and waits in the pending
+//! queue until the lane takes it; pending hides go first, oldest first; a show of a key
+//! whose hide still waits is held; a show the lane refuses (droppable, "queue full") is
+//! not in the set, so the next pass decides it again. A recipient that leaves is
+//! forgotten, so a new connection on its slot receives its set again.
+//!
+//! Players keep their shown sets in `Viewers` (ADR 0008) and use only the decision half.
+
+use std::collections::VecDeque;
+
+use tracing::{debug, warn};
+
+use super::engine::Decision;
+use crate::lane::Delivery;
+use crate::protocol::ServerPacket;
+use crate::protocol::ids::PlayerId;
+use crate::session::{Connection, PlayerIndex, SendError};
+use bevy_ecs::system::Query;
+
+/// One kind's shown sets and pending hides, by recipient slot.
+#[derive(Debug, Clone, Default)]
+pub struct ShownSets {
+    shown: Vec<Vec<u32>>,
+    pending: Vec<VecDeque<u32>>,
+}
+
+/// What [`ShownSets::apply`] did, for the caller's stream events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Keys that left the set this pass.
+    pub hidden: Vec<u32>,
+    /// Keys queued as shows this pass, in lane order.
+    pub shown: Vec<u32>,
+}
+
+fn slot(id: PlayerId) -> usize {
+    id.0 as usize
+}
+
+impl ShownSets {
+    /// The keys shown to `recipient`, ascending.
+    pub fn of(&self, recipient: PlayerId) -> &[u32] {
+        self.shown.get(slot(recipient)).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `key` is shown to `recipient`.
+    pub fn contains(&self, recipient: PlayerId, key: u32) -> bool {
+        self.of(recipient).binary_search(&key).is_ok()
+    }
+
+    /// Hides decided for `recipient` that its lane has not taken yet, oldest first.
+    pub fn pending(&self, recipient: PlayerId) -> impl Iterator<Item = u32> + '_ {
+        self.pending
+            .get(slot(recipient))
+            .into_iter()
+            .flatten()
+            .copied()
+    }
+
+    /// Whether no hide waits for `recipient` (a pass with nothing to decide skips it).
+    pub fn pending_empty(&self, recipient: PlayerId) -> bool {
+        self.pending
+            .get(slot(recipient))
+            .is_none_or(VecDeque::is_empty)
+    }
+
+    /// Every recipient `key` is shown to, ascending.
+    pub fn viewers(&self, key: u32) -> impl Iterator<Item = PlayerId> + '_ {
+        self.shown
+            .iter()
+            .enumerate()
+            .filter(move |(_, set)| set.binary_search(&key).is_ok())
+            .map(|(i, _)| PlayerId(i as u32))
+    }
+
+    /// A recipient left: nothing is shown to it any more and nothing waits for it
+    /// (its removal covers everything; a new connection on the slot starts empty).
+    pub fn forget(&mut self, recipient: PlayerId) {
+        if let Some(set) = self.shown.get_mut(slot(recipient)) {
+            set.clear();
+        }
+        if let Some(q) = self.pending.get_mut(slot(recipient)) {
+            q.clear();
+        }
+    }
+
+    fn grow(&mut self, i: usize) {
+        if self.shown.len() <= i {
+            self.shown.resize_with(i + 1, Vec::new);
+            self.pending.resize_with(i + 1, VecDeque::new);
+        }
+    }
+
+    /// Acts on `decision` for `recipient`: hides leave the set and join the pending queue;
+    /// the pending queue goes into the lane (Droppable) while it takes it; then each show
+    /// (nearest first) whose key has no pending hide is built by `show` and queued
+    /// (Droppable) while the lane takes it. `hide` builds the removal of a key. `show`
+    /// answering `None` skips the key this pass.
+    pub fn apply(
+        &mut self,
+        recipient: PlayerId,
+        decision: &Decision,
+        conn: &mut Connection,
+        hide: impl Fn(u32) -> ServerPacket,
+        mut show: impl FnMut(u32) -> Option<ServerPacket>,
+        applied: &mut Applied,
+    ) {
+        let i = slot(recipient);
+        self.grow(i);
+        let (set, queue) = (&mut self.shown[i], &mut self.pending[i]);
+        for key in &decision.hides {
+            if let Ok(at) = set.binary_search(key) {
+                set.remove(at);
+                queue.push_back(*key);
+                applied.hidden.push(*key);
+            }
+        }
+        while let Some(&key) = queue.front() {
+            match conn.send_event(hide(key), Delivery::Droppable) {
+                Ok(_) => {}
+                Err(SendError::QueueFull) => break,
+                Err(e) => warn!(key, "a stream hide not sent: {e}"),
+            }
+            queue.pop_front();
+        }
+        for &key in &decision.shows {
+            if queue.contains(&key) {
+                continue;
+            }
+            let Err(at) = set.binary_search(&key) else {
+                continue;
+            };
+            let Some(packet) = show(key) else { continue };
+            match conn.send_event(packet, Delivery::Droppable) {
+                Ok(_) => {
+                    set.insert(at, key);
+                    applied.shown.push(key);
+                }
+                Err(SendError::QueueFull) => break,
+                Err(e) => debug!(key, "a stream show not sent: {e}"),
+            }
+        }
+    }
+
+    /// Sends `packet` to every recipient `key` is shown to, as critical (a move or change
+    /// of a shown subject: nothing else would resend it).
+    pub fn tell_viewers(
+        &self,
+        key: u32,
+        packet: &ServerPacket,
+        index: &PlayerIndex,
+        connections: &mut Query<&mut Connection>,
+    ) {
+        for recipient in self.viewers(key) {
+            let Some(mut c) = index
+                .get(recipient)
+                .and_then(|e| connections.get_mut(e).ok())
+            else {
+                continue;
+            };
+            if let Err(e) = c.send_event(packet.clone(), Delivery::Critical) {
+                warn!(
+                    key,
+                    recipient = recipient.0,
+                    "a critical change not queued: {e}"
+                );
+            }
+        }
+    }
+}

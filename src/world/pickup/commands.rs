@@ -1,0 +1,147 @@
+//! Create, move, destroy and collect (world.md PickupSync), the respawn after a
+//! collection, and the end of a stopped resource's pickups. What a client sees follows
+//! from the pickup's state in the next reconcile ([`super::stream`]): a destroyed, collected
+//! or stopped pickup is hidden exactly like one that left the draw distance. Only a move
+//! is sent here: a show with a new rev to everyone it is shown to, as critical.
+
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::debug;
+
+use super::stream::{PickupStream, show_packet};
+use super::{Owner, Pickup, PickupSpec, Pickups};
+use crate::protocol::ServerPacket;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::world::pickup::PickupId;
+use crate::protocol::world::shared::EntityRev;
+use crate::script::{Owned, ResourceStopped};
+use crate::session::{Connection, PlayerIndex};
+
+/// A change of the pickup set, from a script or a Rust plugin (ids from
+/// [`Pickups::reserve`]). Applied in [`GameplaySystems::Apply`], in order.
+///
+/// [`GameplaySystems::Apply`]: crate::server::GameplaySystems::Apply
+#[derive(Message, Debug, Clone, PartialEq)]
+pub enum PickupCommand {
+    /// A new pickup; its creator checked the spec (model, |x|, |y| ≤ 4095, z, scale).
+    Create {
+        id: PickupId,
+        spec: PickupSpec,
+        owner: Owner,
+    },
+    /// A move: a show with a new rev, critical, to everyone it is shown to.
+    Move {
+        id: PickupId,
+        position: Vec3,
+    },
+    Destroy {
+        id: PickupId,
+    },
+    /// Consumed: inactive (hidden) now, active again after its respawn time, if any.
+    Collect {
+        id: PickupId,
+    },
+}
+
+/// Applies the tick's [`PickupCommand`]s.
+pub(super) fn apply(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut read: MessageReader<PickupCommand>,
+    mut registry: ResMut<Pickups>,
+    mut pickups: Query<&mut Pickup>,
+    stream: Res<PickupStream>,
+    index: Res<PlayerIndex>,
+    mut connections: Query<&mut Connection>,
+) {
+    for command in read.read() {
+        registry.changed = true;
+        match *command {
+            PickupCommand::Create { id, spec, owner } => {
+                if registry.by_id.contains_key(&id) {
+                    debug!(
+                        id = id.0,
+                        "a pickup id created twice; the second is ignored"
+                    );
+                    continue;
+                }
+                let pickup = Pickup {
+                    id,
+                    spec,
+                    rev: EntityRev(0),
+                    active: true,
+                    respawn_at: None,
+                    latched: Vec::new(),
+                };
+                let mut entity = commands.spawn(pickup);
+                if let Some(owner) = owner {
+                    entity.insert(Owned(owner));
+                }
+                registry.by_id.insert(id, entity.id());
+            }
+            PickupCommand::Move { id, position } => {
+                let Some(mut p) = registry.entity(id).and_then(|e| pickups.get_mut(e).ok()) else {
+                    continue;
+                };
+                p.spec.position = position;
+                p.rev = p.rev.next();
+                let packet = ServerPacket::from(show_packet(&p));
+                stream
+                    .shown()
+                    .tell_viewers(id.0, &packet, &index, &mut connections);
+            }
+            PickupCommand::Destroy { id } => {
+                if let Some(entity) = registry.by_id.remove(&id) {
+                    commands.entity(entity).despawn();
+                }
+            }
+            PickupCommand::Collect { id } => {
+                let Some(mut p) = registry.entity(id).and_then(|e| pickups.get_mut(e).ok()) else {
+                    continue;
+                };
+                if !p.active {
+                    continue;
+                }
+                p.active = false;
+                p.respawn_at = p.spec.respawn.map(|d| time.elapsed() + d);
+                p.latched.clear();
+            }
+        }
+    }
+}
+
+/// A collected pickup with a respawn time becomes active again once it is due.
+pub(super) fn respawn(
+    time: Res<Time>,
+    mut registry: ResMut<Pickups>,
+    mut pickups: Query<&mut Pickup>,
+) {
+    let now = time.elapsed();
+    for mut p in &mut pickups {
+        if !p.active && p.respawn_at.is_some_and(|at| at <= now) {
+            p.active = true;
+            p.respawn_at = None;
+            registry.changed = true;
+        }
+    }
+}
+
+/// A stopped resource's pickups were despawned (`despawn_owned`); their ids go too.
+pub(super) fn forget_stopped(
+    mut stopped: MessageReader<ResourceStopped>,
+    mut registry: ResMut<Pickups>,
+    pickups: Query<(), With<Pickup>>,
+) {
+    if stopped.read().count() == 0 {
+        return;
+    }
+    registry.by_id.retain(|_, e| pickups.contains(*e));
+    registry.changed = true;
+}
+
+impl EntityRev {
+    /// The next revision (serial arithmetic: it wraps).
+    fn next(self) -> EntityRev {
+        EntityRev(self.0.wrapping_add(1))
+    }
+}

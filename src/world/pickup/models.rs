@@ -1,0 +1,67 @@
+//! The models a pickup may show (world.md PickupSync: "an object model from the server's
+//! model table, or one of the 50 weapon models (321..373)"). The weapon models are data,
+//! `assets/weapon_models.tsv` (from the shared data tables, see its README), parsed once at
+//! start. The object model table belongs to objects (a separate issue); until it is
+//! loaded, pickups take the weapon models only.
+
+use std::sync::LazyLock;
+
+const SOURCE: &str = include_str!("../../../assets/weapon_models.tsv");
+
+/// The weapon models of the table, ascending.
+static WEAPON_MODELS: LazyLock<Vec<u32>> =
+    LazyLock::new(|| parse(SOURCE).unwrap_or_else(|e| panic!("assets/weapon_models.tsv: {e}")));
+
+/// The `model_id` column of a weapon model table (a header line, then tab-separated rows).
+fn parse(text: &str) -> Result<Vec<u32>, String> {
+    let mut models = Vec::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let id = line.split('\t').next().unwrap_or_default();
+        let id: u32 = id
+            .parse()
+            .map_err(|_| format!("line {}: model_id {id:?} is not a number", n + 1))?;
+        if !(321..=373).contains(&id) {
+            return Err(format!("line {}: model {id} is outside 321..373", n + 1));
+        }
+        models.push(id);
+    }
+    models.sort_unstable();
+    models.dedup();
+    Ok(models)
+}
+
+/// Forces the table to load (the server calls it at start, so a bad table stops the
+/// start, not a script call).
+pub fn load() -> usize {
+    WEAPON_MODELS.len()
+}
+
+/// Whether a pickup may show `model`.
+pub fn is_pickup_model(model: u32) -> bool {
+    WEAPON_MODELS.binary_search(&model).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_holds_the_fifty_weapon_models() {
+        assert_eq!(load(), 50);
+        for m in [321, 346, 373] {
+            assert!(is_pickup_model(m), "{m}");
+        }
+        for m in [0, 320, 329, 332, 340, 374, 1240] {
+            assert!(!is_pickup_model(m), "{m}");
+        }
+    }
+
+    #[test]
+    fn a_bad_row_is_an_error_naming_the_line() {
+        assert!(parse("model_id\n12\n").unwrap_err().contains("line 2"));
+        assert!(parse("model_id\nx\n").unwrap_err().contains("line 2"));
+    }
+}
