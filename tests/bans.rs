@@ -1,7 +1,7 @@
 //! Bans (issue 17, ConnectRefused reason 4; ADR 0032) in the harness: the console's `ban`,
 //! `unban` and `bans`, the scripts' `player:ban`, `dlmp.ban_ip` and `dlmp.unban`, expiry on
-//! the manual clock, and bans kept in the database across a restart. Harness clients all
-//! connect from 127.0.0.1.
+//! the manual clock, and bans kept in the database across a restart. The clients of a test
+//! connect from 127.0.0.1 (`connect_local`), each on a port of its own.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -15,9 +15,10 @@ use dlmp::protocol::connection::handshake::{
 };
 use dlmp::session::SessionState;
 
-/// A new client's hello as `name`, and what it got: a ServerHello or the refusal reason.
+/// A new client's hello as `name` from 127.0.0.1 (a port of its own), and what it got: a
+/// ServerHello or the refusal reason.
 fn try_connect(h: &mut Harness, name: &str) -> (ClientId, Option<RefuseReason>) {
-    let c = h.add_client();
+    let c = h.add_client_at(local());
     let hello = h.client_hello(c, name);
     h.send(c, hello);
     h.step();
@@ -36,11 +37,18 @@ fn local() -> IpAddr {
     IpAddr::from([127, 0, 0, 1])
 }
 
+/// A client that completes the handshake as `name` from 127.0.0.1.
+fn connect_local(h: &mut Harness, name: &str) -> ClientId {
+    let c = h.add_client_at(local());
+    h.join_as(c, name);
+    c
+}
+
 #[test]
 fn console_ban_kicks_refuses_lists_and_unban_lets_in_again() {
     let mut h = Harness::new();
-    let alice = h.connect("alice");
-    let bob = h.connect("bob");
+    let alice = connect_local(&mut h, "alice");
+    let bob = connect_local(&mut h, "bob");
     let out = console(&mut h, "ban alice 30 aimbot and speed");
     assert_eq!(out.len(), 1);
     assert!(
@@ -131,7 +139,7 @@ fn scripts_ban_players_and_addresses_and_lift_bans() {
         "#,
     );
     let mut h = s.harness();
-    let a = h.connect("alice");
+    let a = connect_local(&mut h, "alice");
     h.chat(a, "/bad");
     h.steps(2);
     let lines = h.chat_lines(a);
