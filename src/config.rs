@@ -41,6 +41,21 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
+    /// The server's name in server browsers (query.md ServerInfo), at most 64 bytes.
+    /// Default `dlmp server`. Reloadable.
+    pub name: String,
+    /// The game mode browsers show, at most 32 bytes, unless a resource sets one
+    /// (`dlmp.set_game_mode_text`). Default empty. Reloadable.
+    pub gamemode: String,
+    /// Free text, at most 16 bytes. Default empty. Reloadable.
+    pub language: String,
+    /// At most 64 bytes. Default empty. Reloadable.
+    pub website: String,
+    /// Address of the Prometheus `/metrics` listener; none (the default) serves none.
+    pub metrics: Option<SocketAddr>,
+    /// Folder for the daily log files (`dlmp.log.DATE`, `chat.log.DATE`); none (the
+    /// default) logs to the console only.
+    pub log_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -57,6 +72,12 @@ impl Default for Config {
             script_memory_mb: 128,
             script_tick_budget_ms: 20,
             respawn_delay_ms: 3_000,
+            name: "dlmp server".into(),
+            gamemode: String::new(),
+            language: String::new(),
+            website: String::new(),
+            metrics: None,
+            log_dir: None,
         }
     }
 }
@@ -134,7 +155,29 @@ impl Config {
                 MAX_RESPAWN_DELAY.as_millis()
             )));
         }
+        for (key, value, max) in [
+            ("name", &self.name, 64),
+            ("gamemode", &self.gamemode, 32),
+            ("language", &self.language, 16),
+            ("website", &self.website, 64),
+        ] {
+            if value.len() > max || value.contains('\0') {
+                return Err(ConfigError(format!(
+                    "{key} must be at most {max} bytes of UTF-8 without NUL"
+                )));
+            }
+        }
         Ok(())
+    }
+
+    /// What the server query tells about the server.
+    pub fn identity(&self) -> crate::query::ServerIdentity {
+        crate::query::ServerIdentity {
+            name: self.name.clone(),
+            gamemode: self.gamemode.clone(),
+            language: self.language.clone(),
+            website: self.website.clone(),
+        }
     }
 }
 

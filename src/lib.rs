@@ -8,6 +8,7 @@ pub mod lane;
 pub mod net;
 pub mod player;
 pub mod protocol;
+pub mod query;
 pub mod script;
 pub mod serial;
 pub mod server;

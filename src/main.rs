@@ -11,6 +11,7 @@ use clap::Parser;
 use dlmp::config::{Cli, Config};
 use dlmp::console::ConsolePlugin;
 use dlmp::net::{self, NetConfig, NetStats};
+use dlmp::query::QueryPublisher;
 use dlmp::server::{Transport, build_app};
 use tracing::{error, info};
 use tracing_subscriber::EnvFilter;
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
         stats,
     };
     let mut app = build_app(&config, transport, shutdown);
+    app.insert_resource(QueryPublisher(net.query.clone()));
     app.add_plugins((
         ScheduleRunnerPlugin::run_loop(config.tick()),
         ConsolePlugin::stdin(),

@@ -3,6 +3,7 @@
 //! hands back encoded datagrams. Malformed input never crosses the channel, and nothing in
 //! the app blocks on I/O.
 
+pub mod query;
 mod stats;
 mod thread;
 

@@ -18,6 +18,8 @@ pub enum DropReason {
     RateLimited,
     /// The app's inbound queue was full.
     Overloaded,
+    /// A server query past the per-IP limit (query.md).
+    QueryLimited,
 }
 
 impl DropReason {
@@ -28,6 +30,7 @@ impl DropReason {
             DropReason::WrongAddress,
             DropReason::RateLimited,
             DropReason::Overloaded,
+            DropReason::QueryLimited,
         ])
     }
 
@@ -39,6 +42,7 @@ impl DropReason {
             DropReason::WrongAddress => decode + 1,
             DropReason::RateLimited => decode + 2,
             DropReason::Overloaded => decode + 3,
+            DropReason::QueryLimited => decode + 4,
         }
     }
 
@@ -50,11 +54,12 @@ impl DropReason {
             DropReason::WrongAddress => "wrong_address",
             DropReason::RateLimited => "rate_limited",
             DropReason::Overloaded => "overloaded",
+            DropReason::QueryLimited => "query_limited",
         }
     }
 }
 
-const REASONS: usize = ErrorKind::ALL.len() + 4;
+const REASONS: usize = ErrorKind::ALL.len() + 5;
 
 /// Counters; cheap relaxed atomics, shared behind an `Arc`.
 #[derive(Debug, Default)]
@@ -63,6 +68,7 @@ pub struct NetStats {
     received: AtomicU64,
     sent: AtomicU64,
     send_errors: AtomicU64,
+    queries: AtomicU64,
 }
 
 impl NetStats {
@@ -111,6 +117,15 @@ impl NetStats {
         self.send_errors.load(Ordering::Relaxed)
     }
 
+    /// A server query answered (query.md).
+    pub fn query_answered(&self) {
+        self.queries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn queries_answered(&self) -> u64 {
+        self.queries.load(Ordering::Relaxed)
+    }
+
     /// One line for the periodic stats log.
     pub fn summary(&self) -> String {
         let drops: Vec<String> = self
@@ -119,10 +134,11 @@ impl NetStats {
             .map(|(r, n)| format!("{}={n}", r.as_str()))
             .collect();
         format!(
-            "received={} sent={} send_errors={} drops[{}]",
+            "received={} sent={} send_errors={} queries={} drops[{}]",
             self.received_count(),
             self.sent_count(),
             self.send_error_count(),
+            self.queries_answered(),
             drops.join(" ")
         )
     }

@@ -45,6 +45,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
 use socket2::{Domain, Protocol, Socket, Type};
 
+use super::query::{self, QueryBoard, QueryLimiter};
 use super::{Datagram, DropReason, Inbound, NetStats};
 use crate::protocol::{ClientPacket, ErrorKind, MAX_DATAGRAM};
 
@@ -102,6 +103,8 @@ pub struct NetHandle {
     /// Datagrams to send, at most `MAX_DATAGRAM` bytes each. Unbounded: sending never
     /// blocks the app; the thread wakes when something is queued.
     pub outbound: Sender<Datagram>,
+    /// Where the app publishes what server queries are answered from (query.md).
+    pub query: Arc<QueryBoard>,
     local_addr: SocketAddr,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -153,7 +156,13 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
     let (inbound_tx, inbound) = crossbeam_channel::bounded(config.inbound_capacity.max(1));
     let (outbound, outbound_rx) = crossbeam_channel::unbounded();
     let stop = Arc::new(AtomicBool::new(false));
+    let query = Arc::new(QueryBoard::default());
     let mut net = NetThread {
+        queries: Queries {
+            board: Arc::clone(&query),
+            limiter: QueryLimiter::default(),
+            started: Instant::now(),
+        },
         socket,
         stats,
         inbound: inbound_tx,
@@ -170,6 +179,7 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
     Ok(NetHandle {
         inbound,
         outbound,
+        query,
         local_addr,
         stop,
         thread: Some(thread),
@@ -215,8 +225,16 @@ fn open(config: &NetConfig) -> io::Result<UdpSocket> {
     Ok(socket.into())
 }
 
+/// The server query's state on the thread.
+struct Queries {
+    board: Arc<QueryBoard>,
+    limiter: QueryLimiter,
+    started: Instant,
+}
+
 /// Everything the thread owns.
 struct NetThread {
+    queries: Queries,
     socket: UdpSocket,
     stats: Arc<NetStats>,
     inbound: Sender<Inbound>,
@@ -302,6 +320,10 @@ impl NetThread {
             }
             return;
         }
+        if query::is_query(bytes) {
+            self.answer_query(bytes, from);
+            return;
+        }
         let packet = match ClientPacket::decode(bytes) {
             Ok(packet) => packet,
             Err(err) => {
@@ -326,6 +348,34 @@ impl NetThread {
             Err(TrySendError::Disconnected(_)) => {
                 if let Some(suppressed) = self.drop_log.allow(Instant::now()) {
                     tracing::warn!(%from, suppressed, "inbound channel closed, datagram dropped");
+                }
+            }
+        }
+    }
+
+    /// A server query (query.md): the per-IP limit first, so a flood costs no decoding,
+    /// then the answer from the app's latest snapshot, sent at once.
+    fn answer_query(&mut self, bytes: &[u8], from: SocketAddr) {
+        let now = self.queries.started.elapsed();
+        if !self.queries.limiter.allow(from.ip(), now) {
+            self.count_drop(DropReason::QueryLimited);
+            return;
+        }
+        let snapshot = self.queries.board.load();
+        match query::answer(bytes, &snapshot) {
+            Ok(answer) => {
+                self.stats.query_answered();
+                self.send(&Datagram {
+                    to: from,
+                    bytes: answer,
+                });
+            }
+            Err(err) => {
+                self.count_drop(DropReason::Decode(err.kind()));
+                if tracing::enabled!(tracing::Level::DEBUG)
+                    && let Some(suppressed) = self.drop_log.allow(Instant::now())
+                {
+                    tracing::debug!(%from, error = %err, suppressed, "dropped query");
                 }
             }
         }

@@ -145,6 +145,7 @@ fn run_scripts(
     refresh_view(&host, now, &players, &gm.vitals, &gm.looks, &left);
     refresh_movement_view(&host, &players, &spawn_states, &connections);
     refresh_control_view(&host, &gm.controls);
+    refresh_score_view(&host, &gm.scores);
 
     for event in &tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
         host.emit(event);
@@ -424,6 +425,13 @@ fn refresh_movement_view(
     }
 }
 
+fn refresh_score_view(host: &ScriptHost, scores: &Query<&crate::query::Score>) {
+    let mut state = host.state_mut();
+    for (entity, view) in &mut state.players {
+        view.score = scores.get(*entity).map_or(0, |s| s.0);
+    }
+}
+
 fn refresh_control_view(host: &ScriptHost, controls: &Query<&Control>) {
     let mut state = host.state_mut();
     for (entity, view) in &mut state.players {
@@ -538,6 +546,7 @@ pub(crate) struct Gamemode<'w, 's> {
     streaming: ResMut<'w, StreamingSettings>,
     commands: Commands<'w, 's>,
     controls: Query<'w, 's, &'static Control>,
+    scores: Query<'w, 's, &'static crate::query::Score>,
     spectate_lost: MessageReader<'w, 's, SpectateLost>,
 }
 

@@ -22,6 +22,7 @@ pub use transport::Transport;
 use crate::chat::ChatPlugin;
 use crate::config::Config;
 use crate::player::PlayerPlugin;
+use crate::query::QueryPlugin;
 use crate::player::respawn::RespawnPolicy;
 use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
@@ -41,7 +42,8 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         }))
         .insert_resource(RespawnPolicy {
             min_dead: config.respawn_delay(),
-        });
+        })
+        .insert_resource(config.identity());
     sets::configure(&mut app);
     app.add_plugins((
         SessionPlugin {
@@ -54,6 +56,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         PlayerPlugin,
         StreamingPlugin,
         WorldPlugin,
+        QueryPlugin,
         ScriptPlugin {
             settings: ScriptSettings {
                 scripts: config.scripts.clone(),

@@ -9,6 +9,7 @@ mod control;
 mod looks;
 pub(crate) mod movement;
 pub mod player;
+mod query;
 mod respawn;
 #[cfg(test)]
 mod tests;
@@ -221,6 +222,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     )?;
 
     respawn::install(lua, &dlmp)?;
+    query::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }
