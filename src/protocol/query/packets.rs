@@ -19,6 +19,8 @@ pub const PAGE_REQUEST_SIZE: usize = 1200;
 pub const MAX_RULE_KEY: usize = 32;
 /// A rule value: 0..=128 bytes.
 pub const MAX_RULE_VALUE: usize = 128;
+/// The ids of this page's packets, both directions: outside the dispatch enums.
+pub const QUERY_IDS: [u8; 6] = [0xE0, 0xE1, 0xE2, 0xE3, 0xE4, 0xE5];
 /// ServerInfo `flags` bit 0: the server refuses new players.
 pub const FLAG_CLOSED: u8 = 1;
 
