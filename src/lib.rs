@@ -5,6 +5,8 @@ pub mod config;
 pub mod console;
 pub mod harness;
 pub mod lane;
+pub mod logs;
+pub mod metrics;
 pub mod net;
 pub mod player;
 pub mod protocol;

@@ -14,6 +14,10 @@
 //! assert_eq!(dlmp::console::execute(h.world_mut(), "players"), ["no players connected"]);
 //! ```
 
+mod reload;
+
+pub use reload::ConfigFile;
+
 use std::io::{BufRead, Write};
 use std::sync::atomic::Ordering;
 
@@ -67,6 +71,7 @@ const COMMANDS: &[(&str, &str)] = &[
         "stats",
         "traffic, drops, players, script errors, gameplay drops",
     ),
+    ("reload", "apply the config file's reloadable settings again"),
     ("quit", "disconnect every player and stop the server"),
 ];
 
@@ -78,6 +83,7 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
     if line.is_empty() {
         return Vec::new();
     }
+    tracing::info!(target: crate::logs::CHAT_LOG, who = "console", "command: {line}");
     let (command, args) = line
         .split_once(char::is_whitespace)
         .map_or((line, ""), |(c, a)| (c, a.trim()));
@@ -91,6 +97,7 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "say" => say_all(world, args),
         "kick" => kick(world, args),
         "stats" => stats(world),
+        "reload" => reload::reload(world),
         "quit" => quit(world),
         _ => vec![
             format!("unknown command: {command}"),
