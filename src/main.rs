@@ -29,7 +29,10 @@ fn main() -> ExitCode {
     let _logs = match logs::init(config.log_dir.as_deref()) {
         Ok(guards) => guards,
         Err(e) => {
-            eprintln!("dlmp-server: cannot write logs to {:?}: {e}", config.log_dir);
+            eprintln!(
+                "dlmp-server: cannot write logs to {:?}: {e}",
+                config.log_dir
+            );
             return ExitCode::FAILURE;
         }
     };

@@ -64,13 +64,11 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
     assert_eq!(s["dlmp_players"], 1.0, "{body}");
     assert_eq!(s["dlmp_datagrams_sent_total"], 1.0, "{body}");
     assert_eq!(
-        s["dlmp_datagrams_dropped_total{reason=\"query_limited\"}"],
-        2.0,
+        s["dlmp_datagrams_dropped_total{reason=\"query_limited\"}"], 2.0,
         "{body}"
     );
     assert_eq!(
-        s["dlmp_datagrams_dropped_total{reason=\"overloaded\"}"],
-        0.0,
+        s["dlmp_datagrams_dropped_total{reason=\"overloaded\"}"], 0.0,
         "{body}"
     );
     let ticks = s["dlmp_tick_seconds_count"];

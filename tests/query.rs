@@ -35,8 +35,11 @@ fn scripts(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dlmp-query-{test}-{}", std::process::id()));
     let res = dir.join("qtest");
     std::fs::create_dir_all(&res).expect("temp dir");
-    std::fs::write(res.join("resource.toml"), "name = \"qtest\"\nmain = \"main.lua\"\n")
-        .expect("manifest");
+    std::fs::write(
+        res.join("resource.toml"),
+        "name = \"qtest\"\nmain = \"main.lua\"\n",
+    )
+    .expect("manifest");
     std::fs::write(res.join("main.lua"), GAMEMODE).expect("script");
     dir
 }

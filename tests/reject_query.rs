@@ -63,7 +63,11 @@ fn server_info_rejects(
 
 #[rstest]
 #[case::no_pages(|p: &mut PlayerList| p.pages = 0, "pages", Range)]
-fn player_list_rejects(#[case] m: fn(&mut PlayerList), #[case] field: &str, #[case] kind: ErrorKind) {
+fn player_list_rejects(
+    #[case] m: fn(&mut PlayerList),
+    #[case] field: &str,
+    #[case] kind: ErrorKind,
+) {
     assert_rejects(&s::player_list(), m, field, kind);
 }
 

@@ -71,7 +71,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "stats",
         "traffic, drops, players, script errors, gameplay drops",
     ),
-    ("reload", "apply the config file's reloadable settings again"),
+    (
+        "reload",
+        "apply the config file's reloadable settings again",
+    ),
     ("quit", "disconnect every player and stop the server"),
 ];
 

@@ -81,7 +81,10 @@ mod tests {
         let lines = super::super::execute(h.world_mut(), "reload");
         assert_eq!(lines.len(), 1, "{lines:?}");
         let identity = h.world().resource::<ServerIdentity>();
-        assert_eq!((identity.name.as_str(), identity.language.as_str()), ("After", "Deutsch"));
+        assert_eq!(
+            (identity.name.as_str(), identity.language.as_str()),
+            ("After", "Deutsch")
+        );
 
         std::fs::write(&path, "name = \"After\"\nmax_players = 5\n").expect("write");
         let lines = super::super::execute(h.world_mut(), "reload");

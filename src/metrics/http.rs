@@ -60,7 +60,11 @@ fn answer(stream: TcpStream, registry: &Registry) -> io::Result<()> {
                 body,
             )
         }
-        _ => ("404 Not Found", "text/plain", "only GET /metrics\n".to_owned()),
+        _ => (
+            "404 Not Found",
+            "text/plain",
+            "only GET /metrics\n".to_owned(),
+        ),
     };
     let mut stream = stream;
     write!(

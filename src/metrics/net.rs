@@ -24,10 +24,30 @@ fn counter(
 impl Collector for NetCollector {
     fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
         let s = &self.0;
-        counter(&mut encoder, "datagrams_received", "Datagrams decoded and handed to the app", s.received_count())?;
-        counter(&mut encoder, "datagrams_sent", "Datagrams sent", s.sent_count())?;
-        counter(&mut encoder, "send_errors", "Datagrams the socket refused", s.send_error_count())?;
-        counter(&mut encoder, "queries_answered", "Server queries answered (query.md)", s.queries_answered())?;
+        counter(
+            &mut encoder,
+            "datagrams_received",
+            "Datagrams decoded and handed to the app",
+            s.received_count(),
+        )?;
+        counter(
+            &mut encoder,
+            "datagrams_sent",
+            "Datagrams sent",
+            s.sent_count(),
+        )?;
+        counter(
+            &mut encoder,
+            "send_errors",
+            "Datagrams the socket refused",
+            s.send_error_count(),
+        )?;
+        counter(
+            &mut encoder,
+            "queries_answered",
+            "Server queries answered (query.md)",
+            s.queries_answered(),
+        )?;
         let drops = ConstCounter::new(0u64);
         let mut family = encoder.encode_descriptor(
             "datagrams_dropped",

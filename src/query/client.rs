@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use crate::protocol::Packet;
 use crate::protocol::query::{
-    FLAG_CLOSED, PAGE_REQUEST_SIZE, PlayerEntry, PlayerList, QUERY_MAGIC, QueryInfo,
-    QueryPlayers, QueryRules, RuleEntry, Rules, ServerInfo,
+    FLAG_CLOSED, PAGE_REQUEST_SIZE, PlayerEntry, PlayerList, QUERY_MAGIC, QueryInfo, QueryPlayers,
+    QueryRules, RuleEntry, Rules, ServerInfo,
 };
 
 /// How long one attempt waits for its answer; a lost datagram is asked again.

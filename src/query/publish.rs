@@ -16,6 +16,9 @@ use crate::session::{Connection, HelloWorld, Name, Player, SessionSettings, Sess
 /// How stale the pings may get when nothing else changes.
 const PING_REFRESH: Duration = Duration::from_secs(1);
 
+/// A player came or its score changed this tick.
+type Touched = Or<(Added<Player>, Changed<Score>)>;
+
 type Listed = (
     &'static Player,
     &'static Name,
@@ -37,7 +40,7 @@ pub(super) fn publish(
     sessions: Res<SessionState>,
     time: Res<Time>,
     players: Query<Listed>,
-    changed: Query<(), Or<(Added<Player>, Changed<Score>)>>,
+    changed: Query<(), Touched>,
     mut removed: RemovedComponents<Player>,
     mut last: Local<Option<Duration>>,
 ) {
@@ -98,7 +101,9 @@ pub(super) fn publish(
             })
         })
         .collect();
-    publisher.0.publish(QuerySnapshot::new(facts, entries, rules));
+    publisher
+        .0
+        .publish(QuerySnapshot::new(facts, entries, rules));
 }
 
 /// `text` cut to `N` bytes at a character boundary, without NUL (a config value or a

@@ -2,9 +2,7 @@
 //! snapshot.
 
 use super::QuerySnapshot;
-use crate::protocol::query::{
-    Entries, PlayerList, QueryInfo, QueryPlayers, QueryRules, Rules,
-};
+use crate::protocol::query::{Entries, PlayerList, QueryInfo, QueryPlayers, QueryRules, Rules};
 use crate::protocol::{DecodeError, Packet, Rule};
 
 /// Whether `bytes` is a query request (its first byte), to be answered here rather than

@@ -67,7 +67,10 @@ fn a_malformed_request_gets_no_answer() {
         ErrorKind::Length
     );
     assert_eq!(answer(&long, &snap).unwrap_err().kind(), ErrorKind::Length);
-    assert_eq!(answer(&magic, &snap).unwrap_err().kind(), ErrorKind::Reserved);
+    assert_eq!(
+        answer(&magic, &snap).unwrap_err().kind(),
+        ErrorKind::Reserved
+    );
     assert_eq!(answer(&pad, &snap).unwrap_err().kind(), ErrorKind::Reserved);
     let mut players = players_request(0);
     players[MAX_DATAGRAM - 1] = 7;
@@ -124,7 +127,10 @@ fn the_limit_is_a_burst_of_16_then_8_a_second_per_ip() {
         assert!(limit.allow(ip, t0));
     }
     assert!(!limit.allow(ip, t0));
-    assert!(limit.allow([127, 0, 0, 2].into(), t0), "another IP has its own");
+    assert!(
+        limit.allow([127, 0, 0, 2].into(), t0),
+        "another IP has its own"
+    );
     assert!(!limit.allow(ip, t0 + Duration::from_millis(124)));
     assert!(limit.allow(ip, t0 + Duration::from_millis(125)));
     assert!(!limit.allow(ip, t0 + Duration::from_millis(125)));

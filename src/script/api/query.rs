@@ -81,5 +81,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             },
         )
     });
-    methods.add_method("score", |lua, this, ()| this.with(lua, "score", |p| p.score));
+    methods.add_method("score", |lua, this, ()| {
+        this.with(lua, "score", |p| p.score)
+    });
 }
