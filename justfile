@@ -21,7 +21,7 @@ bench:
 fixtures:
     cargo run --example fixtures
 
-# Fuzz one direction's decoder: `just fuzz decode_client` or `just fuzz decode_server`.
+# Fuzz one decoder: `just fuzz decode_client`, `just fuzz decode_server` or `just fuzz decode_bundle`.
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP lets it use the stable toolchain.
 fuzz target="decode_client" seconds="60":
     cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run {{target}} -- -max_total_time={{seconds}} -max_len=1300

@@ -41,6 +41,23 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
+    /// The folder of the server's files (the SQLite database). Default `data/` beside the
+    /// config file, or in the working folder without one.
+    pub data_dir: Option<PathBuf>,
+    /// The database (lua-api.md, "Persistence"): unset = SQLite `dlmp.sqlite` in
+    /// `data_dir`; `postgres://user@host/db` for PostgreSQL; `sqlite:PATH`;
+    /// `sqlite::memory:` (tests). ADR 0031.
+    pub database: Option<String>,
+    /// Database operations waiting at most; one more fails at once. Default 1024.
+    pub db_queue: usize,
+    /// Tests only: the script pass waits for the database's answers, so each callback
+    /// runs in the tick after its query.
+    #[serde(skip)]
+    pub db_wait_for_replies: bool,
+    /// Live sessions from one source IP (any port); a hello past it is refused as server
+    /// full (ADR 0018). Default 16, so a LAN party behind one address still fits; load tests
+    /// from 127.0.0.1 raise it.
+    pub max_sessions_per_ip: u16,
     /// The server's name in server browsers (query.md ServerInfo), at most 64 bytes.
     /// Default `dlmp server`. Reloadable.
     pub name: String,
@@ -72,6 +89,11 @@ impl Default for Config {
             script_memory_mb: 128,
             script_tick_budget_ms: 20,
             respawn_delay_ms: 3_000,
+            data_dir: None,
+            database: None,
+            db_queue: 1024,
+            db_wait_for_replies: false,
+            max_sessions_per_ip: 16,
             name: "dlmp server".into(),
             gamemode: String::new(),
             language: String::new(),
@@ -101,6 +123,13 @@ impl Config {
         Duration::from_millis(self.respawn_delay_ms)
     }
 
+    /// The data folder: `data_dir`, else `data/` in the working folder.
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("data"))
+    }
+
     /// One fixed tick.
     pub fn tick(&self) -> Duration {
         Duration::from_secs_f64(1.0 / f64::from(self.tick_hz.max(1)))
@@ -119,6 +148,11 @@ impl Config {
             Some(path) => Config::from_file(path)?,
             None => Config::default(),
         };
+        if config.data_dir.is_none()
+            && let Some(dir) = cli.config.as_deref().and_then(Path::parent)
+        {
+            config.data_dir = Some(dir.join("data"));
+        }
         if let Some(bind) = cli.bind {
             config.bind = bind;
         }
@@ -137,6 +171,9 @@ impl Config {
         if let Some(ms) = cli.respawn_delay_ms {
             config.respawn_delay_ms = ms;
         }
+        if let Some(n) = cli.max_sessions_per_ip {
+            config.max_sessions_per_ip = n;
+        }
         config.validate()?;
         Ok(config)
     }
@@ -148,6 +185,16 @@ impl Config {
         }
         if !(1..=1000).contains(&self.tick_hz) {
             return Err(ConfigError("tick_hz must be in 1..=1000".into()));
+        }
+        if let Err(e) = crate::db::DbTarget::from_config(self.database.as_deref(), &self.data_dir())
+        {
+            return Err(ConfigError(e.0));
+        }
+        if self.db_queue == 0 {
+            return Err(ConfigError("db_queue must be at least 1".into()));
+        }
+        if self.max_sessions_per_ip == 0 {
+            return Err(ConfigError("max_sessions_per_ip must be at least 1".into()));
         }
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
@@ -222,6 +269,9 @@ pub struct Cli {
     /// Least time dead before a respawn, ms [default: 3000].
     #[arg(long)]
     pub respawn_delay_ms: Option<u64>,
+    /// Live sessions from one IP [default: 16].
+    #[arg(long)]
+    pub max_sessions_per_ip: Option<u16>,
 }
 
 #[cfg(test)]
@@ -237,6 +287,7 @@ mod tests {
         assert!(c.resources.is_empty());
         assert_eq!(c.session_timeout(), Duration::from_secs(10));
         assert_eq!(c.respawn_delay(), Duration::from_secs(3));
+        assert_eq!(c.max_sessions_per_ip, 16);
     }
 
     #[test]
@@ -261,6 +312,8 @@ mod tests {
             "race",
             "--respawn-delay-ms",
             "5000",
+            "--max-sessions-per-ip",
+            "200",
         ]);
         let c = Config::from_cli(&cli).expect("valid");
         assert_eq!(c.bind.to_string(), "0.0.0.0:9000");
@@ -268,6 +321,32 @@ mod tests {
         assert_eq!(c.tick_hz, 60);
         assert_eq!(c.resources, ["freeroam", "race"]);
         assert_eq!(c.respawn_delay_ms, 5000);
+        assert_eq!(c.max_sessions_per_ip, 200);
+        assert_eq!(
+            c.data_dir,
+            Some(dir.join("data")),
+            "data/ beside the config file"
+        );
+        assert_eq!(Config::default().data_dir(), PathBuf::from("data"));
+    }
+
+    #[test]
+    fn database_settings_are_checked() {
+        let c: Config =
+            toml::from_str("database = \"postgres://u@h/db\"\ndb_queue = 8").expect("valid");
+        assert_eq!(
+            (c.database.as_deref(), c.db_queue),
+            (Some("postgres://u@h/db"), 8)
+        );
+        assert!(c.validate().is_ok());
+        let bad: Config = toml::from_str("database = \"mysql://h/db\"").expect("parses");
+        assert!(bad.validate().is_err());
+        let bad: Config = toml::from_str("db_queue = 0").expect("parses");
+        assert!(bad.validate().is_err());
+        assert!(
+            toml::from_str::<Config>("db_wait_for_replies = true").is_err(),
+            "not a TOML key"
+        );
     }
 
     #[test]

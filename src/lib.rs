@@ -1,8 +1,10 @@
 //! dlmp: a server for the DLMP protocol. The spec lives in `../shared/spec/`.
 
+pub mod bans;
 pub mod chat;
 pub mod config;
 pub mod console;
+pub mod db;
 pub mod harness;
 pub mod lane;
 pub mod logs;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bevy_app::{AppExit, ScheduleRunnerPlugin};
+use bevy_app::AppExit;
 use clap::Parser;
 use dlmp::config::{Cli, Config};
 use dlmp::console::{ConfigFile, ConsolePlugin};
@@ -14,7 +14,7 @@ use dlmp::logs;
 use dlmp::metrics::{self, MetricsPlugin, ServerMetrics};
 use dlmp::net::{self, NetConfig, NetStats};
 use dlmp::query::QueryPublisher;
-use dlmp::server::{Transport, build_app};
+use dlmp::server::{FixedStepRunner, Transport, build_app};
 use tracing::{error, info};
 
 fn main() -> ExitCode {
@@ -80,7 +80,9 @@ fn main() -> ExitCode {
         app.add_plugins(MetricsPlugin { metrics });
     }
     app.add_plugins((
-        ScheduleRunnerPlugin::run_loop(config.tick()),
+        FixedStepRunner {
+            tick: config.tick(),
+        },
         ConsolePlugin::stdin(),
     ));
     let exit = app.run();

@@ -940,3 +940,49 @@ fn lua_refuses_a_special_action_when_the_queue_lacks_room_for_the_clear() {
     let answer = h.packets::<ChatMessage>(a).pop().expect("the answer");
     assert_err(answer.text.as_str(), "set_special_action: queue full");
 }
+
+#[test]
+fn a_new_connection_starts_without_a_special_action_at_rev_0() {
+    let mut h = Harness::new();
+    let (a, b) = h.connect_pair_at(SPAWN);
+    confirm_life(&mut h, a);
+    order(
+        &mut h,
+        a,
+        AnimationOrder::SpecialAction(SpecialAction::Jetpack),
+    );
+    assert_eq!(h.packets::<SetSpecialAction>(a).len(), 1);
+    h.disconnect(a);
+    h.step();
+
+    // Alice again, on a new connection: no action, revision 0, without a packet.
+    let a = h.connect("alice");
+    h.step();
+    h.spawn(a, SPAWN);
+    assert_eq!(h.get::<Body>(a).special_action, SpecialAction::None);
+    assert_eq!(h.get::<FrameState>(a).special_rev, Revision(0));
+    assert!(h.packets::<SetSpecialAction>(a).is_empty());
+    assert!(h.is_shown(a, b));
+    // Her client still claims the jetpack of the previous connection and echoes its
+    // revision: the server's action stays none, and so does the relay.
+    let claim = Frame {
+        special_action: SpecialAction::Jetpack,
+        special_rev: Revision(1),
+        ..Frame::standing(SPAWN)
+    };
+    h.sync(a, 1, claim);
+    assert_eq!(h.get::<Body>(a).special_action, SpecialAction::None);
+    let relay = h.packets::<RemotePlayerSync>(b).pop().expect("a relay");
+    assert_eq!(relay.frame.special_action, SpecialAction::None);
+    // The connection's first SetSpecialAction is revision 1.
+    order(
+        &mut h,
+        a,
+        AnimationOrder::SpecialAction(SpecialAction::Phone),
+    );
+    let sent = h.packets::<SetSpecialAction>(a);
+    assert_eq!(
+        (sent.len(), sent[0].action, sent[0].rev),
+        (1, SpecialAction::Phone, Revision(1))
+    );
+}

@@ -619,7 +619,7 @@ fn lua_refuses_bad_cameras_with_clear_errors() {
         ),
         (
             "p:set_camera_fixed(100001, 2, 3, 1, 2, 3)",
-            "error set_camera_fixed: pos coordinate 100001 is outside -100000..=100000",
+            "error set_camera_fixed: x 100001 is outside -100000..=100000",
         ),
         (
             "p:set_camera_fixed(1, 2, 3, 4, 5, 6, 60001)",

@@ -2,6 +2,7 @@
 //! packet, decode then encode gives back the same bytes (so encode then decode is the
 //! identity on valid packets).
 
+use dlmp::protocol::bundle::{self, BUNDLE_ID, Bundle, Packer, ServerDatagram};
 use dlmp::protocol::sample;
 use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket};
 use proptest::prelude::*;
@@ -19,6 +20,28 @@ fn round_trip_if_valid(dir: Direction, bytes: &[u8]) -> Result<bool, TestCaseErr
                 .map_err(|e| TestCaseError::fail(format!("{e}")))?;
             prop_assert_eq!(&buf[..n], bytes);
             prop_assert_eq!(ClientPacket::decode(&buf[..n]), Ok(p));
+        }
+        Direction::ServerToClient if bytes.first() == Some(&BUNDLE_ID) => {
+            let Ok(parsed) = Bundle::parse(bytes) else {
+                return Ok(false);
+            };
+            // An inner packet that fails decoding is dropped alone; each valid one
+            // re-encodes to its own bytes, and a bundle of valid ones to the bundle.
+            let mut valid = Vec::new();
+            for inner in parsed.iter() {
+                if let Ok(p) = ServerPacket::decode(inner) {
+                    let n = p
+                        .encode(&mut buf)
+                        .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+                    prop_assert_eq!(&buf[..n], inner);
+                    valid.push(p);
+                }
+            }
+            if valid.len() < parsed.count() {
+                return Ok(false);
+            }
+            let again = bundle::to_bytes(&valid).ok();
+            prop_assert_eq!(again.as_deref(), Some(bytes));
         }
         Direction::ServerToClient => {
             let Ok(p) = ServerPacket::decode(bytes) else {
@@ -67,6 +90,9 @@ proptest! {
     fn decode_never_panics_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..1300)) {
         let _ = ClientPacket::decode(&bytes);
         let _ = ServerPacket::decode(&bytes);
+        if let Ok(d) = ServerDatagram::decode(&bytes) {
+            let _ = d.packets().count();
+        }
     }
 
     #[test]
@@ -81,6 +107,64 @@ proptest! {
     fn a_valid_packet_re_encodes_to_its_own_bytes((dir, bytes) in mutated()) {
         round_trip_if_valid(dir, &bytes)?;
     }
+
+    #[test]
+    fn a_bundle_frame_of_arbitrary_lengths_never_panics(
+        count in any::<u8>(),
+        frames in prop::collection::vec((any::<u16>(), prop::collection::vec(any::<u8>(), 0..64)), 0..40),
+    ) {
+        let mut bytes = vec![BUNDLE_ID, count];
+        for (len, body) in frames {
+            bytes.extend_from_slice(&(len % 80).to_le_bytes());
+            bytes.extend(body);
+        }
+        if let Ok(d) = ServerDatagram::decode(&bytes) {
+            let _ = d.packets().count();
+        }
+    }
+
+    #[test]
+    fn packed_packets_unpack_in_order_into_as_few_datagrams_as_fit(picks in prop::collection::vec(any::<prop::sample::Index>(), 0..600)) {
+        let pool = bundleable_samples();
+        let sent: Vec<Vec<u8>> = picks.iter().map(|i| pool[i.index(pool.len())].clone()).collect();
+        let mut datagrams: Vec<Vec<u8>> = Vec::new();
+        let mut packer = Packer::new();
+        for p in &sent {
+            packer.add(p, |d| datagrams.push(d.to_vec()));
+        }
+        packer.finish(|d| datagrams.push(d.to_vec()));
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        let mut sizes = Vec::new();
+        for d in &datagrams {
+            prop_assert!(d.len() <= MAX_DATAGRAM);
+            match ServerDatagram::decode(d).map_err(|e| TestCaseError::fail(format!("{e}")))? {
+                ServerDatagram::Single(_) => got.push(d.clone()),
+                ServerDatagram::Bundle(b) => got.extend(b.iter().map(<[u8]>::to_vec)),
+            }
+            sizes.push(d.len());
+        }
+        prop_assert_eq!(&got, &sent);
+        // Greedy: the first packet of each datagram would not have fitted the one before.
+        let mut at = 0;
+        for (i, d) in datagrams.iter().enumerate() {
+            let n = Bundle::parse(d).map_or(1, |b| b.count());
+            if i > 0 {
+                let prev = sizes[i - 1];
+                let prev_len = if prev == sent[at - 1].len() { prev + 4 } else { prev };
+                prop_assert!(prev_len + 2 + sent[at].len() > MAX_DATAGRAM);
+            }
+            at += n;
+        }
+    }
+}
+
+/// Every fixture of a Server → Client packet that may travel in a bundle.
+fn bundleable_samples() -> Vec<Vec<u8>> {
+    samples()
+        .into_iter()
+        .filter(|(dir, bytes)| *dir == Direction::ServerToClient && bundle::bundleable(bytes[0]))
+        .map(|(_, bytes)| bytes)
+        .collect()
 }
 
 #[test]

@@ -10,7 +10,7 @@ use dlmp::net::DropReason;
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::handshake::{
-    ConnectRefused, LeaveReason, RefuseReason, ServerDisconnect, ServerHello,
+    ConnectRefused, LeaveReason, Protocol, RefuseReason, ServerDisconnect, ServerHello,
 };
 use dlmp::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use dlmp::protocol::ids::{EventId, PlayerId, SessionToken};
@@ -71,7 +71,8 @@ fn refused(
 }
 
 #[rstest]
-#[case::wrong_protocol("carl", 2, RefuseReason::WrongProtocol)]
+#[case::wrong_protocol("carl", 3, RefuseReason::WrongProtocol)]
+#[case::protocol_0("carl", 0, RefuseReason::WrongProtocol)]
 #[case::short_name("cj", 1, RefuseReason::InvalidName)]
 #[case::bad_character("c j", 1, RefuseReason::InvalidName)]
 #[case::name_in_use("ALICE", 1, RefuseReason::NameInUse)]
@@ -460,6 +461,9 @@ fn hellos_of_the_same_tick_get_each_others_player_join() {
     let (hello_a, hello_b) = (h.client_hello(a, "alice"), h.client_hello(b, "bob"));
     h.send(a, hello_a);
     h.send(b, hello_b);
+    h.step();
+    h.prove(a);
+    h.prove(b);
     h.steps(2);
     assert_eq!(h.packets::<ServerHello>(a).len(), 1);
     assert_eq!(h.packets::<ServerHello>(b).len(), 1);
@@ -488,6 +492,7 @@ fn the_514th_player_can_connect() {
     assert_eq!(h.packets::<ServerHello>(late).len(), 1);
     assert!(h.packets::<ServerDisconnect>(late).is_empty());
     assert_eq!(h.world().resource::<PlayerIndex>().len(), 514);
+    h.prove(late);
     // The roster snapshot is paced through the lane and arrives whole, in slot order.
     h.steps(40);
     let joins = h.packets::<PlayerJoin>(late);
@@ -531,4 +536,331 @@ fn a_rename_sends_the_nametag_to_the_player() {
         ("alicia", 0x00FF_0000)
     );
     assert_eq!(tags[0].id, h.player_id(a));
+}
+
+// Hardening (issue 10): amplification, "server full" from one host, inbound floods,
+// the Disconnect burst's spacing. ADR 0018 and 0019.
+
+/// The packets of the client's wire that are not ServerHello.
+fn besides_server_hello(h: &Harness, c: dlmp::harness::ClientId) -> Vec<&'static str> {
+    h.wire(c)
+        .iter()
+        .filter(|p| !matches!(p, ServerPacket::ServerHello(_)))
+        .map(ServerPacket::name)
+        .collect()
+}
+
+#[test]
+fn a_silent_session_is_sent_its_server_hello_and_nothing_else_until_it_times_out() {
+    let mut h = Harness::new();
+    let players: Vec<_> = (0..20)
+        .map(|i| h.connect(&format!("player{i:02}")))
+        .collect();
+    let (bytes_in, bytes_out) = (
+        h.stats().unproven_received_bytes(),
+        h.stats().unproven_sent_bytes(),
+    );
+    let silent = h.add_client();
+    let hello = h.client_hello(silent, "silent");
+    // The client resends its hello every 500 ms, as an unanswered one would.
+    for _ in 0..4 {
+        h.send(silent, hello.clone());
+        h.advance(Duration::from_millis(500));
+    }
+    h.chat(players[0], "a line for everyone");
+    h.advance(Duration::from_secs(9));
+    assert_eq!(
+        h.packets::<ServerHello>(silent).len(),
+        4,
+        "each hello answered"
+    );
+    assert_eq!(besides_server_hello(&h, silent), Vec::<&str>::new());
+    // It timed out as usual; the others saw it come and go.
+    let leaves = h.packets::<PlayerLeave>(players[1]);
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(leaves[0].reason, LeaveReason::Timeout);
+    assert_eq!(h.world().resource::<PlayerIndex>().len(), 20);
+    // What went to the unproven address is what it was answered: 36 bytes a 64-byte hello.
+    let stats = h.stats();
+    assert_eq!(stats.unproven_received_bytes() - bytes_in, 4 * 64);
+    assert_eq!(stats.unproven_sent_bytes() - bytes_out, 4 * 36);
+    assert!(stats.unproven_sent_bytes() <= stats.unproven_received_bytes());
+}
+
+#[test]
+fn what_a_session_is_sent_before_its_proof_waits_and_arrives_in_order() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let late = h.add_client();
+    let hello = h.client_hello(late, "latecomer");
+    h.send(late, hello);
+    h.step();
+    h.chat(a, "welcome");
+    h.steps(5);
+    assert_eq!(besides_server_hello(&h, late), Vec::<&str>::new());
+    h.prove(late);
+    h.steps(3);
+    assert_eq!(h.packets::<PlayerJoin>(late).len(), 1, "alice's join, held");
+    assert_eq!(h.chat_lines(late), ["alice: welcome"]);
+    let events: Vec<_> = h
+        .received(late)
+        .iter()
+        .filter_map(ServerPacket::event_id)
+        .collect();
+    assert_eq!(events, [EventId(1), EventId(2)]);
+}
+
+#[test]
+fn fifty_sockets_of_one_host_cannot_take_the_slots_of_a_fifty_player_server() {
+    let mut h = Harness::with_config(Config {
+        max_players: 50,
+        session_timeout_ms: 60_000,
+        ..config()
+    });
+    let ip: std::net::IpAddr = "127.9.9.9".parse().expect("an ip");
+    let attackers: Vec<_> = (0..50).map(|_| h.add_client_at(ip)).collect();
+    // Every socket says hello every tick for 5 s and proves every session it gets.
+    for tick in 0..250 {
+        for (i, &c) in attackers.iter().enumerate() {
+            if h.token(c) == SessionToken(0) {
+                let hello = h.client_hello(c, &format!("bot{i:02}"));
+                h.send(c, hello);
+            } else if tick % 10 == 0 {
+                h.prove(c);
+            }
+        }
+        h.step();
+        let sessions = h
+            .world()
+            .resource::<SessionState>()
+            .sessions
+            .count_at_ip(ip);
+        // At most 4 hellos a second from the IP, the first second included.
+        assert!(
+            sessions <= 4 * (tick / 50 + 1),
+            "{sessions} sessions at tick {tick}"
+        );
+    }
+    let state = &h.world().resource::<SessionState>().sessions;
+    assert_eq!(state.count_at_ip(ip), 16, "the per-IP cap");
+    let real = h.connect("real_player");
+    assert!(
+        h.world()
+            .resource::<PlayerIndex>()
+            .get(h.player_id(real))
+            .is_some()
+    );
+    assert!(h.stats().drops(DropReason::RateLimited) > 0);
+    let refusals: usize = attackers
+        .iter()
+        .map(|&c| h.packets::<ConnectRefused>(c).len())
+        .sum();
+    assert!(refusals > 0, "the cap is answered with reason 0");
+    assert!(attackers.iter().all(|&c| {
+        h.packets::<ConnectRefused>(c)
+            .iter()
+            .all(|r| r.reason == RefuseReason::ServerFull)
+    }));
+}
+
+#[test]
+fn spoofed_hellos_fill_at_most_a_quarter_of_the_slots() {
+    let mut h = Harness::with_config(Config {
+        max_players: 40,
+        ..config()
+    });
+    // 40 hosts say hello and never prove (their answers go to someone else).
+    let spoofed: Vec<_> = (0..40).map(|_| h.add_client()).collect();
+    for (i, &c) in spoofed.iter().enumerate() {
+        let hello = h.client_hello(c, &format!("spoof{i:02}"));
+        h.send(c, hello);
+    }
+    h.step();
+    let state = &h.world().resource::<SessionState>().sessions;
+    assert_eq!((state.len(), state.unproven()), (10, 10));
+    let refused = spoofed
+        .iter()
+        .filter(|&&c| h.packets::<ConnectRefused>(c).len() == 1)
+        .count();
+    assert_eq!(refused, 30);
+    // The other 30 slots stay free for real players: one that was in keeps playing, and
+    // once the unproven sessions time out (no Disconnect goes to them) newcomers get in.
+    h.advance(Duration::from_secs(11));
+    let state = &h.world().resource::<SessionState>().sessions;
+    assert_eq!((state.len(), state.unproven()), (0, 0));
+    assert!(spoofed.iter().all(|&c| {
+        besides_server_hello(&h, c)
+            .iter()
+            .all(|&name| name == "ConnectRefused")
+    }));
+    h.connect("real_player");
+}
+
+#[test]
+fn a_flood_from_one_session_is_dropped_then_kicked_naming_the_player() {
+    let mut h = Harness::new();
+    let flooder = h.connect("flooder");
+    let watcher = h.connect("watcher");
+    let ack = |h: &Harness| dlmp::protocol::connection::lane::ClientAck {
+        session_token: h.token(flooder),
+        event_id: EventId(0),
+    };
+    // 3000 acks a second: a tenth of the attack that was never limited.
+    for _ in 0..100 {
+        for _ in 0..60 {
+            let a = ack(&h);
+            h.send(flooder, a);
+        }
+        h.step();
+    }
+    assert!(h.stats().drops(DropReason::OverBudget) > 0);
+    let leaves = h.packets::<PlayerLeave>(watcher);
+    assert_eq!(leaves.len(), 1, "kicked");
+    assert_eq!(
+        (leaves[0].id, leaves[0].reason),
+        (h.player_id(flooder), LeaveReason::Kicked)
+    );
+    h.advance(Duration::from_millis(200));
+    let bye = h.packets::<ServerDisconnect>(flooder);
+    assert_eq!(bye.len(), 3);
+    assert!(bye.iter().all(|d| d.reason == LeaveReason::Kicked));
+}
+
+#[test]
+fn a_client_at_the_rates_the_pages_allow_is_never_limited() {
+    let mut h = Harness::with_config(Config {
+        session_timeout_ms: 60_000,
+        ..config()
+    });
+    let a = h.connect("busy");
+    let b = h.connect("other");
+    let drops_before = h.stats().total_drops();
+    // 6 datagrams a tick at 50 Hz: 300 a second (frames, vehicle frames, acks), for 10 s.
+    for _ in 0..500 {
+        for _ in 0..6 {
+            let ack = dlmp::protocol::connection::lane::ClientAck {
+                session_token: h.token(a),
+                event_id: EventId(0),
+            };
+            h.send(a, ack);
+        }
+        h.step();
+    }
+    assert_eq!(h.stats().drops(DropReason::OverBudget), 0);
+    assert_eq!(h.stats().total_drops(), drops_before);
+    assert!(h.packets::<PlayerLeave>(b).is_empty());
+}
+
+/// The ticks (since the first) at which the client got each ServerDisconnect.
+fn disconnect_times(h: &mut Harness, c: dlmp::harness::ClientId, ticks: usize) -> Vec<Duration> {
+    let mut times = Vec::new();
+    let mut seen = 0;
+    for _ in 0..ticks {
+        h.step();
+        let now = h.packets::<ServerDisconnect>(c).len();
+        for _ in seen..now {
+            times.push(h.now());
+        }
+        seen = now;
+    }
+    times
+}
+
+#[rstest]
+#[case::ticks_of_10_ms(100, [0, 50, 100])]
+#[case::ticks_of_20_ms(50, [0, 60, 100])]
+fn the_three_disconnects_are_50_ms_apart(#[case] tick_hz: u16, #[case] expected_ms: [u64; 3]) {
+    let mut h = Harness::with_config(Config {
+        tick_hz,
+        ..config()
+    });
+    let a = h.connect("alice");
+    h.set_auto_ack(a, false);
+    let times = disconnect_times(&mut h, a, usize::from(tick_hz) * 12);
+    assert_eq!(times.len(), 3, "three copies");
+    let apart: Vec<u64> = times
+        .iter()
+        .map(|t| (*t - times[0]).as_millis() as u64)
+        .collect();
+    // Copy i leaves at the first tick at or after i × 50 ms.
+    assert_eq!(apart, expected_ms);
+}
+
+#[test]
+fn a_new_nonce_from_a_proven_address_counts_its_bytes_like_any_unproven_hello() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let (bytes_in, bytes_out) = (
+        h.stats().unproven_received_bytes(),
+        h.stats().unproven_sent_bytes(),
+    );
+    let mut hello = h.client_hello(a, "alice");
+    hello.nonce ^= 0xFFFF;
+    h.send(a, hello);
+    h.step();
+    assert_eq!(h.packets::<ServerHello>(a).len(), 2, "a new session");
+    assert_eq!(h.stats().unproven_received_bytes() - bytes_in, 64);
+    assert_eq!(h.stats().unproven_sent_bytes() - bytes_out, 36);
+    assert!(
+        matches!(h.wire(a).last(), Some(ServerPacket::ServerHello(_))),
+        "the new, unproven session is sent nothing after it"
+    );
+}
+
+#[test]
+fn client_packets_go_through_the_network_threads_decoder_as_bytes() {
+    use dlmp::protocol::ErrorKind;
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    h.clear(b);
+    // Arbitrary bytes: an unknown id and a truncated ack.
+    h.send_raw(a, b"\xEEnot a packet");
+    let ack = dlmp::protocol::connection::lane::ClientAck {
+        session_token: h.token(a),
+        event_id: EventId(0),
+    };
+    let mut bytes = ack.to_bytes().expect("valid");
+    bytes.pop();
+    h.send_raw(a, &bytes);
+    // A typed packet that breaks its page (a control character in chat) is sent as the
+    // bytes a bad client would send, and the decoder drops it.
+    let chat = dlmp::protocol::connection::chat::ClientChat {
+        session_token: h.token(a),
+        event_id: EventId(1),
+        text: dlmp::protocol::connection::chat::ChatText::new("bell\u{7}").expect("fits"),
+    };
+    h.send(a, chat);
+    h.steps(2);
+    let stats = h.stats();
+    assert_eq!(stats.drops(DropReason::Decode(ErrorKind::UnknownPacket)), 1);
+    assert_eq!(stats.drops(DropReason::Decode(ErrorKind::Length)), 1);
+    assert_eq!(stats.drops(DropReason::Decode(ErrorKind::Text)), 1);
+    assert!(h.chat_lines(b).is_empty(), "nothing reached the game");
+    // The next line with the same event id is the first the server applies.
+    h.chat(a, "hello");
+    h.steps(2);
+    assert_eq!(h.chat_lines(b), ["alice: hello"]);
+}
+#[rstest]
+#[case::protocol_1(1, Protocol::Single)]
+#[case::protocol_2(2, Protocol::Bundles)]
+fn a_hello_of_protocol_1_or_2_is_accepted_and_its_protocol_remembered(
+    #[case] version: u16,
+    #[case] protocol: Protocol,
+) {
+    let mut h = Harness::new();
+    let c = h.add_client();
+    let mut hello = h.client_hello(c, "carl");
+    hello.protocol = version;
+    h.send(c, hello);
+    h.step();
+    assert_eq!(h.packets::<ServerHello>(c).len(), 1);
+    let id = h.player_id(c);
+    let conn = connection(&mut h, id);
+    assert_eq!(
+        conn.get::<Connection>().map(Connection::protocol),
+        Some(protocol)
+    );
 }

@@ -610,7 +610,7 @@ fn lua_refusals_are_errors_naming_the_rule() {
         ),
         (
             "p:set_position(9000, 0, 0)",
-            "set_position: the point is outside the world (|x|, |y| <= 6000, z -200..=4000)",
+            "set_position: x 9000 is outside the world (-6000..=6000)",
         ),
         (
             "p:set_position(1, 2, 3, 256)",
@@ -626,7 +626,11 @@ fn lua_refusals_are_errors_naming_the_rule() {
         ),
         (
             "p:set_velocity(0, 0, 101)",
-            "set_velocity: speed 101.0 m/s is above 100 m/s",
+            "set_velocity: z 101 is outside -100..=100",
+        ),
+        (
+            "p:set_velocity(80, 0, 80)",
+            "set_velocity: speed 113.1 m/s is above 100 m/s",
         ),
         (
             "p:set_gravity(0.2)",

@@ -66,7 +66,7 @@ fn every_fixture_file_has_a_table_entry_and_every_entry_a_file() {
 
 #[test]
 fn every_packet_type_has_a_fixture_and_every_fixture_a_packet_type() {
-    use dlmp::protocol::{ClientPacket, Direction, ServerPacket};
+    use dlmp::protocol::{ClientPacket, Direction, ServerPacket, bundle};
     let typed: BTreeSet<(Direction, u8, &str)> = ClientPacket::PACKETS
         .iter()
         .map(|&(id, name)| (Direction::ClientToServer, id, name))
@@ -75,6 +75,8 @@ fn every_packet_type_has_a_fixture_and_every_fixture_a_packet_type() {
                 .iter()
                 .map(|&(id, name)| (Direction::ServerToClient, id, name)),
         )
+        // The bundle is a framing of several packets, not a dispatched type (connection.md §1).
+        .chain([(Direction::ServerToClient, bundle::BUNDLE_ID, bundle::NAME)])
         .collect();
     // The query packets (query.md) are answered before the dispatch enums.
     let fixtured: BTreeSet<(Direction, u8, &str)> = sample::all()
@@ -92,12 +94,23 @@ fn every_packet_type_has_a_fixture_and_every_fixture_a_packet_type() {
 
 #[test]
 fn every_fixture_decodes_through_its_direction_enum() {
-    use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket};
+    use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket, bundle};
     for s in sample::all()
         .into_iter()
         .filter(|s| !QUERY_IDS.contains(&s.id()))
     {
         let bytes = std::fs::read(fixtures_dir().join(s.file())).expect("fixture file");
+        if s.id() == bundle::BUNDLE_ID {
+            // Not a packet of the enum: every inner packet decodes through it instead.
+            let parsed = bundle::Bundle::parse(&bytes).expect("the bundle fixture parses");
+            for inner in parsed.iter() {
+                let p = ServerPacket::decode(inner).unwrap_or_else(|e| panic!("{}: {e}", s.file()));
+                let mut buf = [0u8; MAX_DATAGRAM];
+                let n = p.encode(&mut buf).expect("re-encodes");
+                assert_eq!(&buf[..n], inner, "{}", s.file());
+            }
+            continue;
+        }
         let mut buf = [0u8; MAX_DATAGRAM];
         let n = match s.direction() {
             Direction::ClientToServer => {

@@ -6,6 +6,7 @@
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::frame::movement::PhysicsCommand;
 use dlmp::player::frame::{FrameDrops, FrameState};
+use dlmp::player::physics::SetBodyGravity;
 use dlmp::player::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState,
     Team, Viewers,
@@ -13,6 +14,7 @@ use dlmp::player::{
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
 use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::physics::SetGravity;
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -200,13 +202,13 @@ fn frames_are_dropped_until_the_connect_spawn_is_granted() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    h.spawn_at(b, SPAWN);
+    h.spawn(b, SPAWN);
     h.sync(a, 1, frame());
     assert!(relays(&h, b).is_empty());
     assert_eq!(h.world().resource::<FrameDrops>().not_spawned, 1);
     assert_eq!(h.get::<LastFrame>(a).seq, None);
 
-    h.spawn_at(a, SPAWN);
+    h.spawn(a, SPAWN);
     assert!(!h.get::<SpawnState>(a).confirmed);
     let mut dead = frame();
     dead.alive = false;
@@ -245,7 +247,7 @@ fn frames_go_only_to_the_subjects_viewers() {
     let (mut h, a, b) = two();
     let c = h.connect("carol");
     h.step();
-    h.spawn_at(c, SPAWN);
+    h.spawn(c, SPAWN);
     h.with::<Scope>(c, |s| s.virtual_world = 7);
     h.sync(a, 1, frame());
     assert_eq!(relays(&h, b).len(), 1);
@@ -257,25 +259,72 @@ fn frames_go_only_to_the_subjects_viewers() {
 }
 
 #[test]
-fn a_dead_players_position_is_not_taken() {
+fn a_dead_players_position_and_pose_are_not_taken() {
     let (mut h, a, b) = two();
-    h.with::<Life>(a, |l| l.alive = false);
-    let mut f = frame();
-    f.pos = Vec3::new(105.0, 200.0, 10.0);
-    h.sync(a, 1, f);
+    let living = Frame {
+        yaw: 90.0,
+        ducked: true,
+        move_state: MoveState::Run,
+        ..frame()
+    };
+    h.sync(a, 1, living);
+    h.die(a);
+    let dead = Frame {
+        pos: Vec3::new(105.0, 200.0, 10.0),
+        yaw: 270.0,
+        ducked: false,
+        move_state: MoveState::Sprint,
+        alive: false,
+        ..frame()
+    };
+    h.sync(a, 2, dead);
+    assert_eq!(h.get::<Position>(a).0, SPAWN);
+    let r = last_relay(&h, b);
+    assert_eq!(r.seq, Seq(2), "the dead frame's relay");
+    let r = r.frame;
+    assert_eq!(
+        (r.pos, r.alive),
+        (SPAWN, false),
+        "the server's last position"
+    );
+    assert_eq!(
+        (r.yaw, r.ducked, r.move_state),
+        (90.0, true, MoveState::Run),
+        "the pose of the last living frame (player.md, Admission)"
+    );
+}
+
+#[test]
+fn a_frame_that_says_dead_moves_and_turns_no_living_player() {
+    let (mut h, a, b) = two();
+    let claim = Frame {
+        pos: Vec3::new(105.0, 200.0, 10.0),
+        yaw: 270.0,
+        ducked: true,
+        move_state: MoveState::Sprint,
+        alive: false,
+        ..frame()
+    };
+    // Alive on the server, dead in the frame: neither the position nor the pose is taken.
+    h.sync(a, 1, claim);
     assert_eq!(h.get::<Position>(a).0, SPAWN);
     let r = last_relay(&h, b).frame;
-    assert_eq!(r.pos, SPAWN, "the server's last position");
-    assert!(!r.alive);
-
-    // Alive on the server, dead in the frame: not taken either.
-    h.with::<Life>(a, |l| l.alive = true);
-    f.alive = false;
-    h.sync(a, 2, f);
-    assert_eq!(h.get::<Position>(a).0, SPAWN);
-    f.alive = true;
-    h.sync(a, 3, f);
-    assert_eq!(h.get::<Position>(a).0, f.pos);
+    assert_eq!((r.pos, r.alive), (SPAWN, true));
+    assert_eq!(
+        (r.yaw, r.ducked, r.move_state),
+        (0.0, false, MoveState::Unset)
+    );
+    let living = Frame {
+        alive: true,
+        ..claim
+    };
+    h.sync(a, 2, living);
+    assert_eq!(h.get::<Position>(a).0, living.pos);
+    let r = last_relay(&h, b).frame;
+    assert_eq!(
+        (r.yaw, r.ducked, r.move_state),
+        (270.0, true, MoveState::Sprint)
+    );
 }
 
 #[test]
@@ -510,6 +559,47 @@ fn a_jetpack_may_hover() {
     assert_eq!(h.get::<Position>(a).0, SPAWN);
 }
 
+#[rstest::rstest]
+#[case::none(0.0)]
+#[case::upward(-0.002)]
+fn at_gravity_0_or_below_a_body_hovers_without_limit_but_rises_at_most_12_5_m_s(
+    #[case] gravity: f32,
+) {
+    let (mut h, a, b) = two();
+    h.sync(a, 1, frame());
+    let message = SetBodyGravity {
+        player: h.entity(a),
+        gravity,
+    };
+    h.world_mut().write_message(message);
+    h.step();
+    let sent = h.packets::<SetGravity>(a);
+    assert_eq!((sent.len(), sent[0].gravity), (1, gravity));
+    let mut f = frame();
+    f.on_ground = false;
+    f.physics_rev = sent[0].rev;
+    // 10 s holding its height: past the 4 s of the game's gravity, it is not brought
+    // down (player.md, physics_rev: "at g <= 0 hovering is unlimited").
+    let next = fly(&mut h, a, f, 2, 10);
+    assert_eq!(h.get::<Body>(a).gravity, gravity, "the echo took it");
+    assert_eq!(h.get::<Position>(a).0, SPAWN);
+    assert_eq!(last_relay(&h, b).frame.pos, SPAWN);
+    // A rise of 20 m in about 0.1 s is held to 12.5 m/s ("the rise is held"): that
+    // speed over the interval, the slack and 0.25 s of carried allowance, about 5 m.
+    let mut up = f;
+    up.pos = Vec3::new(SPAWN.x, SPAWN.y, SPAWN.z + 20.0);
+    h.sync(a, next, up);
+    let z = h.get::<Position>(a).0.z - SPAWN.z;
+    assert!(z > 3.0 && z < 6.0, "rose {z} m");
+
+    // At the game's gravity the same hover is brought down.
+    let (mut h, a, _) = two();
+    h.sync(a, 1, frame());
+    f.physics_rev = Revision(0);
+    fly(&mut h, a, f, 2, 10);
+    assert!(h.get::<Position>(a).0.z < SPAWN.z - 1.0);
+}
+
 #[test]
 fn a_gravity_echo_reaches_the_relay() {
     let (mut h, a, b) = two();
@@ -692,9 +782,9 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
         i.clip = 7;
     });
 
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     assert!(reload(&mut h, f).is_empty(), "frozen");
-    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.freeze(a, false);
 
     h.with::<Body>(a, |b| b.paused = true);
     let mut paused = f;
@@ -714,7 +804,7 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
 #[test]
 fn state_and_interior_changes_come_from_the_server_pass() {
     let (_s, mut h, a) = scripted("state");
-    h.with::<Life>(a, |l| l.alive = false);
+    h.die(a);
     h.steps(4);
     assert_eq!(h.take_chat_lines(a), ["state dead on_foot"]);
 
@@ -763,7 +853,7 @@ fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
 #[test]
 fn a_frozen_player_keeps_no_keys_and_stays_near_its_anchor() {
     let (mut h, a, b) = two();
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     let mut f = frame();
     f.keys = Keys::FORWARD;
     f.pos = Vec3::new(100.0, 210.0, 9.0);
@@ -784,7 +874,7 @@ fn death_releases_the_keys_on_the_next_server_pass() {
     h.sync(a, 1, f);
     assert_eq!(h.take_chat_lines(a), ["key aim true"]);
     h.steps(3);
-    h.with::<Life>(a, |l| l.alive = false);
+    h.die(a);
     h.steps(4);
     assert_eq!(
         h.take_chat_lines(a),
@@ -801,7 +891,7 @@ fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_no
     h.sync(a, 1, f);
     assert_eq!(h.take_chat_lines(a), ["key forward true", "key aim true"]);
     h.steps(3);
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     h.steps(4);
     assert_eq!(
         h.take_chat_lines(a),
@@ -809,7 +899,7 @@ fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_no
         "once, without a frame"
     );
     assert_eq!(h.get::<Body>(a).keys, Keys::NONE);
-    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.freeze(a, false);
     h.steps(4);
     assert!(
         h.take_chat_lines(a).is_empty(),
@@ -849,7 +939,7 @@ fn aim_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
     let mut fb = frame();
     fb.pos = Vec3::new(115.0, 200.0, 10.0);
     h.sync(b, 1, fb);
-    h.show(b, a);
+    assert!(h.is_shown(b, a), "15 m apart: streaming shows Bob");
     h.take_chat_lines(a);
     (s, h, a, b)
 }
@@ -870,6 +960,7 @@ fn an_aim_target_is_accepted_near_the_camera_ray_and_checked_again_on_reading() 
     h.sync(a, 1, f);
     assert_eq!(target(&mut h), ["target bob"], "on the ray");
 
+    // A hide and a show with no move between them: nothing but a write produces them.
     h.with::<Viewers>(b, |v| v.0.clear());
     assert_eq!(target(&mut h), ["target none"], "no longer shown");
     h.show(b, a);
@@ -914,7 +1005,7 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
     h.sync(a, 1, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
 
-    h.with::<Life>(b, |l| l.alive = false);
+    h.die(b);
     assert_eq!(
         target_of(&mut h, a),
         ["target none"],
@@ -926,16 +1017,17 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
         ["target none"],
         "a dead target is refused"
     );
-    h.with::<Life>(b, |l| l.alive = true);
+    h.respawn(b);
+    h.live(b);
     h.sync(a, 3, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
 
     // The chat limit: five lines a second.
     h.advance(std::time::Duration::from_secs(1));
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     h.sync(a, 4, f);
     assert_eq!(target_of(&mut h, a), ["target none"], "a frozen sender");
-    h.with::<FrameState>(a, |s| s.frozen = None);
+    h.freeze(a, false);
     h.sync(a, 5, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
 
@@ -949,7 +1041,7 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
     h.steps(4);
     assert_eq!(h.player_id(c), h.player_id(b), "the slot is reused");
     assert!(h.get::<Life>(c).alive);
-    h.show(c, a);
+    assert!(h.is_shown(c, a));
     h.take_chat_lines(a);
     assert_eq!(target_of(&mut h, a), ["target none"]);
 }
@@ -982,7 +1074,7 @@ fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
 #[test]
 fn a_frozen_player_rises_at_most_3_m_above_its_anchor_and_falls_free() {
     let (mut h, a, b) = two();
-    h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+    h.freeze(a, true);
     let mut f = frame();
     f.pos = Vec3::new(100.0, 202.0, 11.5);
     f.vel = Vec3::new(0.0, 0.0, 0.1);

@@ -263,3 +263,45 @@ fn anim_plays_a_named_animation_and_stop_clears_it() {
     );
     assert_eq!(h.script_host().errors(), 0);
 }
+
+#[test]
+fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.steps(2);
+    assert_eq!(
+        h.get::<dlmp::player::Hud>(a).money,
+        500,
+        "a new account's money"
+    );
+    let saved = Vec3::new(100.0, -250.0, 12.5);
+    h.spawn_at(a, saved);
+    say(&mut h, a, "/skin 230");
+    h.with::<dlmp::player::Hud>(a, |hud| hud.money = 1234);
+    h.advance(std::time::Duration::from_secs(2));
+    h.disconnect(a);
+    h.steps(3);
+
+    let again = h.connect("alice");
+    let mut lines = Vec::new();
+    for _ in 0..50 {
+        lines = h.chat_lines(again);
+        if lines.iter().any(|l| l.starts_with("Welcome back")) {
+            break;
+        }
+        h.step();
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "Welcome back, alice: your money, skin and position are restored."),
+        "{lines:?}"
+    );
+    assert_eq!(h.get::<dlmp::player::Hud>(again).money, 1234);
+    let spawn = request_spawn(&mut h, again);
+    assert_eq!(
+        (spawn.spawn.x, spawn.spawn.y, spawn.spawn.z),
+        (100.0, -250.0, 12.5)
+    );
+    assert_eq!(spawn.skin, 230);
+}

@@ -5,14 +5,13 @@
 use std::collections::VecDeque;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::frame::FrameState;
 use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShot, RecentShots};
 use dlmp::player::{Ledger, Life, Position, Scope, Team, Viewers};
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
 use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
-use dlmp::protocol::player::sync::{Frame, PlayerSync};
+use dlmp::protocol::player::sync::{Frame, PlayerSync, RemotePlayerSync};
 use dlmp::session::Player;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -155,7 +154,8 @@ fn a_ledger_death_commits_with_player_wasted_to_viewers_not_the_victim() {
     h.clear(a);
     h.clear(b);
     damage(&mut h, a, 1, None, 54, 150.0);
-    h.steps(2);
+    // Committed in the tick the report arrives, PlayerWasted sent in it (rule 4).
+    h.step();
     assert!(!h.get::<Life>(a).alive);
     let wasted = h.packets::<PlayerWasted>(b);
     assert_eq!(wasted.len(), 1);
@@ -180,7 +180,7 @@ fn player_wasted_goes_only_to_the_players_the_victim_is_shown_to() {
     let (mut h, a, b) = two();
     let c = h.connect("carol");
     h.step();
-    h.spawn_at(c, Vec3::new(3000.0, 200.0, 10.0));
+    h.spawn(c, Vec3::new(3000.0, 200.0, 10.0));
     h.steps(2);
     assert!(!h.get::<Viewers>(a).contains(h.player_id(c)));
     h.clear(b);
@@ -257,10 +257,13 @@ fn a_frame_bringing_health_to_zero_commits_the_death() {
     h.clear(b);
     let mut f = frame();
     f.hp = 0.0;
+    // One tick: the frame, the commit, PlayerWasted and the frame's relay, dead.
     h.sync(a, 1, f);
-    h.step();
     assert!(!h.get::<Life>(a).alive);
     assert_eq!(h.packets::<PlayerWasted>(b).len(), 1);
+    let relays = h.packets::<RemotePlayerSync>(b);
+    let relay = relays.last().expect("the frame's relay");
+    assert_eq!((relay.seq, relay.frame.alive), (Seq(1), false));
 }
 
 #[test]
@@ -274,7 +277,7 @@ fn a_melee_attacker_shown_to_the_victim_is_credited() {
 #[test]
 fn a_dead_attacker_or_one_in_another_scope_is_not_credited() {
     let (mut h, a, b) = two();
-    h.with::<Life>(b, |l| l.alive = false);
+    h.die(b);
     damage(&mut h, a, 1, Some(b), 3, 5.0);
     h.step();
     let l = ledger(&h, a);
@@ -284,9 +287,12 @@ fn a_dead_attacker_or_one_in_another_scope_is_not_credited() {
         "counts without attacker"
     );
 
-    h.with::<Life>(b, |l| l.alive = true);
+    h.respawn(b);
+    h.live(b);
+    assert!(h.get::<Life>(b).alive);
+    // No command moves a player to another scope while streaming still shows it there,
+    // so the scope and the show are written: the scope alone refuses the credit.
     h.with::<Scope>(b, |s| s.virtual_world = 2);
-    // Still in Viewers for this check: the scope alone refuses the credit.
     let id = h.player_id(a);
     h.with::<Viewers>(b, |v| v.insert(id));
     damage(&mut h, a, 2, Some(b), 3, 5.0);
@@ -309,7 +315,7 @@ fn an_attacker_not_shown_to_the_victim_is_not_credited() {
 #[test]
 fn contact_damage_from_a_frozen_attacker_is_refused() {
     let (mut h, a, b) = two();
-    h.with::<FrameState>(b, |s| s.frozen = Some(SPAWN));
+    h.freeze(b, true);
     // The fist, a knife, ramming and a rotor: refused, their seq still counts.
     for (seq, weapon) in [(1, 0), (2, 4), (3, 49), (4, 50)] {
         damage(&mut h, a, seq, Some(b), weapon, 10.0);
@@ -337,7 +343,7 @@ fn contact_damage_from_a_frozen_attacker_is_refused() {
     assert_eq!(h.world().resource::<FrozenContactDrops>().0, 4);
 
     // Unfrozen, the same fist is credited.
-    h.with::<FrameState>(b, |s| s.frozen = None);
+    h.freeze(b, false);
     damage(&mut h, a, 6, Some(b), 0, 10.0);
     h.step();
     let l = ledger(&h, a);
@@ -421,7 +427,7 @@ fn scripted_pair(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
         h.request_spawn(c);
     }
     h.steps(4);
-    h.show(b, a);
+    assert!(h.is_shown(b, a), "streaming shows Bob at Alice's point");
     h.take_chat_lines(a);
     (s, h, a, b)
 }
@@ -446,8 +452,16 @@ fn a_wrong_attacker_token_credits_nobody() {
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["damage nil 4 60 3"]);
     assert_eq!(ledger(&h, a).last_attacker, None);
+    // Token 0 is no generation at all: the decoder drops that report before the ledger.
+    let drops = h.stats().total_drops();
     let mut r = report(&h, a, 2, Some(b), 4, 60.0);
     r.attacker_token = PlayerToken(0);
+    h.send(a, r);
+    h.steps(2);
+    assert_eq!(h.stats().total_drops(), drops + 1);
+    assert!(h.chat_lines(a).is_empty(), "the ledger never saw it");
+    let mut r = report(&h, a, 2, Some(b), 4, 60.0);
+    r.attacker_token = PlayerToken(token(&h, b).0 + 2);
     h.send_event(a, r);
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["damage nil 4 60 3", "death nil 4"]);
@@ -456,19 +470,33 @@ fn a_wrong_attacker_token_credits_nobody() {
 }
 
 #[test]
-fn a_death_names_the_last_report_only_within_ten_seconds() {
+fn a_ledger_death_names_the_weapon_and_attacker_of_the_last_report_however_old() {
     use dlmp::player::ledger::KILL_CREDIT;
     let (_s, mut h, a, b) = scripted_pair("kill-credit");
     damage(&mut h, a, 1, Some(b), 4, 30.0);
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["damage bob 4 30 3"]);
-    h.advance(KILL_CREDIT + h.tick());
+    h.advance(KILL_CREDIT * 3);
     h.clear(b);
     // A frame in the client's order brings health to 0: a ledger death, long after the
-    // report.
+    // report, names that report (connection.md §6, rule 4).
     let mut f = frame();
     f.hp = 0.0;
     f.damage_seq = Seq(1);
+    h.sync(a, 1, f);
+    assert!(!h.get::<Life>(a).alive, "committed in the frame's tick");
+    h.step();
+    assert_eq!(h.take_chat_lines(a), ["death bob 4"]);
+    let wasted = h.packets::<PlayerWasted>(b);
+    assert_eq!((wasted.len(), wasted[0].weapon), (1, 4));
+}
+
+#[test]
+fn a_ledger_death_without_a_report_of_this_life_names_no_killer_and_weapon_0() {
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-none");
+    h.clear(b);
+    let mut f = frame();
+    f.hp = 0.0;
     h.sync(a, 1, f);
     h.step();
     assert_eq!(h.take_chat_lines(a), ["death nil 0"]);
@@ -487,6 +515,17 @@ fn a_death_report_within_ten_seconds_names_the_attacker() {
 }
 
 #[test]
+fn a_death_report_long_after_the_last_damage_names_no_killer() {
+    use dlmp::player::ledger::KILL_CREDIT;
+    let (_s, mut h, a, b) = scripted_pair("kill-credit-stale");
+    damage(&mut h, a, 1, Some(b), 4, 30.0);
+    h.advance(KILL_CREDIT + h.tick());
+    death(&mut h, a, 54);
+    h.steps(2);
+    assert_eq!(h.take_chat_lines(a), ["damage bob 4 30 3", "death nil 54"]);
+}
+
+#[test]
 fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     let (_s, mut h, a, b) = scripted_pair("kill-credit-respawn");
     damage(&mut h, a, 1, Some(b), 4, 100.0);
@@ -494,7 +533,7 @@ fn a_respawn_forgets_the_attacker_of_the_previous_life() {
     assert_eq!(h.take_chat_lines(a), ["damage bob 4 100 3", "death bob 4"]);
     h.respawn(a);
     assert!(h.get::<Life>(a).alive, "respawned");
-    assert_eq!(ledger(&h, a).last_report(h.now()), None);
+    assert_eq!(ledger(&h, a).last_report(), None);
     // The new life's own death follows its first living frame.
     h.live(a);
     death(&mut h, a, 54);
@@ -570,7 +609,7 @@ fn set_health_and_set_armor_send_the_command_with_a_raised_vital_rev() {
 fn set_health_0_commits_the_death_in_the_same_tick() {
     let (_s, mut h, a) = commands("sethealth0");
     let b = h.connect("bob");
-    h.spawn_at(b, h.get::<Position>(a).0);
+    h.spawn(b, h.get::<Position>(a).0);
     h.steps(2);
     h.clear(b);
     h.chat(a, "/hp 0");
@@ -905,7 +944,7 @@ mod shots {
         let (mut h, a, _) = two();
         let c = h.connect("carol");
         h.step();
-        h.spawn_at(c, SPAWN);
+        h.spawn(c, SPAWN);
         h.with::<Scope>(c, |s| s.virtual_world = 3);
         h.steps(2);
         armed(&mut h, a, 31, 10);
@@ -948,10 +987,17 @@ mod shots {
         fire_at(&mut h, a, 5, 31, ahead(399.0));
         fire_at(&mut h, a, 5, 31, ahead(10.0));
         // Paused, then dead.
-        h.with::<Body>(a, |b| b.paused = true);
+        let paused = Frame {
+            paused: true,
+            ..frame()
+        };
+        h.sync(a, 1, paused);
+        assert!(h.get::<Body>(a).paused);
         fire_at(&mut h, a, 6, 31, ahead(10.0));
-        h.with::<Body>(a, |b| b.paused = false);
-        h.with::<Life>(a, |l| l.alive = false);
+        h.advance(std::time::Duration::from_secs(1));
+        h.sync(a, 2, frame());
+        assert!(!h.get::<Body>(a).paused, "a change a second");
+        h.die(a);
         fire_at(&mut h, a, 7, 31, ahead(10.0));
         let d = *h.world().resource::<ShotDrops>();
         assert_eq!(
@@ -971,16 +1017,15 @@ mod shots {
 
     #[test]
     fn a_frozen_shooter_is_not_in_control() {
-        use dlmp::player::frame::FrameState;
         let (mut h, a, b) = two();
         armed(&mut h, a, 31, 5);
         h.clear(b);
-        h.with::<FrameState>(a, |s| s.frozen = Some(SPAWN));
+        h.freeze(a, true);
         fire_at(&mut h, a, 1, 31, ahead(10.0));
         assert_eq!(h.world().resource::<ShotDrops>().not_in_control, 1);
         assert_eq!(h.get::<Inventory>(a).ammo[31], 5, "no round spent");
         assert!(h.packets::<RemoteWeaponShot>(b).is_empty());
-        h.with::<FrameState>(a, |s| s.frozen = None);
+        h.freeze(a, false);
         fire_at(&mut h, a, 2, 31, ahead(10.0));
         assert_eq!(h.world().resource::<ShotDrops>().accepted, 1);
     }
@@ -1000,8 +1045,8 @@ mod shots {
         let (mut h, a, b) = two();
         let c = h.connect("carol");
         h.step();
-        h.spawn_at(c, SPAWN);
-        h.show(a, c);
+        h.spawn(c, SPAWN);
+        assert!(h.is_shown(a, c));
         for (p, g) in [(a, 2), (b, 2), (c, 5)] {
             h.with::<Team>(p, |t| {
                 t.group = g;

@@ -10,7 +10,8 @@ use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::lane::Delivery;
 use dlmp::player::ledger::PreviousLifeDrops;
-use dlmp::player::respawn::{RespawnDrops, RespawnPoint, SpawnPoint};
+use dlmp::player::respawn::{RespawnDrops, RespawnPoint, SetRespawnPoint, SpawnPoint};
+use dlmp::player::scope::SetScope;
 use dlmp::player::spawn::SpawnRequestDrops;
 use dlmp::player::{
     DeathEpoch, LastFrame, Ledger, Life, Position, Scope, SpawnInfo, SpawnState, Viewers,
@@ -279,12 +280,25 @@ fn a_pose_the_game_does_not_produce_becomes_the_default() {
     }
 }
 
+/// The gamemode's respawn point for `c` (`player:set_respawn_point`), as the command a
+/// gameplay plugin writes, and one tick.
+fn set_respawn_point(h: &mut Harness, c: ClientId, point: SpawnPoint) {
+    let player = h.entity(c);
+    h.world_mut().write_message(SetRespawnPoint {
+        player,
+        point: Some(point),
+    });
+    h.step();
+}
+
 #[test]
 fn a_death_report_of_a_player_not_spawned_is_ignored() {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    h.spawn_at(b, SPAWN);
+    h.spawn(b, SPAWN);
+    // Streaming never shows a player that has not spawned: the show is written, so that
+    // only the spawn rule can keep PlayerWasted from Bob.
     let idb = h.player_id(b);
     h.with::<Viewers>(a, |v| v.insert(idb));
     h.report_death(a, DeathPose::DEFAULT);
@@ -520,13 +534,20 @@ fn a_living_frame_of_the_previous_life_does_not_confirm_the_new_one() {
 #[test]
 fn a_set_respawn_point_wins_and_a_new_interior_moves_the_scope_with_scope_changed() {
     let (mut h, a, b) = two();
-    h.with::<Scope>(a, |s| s.virtual_world = 9);
+    let player = h.entity(a);
+    h.world_mut().write_message(SetScope {
+        player,
+        virtual_world: Some(9),
+        interior: None,
+    });
+    h.step();
+    assert_eq!(h.get::<Scope>(a).virtual_world, 9);
     let point = SpawnPoint {
         position: ELSEWHERE,
         heading: FRAC_PI_2,
         interior: 3,
     };
-    h.with::<RespawnPoint>(a, |p| p.0 = Some(point));
+    set_respawn_point(&mut h, a, point);
     h.die(a);
     h.clear(a);
     h.respawn(a);
@@ -613,7 +634,7 @@ fn a_full_life_seen_by_a_watcher_who_follows_and_one_who_stays() {
         heading: FRAC_PI_2,
         interior: 3,
     };
-    h.with::<RespawnPoint>(a, |p| p.0 = Some(point));
+    set_respawn_point(&mut h, a, point);
     for client in [a, b, c] {
         h.clear(client);
     }

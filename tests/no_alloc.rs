@@ -4,6 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use dlmp::protocol::bundle;
 use dlmp::protocol::sample;
 use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket};
 
@@ -60,6 +61,18 @@ fn decode_and_encode_of_every_packet_do_not_allocate() {
             Direction::ClientToServer => {
                 let p = ClientPacket::decode(bytes).expect("valid");
                 p.encode(&mut buf).expect("encodes");
+            }
+            Direction::ServerToClient if bytes[0] == bundle::BUNDLE_ID => {
+                // Check, unpack, decode and pack again: none of it allocates.
+                let parsed = bundle::Bundle::parse(bytes).expect("valid");
+                let mut packer = bundle::Packer::new();
+                let mut datagrams = 0;
+                for p in parsed.packets() {
+                    let n = p.expect("valid").encode(&mut buf).expect("encodes");
+                    packer.add(&buf[..n], |_| datagrams += 1);
+                }
+                packer.finish(|_| datagrams += 1);
+                assert_eq!(datagrams, 1);
             }
             Direction::ServerToClient => {
                 let p = ServerPacket::decode(bytes).expect("valid");

@@ -36,6 +36,63 @@ fn a_resource_spawns_a_connecting_player_at_its_point() {
 }
 
 #[test]
+fn a_spawn_point_no_f32_holds_is_an_error_and_grants_no_spawn() {
+    let s = TempScripts::new("spawn-f32");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_connect", function(p)
+            for _, f in ipairs({
+                function() dlmp.spawn_player(p, 100, 200, 10, 1e300) end,
+                function() dlmp.spawn_player(p, 1e300, 200, 10, 0) end,
+                function() dlmp.spawn_player(p, 100, 200, 4000.5, 0) end,
+                function() p:set_respawn_point(100, 200, 10, -1e300) end,
+            }) do
+                local ok, err = pcall(f)
+                local line = tostring(err):match("^[^\n]*"):gsub("^runtime error: ", "")
+                dlmp.send_chat(line, nil, { p })
+            end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    assert_eq!(
+        h.chat_lines(a),
+        [
+            "spawn_player: heading 1e300 is not finite as a 32-bit float (|v| <= 3.4e38)",
+            "spawn_player: x 1e300 is outside the world (-6000..=6000)",
+            "spawn_player: z 4000.5 is outside the world (-200..=4000)",
+            "set_respawn_point: heading -1e300 is not finite as a 32-bit float (|v| <= 3.4e38)",
+        ]
+    );
+    h.request_spawn(a);
+    h.step();
+    assert!(
+        h.packets::<SpawnPlayer>(a).is_empty(),
+        "no spawn info was set, so the player is not sent to an infinite heading"
+    );
+}
+
+#[test]
+fn a_player_on_foot_has_no_vehicle() {
+    let s = TempScripts::new("vehicle-nil");
+    s.resource(
+        "gm",
+        r##"
+        dlmp.on("player_connect", function(p)
+            local n = select("#", p:vehicle())
+            local vehicle, seat = p:vehicle()
+            dlmp.send_chat(string.format("%d %s %s", n, tostring(vehicle), tostring(seat)), nil, { p })
+        end)
+        "##,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    assert_eq!(h.chat_lines(a), ["1 nil nil"]);
+}
+
+#[test]
 fn without_spawn_info_a_spawn_request_grants_nothing() {
     let s = TempScripts::new("nospawn");
     s.resource("gm", "-- no spawn");
@@ -188,13 +245,14 @@ fn timers_fire_on_the_stepped_clock() {
         "#,
     );
     let mut h = s.harness();
+    // The hello's tick (20 ms) sets the timers; connect returns after the proof's (40 ms).
     let a = h.connect("alice");
-    h.advance(Duration::from_millis(80));
+    h.advance(Duration::from_millis(60));
     assert!(h.chat_lines(a).is_empty(), "nothing before 100 ms");
     h.advance(Duration::from_millis(40));
     assert_eq!(h.chat_lines(a), ["once"]);
     // Set at 20 ms (the connect tick): the repeating one fires at 220, 420 and 620 ms.
-    h.advance(Duration::from_millis(460));
+    h.advance(Duration::from_millis(440));
     assert_eq!(h.chat_lines(a), ["once", "tick 1", "tick 2"]);
     h.advance(Duration::from_millis(40));
     assert_eq!(h.chat_lines(a), ["once", "tick 1", "tick 2", "tick 3"]);
@@ -212,8 +270,9 @@ fn stopping_a_resource_removes_its_timers_and_handlers() {
         "#,
     );
     let mut h = s.harness();
+    // connect returns at 40 ms (the hello's tick and the proof's).
     let a = h.connect("alice");
-    h.advance(Duration::from_millis(250));
+    h.advance(Duration::from_millis(230));
     assert_eq!(h.chat_lines(a), ["beat", "beat"]);
     h.world_mut()
         .non_send_mut::<ScriptHost>()

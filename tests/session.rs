@@ -24,7 +24,9 @@ struct Server {
 
 impl Server {
     fn new(max_players: u16) -> Self {
-        Server::with(Sessions::new(max_players), HelloLimits::default())
+        // The unproven cap has tests of its own; here every slot may be unproven.
+        let sessions = Sessions::new(max_players).with_max_unproven(usize::from(max_players));
+        Server::with(sessions, HelloLimits::default())
     }
 
     fn with(sessions: Sessions, limits: HelloLimits) -> Self {
@@ -150,7 +152,7 @@ fn refused_for_each_reason(#[case] reason: RefuseReason) {
         RefuseReason::ServerFull => {
             server.connect(addr(1, 1), 1, "Sweet");
         }
-        RefuseReason::WrongProtocol => h.protocol = PROTOCOL_VERSION + 1,
+        RefuseReason::WrongProtocol => h.protocol = PROTOCOL_VERSION + 2,
         RefuseReason::InvalidName => h.name = FixedText::new("N!").unwrap(),
         RefuseReason::NameInUse => {
             server.sessions = Sessions::new(2);
@@ -160,10 +162,14 @@ fn refused_for_each_reason(#[case] reason: RefuseReason) {
             server.sessions.ban(newcomer.ip());
         }
         RefuseReason::TooManyAttempts => {
-            // 8 refused attempts from other ports of the same IP use up its budget.
+            // 8 refused attempts from other ports of the same IP use up its budget (4 a
+            // second: the IP's hello limit).
             for port in 100..108 {
                 let bad = server.hello(SocketAddr::new(newcomer.ip(), port), 1, "x");
                 assert_eq!(refused(bad), RefuseReason::InvalidName);
+                if port % 4 == 3 {
+                    server.advance_ms(1000);
+                }
             }
         }
     }
@@ -197,11 +203,15 @@ fn too_many_attempts_lasts_until_the_budget_refills() {
     let mut server = Server::new(4);
     let ip = addr(9, 0).ip();
     let from = |port| SocketAddr::new(ip, port);
+    // 4 at 0 s and 4 at 1 s (the IP's hello limit): the budget runs out at 1 s.
     for port in 1..=8 {
         assert_eq!(
             refused(server.hello(from(port), 1, "no")),
             RefuseReason::InvalidName
         );
+        if port % 4 == 0 {
+            server.advance_ms(1000);
+        }
     }
     // Even a good hello is refused now, from any port of that IP; other IPs are not.
     assert_eq!(
@@ -209,8 +219,8 @@ fn too_many_attempts_lasts_until_the_budget_refills() {
         RefuseReason::TooManyAttempts
     );
     server.connect(addr(8, 20), 2, "Other_Name");
-    // One attempt comes back every 10 s.
-    server.advance_ms(9_999);
+    // One attempt comes back 10 s after the budget ran out.
+    server.advance_ms(7_999);
     assert_eq!(
         refused(server.hello(from(21), 3, "Good_Name")),
         RefuseReason::TooManyAttempts
@@ -244,14 +254,17 @@ fn a_full_server_is_not_charged_as_an_attempt() {
             refused(server.hello(addr(2, port), u32::from(port), "Waiting")),
             RefuseReason::ServerFull
         );
+        if port % 4 == 0 {
+            server.advance_ms(1000);
+        }
     }
     server.sessions.remove(sh.player_id);
     server.connect(addr(2, 99), 99, "Waiting");
 }
 
 #[test]
-fn the_fifth_hello_within_a_second_is_ignored_then_allowed_after_the_refill() {
-    let mut server = Server::new(4);
+fn the_fifth_hello_within_a_second_from_one_ip_is_ignored_until_a_second_has_passed() {
+    let mut server = Server::new(8);
     let spammer = addr(1, 1);
     let sh = server.connect(spammer, 1, "Spammer");
     for _ in 0..3 {
@@ -261,25 +274,89 @@ fn the_fifth_hello_within_a_second_is_ignored_then_allowed_after_the_refill() {
             HelloOutcome::Repeated { hello: sh.clone() }
         );
     }
-    server.advance_ms(50);
-    assert_eq!(
-        server.hello(spammer, 1, "Spammer"),
-        HelloOutcome::Ignored(Ignored::RateLimited)
-    );
-    // Another address (even another port of the same IP) is not affected.
+    // The limit is the IP's, not the port's: another port of it is over the limit too.
+    for from in [spammer, addr(1, 2)] {
+        assert_eq!(
+            server.hello(from, 2, "Neighbour"),
+            HelloOutcome::Ignored(Ignored::RateLimited)
+        );
+    }
+    // Another IP is not affected.
     server.connect(addr(2, 1), 2, "Bystander");
-    server.connect(addr(1, 2), 3, "Neighbour");
-    // One hello comes back 250 ms after the first one (4 a second): at 250 ms, not 249.
-    server.advance_ms(49);
+    // No more in the first second (a bucket of 4 refilled at 4 a second would let 3 more
+    // through at 250, 500 and 750 ms); the first hello's place comes back at 1000 ms.
+    for at in [250, 500, 750, 999] {
+        server.advance_ms(at - server.now.as_millis() as u64);
+        assert_eq!(
+            server.hello(addr(1, 3), 3, "Neighbour"),
+            HelloOutcome::Ignored(Ignored::RateLimited),
+            "at {at} ms"
+        );
+    }
+    server.advance_ms(1);
+    server.connect(addr(1, 3), 3, "Neighbour");
     assert_eq!(
         server.hello(spammer, 1, "Spammer"),
         HelloOutcome::Ignored(Ignored::RateLimited)
     );
-    server.advance_ms(1);
+    server.advance_ms(50);
     assert_eq!(
         server.hello(spammer, 1, "Spammer"),
         HelloOutcome::Repeated { hello: sh.clone() }
     );
+}
+
+#[test]
+fn sessions_per_ip_are_capped_and_refused_as_server_full() {
+    let limits = HelloLimits {
+        max_sessions_per_ip: 3,
+        ..HelloLimits::default()
+    };
+    let mut server = Server::with(Sessions::new(16).with_max_unproven(16), limits);
+    let mut ids = Vec::new();
+    for port in 1..=3 {
+        ids.push(
+            server
+                .connect(addr(1, port), u32::from(port), &format!("lan{port}"))
+                .player_id,
+        );
+    }
+    let outcome = server.hello(addr(1, 4), 4, "lan4");
+    assert_eq!(refused(outcome), RefuseReason::ServerFull);
+    // Another IP still gets in, and the IP gets its place back when a session ends.
+    server.connect(addr(2, 1), 9, "elsewhere");
+    server.sessions.remove(ids[0]);
+    server.advance_ms(1000);
+    server.connect(addr(1, 4), 4, "lan4");
+    // Not charged as an attempt: waiting for a place is legitimate.
+    assert_eq!(server.sessions.count_at_ip(addr(1, 0).ip()), 3);
+}
+
+#[test]
+fn unproven_sessions_are_capped_and_a_proof_frees_a_place() {
+    let mut server = Server::with(Sessions::new(8), HelloLimits::default());
+    assert_eq!(server.sessions.max_unproven(), 2, "a quarter of the slots");
+    let a = server.connect(addr(1, 1), 1, "first");
+    let b = server.connect(addr(2, 1), 2, "second");
+    assert_eq!(server.sessions.unproven(), 2);
+    assert_eq!(
+        refused(server.hello(addr(3, 1), 3, "third")),
+        RefuseReason::ServerFull
+    );
+    // The first packet carrying its token proves a session.
+    assert_eq!(server.packet(a.session_token, addr(1, 1)), Ok(a.player_id));
+    assert!(
+        server
+            .sessions
+            .get(a.player_id)
+            .is_some_and(|s| s.is_proven())
+    );
+    assert_eq!(server.sessions.unproven(), 1);
+    server.advance_ms(1000);
+    server.connect(addr(3, 1), 3, "third");
+    // An unproven session that ends frees its place too.
+    server.sessions.remove(b.player_id);
+    assert_eq!(server.sessions.unproven(), 1);
 }
 
 #[test]
@@ -445,7 +522,9 @@ fn a_freed_slot_is_reused_with_a_new_generation() {
 
 #[test]
 fn the_generation_is_never_zero_across_the_wrap() {
-    let sessions = Sessions::new(8).with_last_generation(PlayerToken(u32::MAX - 1));
+    let sessions = Sessions::new(8)
+        .with_max_unproven(8)
+        .with_last_generation(PlayerToken(u32::MAX - 1));
     let mut server = Server::with(sessions, HelloLimits::default());
     let tokens: Vec<_> = (1..=3)
         .map(|i| {
@@ -466,17 +545,17 @@ fn a_flood_from_many_addresses_is_bounded() {
         max_tracked: 4,
         ..HelloLimits::default()
     };
-    let mut server = Server::with(Sessions::new(16), limits);
-    for port in 1..=4 {
-        server.connect(addr(1, port), 1, &format!("flood{port}"));
+    let mut server = Server::with(Sessions::new(16).with_max_unproven(16), limits);
+    for host in 1..=4 {
+        server.connect(addr(host, 1), 1, &format!("flood{host}"));
     }
     assert_eq!(
-        server.hello(addr(1, 5), 1, "flood5"),
+        server.hello(addr(5, 1), 1, "flood5"),
         HelloOutcome::Ignored(Ignored::Busy)
     );
     // A second later the table is pruned and the client's resend gets in.
     server.advance_ms(1_000);
-    server.connect(addr(1, 5), 1, "flood5");
+    server.connect(addr(5, 1), 1, "flood5");
 }
 
 #[test]
@@ -495,7 +574,6 @@ fn bans_cover_every_port_and_lift() {
 }
 
 #[rstest]
-#[case::hello(RateLimit::HELLO, 4, 250)]
 #[case::chat(RateLimit::CHAT, 5, 1000)]
 fn rate_limits_of_the_spec(#[case] limit: RateLimit, #[case] burst: u32, #[case] ms: u64) {
     assert_eq!(limit.burst(), burst);

@@ -59,8 +59,8 @@ pub(crate) fn drain(h: &mut Harness, max_ticks: usize) {
 
 /// `players` connected clients with every lane empty and what they were sent forgotten.
 ///
-/// All hellos go in before one tick (connecting one client per tick costs O(n²) in the
-/// harness, as each step delivers to every client). Each newcomer then gets the other
+/// Hellos go in by the hundred, a chunk a tick (connecting one client per tick costs O(n²)
+/// in the harness, as each step delivers to every client). Each newcomer then gets the other
 /// players' PlayerJoins, paced through its lane, until every lane is drained. Idle clients
 /// send nothing, so their session timeout is raised for the whole run.
 pub(crate) fn full_house(players: u32) -> (Harness, Vec<ClientId>) {
@@ -69,14 +69,20 @@ pub(crate) fn full_house(players: u32) -> (Harness, Vec<ClientId>) {
         session_timeout_ms: 24 * 3600 * 1000,
         ..Harness::config()
     });
-    let clients: Vec<ClientId> = (0..players)
-        .map(|i| {
-            let c = h.add_client();
-            let hello = h.client_hello(c, &format!("player{i:04}"));
+    let clients: Vec<ClientId> = (0..players).map(|_| h.add_client()).collect();
+    // A chunk of hellos a tick, each proven at once: a server allows a quarter of its slots
+    // unproven (ADR 0018).
+    let chunk = dlmp::session::default_max_unproven(u16::try_from(players).expect("fits u16"));
+    for (n, part) in clients.chunks(chunk).enumerate() {
+        for (i, &c) in part.iter().enumerate() {
+            let hello = h.client_hello(c, &format!("player{:04}", n * chunk + i));
             h.send(c, hello);
-            c
-        })
-        .collect();
+        }
+        h.step();
+        for &c in part {
+            h.prove(c);
+        }
+    }
     h.step();
     drain(&mut h, 2000);
     assert_eq!(

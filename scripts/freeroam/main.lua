@@ -4,7 +4,9 @@
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
 -- allowed skin ..."). /v needs dlmp.create_vehicle, which a later feature adds; until it
--- exists, the command says so instead of failing.
+-- exists, the command says so instead of failing. Each player name has an account (money,
+-- skin, last position) kept in the server's database across reconnects: see "Accounts" at
+-- the end.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -268,4 +270,90 @@ dlmp.on("player_command", function(player, name, args)
         tell(player, "Usage: " .. cmd.usage, ERROR)
     end
     return true
+end)
+
+-- Accounts: each player name's money, skin and last position, kept in the server's database
+-- across reconnects (docs/lua-api.md, "Database"). The account loads when the player
+-- connects (its callback runs a tick or so later: a player who spawned already is moved to
+-- the saved place) and is written when the player leaves. A handle inside
+-- player_disconnect no longer answers position, money or skin, so a timer notes them every
+-- second while the player is here, and the leave writes the last note.
+local START_MONEY = 500
+local KILL_REWARD = 100
+local accounts = {} -- name -> the last note { money, skin, variant, x, y, z }, once loaded
+
+dlmp.db_exec([[CREATE TABLE IF NOT EXISTS freeroam_accounts (
+    name TEXT PRIMARY KEY, money INTEGER NOT NULL, skin INTEGER NOT NULL,
+    variant INTEGER NOT NULL, x REAL, y REAL, z REAL)]], function(_, err)
+    if err then
+        print("freeroam: accounts are not kept: " .. err)
+    end
+end)
+
+-- What the account keeps of `player` now (the position only while it is alive).
+local function note(player)
+    local account = accounts[player:name()]
+    if not account then
+        return
+    end
+    account.money = player:money()
+    account.skin, account.variant = player:skin()
+    if player:is_spawned() and player:is_alive() then
+        account.x, account.y, account.z = player:position()
+    end
+end
+
+dlmp.on("player_connect", function(player)
+    local name = player:name()
+    dlmp.db_query("SELECT money, skin, variant, x, y, z FROM freeroam_accounts WHERE name = ?",
+        { name }, function(rows, err)
+            if err or not player:exists() then
+                return -- no account this time; nothing is written for it either
+            end
+            local row = rows[1]
+            if not row then
+                local skin, variant = player:skin()
+                dlmp.db_exec("INSERT INTO freeroam_accounts (name, money, skin, variant) VALUES (?, ?, ?, ?)",
+                    { name, START_MONEY, skin, variant })
+                player:set_money(START_MONEY)
+                accounts[name] = {}
+                note(player)
+                return
+            end
+            accounts[name] = {}
+            player:set_money(row.money)
+            pcall(player.set_skin, player, row.skin, row.variant) -- a skin no longer allowed: keep the current one
+            if row.x then
+                if player:is_spawned() then
+                    pcall(player.set_position, player, row.x, row.y, row.z)
+                else
+                    dlmp.spawn_player(player, row.x, row.y, row.z, 0)
+                end
+            end
+            note(player)
+            tell(player, "Welcome back, " .. name .. ": your money, skin and position are restored.")
+        end)
+end)
+
+dlmp.set_timer(1000, function()
+    for _, player in ipairs(dlmp.players()) do
+        note(player)
+    end
+end, true)
+
+dlmp.on("player_death", function(player, killer)
+    if killer and killer ~= player then
+        killer:give_money(KILL_REWARD)
+    end
+end)
+
+dlmp.on("player_disconnect", function(player)
+    local name = player:name()
+    local a = accounts[name]
+    accounts[name] = nil
+    if a then
+        dlmp.db_exec([[UPDATE freeroam_accounts SET money = ?, skin = ?, variant = ?,
+            x = COALESCE(?, x), y = COALESCE(?, y), z = COALESCE(?, z) WHERE name = ?]],
+            { a.money, a.skin, a.variant, a.x, a.y, a.z, name })
+    end
 end)

@@ -68,6 +68,15 @@ const COMMANDS: &[(&str, &str)] = &[
         "end a player's session (reason: kicked)",
     ),
     (
+        "ban ID|NAME|IP [MINUTES] [REASON]",
+        "ban an address (a player's, with its name); kicks who is on it",
+    ),
+    ("unban NAME|IP", "lift the bans of a name or an address"),
+    (
+        "bans",
+        "every ban: address, name, by whom, when, until, why",
+    ),
+    (
         "stats",
         "traffic, drops, players, script errors, gameplay drops",
     ),
@@ -99,6 +108,9 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "players" => players(world),
         "say" => say_all(world, args),
         "kick" => kick(world, args),
+        "ban" => crate::bans::console::ban(world, args, |w, t| find_player(w, t).map(|(.., e)| e)),
+        "unban" => crate::bans::console::unban(world, args),
+        "bans" => crate::bans::console::bans(world),
         "stats" => stats(world),
         "reload" => reload::reload(world),
         "quit" => quit(world),

@@ -1,6 +1,7 @@
 //! The deterministic test harness (DEVELOPERS.md): the app without a socket, virtual
-//! clients that speak typed packets, a manual clock stepped tick by tick, and exactly what
-//! each client was sent, decoded, with the client's side of the reliable lane applied.
+//! clients whose typed packets go in as bytes through the network thread's decoder, a
+//! manual clock stepped tick by tick, and exactly what each client was sent, decoded, with
+//! the client's side of the reliable lane applied.
 //!
 //! ```
 //! use dlmp::harness::Harness;
@@ -16,7 +17,7 @@
 
 mod scripts;
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -32,12 +33,13 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
-use crate::net::{Datagram, Inbound, NetStats};
+use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
+use crate::protocol::bundle::ServerDatagram;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
 use crate::protocol::connection::damage::DamageReport;
 use crate::protocol::connection::handshake::{
-    ClientDisconnect, ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello,
+    ClientDisconnect, ClientHello, MAGIC, PROTOCOL_BUNDLES, Protocol, ServerHello,
 };
 use crate::protocol::connection::lane::ClientAck;
 use crate::protocol::geometry::Vec3;
@@ -53,6 +55,10 @@ use crate::server::{Transport, build_app};
 use crate::session::{Connection, PlayerIndex};
 
 pub use scripts::TempScripts;
+
+/// The wall time at which a harness starts (2025-12-01 00:00 UTC): bans are dated on the
+/// manual clock from here.
+pub const HARNESS_EPOCH: i64 = 1_764_547_200;
 
 /// A virtual client of a [`Harness`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,8 +78,32 @@ struct VirtualClient {
     ack_due: bool,
     /// Every packet applied, in order: unreliable ones as they came, events once each.
     inbox: Vec<ServerPacket>,
-    /// Every datagram decoded, resends and duplicates included.
+    /// Every packet decoded, resends and duplicates included, a bundle's inner packets
+    /// each in order.
     wire: Vec<ServerPacket>,
+    /// Datagrams received (a bundle counts once).
+    datagrams: usize,
+    /// What the client says in its hello.
+    protocol: u16,
+}
+
+impl VirtualClient {
+    /// Takes one packet as the client's game does.
+    fn take(&mut self, packet: ServerPacket) {
+        self.wire.push(packet.clone());
+        if let ServerPacket::ServerHello(hello) = &packet {
+            self.hello = Some(hello.clone());
+        }
+        match packet.event_id() {
+            Some(id) => {
+                self.ack_due = true;
+                if self.lane.receive(id).0 == Verdict::Apply {
+                    self.inbox.push(packet);
+                }
+            }
+            None => self.inbox.push(packet),
+        }
+    }
 }
 
 /// The server app with virtual clients. See the module doc.
@@ -83,6 +113,8 @@ pub struct Harness {
     from_server: Receiver<Datagram>,
     shutdown: Arc<AtomicBool>,
     stats: Arc<NetStats>,
+    /// The network thread's decoder: every client packet goes in as bytes through it.
+    decoder: Decoder,
     clients: Vec<VirtualClient>,
     /// Datagrams to addresses no virtual client owns.
     stray: Vec<Datagram>,
@@ -105,6 +137,8 @@ impl Harness {
         Config {
             stats_interval_secs: 0,
             scripts: std::path::PathBuf::new(),
+            database: Some("sqlite::memory:".to_owned()),
+            db_wait_for_replies: true,
             ..Config::default()
         }
     }
@@ -133,6 +167,9 @@ impl Harness {
         if let Some(mut host) = app.world_mut().get_non_send_mut::<ScriptHost>() {
             host.set_clock(|| Duration::ZERO);
         }
+        app.insert_resource(crate::bans::BanClock::Virtual {
+            start: HARNESS_EPOCH,
+        });
         setup(&mut app);
         app.finish();
         app.cleanup();
@@ -144,6 +181,7 @@ impl Harness {
             from_server,
             shutdown,
             stats,
+            decoder: Decoder::default(),
             clients: Vec::new(),
             stray: Vec::new(),
         }
@@ -203,35 +241,49 @@ impl Harness {
         }
     }
 
+    /// Hands each datagram to its client through the real decoder: a bundle is checked
+    /// and unpacked (connection.md §1), and a datagram or inner packet a client would drop
+    /// is a server bug, so it panics.
     fn deliver(&mut self) {
         while let Ok(datagram) = self.from_server.try_recv() {
             let Some(c) = self.clients.iter_mut().find(|c| c.addr == datagram.to) else {
                 self.stray.push(datagram);
                 continue;
             };
-            let packet = ServerPacket::decode(&datagram.bytes)
-                .unwrap_or_else(|e| panic!("the server sent a packet a client rejects: {e}"));
-            c.wire.push(packet.clone());
-            if let ServerPacket::ServerHello(hello) = &packet {
-                c.hello = Some(hello.clone());
+            let decoded = ServerDatagram::decode(&datagram.bytes)
+                .unwrap_or_else(|e| panic!("the server sent a datagram a client rejects: {e}"));
+            if matches!(decoded, ServerDatagram::Bundle(_)) {
+                assert!(
+                    Protocol::of(c.protocol).is_some_and(Protocol::bundles),
+                    "a bundle to a protocol 1 client"
+                );
             }
-            match packet.event_id() {
-                Some(id) => {
-                    c.ack_due = true;
-                    if c.lane.receive(id).0 == Verdict::Apply {
-                        c.inbox.push(packet);
-                    }
-                }
-                None => c.inbox.push(packet),
+            c.datagrams += 1;
+            for packet in decoded.packets() {
+                let packet = packet.unwrap_or_else(|e| {
+                    panic!("the server bundled a packet a client rejects: {e}")
+                });
+                c.take(packet);
             }
         }
     }
 
-    /// A client with an address but no session yet.
+    /// A client with an address but no session yet. Each client has its own IP in
+    /// 127.0.0.0/8 (client `n` at 127.0.x.y with `x.y` = n + 1), so the per-IP limits
+    /// (ADR 0018) see them as separate hosts; [`add_client_at`](Self::add_client_at) puts
+    /// several behind one IP.
     pub fn add_client(&mut self) -> ClientId {
+        let n = u32::try_from(self.clients.len()).expect("fewer than 2^32 clients") + 1;
+        assert!(n < 1 << 16, "fewer than 65 535 harness clients");
+        let [_, _, x, y] = n.to_be_bytes();
+        self.add_client_at(IpAddr::V4(Ipv4Addr::new(127, 0, x, y)))
+    }
+
+    /// A client with no session yet at `ip`, on a port of its own.
+    pub fn add_client_at(&mut self, ip: IpAddr) -> ClientId {
         let port = 20_000 + u16::try_from(self.clients.len()).expect("fewer than 45 000 clients");
         self.clients.push(VirtualClient {
-            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            addr: SocketAddr::new(ip, port),
             nonce: 0x1000 + u32::from(port),
             hello: None,
             lane: InboundLane::new(),
@@ -240,25 +292,53 @@ impl Harness {
             ack_due: false,
             inbox: Vec::new(),
             wire: Vec::new(),
+            datagrams: 0,
+            protocol: PROTOCOL_BUNDLES,
         });
         ClientId(self.clients.len() - 1)
+    }
+
+    /// Makes the client say `version` in its hellos from now on. Clients say protocol 2
+    /// (bundles, connection.md §1) unless told otherwise, so every scenario runs through
+    /// the bundle path; a protocol 1 client gets single packets.
+    pub fn set_protocol(&mut self, client: ClientId, version: u16) {
+        self.clients[client.0].protocol = version;
+    }
+
+    /// A new client that completes the handshake as `name`, saying protocol `version`.
+    #[track_caller]
+    pub fn connect_with_protocol(&mut self, name: &str, version: u16) -> ClientId {
+        let client = self.add_client();
+        self.set_protocol(client, version);
+        self.join_as(client, name);
+        client
     }
 
     /// A well-formed ClientHello of `client` asking for `name`.
     pub fn client_hello(&self, client: ClientId, name: &str) -> ClientHello {
         ClientHello {
             magic: MAGIC,
-            protocol: PROTOCOL_VERSION,
+            protocol: self.clients[client.0].protocol,
             nonce: self.clients[client.0].nonce,
             name: FixedText::new(name).expect("a name of at most 24 bytes"),
             pad: [0; 29],
         }
     }
 
-    /// A new client that completes the handshake as `name`.
+    /// A new client that completes the handshake as `name`: its hello, one tick, then
+    /// its proof of the session token ([`prove`](Self::prove)) and one more tick, after
+    /// which the server sends it what it held (ADR 0018).
     #[track_caller]
     pub fn connect(&mut self, name: &str) -> ClientId {
         let client = self.add_client();
+        self.join_as(client, name);
+        client
+    }
+
+    /// The handshake of [`connect`](Self::connect) for a client made with
+    /// [`add_client`](Self::add_client) or [`add_client_at`](Self::add_client_at).
+    #[track_caller]
+    pub fn join_as(&mut self, client: ClientId, name: &str) {
         let hello = self.client_hello(client, name);
         self.send(client, hello);
         self.step();
@@ -266,24 +346,55 @@ impl Harness {
             self.clients[client.0].hello.is_some(),
             "{name} got no ServerHello"
         );
-        client
+        self.prove(client);
+        self.step();
     }
 
-    /// Sends `packet` from `client` as it is.
+    /// Sends what a client sends first after its ServerHello when it has nothing else to
+    /// say: a ClientAck of event 0 (no event yet), which carries the session token and so
+    /// proves the client got it. Without stepping.
+    pub fn prove(&mut self, client: ClientId) {
+        let ack = ClientAck {
+            session_token: self.token(client),
+            event_id: EventId(0),
+        };
+        self.send(client, ack);
+    }
+
+    /// Sends `packet` from `client`, encoded and through the network thread's decoder.
     pub fn send(&mut self, client: ClientId, packet: impl Into<ClientPacket>) {
         let from = self.clients[client.0].addr;
         self.send_from(from, packet);
     }
 
-    /// Sends `packet` from any address (a stranger, another port).
+    /// Sends `packet` from any address (a stranger, another port), encoded and through the
+    /// network thread's decoder. The encoding skips the page's rules, so a packet that breaks
+    /// one reaches the decoder as the bytes a bad client would send, and is dropped and
+    /// counted there.
     pub fn send_from(&mut self, from: SocketAddr, packet: impl Into<ClientPacket>) {
-        let inbound = Inbound {
-            from,
-            packet: packet.into(),
-        };
-        self.to_server
-            .send(inbound)
-            .expect("the app holds the receiver");
+        let packet = packet.into();
+        let mut buf = [0u8; crate::protocol::MAX_DATAGRAM];
+        match packet.encode_unchecked(&mut buf) {
+            Ok(n) => self.send_raw_from(from, &buf[..n]),
+            Err(e) => self.stats.count_drop(DropReason::Decode(e.kind())),
+        }
+    }
+
+    /// Sends arbitrary bytes from `client`, as one datagram.
+    pub fn send_raw(&mut self, client: ClientId, bytes: &[u8]) {
+        let from = self.clients[client.0].addr;
+        self.send_raw_from(from, bytes);
+    }
+
+    /// Sends arbitrary bytes from any address: decoded, dropped and counted exactly as the
+    /// network thread does with a datagram from the socket.
+    pub fn send_raw_from(&mut self, from: SocketAddr, bytes: &[u8]) {
+        if let Some(inbound) = self.decoder.decode(bytes, from, &self.stats) {
+            self.stats.received();
+            self.to_server
+                .send(inbound)
+                .expect("the app holds the receiver");
+        }
     }
 
     /// Sends a client event with the client's next event id; returns that id.
@@ -417,8 +528,43 @@ impl Harness {
             .expect("the player has the component"));
     }
 
-    /// Puts the client's player at `at` as a granted connect spawn leaves it: spawned,
-    /// alive, there, with `at` as its spawn info (facing north, outside, skin 0).
+    /// The real connect spawn at `at` (player.md, RequestSpawn / SpawnPlayer): the
+    /// gamemode's spawn info (what `dlmp.spawn_player` sets: facing north, outside, skin
+    /// 0; no packet carries it, so this writes it as a gameplay plugin would), the
+    /// client's RequestSpawn, and the tick in which the server grants it: SpawnPlayer to
+    /// the client, spawned, alive, at `at`, `player_spawn`, and streaming reconciled.
+    #[track_caller]
+    pub fn spawn(&mut self, client: ClientId, at: Vec3) {
+        let info = SpawnInfo {
+            position: at,
+            heading: 0.0,
+            interior: 0,
+            skin: 0,
+            variant: 1,
+        };
+        self.with::<SpawnState>(client, |s| s.info = Some(info));
+        self.request_spawn(client);
+        self.step();
+        assert!(
+            self.received(client)
+                .iter()
+                .rev()
+                .any(|p| *p == ServerPacket::SpawnPlayer(info.packet())),
+            "the server granted the spawn"
+        );
+    }
+
+    /// Whether streaming shows `subject` to `viewer` (player.md, "Player streaming").
+    pub fn is_shown(&self, subject: ClientId, viewer: ClientId) -> bool {
+        self.get::<Viewers>(subject)
+            .contains(self.player_id(viewer))
+    }
+
+    /// Component-writing shortcut: puts the client's player at `at` as a granted connect
+    /// spawn leaves it (spawned, alive, there, with `at` as its spawn info) without the
+    /// RequestSpawn, the SpawnPlayer or a tick. Prefer [`spawn`](Self::spawn), the real
+    /// path; this stays for tests that need the state without its packets in the same
+    /// tick.
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
         self.with::<SpawnState>(client, |s| {
@@ -440,24 +586,43 @@ impl Harness {
         self.with::<Position>(client, |p| p.0 = at);
     }
 
-    /// Alice and Bob, connected, spawned at `at` and each shown to the other: the start
-    /// of most on-foot scenarios.
+    /// Alice and Bob, connected, spawned at `at` by the real connect spawn and shown to
+    /// each other by streaming (same point, same scope), with what they received so far
+    /// forgotten: the start of most on-foot scenarios.
+    #[track_caller]
     pub fn connect_pair_at(&mut self, at: Vec3) -> (ClientId, ClientId) {
         let a = self.connect("alice");
         let b = self.connect("bob");
         self.step();
-        self.spawn_at(a, at);
-        self.spawn_at(b, at);
-        self.show(a, b);
-        self.show(b, a);
+        self.spawn(a, at);
+        self.spawn(b, at);
+        assert!(
+            self.is_shown(a, b) && self.is_shown(b, a),
+            "streaming shows players at one point to each other"
+        );
+        self.clear(a);
+        self.clear(b);
         (a, b)
     }
 
-    /// Marks `subject` as shown to `viewer` without a snapshot, as if streaming had shown
-    /// it already: relays and events about the subject go to the viewer from now on.
+    /// Component-writing shortcut: marks `subject` as shown to `viewer` without a
+    /// snapshot, as if streaming had shown it already: relays and events about the
+    /// subject go to the viewer from now on. Streaming shows players within range on its
+    /// own (see [`connect_pair_at`](Self::connect_pair_at)); this stays for a show that
+    /// positions cannot produce in the test's tick.
     pub fn show(&mut self, subject: ClientId, viewer: ClientId) {
         let id = self.player_id(viewer);
         self.with::<Viewers>(subject, |v| v.insert(id));
+    }
+
+    /// The gamemode freezes or unfreezes the client's player (player.md, SetFrozen) with
+    /// the command a gameplay plugin writes, and one tick: SetFrozen goes out and frame
+    /// admission holds the player from that tick.
+    pub fn freeze(&mut self, client: ClientId, frozen: bool) {
+        let player = self.entity(client);
+        self.world_mut()
+            .write_message(crate::player::control::ControlCommand::Freeze { player, frozen });
+        self.step();
     }
 
     /// A living frame from the client where the server has it, with the next seq and the
@@ -564,20 +729,30 @@ impl Harness {
         &self.clients[client.0].inbox
     }
 
-    /// Every datagram the client got, resends and duplicates included.
+    /// Every packet the client got, resends and duplicates included, in arrival order: a
+    /// bundle's inner packets each, as the client's game takes them. How many datagrams
+    /// carried them is [`datagrams`](Self::datagrams).
     pub fn wire(&self, client: ClientId) -> &[ServerPacket] {
         &self.clients[client.0].wire
     }
 
+    /// Datagrams the client got so far (a bundle counts once), cleared with the rest.
+    pub fn datagrams(&self, client: ClientId) -> usize {
+        self.clients[client.0].datagrams
+    }
+
     /// Forgets what the client received so far (applied and on the wire).
     pub fn clear(&mut self, client: ClientId) {
-        self.clients[client.0].inbox.clear();
-        self.clients[client.0].wire.clear();
+        // Their room goes too, so that a long scenario's memory stays what the server holds.
+        self.clients[client.0].inbox = Vec::new();
+        self.clients[client.0].wire = Vec::new();
+        self.clients[client.0].datagrams = 0;
     }
 
     /// Takes what the client applied so far.
     pub fn take(&mut self, client: ClientId) -> Vec<ServerPacket> {
         self.clients[client.0].wire.clear();
+        self.clients[client.0].datagrams = 0;
         std::mem::take(&mut self.clients[client.0].inbox)
     }
 

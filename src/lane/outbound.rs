@@ -18,6 +18,10 @@ pub const QUEUE_LIMIT: usize = 512;
 pub const DROPPABLE_LIMIT: usize = 480;
 /// At most this many new events go out per recipient per tick (resends not counted).
 pub const NEW_PER_TICK: usize = 64;
+/// A drained queue with more capacity than this gives it back, keeping [`SHRINK_BELOW`].
+const SHRINK_ABOVE: usize = 128;
+/// See [`SHRINK_ABOVE`].
+const SHRINK_BELOW: usize = 32;
 /// Events outstanding and no ack progress for this long: the lane has stalled.
 pub const STALL_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -248,6 +252,12 @@ impl<T> OutboundLane<T> {
             }
         }
         self.in_flight -= released;
+        // A burst (a newcomer's roster) grows the queue to hundreds of entries; its
+        // capacity is given back once it drained, so a thousand idle lanes do not keep a
+        // burst's memory each (issue 11: memory linear in players).
+        if self.queue.len() <= SHRINK_BELOW && self.queue.capacity() > SHRINK_ABOVE {
+            self.queue.shrink_to(SHRINK_BELOW);
+        }
         self.acked = ack;
         self.head_resends = 0;
         self.progress_at = now;
@@ -336,6 +346,14 @@ impl<T> OutboundLane<T> {
     /// The id the next pushed event will get.
     pub fn next_id(&self) -> EventId {
         self.next_id
+    }
+
+    /// Whether event `id` (pushed earlier, or acknowledged already) has been sent at
+    /// least once: ids are consecutive, so every id up to the last acked one plus the
+    /// in-flight ones has.
+    pub fn is_sent(&self, id: EventId) -> bool {
+        let newest_sent = EventId(self.acked.0.wrapping_add(self.in_flight as u32));
+        !id.is_newer_than(newest_sent)
     }
 
     /// The round-trip estimator (SRTT, current timeout).

@@ -31,8 +31,7 @@ pub struct ServerMetrics {
     pub tick_seconds: Histogram,
     pub script_errors: Counter,
     pub script_memory_bytes: Gauge,
-    /// The database worker's queue (issue 17's database; set by that feature once it
-    /// exists, 0 until then).
+    /// Operations waiting for the database worker.
     pub db_queue_depth: Gauge,
 }
 
@@ -110,8 +109,15 @@ fn record(
     start: Option<Res<TickStart>>,
     sessions: Res<SessionState>,
     host: Option<NonSend<crate::script::ScriptHost>>,
+    db: Option<Res<crate::db::Database>>,
     mut errors_seen: Local<u64>,
 ) {
+    if let Some(db) = db {
+        metrics
+            .0
+            .db_queue_depth
+            .set(i64::try_from(db.queued()).unwrap_or(i64::MAX));
+    }
     let m = &metrics.0;
     if let Some(start) = start {
         m.tick_seconds.observe(start.0.elapsed().as_secs_f64());

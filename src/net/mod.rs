@@ -3,12 +3,14 @@
 //! hands back encoded datagrams. Malformed input never crosses the channel, and nothing in
 //! the app blocks on I/O.
 
+mod ingress;
 pub mod query;
 mod stats;
 mod thread;
 
 use std::net::SocketAddr;
 
+pub use ingress::Decoder;
 pub use stats::{DropReason, NetStats};
 pub use thread::{NetConfig, NetHandle, spawn};
 

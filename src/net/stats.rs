@@ -18,6 +18,8 @@ pub enum DropReason {
     RateLimited,
     /// The app's inbound queue was full.
     Overloaded,
+    /// A live session's datagram past its inbound budget (docs/decisions/0019-inbound-budget.md).
+    OverBudget,
     /// A server query past the per-IP limit (query.md).
     QueryLimited,
 }
@@ -30,6 +32,7 @@ impl DropReason {
             DropReason::WrongAddress,
             DropReason::RateLimited,
             DropReason::Overloaded,
+            DropReason::OverBudget,
             DropReason::QueryLimited,
         ])
     }
@@ -42,7 +45,8 @@ impl DropReason {
             DropReason::WrongAddress => decode + 1,
             DropReason::RateLimited => decode + 2,
             DropReason::Overloaded => decode + 3,
-            DropReason::QueryLimited => decode + 4,
+            DropReason::OverBudget => decode + 4,
+            DropReason::QueryLimited => decode + 5,
         }
     }
 
@@ -54,12 +58,13 @@ impl DropReason {
             DropReason::WrongAddress => "wrong_address",
             DropReason::RateLimited => "rate_limited",
             DropReason::Overloaded => "overloaded",
+            DropReason::OverBudget => "over_budget",
             DropReason::QueryLimited => "query_limited",
         }
     }
 }
 
-const REASONS: usize = ErrorKind::ALL.len() + 5;
+const REASONS: usize = ErrorKind::ALL.len() + 6;
 
 /// Counters; cheap relaxed atomics, shared behind an `Arc`.
 #[derive(Debug, Default)]
@@ -68,6 +73,8 @@ pub struct NetStats {
     received: AtomicU64,
     sent: AtomicU64,
     send_errors: AtomicU64,
+    unproven_in: AtomicU64,
+    unproven_out: AtomicU64,
     queries: AtomicU64,
 }
 
@@ -126,6 +133,28 @@ impl NetStats {
         self.queries.load(Ordering::Relaxed)
     }
 
+    /// Bytes received from addresses that have not proven their session (hellos and
+    /// anything else from an address without a proven session; ADR 0018).
+    pub fn unproven_received(&self, bytes: usize) {
+        self.unproven_in
+            .fetch_add(u64::try_from(bytes).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    pub fn unproven_received_bytes(&self) -> u64 {
+        self.unproven_in.load(Ordering::Relaxed)
+    }
+
+    /// Bytes sent to addresses that have not proven their session: ServerHellos and
+    /// ConnectRefused. Never more than [`unproven_received_bytes`](Self::unproven_received_bytes).
+    pub fn unproven_sent(&self, bytes: usize) {
+        self.unproven_out
+            .fetch_add(u64::try_from(bytes).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    pub fn unproven_sent_bytes(&self) -> u64 {
+        self.unproven_out.load(Ordering::Relaxed)
+    }
+
     /// One line for the periodic stats log.
     pub fn summary(&self) -> String {
         let drops: Vec<String> = self
@@ -134,10 +163,12 @@ impl NetStats {
             .map(|(r, n)| format!("{}={n}", r.as_str()))
             .collect();
         format!(
-            "received={} sent={} send_errors={} queries={} drops[{}]",
+            "received={} sent={} send_errors={} unproven_bytes_in={} unproven_bytes_out={} queries={} drops[{}]",
             self.received_count(),
             self.sent_count(),
             self.send_error_count(),
+            self.unproven_received_bytes(),
+            self.unproven_sent_bytes(),
             self.queries_answered(),
             drops.join(" ")
         )

@@ -1,7 +1,7 @@
 //! The network thread (connection.md §1): the only code that touches the UDP socket.
 //!
 //! [`spawn`] binds a socket and starts one thread, `dlmp-net`, that owns it for both
-//! directions. Every datagram is decoded with [`ClientPacket::decode`]; a failure is counted
+//! directions. Every datagram is decoded by the shared [`Decoder`] (the harness uses it too); a failure is counted
 //! by [`DropReason::Decode`] and logged at debug level, rate-limited, and never reaches the
 //! app. A valid packet goes to the app as an [`Inbound`] over a bounded channel; when that is
 //! full the packet is counted as [`DropReason::Overloaded`] and dropped, so the receive loop
@@ -45,9 +45,10 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
 use socket2::{Domain, Protocol, Socket, Type};
 
+use super::ingress::{Decoder, LogLimit};
 use super::query::{self, QueryBoard, QueryLimiter};
 use super::{Datagram, DropReason, Inbound, NetStats};
-use crate::protocol::{ClientPacket, ErrorKind, MAX_DATAGRAM};
+use crate::protocol::MAX_DATAGRAM;
 
 /// The longest the thread waits on the outbound channel before looking at the socket again:
 /// the added inbound latency between datagrams, and how soon shutdown is noticed.
@@ -59,12 +60,6 @@ const IDLE_POLL_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Turns of the loop without an inbound datagram before polling slows down.
 const QUIET_TURNS: u32 = 1000;
-
-/// The window of the debug-log rate limit.
-const LOG_WINDOW: Duration = Duration::from_secs(1);
-
-/// Log lines of one kind per [`LOG_WINDOW`]; the rest are counted and reported on the next.
-const LOG_BURST: u32 = 5;
 
 /// How to open the socket and size the queues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,6 +163,7 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
         inbound: inbound_tx,
         outbound: outbound_rx,
         stop: Arc::clone(&stop),
+        decoder: Decoder::default(),
         drop_log: LogLimit::default(),
         send_log: LogLimit::default(),
         recv_log: LogLimit::default(),
@@ -240,6 +236,7 @@ struct NetThread {
     inbound: Sender<Inbound>,
     outbound: Receiver<Datagram>,
     stop: Arc<AtomicBool>,
+    decoder: Decoder,
     drop_log: LogLimit,
     send_log: LogLimit,
     recv_log: LogLimit,
@@ -311,32 +308,14 @@ impl NetThread {
 
     /// Decodes one datagram and hands it to the app, or counts why not.
     fn handle(&mut self, bytes: &[u8], from: SocketAddr) {
-        if bytes.len() > MAX_DATAGRAM {
-            self.count_drop(DropReason::Decode(ErrorKind::Length));
-            if tracing::enabled!(tracing::Level::DEBUG)
-                && let Some(suppressed) = self.drop_log.allow(Instant::now())
-            {
-                tracing::debug!(%from, max = MAX_DATAGRAM, suppressed, "dropped oversized datagram");
-            }
-            return;
-        }
-        if query::is_query(bytes) {
+        if bytes.len() <= MAX_DATAGRAM && query::is_query(bytes) {
             self.answer_query(bytes, from);
             return;
         }
-        let packet = match ClientPacket::decode(bytes) {
-            Ok(packet) => packet,
-            Err(err) => {
-                self.count_drop(DropReason::Decode(err.kind()));
-                if tracing::enabled!(tracing::Level::DEBUG)
-                    && let Some(suppressed) = self.drop_log.allow(Instant::now())
-                {
-                    tracing::debug!(%from, error = %err, suppressed, "dropped datagram");
-                }
-                return;
-            }
+        let Some(inbound) = self.decoder.decode(bytes, from, &self.stats) else {
+            return;
         };
-        match self.inbound.try_send(Inbound { from, packet }) {
+        match self.inbound.try_send(inbound) {
             Ok(()) => self.stats.received(),
             Err(TrySendError::Full(_)) => {
                 self.count_drop(DropReason::Overloaded);
@@ -435,52 +414,9 @@ impl NetThread {
     }
 }
 
-/// At most [`LOG_BURST`] lines per [`LOG_WINDOW`] for one kind of event.
-#[derive(Debug, Default)]
-struct LogLimit {
-    window_start: Option<Instant>,
-    logged: u32,
-    suppressed: u64,
-}
-
-impl LogLimit {
-    /// `Some(n)` if a line may be logged at `now`, `n` being how many were suppressed since
-    /// the last one; `None` if this one is suppressed.
-    fn allow(&mut self, now: Instant) -> Option<u64> {
-        let new_window = self
-            .window_start
-            .is_none_or(|start| now.saturating_duration_since(start) >= LOG_WINDOW);
-        if new_window {
-            self.window_start = Some(now);
-            self.logged = 0;
-        }
-        if self.logged < LOG_BURST {
-            self.logged += 1;
-            Some(std::mem::take(&mut self.suppressed))
-        } else {
-            self.suppressed += 1;
-            None
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn log_limit_allows_a_burst_a_window_and_reports_the_rest() {
-        let t0 = Instant::now();
-        let mut limit = LogLimit::default();
-        for _ in 0..LOG_BURST {
-            assert_eq!(limit.allow(t0), Some(0));
-        }
-        for i in 0..10 {
-            assert_eq!(limit.allow(t0 + Duration::from_millis(i * 50)), None);
-        }
-        assert_eq!(limit.allow(t0 + LOG_WINDOW), Some(10));
-        assert_eq!(limit.allow(t0 + LOG_WINDOW), Some(0));
-    }
 
     #[test]
     fn default_config_is_documented() {

@@ -49,18 +49,30 @@ pub const SHOT_MEMORY: Duration = Duration::from_secs(1);
 /// ... whose ray ended this close to the victim, m.
 pub const SHOT_REACH: f32 = 3.0;
 
-/// A death names the weapon and the attacker of the last DamageReport only this long
-/// after it (connection.md §6, rule 4); an older report no longer tells how the player
-/// died. A new life forgets it at once.
+/// A death the victim's own game reports (DeathReport) names the attacker of the last
+/// DamageReport as its killer only this long after that report (ADR 0017, 0022): the
+/// page leaves the killer of a reported death to the server, and a hit long before it is
+/// not that attacker's kill. A ledger death (rule 4) names the last report's weapon and
+/// attacker, however old. A new life forgets the report at once.
 pub const KILL_CREDIT: Duration = Duration::from_secs(10);
 
 impl Ledger {
-    /// The weapon and the credited attacker of the last DamageReport of this life, if it
-    /// is within [`KILL_CREDIT`] of `now`.
-    pub fn last_report(&self, now: Duration) -> Option<(u8, Option<Entity>)> {
+    /// The weapon and the credited attacker of the last DamageReport of this life: what a
+    /// ledger death names (connection.md §6, rule 4: "the weapon and attacker of the last
+    /// report").
+    pub fn last_report(&self) -> Option<(u8, Option<Entity>)> {
+        self.last_report_at
+            .is_some()
+            .then_some((self.last_weapon, self.last_attacker))
+    }
+
+    /// The attacker of the last DamageReport of this life if it is within
+    /// [`KILL_CREDIT`] of `now`: the killer of a death the victim reports.
+    pub fn recent_attacker(&self, now: Duration) -> Option<Entity> {
         self.last_report_at
             .is_some_and(|t| now.saturating_sub(t) <= KILL_CREDIT)
-            .then_some((self.last_weapon, self.last_attacker))
+            .then_some(self.last_attacker)
+            .flatten()
     }
 
     /// A new life: no report describes its death yet.
@@ -69,6 +81,15 @@ impl Ledger {
         self.last_attacker = None;
         self.last_report_at = None;
     }
+}
+
+/// Who a committed death names as its killer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Killer {
+    /// A ledger death: the attacker of the last report of this life.
+    LastReport,
+    /// A death the victim reported: that attacker only within [`KILL_CREDIT`].
+    Recent(Duration),
 }
 
 /// Whether the gamemode allows team damage (`dlmp.set_team_damage`).
@@ -335,7 +356,7 @@ fn settle(
                     commit(
                         *player,
                         pose,
-                        now,
+                        Killer::LastReport,
                         &index,
                         &mut victims,
                         (&mut connections, &mut reshows),
@@ -355,7 +376,7 @@ fn settle(
                 commit(
                     *player,
                     report.pose().or_default(),
-                    now,
+                    Killer::Recent(now),
                     &index,
                     &mut victims,
                     (&mut connections, &mut reshows),
@@ -371,19 +392,17 @@ fn settle(
 /// connection.md §6): after the reports of the tick and again after the gamemode's
 /// commands, so a `set_health(0)` kills in the same tick.
 fn commit_deaths(
-    time: Res<Time>,
     index: Res<PlayerIndex>,
     mut victims: Query<Victim>,
     mut connections: Query<&mut Connection>,
     mut events: MessageWriter<LedgerEvent>,
     mut reshows: ResMut<Reshows>,
 ) {
-    let now = time.elapsed();
     let dying: Vec<(Entity, u8)> = victims
         .iter()
         .filter(|(_, _, _, life, ledger, ..)| life.alive && ledger.health <= 0.0)
         .map(|(e, _, _, _, ledger, ..)| {
-            let weapon = ledger.last_report(now).map_or(0, |(w, _)| w);
+            let weapon = ledger.last_report().map_or(0, |(w, _)| w);
             (e, weapon)
         })
         .collect();
@@ -395,7 +414,7 @@ fn commit_deaths(
         commit(
             player,
             pose,
-            now,
+            Killer::LastReport,
             &index,
             &mut victims,
             (&mut connections, &mut reshows),
@@ -454,7 +473,7 @@ fn names_a_frozen_contact_attacker(
 }
 
 /// Commits a death once per life: alive = 0, PlayerWasted to the viewers (not the
-/// victim), `player_death` with the attacker of the last report if it is recent. A player
+/// victim), `player_death` with the killer `naming` picks. A player
 /// already dead, or not spawned, is left alone. PlayerWasted is a normal event
 /// (connection.md §3: its page does not say critical): a viewer whose lane holds 512
 /// events is refused it rather than overflowed, and gets a fresh show of the corpse
@@ -462,7 +481,7 @@ fn names_a_frozen_contact_attacker(
 fn commit(
     player: Entity,
     pose: DeathPose,
-    now: Duration,
+    naming: Killer,
     index: &PlayerIndex,
     victims: &mut Query<Victim>,
     (connections, reshows): (&mut Query<&mut Connection>, &mut Reshows),
@@ -475,7 +494,10 @@ fn commit(
         return;
     }
     life.alive = false;
-    let killer = ledger.last_report(now).and_then(|(_, attacker)| attacker);
+    let killer = match naming {
+        Killer::LastReport => ledger.last_report().and_then(|(_, attacker)| attacker),
+        Killer::Recent(now) => ledger.recent_attacker(now),
+    };
     let wasted = PlayerWasted {
         id: me.id,
         player_token: me.token,

@@ -14,7 +14,7 @@ use super::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Team, Viewers,
 };
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, Revision, Seq};
+use crate::protocol::ids::{EventId, PlayerId, Revision, Seq};
 use crate::protocol::player::action::SpecialAction;
 use crate::protocol::player::sync::{
     Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
@@ -44,6 +44,11 @@ pub struct RelayStats {
 pub struct Relayed {
     seq: Seq,
     to: Viewers,
+    /// Shows of the subject whose last event had not left when they were queued: the
+    /// recipient and that event. A relay to such a recipient waits for the event
+    /// ([`Connection::send_after`]); an entry goes once its event has left, or with the
+    /// show. Short: only shows of the last ticks, never one per viewer for long.
+    shows: Vec<(PlayerId, EventId)>,
 }
 
 impl Relayed {
@@ -66,6 +71,26 @@ impl Relayed {
     /// Clears `recipient`'s bit (it left, or its show ended).
     pub fn forget(&mut self, recipient: PlayerId) {
         self.to.remove(recipient);
+        self.shows.retain(|&(r, _)| r != recipient);
+    }
+
+    /// A show of the subject to `recipient` was queued; `last` is its last event. No relay
+    /// reaches the recipient before it.
+    pub fn shown(&mut self, recipient: PlayerId, last: EventId) {
+        self.shows.retain(|&(r, _)| r != recipient);
+        self.shows.push((recipient, last));
+    }
+
+    /// The show event a relay to `recipient` must wait for, if it has not left yet.
+    fn show_barrier(&mut self, recipient: PlayerId, conn: &Connection) -> Option<EventId> {
+        let at = self.shows.iter().position(|&(r, _)| r == recipient)?;
+        let last = self.shows[at].1;
+        if conn.is_sent(last) {
+            self.shows.swap_remove(at);
+            None
+        } else {
+            Some(last)
+        }
     }
 
     fn sent(&mut self, seq: Seq, recipient: PlayerId) {
@@ -97,7 +122,9 @@ pub struct RelayInputs<'a> {
     pub frozen: bool,
 }
 
-/// The relay values of an accepted frame ("Fields", the relay column).
+/// The relay values of an accepted frame ("Fields", the relay column). The position and
+/// the pose are the server's ([`Body`]): a dead player's frame does not move or turn its
+/// copy (player.md, Admission).
 pub fn relay_frame(f: &Frame, s: &RelayInputs<'_>) -> Frame {
     let body = s.body;
     let weapon = relay_weapon(f, s.inventory);
@@ -117,6 +144,9 @@ pub fn relay_frame(f: &Frame, s: &RelayInputs<'_>) -> Frame {
     let jetpack = body.special_action == SpecialAction::Jetpack;
     Frame {
         pos: s.position,
+        yaw: body.yaw,
+        ducked: body.ducked,
+        move_state: body.move_state,
         keys,
         cam: normalized(f.cam).unwrap_or(Vec3::ZERO),
         vel: cap_length(f.vel, MAX_RELAY_VEL),
@@ -177,28 +207,23 @@ fn relay_frames(
     mut recipients: Query<(&Team, &mut Connection)>,
     index: Res<PlayerIndex>,
     mut stats: ResMut<RelayStats>,
-    mut fresh: Local<Vec<Entity>>,
 ) {
-    fresh.clear();
-    fresh.extend(accepted.read().map(|a| a.player));
-    fresh.sort_unstable();
-    fresh.dedup();
-    for &subject in fresh.iter() {
-        let Ok((player, last, life, epoch, position, body, ledger, inv, look, team, viewers, fs)) =
+    // Every accepted frame, in arrival order: two of one subject in one tick go out both.
+    for accepted in accepted.read() {
+        let subject = accepted.player;
+        let Ok((player, _, life, epoch, _, body, ledger, inv, look, team, viewers, fs)) =
             subjects.get(subject)
         else {
             continue;
         };
-        let (Some(seq), Some(frame)) = (last.seq, last.frame.as_ref()) else {
-            continue;
-        };
+        let (seq, frame) = (accepted.seq, &accepted.frame);
         let Ok(mut relayed) = relayed.get_mut(subject) else {
             continue;
         };
         let frame = relay_frame(
             frame,
             &RelayInputs {
-                position: position.0,
+                position: accepted.position,
                 life: *life,
                 death_epoch: epoch.0,
                 ledger,
@@ -232,7 +257,14 @@ fn relay_frames(
                 teammate: team.is_teammate_of(their_team),
                 gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
             };
-            match conn.send(packet) {
+            // A dead relay waits for everything queued before it (the death among it); a
+            // living one for the subject's show to this recipient, if that has not left.
+            let barrier = if life.alive {
+                relayed.show_barrier(recipient, &conn)
+            } else {
+                Some(conn.last_queued())
+            };
+            match conn.send_after(packet, barrier) {
                 Ok(()) => {
                     stats.sent += 1;
                     relayed.sent(seq, recipient);

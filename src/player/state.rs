@@ -10,7 +10,7 @@ use bitvec::vec::BitVec;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, Revision, Seq};
 use crate::protocol::player::action::SpecialAction;
-use crate::protocol::player::sync::{Frame, Keys};
+use crate::protocol::player::sync::{Frame, Keys, MoveState};
 
 /// The last frame accepted from the owner (frame admission writes it).
 #[derive(Component, Debug, Clone, PartialEq, Default)]
@@ -36,8 +36,8 @@ pub struct Ledger {
     pub last_weapon: u8,
     /// The attacker the last DamageReport was credited to.
     pub last_attacker: Option<Entity>,
-    /// When the last DamageReport was applied: a death names its weapon and attacker only
-    /// within `ledger::KILL_CREDIT` of it.
+    /// When the last DamageReport of this life was applied (`None`: none yet); a death
+    /// the victim reports names its attacker only within `ledger::KILL_CREDIT` of it.
     pub last_report_at: Option<Duration>,
 }
 
@@ -156,6 +156,12 @@ pub struct Body {
     pub velocity: Vec3,
     /// Normalised camera direction by the last living frame.
     pub camera_front: Vec3,
+    /// The pose, taken only from the frame of a living player and relayed while the
+    /// player is dead (player.md, Admission: "the position and the pose (heading,
+    /// move_state, crouch) only from the frame of a living player"): the heading in
+    /// degrees, the speed band, the crouch.
+    pub yaw: f32,
+    pub move_state: MoveState,
     pub ducked: bool,
     pub on_ground: bool,
 }
@@ -173,6 +179,8 @@ impl Default for Body {
             keys: Keys::NONE,
             velocity: Vec3::ZERO,
             camera_front: Vec3::ZERO,
+            yaw: 0.0,
+            move_state: MoveState::Unset,
             ducked: false,
             on_ground: true,
         }

@@ -4,6 +4,7 @@
 //! Layout: the shared machinery (`wire`, `error`, `text`, `ids`, `check`, `packet`), then
 //! one folder per spec page with one file per packet family.
 
+pub mod bundle;
 pub mod check;
 pub mod connection;
 pub mod dispatch;

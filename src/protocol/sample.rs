@@ -4,6 +4,8 @@
 
 use core::fmt::Debug;
 
+use super::bundle;
+use super::dispatch::ServerPacket;
 use super::error::EncodeError;
 use super::packet::{Direction, Packet};
 
@@ -59,6 +61,48 @@ impl<P: Packet + Send + Sync + Debug> Sample for Typed<P> {
 /// A fixture entry.
 pub fn sample<P: Packet + Send + Sync + 'static>(file: &'static str, packet: P) -> Box<dyn Sample> {
     Box::new(Typed { file, packet })
+}
+
+/// A bundle's fixture (connection.md §1): the packets it holds, in order.
+struct BundleSample {
+    file: &'static str,
+    packets: Vec<ServerPacket>,
+}
+
+impl Sample for BundleSample {
+    fn file(&self) -> &'static str {
+        self.file
+    }
+    fn packet(&self) -> &'static str {
+        bundle::NAME
+    }
+    fn id(&self) -> u8 {
+        bundle::BUNDLE_ID
+    }
+    fn direction(&self) -> Direction {
+        Direction::ServerToClient
+    }
+    fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        bundle::to_bytes(&self.packets)
+    }
+    fn check(&self, bytes: &[u8]) -> Result<(), String> {
+        let parsed = bundle::Bundle::parse(bytes).map_err(|e| format!("{}: {e}", self.file))?;
+        let decoded: Result<Vec<ServerPacket>, _> = parsed.packets().collect();
+        let decoded = decoded.map_err(|e| format!("{}: {e}", self.file))?;
+        if decoded == self.packets {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: decoded {decoded:?}\nexpected {:?}",
+                self.file, self.packets
+            ))
+        }
+    }
+}
+
+/// A bundle's fixture entry.
+pub fn bundle_sample(file: &'static str, packets: Vec<ServerPacket>) -> Box<dyn Sample> {
+    Box::new(BundleSample { file, packets })
 }
 
 /// Every fixture entry of every page.

@@ -324,6 +324,20 @@ impl ScriptHost {
         result
     }
 
+    /// Runs `f` on behalf of `resource` with a fresh instruction budget, logging its error
+    /// with the resource's name (database callbacks, [`super::api::db`]).
+    pub(crate) fn call_for(
+        &mut self,
+        resource: ResourceId,
+        what: &str,
+        f: impl FnOnce(&Lua) -> mlua::Result<()>,
+    ) {
+        if let Err(e) = self.guarded(f) {
+            let name = self.resource_name(resource);
+            self.log_error(&name, what, &e);
+        }
+    }
+
     /// Logs a failed call of `resource`, naming what ran (ADR 0021): a time cut-off
     /// once per tick (the further ones are counted), a memory error with the VM's use.
     fn log_error(&mut self, resource: &str, what: &str, e: &mlua::Error) {

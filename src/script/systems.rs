@@ -156,6 +156,7 @@ fn run_scripts(
         host.emit(&ScriptEvent::ServerShutdown {});
     }
     host.run_timers(now);
+    super::api::db::deliver(&mut host);
     emit_tick(&mut host, now, &mut last_tick);
     host.end_tick();
 

@@ -2,6 +2,7 @@
 //! feature plugins that fill them. [`build_app`] assembles it around a [`Transport`]; the
 //! binary connects that to the network thread, the test harness to virtual clients.
 
+mod runner;
 mod sets;
 mod shutdown;
 mod stats;
@@ -14,13 +15,16 @@ use std::time::Duration;
 use bevy_app::App;
 use bevy_time::{Fixed, Time, TimePlugin};
 
+pub use runner::{FixedStepRunner, MAX_CATCH_UP};
 pub use sets::{GameplaySystems, ServerSystems, StreamingSystems};
 pub use shutdown::{ServerShutdown, ShutdownFlag};
 pub use stats::StatsSettings;
 pub use transport::Transport;
 
+use crate::bans::BansPlugin;
 use crate::chat::ChatPlugin;
 use crate::config::Config;
+use crate::db::{DbPlugin, DbSettings, DbTarget};
 use crate::player::PlayerPlugin;
 use crate::player::respawn::RespawnPolicy;
 use crate::query::QueryPlugin;
@@ -50,6 +54,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             settings: SessionSettings {
                 max_players: config.max_players,
                 timeout: config.session_timeout(),
+                max_sessions_per_ip: usize::from(config.max_sessions_per_ip),
             },
         },
         ChatPlugin,
@@ -64,6 +69,14 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 limits: config.script_limits(),
             },
         },
+        DbPlugin {
+            settings: DbSettings {
+                target: db_target(config),
+                queue: config.db_queue,
+                wait_for_replies: config.db_wait_for_replies,
+            },
+        },
+        BansPlugin,
         shutdown::ShutdownPlugin {
             flag: ShutdownFlag(shutdown),
         },
@@ -74,4 +87,14 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         },
     ));
     app
+}
+
+/// The database the config names; a `database` value that does not parse is logged and the
+/// default file is used instead (the config check refuses it before a server starts).
+fn db_target(config: &Config) -> DbTarget {
+    let data_dir = config.data_dir();
+    DbTarget::from_config(config.database.as_deref(), &data_dir).unwrap_or_else(|e| {
+        tracing::error!("{e}");
+        DbTarget::SqliteFile(data_dir.join(crate::db::SQLITE_FILE))
+    })
 }

@@ -136,13 +136,14 @@ impl Farewells {
         });
     }
 
-    /// The Disconnects due at `now`.
+    /// The Disconnects due at `now`. Copy `i` is due `i` × 50 ms after the first, so a
+    /// tick that is not a divisor of 50 ms delays a copy without pushing back the next.
     pub(crate) fn due(&mut self, now: Duration, mut out: impl FnMut(SocketAddr, LeaveReason)) {
         for f in &mut self.pending {
             if f.left > 0 && f.next_at <= now {
                 out(f.addr, f.reason);
                 f.left -= 1;
-                f.next_at = now + FAREWELL_SPACING;
+                f.next_at += FAREWELL_SPACING;
             }
         }
         self.pending.retain(|f| f.left > 0);

@@ -12,6 +12,9 @@ use bevy_ecs::component::Component;
 use crate::lane::{
     AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, PushError, Verdict,
 };
+use crate::protocol::bundle::Packer;
+use crate::protocol::connection::handshake::Protocol;
+use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::{EventId, PlayerId, PlayerToken, SessionToken};
 use crate::protocol::{EncodeError, MAX_DATAGRAM, ServerPacket};
 use crate::serial::Serial;
@@ -47,6 +50,10 @@ impl std::error::Error for SendError {}
 /// overflow its 512-event lane (docs/decisions/0005-server-core.md).
 pub const ROSTER_WINDOW: usize = 256;
 
+/// Bytes of room for a tick's unreliable packets a connection keeps between ticks: a
+/// crowded view's relays (about 50 × 140 bytes) fit; a rare burst's room is given back.
+const UNRELIABLE_KEPT: usize = 64 * 1024;
+
 /// The session's transport state; one per player entity.
 #[derive(Component)]
 pub struct Connection {
@@ -54,10 +61,18 @@ pub struct Connection {
     session_token: SessionToken,
     outbound: OutboundLane<Vec<u8>>,
     inbound: InboundLane,
-    unreliable: Vec<Vec<u8>>,
+    /// This tick's unreliable packets, encoded back to back (no allocation per packet).
+    unreliable: Vec<u8>,
+    /// Where each of them ends in `unreliable`, and the lane event it must not overtake.
+    unreliable_at: Vec<Unreliable>,
+    /// Unreliable packets dropped because the event they may not overtake could not leave
+    /// in their tick (see [`Connection::send_after`]).
+    held_back: u64,
     ack_due: bool,
     /// Roster events not yet in the lane, in order.
-    roster: VecDeque<ServerPacket>,
+    roster: VecDeque<RosterEvent>,
+    /// What the client said in its hello: whether it accepts bundles (connection.md §1).
+    protocol: Protocol,
 }
 
 impl fmt::Debug for Connection {
@@ -65,15 +80,60 @@ impl fmt::Debug for Connection {
         f.debug_struct("Connection")
             .field("addr", &self.addr)
             .field("waiting", &self.outbound.waiting())
-            .field("unreliable", &self.unreliable.len())
+            .field("unreliable", &self.unreliable_at.len())
             .finish_non_exhaustive()
     }
+}
+
+/// A roster event waiting outside the lane, kept small: a newcomer's backlog is up to
+/// `max_players` of them, so a join storm holds N² of them at once (issue 11: 296 bytes
+/// a ServerPacket, 44 a PlayerJoin).
+#[derive(Debug)]
+enum RosterEvent {
+    Join(PlayerJoin),
+    Leave(PlayerLeave),
+    Other(Box<ServerPacket>),
+}
+
+/// One unreliable packet of the tick.
+#[derive(Debug, Clone, Copy)]
+struct Unreliable {
+    /// End of its bytes in [`Connection::unreliable`].
+    end: usize,
+    /// The latest lane event queued before it: it leaves after that event and before
+    /// every later one (queue order).
+    at: EventId,
+    /// A relay ([`Connection::send_after`]): it leaves after every event of the tick, and
+    /// only if this event has left.
+    trailing: Option<Option<EventId>>,
 }
 
 fn encode(packet: &ServerPacket) -> Result<Vec<u8>, SendError> {
     let mut buf = [0u8; MAX_DATAGRAM];
     let n = packet.encode(&mut buf).map_err(SendError::Invalid)?;
     Ok(buf[..n].to_vec())
+}
+
+/// Where [`Connection::drain`] puts a tick's packets: a [`Packer`] for a protocol 2
+/// client, one datagram each otherwise.
+struct Sink<F> {
+    packer: Option<Packer>,
+    out: F,
+}
+
+impl<F: FnMut(Vec<u8>)> Sink<F> {
+    fn put(&mut self, packet: &[u8]) {
+        match &mut self.packer {
+            Some(packer) => packer.add(packet, |d| (self.out)(d.to_vec())),
+            None => (self.out)(packet.to_vec()),
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(packer) = &mut self.packer {
+            packer.finish(|d| (self.out)(d.to_vec()));
+        }
+    }
 }
 
 impl Connection {
@@ -84,9 +144,24 @@ impl Connection {
             outbound: OutboundLane::new(),
             inbound: InboundLane::new(),
             unreliable: Vec::new(),
+            unreliable_at: Vec::new(),
+            held_back: 0,
             ack_due: false,
             roster: VecDeque::new(),
+            protocol: Protocol::default(),
         }
+    }
+
+    /// The connection of a client that said `protocol` in its hello.
+    #[must_use]
+    pub fn with_protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// The protocol the client said in its hello.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -97,14 +172,71 @@ impl Connection {
         self.session_token
     }
 
-    /// Queues an unreliable packet for this tick's outbound pass.
+    /// Queues an unreliable packet for this tick's outbound pass. It leaves in queue
+    /// order: after the lane events queued before it, before those queued after it (a
+    /// RespawnPlayer before the events of the new life, a ServerHello before the roster).
     pub fn send(&mut self, packet: impl Into<ServerPacket>) -> Result<(), SendError> {
-        let packet = packet.into();
+        self.queue_unreliable(packet.into(), None)
+    }
+
+    /// Queues a relay: it leaves after every lane event that leaves this tick, and only if
+    /// lane event `after`, if given, has left by then (a subject's show or death to this
+    /// recipient: issue 10, "a client must never see a relay of a subject before its show,
+    /// nor a dead relay before the death"). If that event cannot leave this tick (the lane
+    /// sends at most 64 new events a tick, connection.md §3), the relay is dropped and
+    /// counted ([`held_back`](Self::held_back)): an unreliable packet is never kept for a
+    /// later tick, where it would be stale.
+    pub fn send_after(
+        &mut self,
+        packet: impl Into<ServerPacket>,
+        after: Option<EventId>,
+    ) -> Result<(), SendError> {
+        let after = after.filter(|&id| !self.outbound.is_sent(id));
+        self.queue_unreliable(packet.into(), Some(after))
+    }
+
+    fn queue_unreliable(
+        &mut self,
+        packet: ServerPacket,
+        trailing: Option<Option<EventId>>,
+    ) -> Result<(), SendError> {
         if packet.event_id().is_some() {
             return Err(SendError::WrongLane);
         }
-        self.unreliable.push(encode(&packet)?);
-        Ok(())
+        let start = self.unreliable.len();
+        self.unreliable.resize(start + MAX_DATAGRAM, 0);
+        match packet.encode(&mut self.unreliable[start..]) {
+            Ok(n) => {
+                self.unreliable.truncate(start + n);
+                self.unreliable_at.push(Unreliable {
+                    end: start + n,
+                    at: self.last_queued(),
+                    trailing,
+                });
+                Ok(())
+            }
+            Err(e) => {
+                self.unreliable.truncate(start);
+                Err(SendError::Invalid(e))
+            }
+        }
+    }
+
+    /// The latest event queued on the lane (sent or not); the id before the first while
+    /// none was queued.
+    pub fn last_queued(&self) -> EventId {
+        EventId(self.outbound.next_id().0.wrapping_sub(1))
+    }
+
+    /// Whether lane event `id` has left at least once.
+    pub fn is_sent(&self, id: EventId) -> bool {
+        self.outbound.is_sent(id)
+    }
+
+    /// Unreliable packets dropped so far because the event they may not overtake had not
+    /// left in their tick.
+    pub fn held_back(&self) -> u64 {
+        self.held_back
     }
 
     /// Queues a reliable event; its `event_id` is stamped here. The result says at once
@@ -133,7 +265,11 @@ impl Connection {
             return Err(SendError::WrongLane);
         }
         encode(&packet)?;
-        self.roster.push_back(packet);
+        self.roster.push_back(match packet {
+            ServerPacket::PlayerJoin(join) => RosterEvent::Join(join),
+            ServerPacket::PlayerLeave(leave) => RosterEvent::Leave(leave),
+            other => RosterEvent::Other(Box::new(other)),
+        });
         self.pump_roster();
         Ok(())
     }
@@ -147,17 +283,26 @@ impl Connection {
     /// lane: nothing about that player may reach this recipient before its join
     /// (connection.md §4), so streaming does not show it yet (ADR 0020).
     pub fn awaits_join(&self, id: PlayerId, token: PlayerToken) -> bool {
-        self.roster.iter().any(
-            |p| matches!(p, ServerPacket::PlayerJoin(j) if j.id == id && j.player_token == token),
-        )
+        self.roster
+            .iter()
+            .any(|e| matches!(e, RosterEvent::Join(j) if j.id == id && j.player_token == token))
     }
 
     fn pump_roster(&mut self) {
         while self.outbound.waiting() < ROSTER_WINDOW
-            && let Some(packet) = self.roster.pop_front()
+            && let Some(event) = self.roster.pop_front()
         {
+            let packet = match event {
+                RosterEvent::Join(join) => ServerPacket::from(join),
+                RosterEvent::Leave(leave) => leave.into(),
+                RosterEvent::Other(packet) => *packet,
+            };
             // Checked in send_roster; a critical push never refuses.
             let _ = self.send_event(packet, Delivery::Critical);
+        }
+        // A newcomer's roster is max_players entries once; its room is not kept after.
+        if self.roster.is_empty() && self.roster.capacity() > 16 {
+            self.roster = VecDeque::new();
         }
     }
 
@@ -205,21 +350,66 @@ impl Connection {
         self.outbound.health(now)
     }
 
-    /// Everything to send this tick, in order: the ServerAck if due, the unreliable
-    /// packets, then the lane's resends and new events.
-    pub(crate) fn drain(&mut self, now: Duration, mut out: impl FnMut(Vec<u8>)) {
+    /// Everything to send this tick, as datagrams, in this order: the ServerAck if due,
+    /// then the lane's resends and new events with the unreliable packets of
+    /// [`send`](Self::send) in queue order among them, then the relays of
+    /// [`send_after`](Self::send_after) (after every event of the tick: a show or death
+    /// queued in the tick reaches the client before them). A protocol 2 client gets all
+    /// of it packed into as few bundles as fit, in that order (connection.md §1); a
+    /// protocol 1 client one datagram per packet.
+    pub(crate) fn drain(&mut self, now: Duration, out: impl FnMut(Vec<u8>)) {
         self.pump_roster();
+        let mut sink = Sink {
+            packer: self.protocol.bundles().then(Packer::new),
+            out,
+        };
         if std::mem::take(&mut self.ack_due) {
             let ack = crate::protocol::connection::lane::ServerAck {
                 event_id: self.inbound.last_applied(),
             };
             if let Ok(bytes) = encode(&ack.into()) {
-                out(bytes);
+                sink.put(&bytes);
             }
         }
-        for bytes in self.unreliable.drain(..) {
-            out(bytes);
+        let (bytes, queued) = (&self.unreliable, &self.unreliable_at);
+        let mut ordered = queued
+            .iter()
+            .scan(0, |start, u| {
+                let range = *start..u.end;
+                *start = u.end;
+                Some((range, u))
+            })
+            .filter(|(_, u)| u.trailing.is_none())
+            .peekable();
+        self.outbound.poll(now, |t| {
+            while let Some((range, _)) = ordered.next_if(|(_, u)| t.id.is_newer_than(u.at)) {
+                sink.put(&bytes[range]);
+            }
+            sink.put(t.event);
+        });
+        for (range, _) in ordered {
+            sink.put(&bytes[range]);
         }
-        self.outbound.poll(now, |t| out(t.event.clone()));
+        let mut start = 0;
+        for u in queued {
+            let range = start..u.end;
+            start = u.end;
+            let Some(after) = u.trailing else {
+                continue;
+            };
+            if after.is_some_and(|id| !self.outbound.is_sent(id)) {
+                self.held_back += 1;
+                continue;
+            }
+            sink.put(&bytes[range]);
+        }
+        self.unreliable.clear();
+        self.unreliable_at.clear();
+        // A tick's burst of unreliable packets (a Go-Back-N of hundreds) keeps no room.
+        if self.unreliable.capacity() > UNRELIABLE_KEPT {
+            self.unreliable.shrink_to(UNRELIABLE_KEPT / 4);
+            self.unreliable_at.shrink_to(64);
+        }
+        sink.finish();
     }
 }

@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use super::ratelimit::{RateLimit, TokenBucket};
+use super::ratelimit::{RateLimit, TokenBucket, WindowLimit};
 use super::registry::{Ended, InsertError, NewSession, Session, Sessions};
 use crate::protocol::connection::handshake::{
-    ClientHello, ConnectRefused, LeaveReason, PROTOCOL_VERSION, RefuseReason, ServerHello,
-    check_name,
+    ClientHello, ConnectRefused, LeaveReason, Protocol, RefuseReason, ServerHello, check_name,
 };
 use crate::protocol::ids::PlayerId;
 
@@ -62,12 +61,25 @@ pub fn server_hello(session: &Session, max_players: u16, world: &WorldInfo) -> S
     }
 }
 
+/// Hellos per source IP in any [`HELLO_WINDOW`] (connection.md §2: "at most 4 a second").
+pub const HELLOS_PER_WINDOW: usize = 4;
+
+/// The window of [`HELLOS_PER_WINDOW`].
+pub const HELLO_WINDOW: Duration = Duration::from_secs(1);
+
+/// Live sessions from one IP by default: a LAN party behind one address still fits
+/// (ADR 0018).
+pub const MAX_SESSIONS_PER_IP: usize = 16;
+
+/// The hello limit of one IP.
+type HelloWindow = WindowLimit<HELLOS_PER_WINDOW>;
+
 /// The limits of the hello gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HelloLimits {
-    /// Hellos per source address and port; past it they are dropped without an answer.
-    /// Default [`RateLimit::HELLO`]: 4 at once, 4 a second (connection.md §2).
-    pub per_address: RateLimit,
+    /// Live sessions per source IP; a hello past it is refused as server full (reason 0).
+    /// Default [`MAX_SESSIONS_PER_IP`] (ADR 0018).
+    pub max_sessions_per_ip: usize,
     /// Refused attempts per source IP before it is refused with reason 5 (too many
     /// attempts). Default: 8 at once, one more every 10 s (ADR 0004).
     pub failures_per_ip: RateLimit,
@@ -79,7 +91,7 @@ pub struct HelloLimits {
 impl Default for HelloLimits {
     fn default() -> Self {
         HelloLimits {
-            per_address: RateLimit::HELLO,
+            max_sessions_per_ip: MAX_SESSIONS_PER_IP,
             failures_per_ip: RateLimit::every(8, Duration::from_secs(10)),
             max_tracked: 4096,
         }
@@ -89,7 +101,7 @@ impl Default for HelloLimits {
 /// Why a hello got no answer at all. Counted by the caller, like decoding drops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ignored {
-    /// Over the per-address hello limit (connection.md §2).
+    /// Over the per-IP hello limit (connection.md §2).
     RateLimited,
     /// The gate tracks [`HelloLimits::max_tracked`] addresses already (a flood from many
     /// sources); the client resends and gets in once it calms down.
@@ -153,12 +165,12 @@ struct Failures {
     last: Option<(SocketAddr, u32)>,
 }
 
-/// The hello gate: per-address hello limits and per-IP refused-attempt budgets. The
+/// The hello gate: per-IP hello limits, session caps and refused-attempt budgets. The
 /// sessions and the ban set live in [`Sessions`].
 #[derive(Debug, Clone, Default)]
 pub struct HelloGate {
     limits: HelloLimits,
-    rate: HashMap<SocketAddr, TokenBucket>,
+    rate: HashMap<IpAddr, HelloWindow>,
     failures: HashMap<IpAddr, Failures>,
     last_prune: Option<Duration>,
 }
@@ -180,10 +192,12 @@ impl HelloGate {
     /// Handles a decoded (so well-formed) `hello` from `from` at `now`. `world` is the
     /// world right now; an accepted session keeps it for its ServerHello.
     ///
-    /// In order: over the address's hello limit → ignored; same address and nonce as a
-    /// live session → repeated; a session at this address with another nonce ends; then
-    /// refusals: banned (4), too many attempts (5), wrong protocol (1), invalid name (2),
-    /// name in use (3, ignoring ASCII case), server full (0); otherwise accepted.
+    /// In order: over the IP's hello limit (every hello counts, accepted ones and repeats
+    /// too) → ignored; same address and nonce as a live session → repeated; a session at
+    /// this address with another nonce ends; then refusals: banned (4), too many attempts
+    /// (5), wrong protocol (1), invalid name (2), name in use (3, ignoring ASCII case),
+    /// server full (0: no free slot, the IP's session cap, or the unproven cap, ADR 0018);
+    /// otherwise accepted.
     pub fn handle(
         &mut self,
         sessions: &mut Sessions,
@@ -236,7 +250,7 @@ impl HelloGate {
     /// memory. [`handle`](Self::handle) calls it when a table reaches its cap; the caller
     /// may also call it now and then (say once a second).
     pub fn prune(&mut self, now: Duration) {
-        self.rate.retain(|_, b| !b.is_full(now));
+        self.rate.retain(|_, w| !w.is_empty(now));
         self.failures.retain(|_, f| !f.budget.is_full(now));
         self.last_prune = Some(now);
     }
@@ -248,7 +262,8 @@ impl HelloGate {
     }
 
     fn take_hello(&mut self, from: SocketAddr, now: Duration) -> Result<(), Ignored> {
-        if !self.rate.contains_key(&from) {
+        let ip = from.ip().to_canonical();
+        if !self.rate.contains_key(&ip) {
             if self.rate.len() >= self.limits.max_tracked {
                 self.prune_lazily(now);
             }
@@ -256,12 +271,11 @@ impl HelloGate {
                 return Err(Ignored::Busy);
             }
         }
-        let limit = self.limits.per_address;
-        let bucket = self
+        let window = self
             .rate
-            .entry(from)
-            .or_insert_with(|| TokenBucket::new(limit, now));
-        if bucket.try_take(now) {
+            .entry(ip)
+            .or_insert_with(|| HelloWindow::new(HELLO_WINDOW));
+        if window.try_take(now) {
             Ok(())
         } else {
             Err(Ignored::RateLimited)
@@ -298,7 +312,7 @@ impl HelloGate {
         {
             return Some(RefuseReason::TooManyAttempts);
         }
-        let charged = if hello.protocol != PROTOCOL_VERSION {
+        let charged = if Protocol::of(hello.protocol).is_none() {
             RefuseReason::WrongProtocol
         } else if check_name("name", &hello.name).is_err() {
             RefuseReason::InvalidName
@@ -307,13 +321,24 @@ impl HelloGate {
             .is_some_and(|s| Some(s.id()) != replacing)
         {
             RefuseReason::NameInUse
-        } else if sessions.is_full() && replacing.is_none() {
+        } else if self.no_room(sessions, ip, replacing) {
             return Some(RefuseReason::ServerFull);
         } else {
             return None;
         };
         self.charge(ip, from, hello.nonce, now);
         Some(charged)
+    }
+
+    /// No room for a new session from `ip` (the one being replaced does not count): every
+    /// slot taken, the IP at its session cap, or the unproven sessions at theirs.
+    fn no_room(&self, sessions: &Sessions, ip: IpAddr, replacing: Option<PlayerId>) -> bool {
+        let replaced = replacing.and_then(|id| sessions.get(id));
+        let freed = usize::from(replaced.is_some());
+        let freed_unproven = usize::from(replaced.is_some_and(|s| !s.is_proven()));
+        (sessions.is_full() && replaced.is_none())
+            || sessions.count_at_ip(ip) - freed >= self.limits.max_sessions_per_ip
+            || sessions.unproven() - freed_unproven >= sessions.max_unproven()
     }
 
     /// Charges a refused attempt to `ip`, once per (address, nonce).
@@ -350,7 +375,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::connection::handshake::MAGIC;
+    use crate::protocol::connection::handshake::{MAGIC, PROTOCOL_VERSION};
     use crate::protocol::text::FixedText;
 
     fn addr(ip: u8, port: u16) -> SocketAddr {
@@ -425,7 +450,7 @@ mod tests {
         let bad = |nonce| {
             let mut h = hello(nonce, "Smoke");
             match reason {
-                RefuseReason::WrongProtocol => h.protocol = 2,
+                RefuseReason::WrongProtocol => h.protocol = 3,
                 RefuseReason::InvalidName => h.name = FixedText::new("Sm").unwrap(),
                 _ => h.name = FixedText::new("SWEET").unwrap(),
             }
@@ -455,11 +480,11 @@ mod tests {
         let world = WorldInfo::default();
         gate.handle(&mut sessions, &hello(1, "x"), addr(1, 1), at(0), &world);
         gate.handle(&mut sessions, &hello(2, "Okay"), addr(2, 1), at(0), &world);
-        // Two addresses and one charged IP.
+        // Two IPs' hello windows and one charged IP.
         assert_eq!(gate.tracked(), 3);
-        gate.prune(at(249));
+        gate.prune(at(999));
         assert_eq!(gate.tracked(), 3);
-        gate.prune(at(250));
+        gate.prune(at(1000));
         assert_eq!(gate.tracked(), 1);
         gate.prune(at(10_000));
         assert_eq!(gate.tracked(), 0);

@@ -1,8 +1,9 @@
 //! Sessions, the I/O-free core of the handshake (connection.md §2, "Handshake and
 //! sessions") and of ids and generations (§5, "Sequence and generation"):
 //!
-//! - [`ratelimit`]: the token bucket behind the hello limit (4 a second per address, §2)
-//!   and the chat limit (5 at once, 1 a second, §4).
+//! - [`ratelimit`]: the sliding window behind the hello limit (4 a second per IP, §2) and
+//!   the token bucket behind the chat limit (5 at once, 1 a second, §4).
+//! - [`budget`]: a session's inbound datagram budget and the kick of a flooding session.
 //! - [`registry`]: [`Sessions`], the player slots `0..max_players` (smallest free id,
 //!   reused after a disconnect), the server-wide generation counter (player_token, never
 //!   0), CSPRNG session tokens (never 0, unique among live sessions), the token-and-address
@@ -14,6 +15,7 @@
 //! returns what the caller must send or broadcast; nothing here touches a socket or a
 //! clock. Decisions the spec left open: docs/decisions/0004-sessions.md.
 
+pub mod budget;
 pub mod components;
 pub mod connection;
 pub mod hello;
@@ -29,9 +31,10 @@ pub use connection::{Connection, SendError};
 pub use nametag::NametagColor;
 pub use plugin::{HelloWorld, SessionPlugin, SessionSettings, SessionState};
 
+pub use budget::{Admit, InboundBudget};
 pub use hello::{HelloGate, HelloLimits, HelloOutcome, Ignored, WorldInfo, server_hello};
-pub use ratelimit::{RateLimit, TokenBucket};
+pub use ratelimit::{RateLimit, TokenBucket, WindowLimit};
 pub use registry::{
     Ended, InsertError, Inserted, NewSession, PlayerName, SESSION_TIMEOUT, Session, Sessions,
-    Stranger, TokenSource, os_tokens,
+    Stranger, TokenSource, default_max_unproven, os_tokens,
 };

@@ -12,15 +12,17 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::{debug, info, warn};
 
+use super::budget::Admit;
 use super::components::{
     EndSession, Farewells, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex, Received,
 };
 use super::connection::Connection;
+use super::hello::HelloLimits;
 use super::nametag::{NametagColor, send_nametags};
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
 use crate::lane::{LaneHealth, Verdict};
 use crate::net::{Datagram, DropReason, Inbound};
-use crate::protocol::connection::handshake::{LeaveReason, ServerDisconnect};
+use crate::protocol::connection::handshake::{LeaveReason, Protocol, ServerDisconnect};
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::EventId;
 use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
@@ -33,6 +35,8 @@ pub struct SessionSettings {
     pub max_players: u16,
     /// Silence that ends a session. Default 10 s.
     pub timeout: Duration,
+    /// Live sessions per source IP. Default 16 (ADR 0018).
+    pub max_sessions_per_ip: usize,
 }
 
 /// The world as a ServerHello tells it; the clock, weather and garage features keep it
@@ -66,7 +70,10 @@ impl Plugin for SessionPlugin {
         app.insert_resource(settings)
             .insert_resource(SessionState {
                 sessions: Sessions::new(settings.max_players).with_timeout(settings.timeout),
-                gate: HelloGate::default(),
+                gate: HelloGate::new(HelloLimits {
+                    max_sessions_per_ip: settings.max_sessions_per_ip,
+                    ..HelloLimits::default()
+                }),
             })
             .init_resource::<HelloWorld>()
             .init_resource::<PlayerIndex>()
@@ -129,9 +136,17 @@ fn take_hellos(
             continue;
         };
         let from = inbound.from;
+        let protocol = Protocol::of(hello.protocol).unwrap_or_default();
         let outcome = state
             .gate
             .handle(&mut state.sessions, hello, from, now, &world.0);
+        // Counted as `flush` counts the answer: by whether the address has a proven
+        // session once the hello is handled (a new nonce replaces a proven one).
+        if !state.sessions.by_addr(from).is_some_and(|s| s.is_proven()) {
+            transport
+                .stats
+                .unproven_received(crate::protocol::Packet::encoded_len(hello));
+        }
         if let Some(old) = outcome.replaced()
             && let Some(entity) = index.get(old.session.id())
         {
@@ -154,9 +169,11 @@ fn take_hellos(
                         .map(|s| *s.name())
                         .unwrap_or_default(),
                 );
-                let mut conn = Connection::new(from, hello.session_token);
-                if let Err(e) = conn.send(hello) {
-                    warn!("ServerHello not sent: {e}");
+                let mut conn = Connection::new(from, hello.session_token).with_protocol(protocol);
+                // Outside the connection: until the client proves its token, the
+                // ServerHello is all that goes to its address (ADR 0018).
+                if let Some(bytes) = encode(hello) {
+                    direct.0.push(Datagram { to: from, bytes });
                 }
                 for (_, other, other_name, mut other_conn) in &mut connections {
                     join(&mut conn, other, other_name);
@@ -223,11 +240,12 @@ fn route_packets(
     mut state: ResMut<SessionState>,
     index: Res<PlayerIndex>,
     mut batch: ResMut<InboundBatch>,
-    mut connections: Query<&mut Connection>,
+    mut connections: Query<(&mut Connection, &Name)>,
     mut received: MessageWriter<Received>,
     mut ended: MessageWriter<EndSession>,
 ) {
     let now = time.elapsed();
+    let mut kicked = HashSet::new();
     for Inbound { from, packet } in batch.0.drain(..) {
         let Some(token) = packet.session_token() else {
             continue;
@@ -245,9 +263,28 @@ fn route_packets(
         let Some(player) = index.get(id) else {
             continue;
         };
-        let Ok(mut conn) = connections.get_mut(player) else {
+        let Ok((mut conn, name)) = connections.get_mut(player) else {
             continue;
         };
+        match state.sessions.admit(id, now) {
+            Admit::Take => {}
+            Admit::Drop => {
+                transport.stats.count_drop(DropReason::OverBudget);
+                continue;
+            }
+            Admit::Kick => {
+                transport.stats.count_drop(DropReason::OverBudget);
+                if kicked.insert(player) {
+                    warn!(id = id.0, name = name.as_str(), %from, "kicked: kept sending past its inbound budget");
+                    ended.write(EndSession {
+                        player,
+                        leave: LeaveReason::Kicked,
+                        disconnect: Some(LeaveReason::Kicked),
+                    });
+                }
+                continue;
+            }
+        }
         match &packet {
             ClientPacket::ClientDisconnect(_) => {
                 ended.write(EndSession {
@@ -336,21 +373,25 @@ fn end_sessions(
         let Ok((entity, player, name, mut conn)) = connections.get_mut(request.player) else {
             continue;
         };
-        if state
+        let session = state
             .sessions
             .get(player.id)
-            .is_some_and(|s| s.token() == player.token)
-        {
+            .filter(|s| s.token() == player.token)
+            .copied();
+        if session.is_some() {
             state.sessions.remove(player.id);
         }
         index.remove(player.id, entity);
-        // What the player was sent this tick (a kick's reason) still goes out.
-        let to = conn.addr();
-        conn.drain(time.elapsed(), |bytes| {
-            send(&transport, Datagram { to, bytes })
-        });
-        if let Some(reason) = request.disconnect {
-            farewells.push(to, reason, time.elapsed());
+        // An unproven address is sent nothing but its ServerHello, not even a farewell
+        // (ADR 0018). A proven one still gets what it was sent this tick (a kick's reason).
+        if session.is_some_and(|s| s.is_proven()) {
+            let to = conn.addr();
+            conn.drain(time.elapsed(), |bytes| {
+                send(&transport, Datagram { to, bytes })
+            });
+            if let Some(reason) = request.disconnect {
+                farewells.push(to, reason, time.elapsed());
+            }
         }
         info!(id = player.id.0, name = name.as_str(), reason = ?request.leave, "player left");
         disconnected.write(PlayerDisconnected {
@@ -388,21 +429,46 @@ fn send(transport: &Transport, datagram: Datagram) {
 }
 
 /// Hands every datagram of the tick to the network thread.
+///
+/// A connection whose client has not proven its token yet is held (ADR 0018): what it was
+/// queued waits until its first packet with the token. The bytes that do go to unproven
+/// addresses (hello answers) are counted. Every datagram sent to a session adds one to its
+/// inbound budget (ADR 0019).
 fn flush(
     time: Res<Time>,
     transport: Res<Transport>,
+    mut state: ResMut<SessionState>,
     mut direct: ResMut<Direct>,
     mut farewells: ResMut<Farewells>,
-    mut connections: Query<&mut Connection>,
+    mut connections: Query<(&Player, &mut Connection)>,
 ) {
     let now = time.elapsed();
     let send = |datagram: Datagram| send(&transport, datagram);
     for datagram in direct.0.drain(..) {
+        if !state
+            .sessions
+            .by_addr(datagram.to)
+            .is_some_and(|s| s.is_proven())
+        {
+            transport.stats.unproven_sent(datagram.bytes.len());
+        }
         send(datagram);
     }
-    for mut conn in &mut connections {
+    for (player, mut conn) in &mut connections {
+        let proven = state
+            .sessions
+            .get(player.id)
+            .is_some_and(|s| s.token() == player.token && s.is_proven());
+        if !proven {
+            continue;
+        }
         let to: SocketAddr = conn.addr();
-        conn.drain(now, |bytes| send(Datagram { to, bytes }));
+        let mut sent = 0;
+        conn.drain(now, |bytes| {
+            sent += 1;
+            send(Datagram { to, bytes });
+        });
+        state.sessions.earn(player.id, sent);
     }
     farewells.due(now, |to, reason| {
         if let Some(bytes) = encode(ServerDisconnect { reason }) {

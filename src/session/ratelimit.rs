@@ -1,8 +1,10 @@
 //! A token bucket on the server's clock (time as a [`Duration`] since server start).
 //!
-//! It serves the hello limit (at most 4 hellos a second per source address, connection.md
-//! §2), the chat limit (at most 5 lines at once and 1 a second per connection, §4) and the
-//! refused-attempt budget behind ConnectRefused reason 5 (docs/decisions/0004-sessions.md).
+//! It serves the chat limit (at most 5 lines at once and 1 a second per connection, §4) and the
+//! refused-attempt budget behind ConnectRefused reason 5 (docs/decisions/0004-sessions.md)
+//! and the inbound budget of a session (ADR 0019). The hello limit (at most 4 hellos a
+//! second per source IP, connection.md §2) is a [`WindowLimit`] instead: a bucket lets 7
+//! through in its first second.
 //!
 //! The bucket keeps its credit as a [`Duration`], in integer nanoseconds: one token is worth
 //! one refill interval, the bucket holds at most `burst` intervals, and elapsed time adds
@@ -31,8 +33,6 @@ pub struct RateLimit {
 }
 
 impl RateLimit {
-    /// Hellos per source address: 4 at once, 4 a second (connection.md §2).
-    pub const HELLO: Self = Self::per_second(4, 4);
     /// Chat lines per connection: 5 at once, 1 a second (connection.md §4).
     pub const CHAT: Self = Self::per_second(5, 1);
 
@@ -120,6 +120,12 @@ impl TokenBucket {
         }
     }
 
+    /// Adds `tokens` at once (credit earned by something other than time), up to the burst.
+    pub fn give(&mut self, tokens: u32) {
+        self.credit =
+            (self.credit + self.limit.interval.saturating_mul(tokens)).min(self.limit.capacity());
+    }
+
     /// Tokens left at `now`, without taking one.
     #[must_use]
     pub fn available(&self, now: Duration) -> u32 {
@@ -145,11 +151,69 @@ impl TokenBucket {
     }
 }
 
+/// At most `N` events in any window of `window` (a sliding log of the last `N` times).
+///
+/// Unlike a [`TokenBucket`] of burst `N` refilled at `N` per window, whose first window lets
+/// `N` at once and more as tokens come back (7 in the first second for 4 a second), this
+/// lets at most `N` through in every window, the first one included: the hello limit of
+/// connection.md §2, "at most 4 a second".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowLimit<const N: usize> {
+    window: Duration,
+    /// The times of the last `len` events let through, oldest at `head`.
+    times: [Duration; N],
+    head: usize,
+    len: usize,
+}
+
+impl<const N: usize> WindowLimit<N> {
+    /// No events yet.
+    #[must_use]
+    pub const fn new(window: Duration) -> Self {
+        WindowLimit {
+            window,
+            times: [Duration::ZERO; N],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Lets an event through at `now` if fewer than `N` were let through in the window
+    /// ending at `now`; false means it is over the limit and was not recorded.
+    pub fn try_take(&mut self, now: Duration) -> bool {
+        self.forget(now);
+        if self.len == N {
+            return false;
+        }
+        self.times[(self.head + self.len) % N] = now;
+        self.len += 1;
+        true
+    }
+
+    /// True when no event of the window is remembered at `now`: a table may forget it.
+    #[must_use]
+    pub fn is_empty(&self, now: Duration) -> bool {
+        let mut probe = *self;
+        probe.forget(now);
+        probe.len == 0
+    }
+
+    fn forget(&mut self, now: Duration) {
+        while self.len > 0 && now.saturating_sub(self.times[self.head]) >= self.window {
+            self.head = (self.head + 1) % N;
+            self.len -= 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use rstest::rstest;
 
     use super::*;
+
+    /// 4 at once and 4 a second: the bucket that lets 7 through in its first second.
+    const FOUR: RateLimit = RateLimit::per_second(4, 4);
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
@@ -164,7 +228,7 @@ mod tests {
     }
 
     #[rstest]
-    #[case::hello(RateLimit::HELLO, 4, ms(250))]
+    #[case::four(FOUR, 4, ms(250))]
     #[case::chat(RateLimit::CHAT, 5, ms(1000))]
     fn the_two_configurations(
         #[case] limit: RateLimit,
@@ -176,7 +240,7 @@ mod tests {
     }
 
     #[rstest]
-    #[case::hello(RateLimit::HELLO)]
+    #[case::four(FOUR)]
     #[case::chat(RateLimit::CHAT)]
     fn a_full_bucket_lets_the_burst_through_then_refuses(#[case] limit: RateLimit) {
         let start = ms(5000);
@@ -188,7 +252,7 @@ mod tests {
     }
 
     #[rstest]
-    #[case::hello(RateLimit::HELLO)]
+    #[case::four(FOUR)]
     #[case::chat(RateLimit::CHAT)]
     fn one_token_comes_back_after_exactly_one_interval(#[case] limit: RateLimit) {
         let mut bucket = TokenBucket::new(limit, Duration::ZERO);
@@ -200,8 +264,8 @@ mod tests {
     }
 
     #[test]
-    fn hello_limit_is_four_a_second_sustained() {
-        let mut bucket = TokenBucket::new(RateLimit::HELLO, Duration::ZERO);
+    fn four_a_second_sustained() {
+        let mut bucket = TokenBucket::new(FOUR, Duration::ZERO);
         drain(&mut bucket, Duration::ZERO);
         // Ten seconds of steady hellos every 100 ms: 4 a second get through.
         let passed = (1..=100).filter(|i| bucket.try_take(ms(i * 100))).count();
@@ -219,7 +283,7 @@ mod tests {
     }
 
     #[rstest]
-    #[case::hello(RateLimit::HELLO)]
+    #[case::four(FOUR)]
     #[case::chat(RateLimit::CHAT)]
     fn credit_never_exceeds_the_burst(#[case] limit: RateLimit) {
         let mut bucket = TokenBucket::new(limit, Duration::ZERO);
@@ -237,11 +301,39 @@ mod tests {
 
     #[test]
     fn is_full_once_refilled() {
-        let mut bucket = TokenBucket::new(RateLimit::HELLO, Duration::ZERO);
+        let mut bucket = TokenBucket::new(FOUR, Duration::ZERO);
         assert!(bucket.is_full(Duration::ZERO));
         assert!(bucket.try_take(Duration::ZERO));
         assert!(!bucket.is_full(ms(249)));
         assert!(bucket.is_full(ms(250)));
+    }
+
+    #[test]
+    fn a_window_limit_lets_four_through_in_any_second_the_first_included() {
+        let mut w = WindowLimit::<4>::new(Duration::from_secs(1));
+        // Hellos every 50 ms for 3 s: 4 in each second, never 7 in the first.
+        let passed: Vec<u64> = (0..60)
+            .map(|i| i * 50)
+            .filter(|&t| w.try_take(ms(t)))
+            .collect();
+        assert_eq!(
+            passed,
+            [
+                0, 50, 100, 150, 1000, 1050, 1100, 1150, 2000, 2050, 2100, 2150
+            ]
+        );
+        assert!(!w.is_empty(ms(3149)));
+        assert!(w.is_empty(ms(3150)));
+    }
+
+    #[test]
+    fn give_adds_credit_up_to_the_burst() {
+        let mut bucket = TokenBucket::new(RateLimit::CHAT, Duration::ZERO);
+        drain(&mut bucket, Duration::ZERO);
+        bucket.give(2);
+        assert_eq!(drain(&mut bucket, Duration::ZERO), 2);
+        bucket.give(100);
+        assert_eq!(bucket.available(Duration::ZERO), 5);
     }
 
     #[test]

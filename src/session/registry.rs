@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use bitvec::vec::BitVec;
 
+use super::budget::{Admit, InboundBudget};
 use super::hello::{WorldInfo, server_hello};
 use crate::protocol::connection::handshake::{LeaveReason, ServerHello};
 use crate::protocol::ids::{PlayerId, PlayerToken, SessionToken};
@@ -46,6 +47,10 @@ pub struct Session {
     max_players: u16,
     connected_at: Duration,
     last_heard: Duration,
+    /// The client has sent a packet carrying its session token: it got the ServerHello at
+    /// this address (ADR 0018).
+    proven: bool,
+    budget: InboundBudget,
 }
 
 impl Session {
@@ -99,6 +104,14 @@ impl Session {
     #[must_use]
     pub fn last_heard(&self) -> Duration {
         self.last_heard
+    }
+
+    /// Whether the client proved it received the ServerHello (its first packet carrying the
+    /// session token). Until then the server sends it nothing but the ServerHello and its
+    /// repeats (ADR 0018).
+    #[must_use]
+    pub fn is_proven(&self) -> bool {
+        self.proven
     }
 
     /// The ServerHello that opened this session; the same bytes answer a repeated hello.
@@ -187,6 +200,12 @@ pub struct Sessions {
     by_token: HashMap<SessionToken, PlayerId>,
     by_addr: HashMap<SocketAddr, PlayerId>,
     banned: HashSet<IpAddr>,
+    /// Live sessions per canonical IP.
+    per_ip: HashMap<IpAddr, usize>,
+    /// Live sessions that have not proven their token yet.
+    unproven: usize,
+    /// Unproven sessions allowed at once (ADR 0018).
+    max_unproven: usize,
     /// The generation the last session got; 0 before the first.
     generation: u32,
     tokens: TokenSource,
@@ -218,6 +237,9 @@ impl Sessions {
             by_token: HashMap::new(),
             by_addr: HashMap::new(),
             banned: HashSet::new(),
+            per_ip: HashMap::new(),
+            unproven: 0,
+            max_unproven: default_max_unproven(max_players),
             generation: 0,
             tokens: os_tokens(),
         }
@@ -245,6 +267,13 @@ impl Sessions {
         self
     }
 
+    /// Allows `max` unproven sessions at once instead of [`default_max_unproven`].
+    #[must_use]
+    pub fn with_max_unproven(mut self, max: usize) -> Self {
+        self.max_unproven = max;
+        self
+    }
+
     #[must_use]
     pub fn max_players(&self) -> u16 {
         self.max_players
@@ -265,6 +294,24 @@ impl Sessions {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.by_token.is_empty()
+    }
+
+    /// Live sessions that have not proven their token yet.
+    #[must_use]
+    pub fn unproven(&self) -> usize {
+        self.unproven
+    }
+
+    /// Unproven sessions allowed at once; a hello past it is refused as server full.
+    #[must_use]
+    pub fn max_unproven(&self) -> usize {
+        self.max_unproven
+    }
+
+    /// Live sessions whose address is `ip` (any port).
+    #[must_use]
+    pub fn count_at_ip(&self, ip: IpAddr) -> usize {
+        self.per_ip.get(&ip.to_canonical()).copied().unwrap_or(0)
     }
 
     /// True when no slot is free.
@@ -311,8 +358,12 @@ impl Sessions {
             max_players: self.max_players,
             connected_at: now,
             last_heard: now,
+            proven: false,
+            budget: InboundBudget::new(now),
         };
         self.free.set(slot, false);
+        *self.per_ip.entry(new.addr.ip().to_canonical()).or_insert(0) += 1;
+        self.unproven += 1;
         self.by_token.insert(session_token, id);
         self.by_addr.insert(new.addr, id);
         self.slots[slot] = Some(session);
@@ -326,12 +377,22 @@ impl Sessions {
         self.free.set(slot, true);
         self.by_token.remove(&session.session_token);
         self.by_addr.remove(&session.addr);
+        let ip = session.addr.ip().to_canonical();
+        if let Some(n) = self.per_ip.get_mut(&ip) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_ip.remove(&ip);
+            }
+        }
+        if !session.proven {
+            self.unproven -= 1;
+        }
         Some(session)
     }
 
     /// Takes an inbound packet carrying `token` from `from` at `now` (connection.md §1):
     /// only if the token is live and `from` is that session's exact address and port.
-    /// Marks the session heard at `now`.
+    /// Marks the session heard at `now` and proven (ADR 0018).
     pub fn accept(
         &mut self,
         token: SessionToken,
@@ -339,10 +400,29 @@ impl Sessions {
         now: Duration,
     ) -> Result<PlayerId, Stranger> {
         let id = self.lookup(token, from)?.id;
+        let mut proven_now = false;
         if let Some(session) = self.get_mut(id) {
             session.last_heard = session.last_heard.max(now);
+            proven_now = !std::mem::replace(&mut session.proven, true);
+        }
+        if proven_now {
+            self.unproven -= 1;
         }
         Ok(id)
+    }
+
+    /// Charges one accepted datagram of session `id` at `now` to its inbound budget
+    /// (ADR 0019). [`Admit::Take`] for an id that is not live.
+    pub fn admit(&mut self, id: PlayerId, now: Duration) -> Admit {
+        self.get_mut(id)
+            .map_or(Admit::Take, |s| s.budget.admit(now))
+    }
+
+    /// The server sent session `id` this many datagrams; its client may answer each.
+    pub fn earn(&mut self, id: PlayerId, datagrams: usize) {
+        if let Some(s) = self.get_mut(id) {
+            s.budget.earn(datagrams);
+        }
     }
 
     /// The session a packet with `token` from `from` belongs to, without marking it heard.
@@ -432,6 +512,14 @@ impl Sessions {
         }
         Err(InsertError::NoFreshToken)
     }
+}
+
+/// Unproven sessions a server of `max_players` allows at once: a quarter of the slots,
+/// at least 1 (ADR 0018). Spoofed hellos can never hold more than that; a real client
+/// proves within one round trip, so a mass reconnect stays far below it.
+#[must_use]
+pub fn default_max_unproven(max_players: u16) -> usize {
+    usize::from(max_players).div_ceil(4).max(1)
 }
 
 /// The generation after `g`: +1, wrapping past `u32::MAX` to 1 (never 0).

@@ -304,20 +304,26 @@ pub fn reconcile(
         if conn.room(Delivery::Droppable) < snapshot.len() {
             continue;
         }
-        let mut queued = true;
+        let mut queued = None;
         for packet in snapshot {
-            if let Err(e) = conn.send_event(packet, Delivery::Droppable) {
-                debug!(
-                    subject = s.subject.id.0,
-                    recipient = r.recipient.id.0,
-                    "show: {e}"
-                );
-                queued = false;
-                break;
+            match conn.send_event(packet, Delivery::Droppable) {
+                Ok(id) => queued = Some(id),
+                Err(e) => {
+                    debug!(
+                        subject = s.subject.id.0,
+                        recipient = r.recipient.id.0,
+                        "show: {e}"
+                    );
+                    queued = None;
+                    break;
+                }
             }
         }
-        if !queued {
+        let Some(last) = queued else {
             continue;
+        };
+        if let Ok((mut relayed, _)) = relayed.get_mut(s.entity) {
+            relayed.shown(r.recipient.id, last);
         }
         v.insert(r.recipient.id);
         changes.write(StreamChange {

@@ -222,7 +222,7 @@ fn end_animations(
     mut players: Query<(&Body, &mut CurrentAnimation)>,
 ) {
     let now = time.elapsed();
-    for &FrameAccepted { player } in accepted.read() {
+    for &FrameAccepted { player, .. } in accepted.read() {
         if let Ok((body, mut current)) = players.get_mut(player)
             && current.0.is_some_and(|a| a.cancelled_by(body.keys))
         {

@@ -24,6 +24,7 @@ use super::{
 };
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::Seq;
 use crate::protocol::ids::{PlayerId, PlayerToken, Revision};
 use crate::protocol::player::action::SpecialAction;
 use crate::protocol::player::sync::{Frame, Keys, PlayerSync, WeaponState};
@@ -123,10 +124,18 @@ pub const AIM_REACH: f32 = 10.0;
 /// See [`AIM_REACH`], seconds.
 pub const AIM_LEAD: f32 = 0.5;
 
-/// A frame was accepted this tick; the relay sends it to the subject's viewers.
-#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+/// A frame was accepted this tick; the relay sends it to the subject's viewers. It carries
+/// the frame as accepted (and the position it gave), so that two frames of one player in
+/// one tick are each relayed, in order (issue 11: a jump or a shot latched in the older
+/// one must reach the viewers).
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
 pub struct FrameAccepted {
     pub player: Entity,
+    pub seq: Seq,
+    /// The frame after world bounds, freeze and the movement check.
+    pub frame: Frame,
+    /// The server's position of the player right after this frame.
+    pub position: Vec3,
 }
 
 /// What the server reads from frames and its own state, for the scripts.
@@ -259,7 +268,16 @@ pub(crate) fn admit_frames(
             events.write(e);
         }) {
             Ok(()) => {
-                accepted.write(FrameAccepted { player: *player });
+                if let Ok((_, _, _, last, position, ..)) = players.get(*player)
+                    && let (Some(seq), Some(frame)) = (last.seq, last.frame)
+                {
+                    accepted.write(FrameAccepted {
+                        player: *player,
+                        seq,
+                        frame,
+                        position: position.0,
+                    });
+                }
             }
             Err(reason) => {
                 debug!(?player, ?reason, "PlayerSync dropped");
@@ -357,6 +375,8 @@ fn admit(
             body.camera_front = front;
         }
         body.keys = f.keys;
+        body.yaw = f.yaw;
+        body.move_state = f.move_state;
         body.ducked = f.ducked;
         body.on_ground = f.on_ground;
         // hp and armor: in the client's order only, and only downward (ledger rule 2).
@@ -585,7 +605,7 @@ fn take_aim_targets(
     mut states: Query<&mut FrameState>,
     index: Res<PlayerIndex>,
 ) {
-    for &FrameAccepted { player: sender } in accepted.read() {
+    for &FrameAccepted { player: sender, .. } in accepted.read() {
         let Ok((player, last, life, body, position, _)) = players.get(sender) else {
             continue;
         };

@@ -10,8 +10,46 @@ use crate::wire_enum;
 
 /// `"DLMP"` read as a little-endian u32 (bytes `44 4C 4D 50`).
 pub const MAGIC: u32 = 0x504D_4C44;
-/// The protocol version this server speaks.
+/// Protocol 1: one packet per datagram.
 pub const PROTOCOL_VERSION: u16 = 1;
+/// Protocol 2: a client that also accepts bundles (connection.md §1).
+pub const PROTOCOL_BUNDLES: u16 = 2;
+
+/// The protocol a client said in its ClientHello; any other version is refused
+/// (ConnectRefused reason 1, connection.md §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Protocol {
+    /// Protocol 1: single packets only.
+    #[default]
+    Single,
+    /// Protocol 2: accepts bundles.
+    Bundles,
+}
+
+impl Protocol {
+    /// The protocol of a hello's `protocol` field; `None` for a version this server
+    /// does not speak.
+    pub fn of(version: u16) -> Option<Self> {
+        match version {
+            PROTOCOL_VERSION => Some(Protocol::Single),
+            PROTOCOL_BUNDLES => Some(Protocol::Bundles),
+            _ => None,
+        }
+    }
+
+    /// The version number a hello carries.
+    pub fn version(self) -> u16 {
+        match self {
+            Protocol::Single => PROTOCOL_VERSION,
+            Protocol::Bundles => PROTOCOL_BUNDLES,
+        }
+    }
+
+    /// Whether the client accepts bundles.
+    pub fn bundles(self) -> bool {
+        self == Protocol::Bundles
+    }
+}
 /// The highest weather id the game has (connection.md §2, world.md SetWeather).
 pub const MAX_WEATHER: u8 = 22;
 /// GarageDoors bits 50..63 are always zero (world.md GarageDoors).

@@ -15,7 +15,7 @@ use crate::player::animation::{
     Animation, AnimationCommand, AnimationOrder, AnimationSpec, Progress, Speed, Subject, on_foot,
 };
 use crate::protocol::player::action::SpecialAction;
-use crate::protocol::player::animation::{AnimationFlags, MAX_ANIMATION_TIME};
+use crate::protocol::player::animation::{AnimationFlags, MAX_ANIMATION_SPEED, MAX_ANIMATION_TIME};
 use crate::script::state::PlayerView;
 
 /// The special action names scripts use, by value.
@@ -24,7 +24,7 @@ pub const SPECIAL_ACTION_NAMES: [&str; 9] = [
 ];
 
 /// The blend-in rate when the options do not give one.
-const DEFAULT_DELTA: f64 = 4.1;
+const DEFAULT_DELTA: f32 = 4.1;
 
 /// The apply_animation options that are flags, with their bits.
 const FLAG_OPTIONS: [(&str, AnimationFlags); 6] = [
@@ -84,7 +84,7 @@ fn spec(lib: &Value, name: &Value, opts: &Value) -> Result<AnimationSpec> {
             let get = |key: &str| t.raw_get::<Value>(key);
             let v = get("delta")?;
             if !v.is_nil() {
-                delta = args::number(F, "delta", &v)?;
+                delta = args::f32_finite(F, "delta", &v)?;
             }
             for (key, bit) in FLAG_OPTIONS {
                 if args::boolean_or(F, key, &get(key)?, false)? {
@@ -100,7 +100,7 @@ fn spec(lib: &Value, name: &Value, opts: &Value) -> Result<AnimationSpec> {
             )?;
             let v = get("speed")?;
             if !v.is_nil() {
-                speed = args::number(F, "speed", &v)?;
+                speed = args::f32_in(F, "speed", &v, 0.0..=MAX_ANIMATION_SPEED)?;
             }
         }
         other => {
@@ -110,9 +110,9 @@ fn spec(lib: &Value, name: &Value, opts: &Value) -> Result<AnimationSpec> {
     #[expect(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
-        reason = "time is checked to 0..=600000; a float out of f32's range becomes infinite and is refused"
+        reason = "time is checked to 0..=600000"
     )]
-    AnimationSpec::new(&lib, &name, delta as f32, flags, time as u32, speed as f32)
+    AnimationSpec::new(&lib, &name, delta, flags, time as u32, speed)
         .map_err(|e| Error::runtime(format!("{F}: {e}")))
 }
 
@@ -166,15 +166,6 @@ fn special_action(v: &Value) -> Result<SpecialAction> {
         .ok_or_else(|| Error::runtime(format!("{F}: action {value} is outside 0..=8")))
 }
 
-/// A number argument as f32 (finite; an f64 beyond f32's range becomes infinite).
-fn float(method: &str, arg: &str, v: &Value) -> Result<f32> {
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "range checked by the caller"
-    )]
-    Ok(args::number(method, arg, v)? as f32)
-}
-
 /// Adds the animation and special action methods (player.md, ApplyAnimation ... SetSpecialAction) to `Player`.
 pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method(
@@ -205,7 +196,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     });
     methods.add_method("set_animation_progress", |lua, this, p: Value| {
         const F: &str = "set_animation_progress";
-        let progress = Progress::new(float(F, "progress", &p)?)
+        let progress = Progress::new(args::f32_in(F, "progress", &p, 0.0..=1.0)?)
             .map_err(|e| Error::runtime(format!("{F}: {e}")))?;
         command(lua, this, F, AnimationOrder::Progress(progress), |v, _| {
             if let Some(a) = v.animation.as_mut() {
@@ -215,8 +206,8 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     });
     methods.add_method("set_animation_speed", |lua, this, s: Value| {
         const F: &str = "set_animation_speed";
-        let speed =
-            Speed::new(float(F, "speed", &s)?).map_err(|e| Error::runtime(format!("{F}: {e}")))?;
+        let speed = Speed::new(args::f32_in(F, "speed", &s, 0.0..=MAX_ANIMATION_SPEED)?)
+            .map_err(|e| Error::runtime(format!("{F}: {e}")))?;
         command(lua, this, F, AnimationOrder::Speed(speed), |v, _| {
             if let Some(a) = v.animation.as_mut() {
                 a.speed = speed;

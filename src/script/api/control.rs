@@ -12,7 +12,7 @@ use super::{args, queue_message};
 use crate::player::control::camera::CameraSetting;
 use crate::player::control::{ControlCommand, control_packets};
 use crate::protocol::geometry::Vec3;
-use crate::protocol::player::control::MAX_CAMERA_TRANSITION_MS;
+use crate::protocol::player::control::{MAX_CAMERA_COORD, MAX_CAMERA_TRANSITION_MS};
 use crate::script::state::{PlayerView, ScriptState};
 
 /// Takes the lane's places for the packets that bring the view's freeze and camera to
@@ -50,8 +50,7 @@ fn set_camera(lua: &Lua, this: &LuaPlayer, method: &str, camera: CameraSetting) 
 /// Three numbers from `a` at `i`, as a point.
 fn point(f: &str, names: [&str; 3], a: &Variadic<Value>, i: usize) -> Result<Vec3> {
     let arg = |k: usize| a.get(i + k).cloned().unwrap_or(Value::Nil);
-    #[expect(clippy::cast_possible_truncation, reason = "bounds checked after")]
-    let n = |k: usize| args::number(f, names[k], &arg(k)).map(|n| n as f32);
+    let n = |k: usize| args::f32_in(f, names[k], &arg(k), -MAX_CAMERA_COORD..=MAX_CAMERA_COORD);
     Ok(Vec3::new(n(0)?, n(1)?, n(2)?))
 }
 

@@ -4,10 +4,14 @@
 
 pub mod animation;
 pub(crate) mod args;
+mod ban;
 mod chat;
 mod control;
+pub mod db;
 mod looks;
 pub(crate) mod movement;
+#[cfg(test)]
+mod number_tests;
 pub mod player;
 mod query;
 mod respawn;
@@ -23,7 +27,9 @@ use self::player::LuaPlayer;
 use self::timer::LuaTimer;
 use super::state::{Handler, QueuedMessage, ResourceId, ScriptCommand, ScriptState, Timer};
 use crate::player::SpawnInfo;
-use crate::protocol::geometry::Vec3;
+
+/// The longest ray `dlmp.set_weapon_range` sets, m.
+const MAX_WEAPON_RANGE: f32 = 10_000.0;
 
 /// The script state of this pass, for writing; every API function reaches it through here.
 pub(super) fn state_mut(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, ScriptState>> {
@@ -156,10 +162,8 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
             const F: &str = "spawn_player";
             let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Nil);
             let player = args::player(F, "player", &arg(0))?;
-            let x = args::number(F, "x", &arg(1))?;
-            let y = args::number(F, "y", &arg(2))?;
-            let z = args::number(F, "z", &arg(3))?;
-            let heading = args::number(F, "heading", &arg(4))?;
+            let position = args::world_point(F, ["x", "y", "z"], [&arg(1), &arg(2), &arg(3)])?;
+            let heading = args::heading_radians(F, "heading", &arg(4))?;
             let current = player.with_mut(lua, F, |p| Ok(p.appearance))?;
             // Without a skin the player keeps its current look (ADR 0014).
             let (skin, variant) = if arg(5).is_nil() {
@@ -175,8 +179,8 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
             };
             let interior = args::integer_or(F, "interior", &arg(7), 0..=255, 0)?;
             let info = SpawnInfo {
-                position: Vec3::new(x as f32, y as f32, z as f32),
-                heading: heading.to_radians() as f32,
+                position,
+                heading,
                 interior: interior as u8,
                 skin,
                 variant,
@@ -205,8 +209,8 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
         lua.create_function(|lua, (w, m): (Value, Value)| {
             const F: &str = "set_weapon_range";
             let weapon = args::integer(F, "weapon", &w, 22..=38)?;
-            let meters = args::number(F, "meters", &m)?;
-            if !(meters > 0.0 && meters <= 10_000.0) {
+            let meters = args::f32_in(F, "meters", &m, 0.0..=MAX_WEAPON_RANGE)?;
+            if meters <= 0.0 {
                 return Err(Error::runtime(format!(
                     "set_weapon_range: meters {meters} is outside 0 < m <= 10000"
                 )));
@@ -215,7 +219,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
                 .commands
                 .push(ScriptCommand::SetWeaponRange {
                     weapon: weapon as u8,
-                    meters: meters as f32,
+                    meters,
                 });
             Ok(())
         })?,
@@ -223,6 +227,8 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
 
     respawn::install(lua, &dlmp)?;
     query::install(lua, &dlmp, resource)?;
+    db::install(lua, &dlmp, resource)?;
+    ban::install(lua, &dlmp, name)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

@@ -15,7 +15,7 @@ use crate::player::bounds::{BoundsRefusal, SetBounds};
 use crate::player::frame::movement::MAX_PENDING;
 use crate::player::frame::rules::STEPS_PER_SECOND;
 use crate::player::frame::{Bounds, FrameState};
-use crate::player::physics::{SetBodyGravity, ThrowPlayer, valid_gravity};
+use crate::player::physics::{SetBodyGravity, ThrowPlayer};
 use crate::player::scope::SetScope;
 use crate::player::state::DEFAULT_GRAVITY;
 use crate::player::teleport::{Teleport, TeleportRefusal};
@@ -25,7 +25,7 @@ use crate::script::state::PlayerView;
 use crate::session::Connection;
 
 /// The fastest throw the Lua API takes, m/s (SetVelocity's 2 units per step).
-pub(crate) const MAX_THROW_MPS: f64 = MAX_THROW as f64 * STEPS_PER_SECOND as f64;
+pub(crate) const MAX_THROW_MPS: f32 = MAX_THROW * STEPS_PER_SECOND;
 
 fn refuse(method: &str, why: &str) -> Error {
     Error::runtime(format!("{method}: {why}"))
@@ -67,11 +67,6 @@ fn lua_number(v: f32) -> f64 {
     v.to_string().parse().unwrap_or(f64::from(v))
 }
 
-#[expect(clippy::cast_possible_truncation, reason = "world coordinates")]
-fn f32_of(n: f64) -> f32 {
-    n as f32
-}
-
 /// A teleport from `set_position` and `teleport`: checked, shown in the view, queued.
 fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()> {
     this.with_mut(lua, method, |view| {
@@ -107,11 +102,7 @@ fn interior(method: &str, v: &Value) -> Result<Option<u8>> {
 }
 
 fn point(method: &str, x: &Value, y: &Value, z: &Value) -> Result<Vec3> {
-    Ok(Vec3::new(
-        f32_of(args::number(method, "x", x)?),
-        f32_of(args::number(method, "y", y)?),
-        f32_of(args::number(method, "z", z)?),
-    ))
+    args::world_point(method, ["x", "y", "z"], [x, y, z])
 }
 
 /// Fills what these methods read of a player this tick: the new life, the physics queue,
@@ -177,7 +168,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             if let Some(opts) = args::table_or_nil(F, "opts", &opts)? {
                 let h: Value = opts.get("heading")?;
                 if !h.is_nil() {
-                    heading = Some(f32_of(args::number(F, "heading", &h)?));
+                    heading = Some(args::f32_finite(F, "heading", &h)?);
                 }
                 area = interior(F, &opts.get::<Value>("interior")?)?;
                 ground = args::boolean_or(F, "ground", &opts.get::<Value>("ground")?, false)?;
@@ -208,21 +199,23 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         "set_world_bounds",
         |lua, this, (a, b, c, d): (Value, Value, Value, Value)| {
             const F: &str = "set_world_bounds";
-            let min_x = args::number(F, "min_x", &a)?;
-            let min_y = args::number(F, "min_y", &b)?;
-            let max_x = args::number(F, "max_x", &c)?;
-            let max_y = args::number(F, "max_y", &d)?;
-            let bounds = Bounds::new(f32_of(min_x), f32_of(min_y), f32_of(max_x), f32_of(max_y))
-                .map_err(|e| {
-                    refuse(
-                        F,
-                        match e {
-                            BoundsRefusal::NotFinite => "bounds must be finite",
-                            BoundsRefusal::OutsideWorld => "a bound is beyond ±6000",
-                            BoundsRefusal::Empty => "min must be below max on both axes",
-                        },
-                    )
-                })?;
+            let edge = |arg: &str, v: &Value| args::f32_in(F, arg, v, args::WORLD_HORIZONTAL);
+            let bounds = Bounds::new(
+                edge("min_x", &a)?,
+                edge("min_y", &b)?,
+                edge("max_x", &c)?,
+                edge("max_y", &d)?,
+            )
+            .map_err(|e| {
+                refuse(
+                    F,
+                    match e {
+                        BoundsRefusal::NotFinite => "bounds must be finite",
+                        BoundsRefusal::OutsideWorld => "a bound is beyond ±6000",
+                        BoundsRefusal::Empty => "min must be below max on both axes",
+                    },
+                )
+            })?;
             this.with_mut(lua, F, |view| {
                 take_room(view, F)?;
                 view.world_bounds = Some(bounds);
@@ -267,19 +260,19 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         "set_velocity",
         |lua, this, (x, y, z): (Value, Value, Value)| {
             const F: &str = "set_velocity";
-            let v = [
-                args::number(F, "x", &x)?,
-                args::number(F, "y", &y)?,
-                args::number(F, "z", &z)?,
-            ];
+            let axis = |arg: &str, v: &Value| {
+                args::f32_in(F, arg, v, -MAX_THROW_MPS..=MAX_THROW_MPS).map(f64::from)
+            };
+            let v = [axis("x", &x)?, axis("y", &y)?, axis("z", &z)?];
             let speed = v.iter().map(|c| c * c).sum::<f64>().sqrt();
-            if speed > MAX_THROW_MPS {
+            if speed > f64::from(MAX_THROW_MPS) {
                 return Err(refuse(
                     F,
                     &format!("speed {speed:.1} m/s is above {MAX_THROW_MPS} m/s"),
                 ));
             }
-            let per_step = |c: f64| f32_of(c / f64::from(STEPS_PER_SECOND));
+            #[expect(clippy::cast_possible_truncation, reason = "at most 100 m/s")]
+            let per_step = |c: f64| (c / f64::from(STEPS_PER_SECOND)) as f32;
             let mut vel = Vec3::new(per_step(v[0]), per_step(v[1]), per_step(v[2]));
             // Rounding to f32 must not carry a throw at the limit past it.
             if vel.length() > MAX_THROW {
@@ -302,14 +295,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     );
     methods.add_method("set_gravity", |lua, this, g: Value| {
         const F: &str = "set_gravity";
-        let g = args::number(F, "gravity", &g)?;
-        let gravity = f32_of(g);
-        if !valid_gravity(gravity) {
-            return Err(refuse(
-                F,
-                &format!("gravity {g} is outside -{MAX_GRAVITY}..={MAX_GRAVITY}"),
-            ));
-        }
+        let gravity = args::f32_in(F, "gravity", &g, -MAX_GRAVITY..=MAX_GRAVITY)?;
         this.with_mut(lua, F, |view| {
             take_physics_place(view, F)?;
             view.gravity = gravity;

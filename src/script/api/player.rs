@@ -96,14 +96,7 @@ pub(super) fn require_confirmed_life(view: &PlayerView, method: &str) -> Result<
 
 /// A health or armor value 0..=200 for `player:METHOD(v)`.
 fn vital(method: &str, v: &Value) -> Result<f32> {
-    let n = args::number(method, "value", v)?;
-    if !(0.0..=f64::from(MAX_VITAL)).contains(&n) {
-        return Err(Error::runtime(format!(
-            "{method}: value {n} is outside 0..=200"
-        )));
-    }
-    #[expect(clippy::cast_possible_truncation, reason = "0..=200")]
-    Ok(n as f32)
+    args::f32_in(method, "value", v, 0.0..=MAX_VITAL)
 }
 
 impl UserData for LuaPlayer {
@@ -231,6 +224,11 @@ impl UserData for LuaPlayer {
             )
         });
         methods.add_method("team", |lua, this, ()| this.with(lua, "team", |p| p.team));
+        // lua-api.md, the core: `player:vehicle() --> Vehicle or nil, seat`. No vehicle
+        // exists yet (vehicles.md is not built), so every player is on foot.
+        methods.add_method("vehicle", |lua, this, ()| {
+            this.with(lua, "vehicle", |_| Value::Nil)
+        });
         super::looks::add_methods(methods);
         super::respawn::add_methods(methods);
         methods.add_method("kick", |lua, this, reason: Value| {
@@ -248,6 +246,7 @@ impl UserData for LuaPlayer {
             Ok(())
         });
         super::movement::add_methods(methods);
+        super::ban::add_methods(methods);
         super::control::add_methods(methods);
         super::animation::add_methods(methods);
         super::query::add_methods(methods);

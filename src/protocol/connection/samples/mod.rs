@@ -2,6 +2,7 @@
 
 use crate::protocol::sample::Sample;
 
+pub mod bundle;
 pub mod chat;
 pub mod damage;
 pub mod handshake;
@@ -17,6 +18,7 @@ pub fn all() -> Vec<Box<dyn Sample>> {
         roster::all(),
         weapons::all(),
         damage::all(),
+        bundle::all(),
     ];
     families.into_iter().flatten().collect()
 }

@@ -1,0 +1,178 @@
+//! The database in the app: the worker started at build from the settings, kept as the
+//! [`Database`] resource (dropped, it finishes the queue), and a client for the scripts
+//! put into the Lua VM (`dlmp.db_*`, [`crate::script::api::db`]).
+
+use std::path::PathBuf;
+
+use bevy_app::{App, Plugin};
+use bevy_ecs::prelude::*;
+use tracing::{error, info};
+
+use super::backend::Backend;
+use super::postgres::Postgres;
+use super::sqlite::Sqlite;
+use super::value::DbError;
+use super::worker::{DbClient, DbWorker};
+use crate::script::ScriptHost;
+use crate::script::api::db::ScriptDb;
+
+/// The file name of the embedded database in the data folder (lua-api.md).
+pub const SQLITE_FILE: &str = "dlmp.sqlite";
+
+/// Which database the worker opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DbTarget {
+    /// A SQLite file (the default: `dlmp.sqlite` in the data folder).
+    SqliteFile(PathBuf),
+    /// A private SQLite database in memory (`database = "sqlite::memory:"`; tests).
+    SqliteMemory,
+    /// A PostgreSQL URL (`database = "postgres://..."`).
+    Postgres(String),
+}
+
+impl DbTarget {
+    /// The target the config names: `database` if set (a `postgres://` or `postgresql://`
+    /// URL, `sqlite:PATH` or `sqlite::memory:`), else the file in `data_dir`.
+    pub fn from_config(
+        database: Option<&str>,
+        data_dir: &std::path::Path,
+    ) -> Result<Self, DbError> {
+        match database {
+            None => Ok(DbTarget::SqliteFile(data_dir.join(SQLITE_FILE))),
+            Some("sqlite::memory:") => Ok(DbTarget::SqliteMemory),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(DbTarget::Postgres(url.to_owned()))
+            }
+            Some(url) => match url.strip_prefix("sqlite:") {
+                Some(path) if !path.is_empty() => Ok(DbTarget::SqliteFile(PathBuf::from(path))),
+                _ => Err(DbError(format!(
+                    "database = {url:?}: expected postgres://..., sqlite:PATH or sqlite::memory:"
+                ))),
+            },
+        }
+    }
+
+    fn open(&self) -> Result<Box<dyn Backend>, DbError> {
+        Ok(match self {
+            DbTarget::SqliteFile(path) => Box::new(Sqlite::open(path)?),
+            DbTarget::SqliteMemory => Box::new(Sqlite::memory()?),
+            DbTarget::Postgres(url) => Box::new(Postgres::new(url)?),
+        })
+    }
+
+    /// For the log: the file, or the URL without its password.
+    fn describe(&self) -> String {
+        match self {
+            DbTarget::SqliteFile(path) => format!("SQLite {}", path.display()),
+            DbTarget::SqliteMemory => "SQLite in memory".to_owned(),
+            DbTarget::Postgres(url) => match (url.find("://"), url.rfind('@')) {
+                (Some(s), Some(at)) if at > s => {
+                    format!("PostgreSQL {}{}", &url[..s + 3], &url[at + 1..])
+                }
+                _ => format!("PostgreSQL {url}"),
+            },
+        }
+    }
+}
+
+/// Database settings.
+#[derive(Resource, Debug, Clone, PartialEq, Eq)]
+pub struct DbSettings {
+    pub target: DbTarget,
+    /// Operations waiting for the worker at most; one more fails at once. Default 1024.
+    pub queue: usize,
+    /// Deterministic tests: the script pass waits for the answers of the queries made
+    /// before it, so a callback runs in the tick after its query. Never for a server.
+    pub wait_for_replies: bool,
+}
+
+/// The running worker.
+#[derive(Resource, Debug)]
+pub struct Database {
+    worker: DbWorker,
+}
+
+impl Database {
+    /// A new client of the worker (each has its own answers).
+    #[must_use]
+    pub fn client(&self) -> DbClient {
+        self.worker.client()
+    }
+
+    /// Operations waiting for the worker now.
+    #[must_use]
+    pub fn queued(&self) -> usize {
+        self.worker.queued()
+    }
+}
+
+/// Starts the worker. Add it after the script plugin, whose VM gets the scripts' client.
+/// A database that does not open is logged; the scripts' calls then fail with that error.
+pub struct DbPlugin {
+    pub settings: DbSettings,
+}
+
+impl Plugin for DbPlugin {
+    fn build(&self, app: &mut App) {
+        let settings = self.settings.clone();
+        app.insert_resource(settings.clone());
+        let opened = settings.target.open().and_then(|backend| {
+            DbWorker::spawn(backend, settings.queue)
+                .map_err(|e| DbError(format!("starting the database worker: {e}")))
+        });
+        let script_db = match opened {
+            Ok(worker) => {
+                info!(
+                    queue = settings.queue,
+                    "database: {}",
+                    settings.target.describe()
+                );
+                let client = worker.client();
+                app.insert_resource(Database { worker });
+                ScriptDb::new(Ok(client), settings.wait_for_replies)
+            }
+            Err(e) => {
+                error!("database {}: {e}", settings.target.describe());
+                ScriptDb::new(Err(e), false)
+            }
+        };
+        if let Some(host) = app.world().get_non_send::<ScriptHost>() {
+            host.lua().set_app_data(script_db);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn the_config_names_the_target() {
+        let data = Path::new("srv/data");
+        assert_eq!(
+            DbTarget::from_config(None, data),
+            Ok(DbTarget::SqliteFile(PathBuf::from("srv/data/dlmp.sqlite")))
+        );
+        assert_eq!(
+            DbTarget::from_config(Some("sqlite::memory:"), data),
+            Ok(DbTarget::SqliteMemory)
+        );
+        assert_eq!(
+            DbTarget::from_config(Some("sqlite:/var/x.db"), data),
+            Ok(DbTarget::SqliteFile(PathBuf::from("/var/x.db")))
+        );
+        assert_eq!(
+            DbTarget::from_config(Some("postgresql://u@h/db"), data),
+            Ok(DbTarget::Postgres("postgresql://u@h/db".into()))
+        );
+        assert!(DbTarget::from_config(Some("mysql://h/db"), data).is_err());
+    }
+
+    #[test]
+    fn the_log_hides_the_password() {
+        let t = DbTarget::Postgres("postgres://dlmp:secret@db.local:5432/game".into());
+        assert_eq!(t.describe(), "PostgreSQL postgres://db.local:5432/game");
+    }
+}
