@@ -13,9 +13,9 @@ fn published(h: &dlmp::harness::Harness) -> (ServerInfo, Rules, PlayerList) {
     let snapshot = h.world().resource::<QueryPublisher>().0.load();
     let answer = |req: Vec<u8>| dlmp::net::query::answer(&req, &snapshot).expect("an answer");
     (
-        ServerInfo::decode(&answer(s::query_info().to_bytes().unwrap())).unwrap(),
-        Rules::decode(&answer(s::query_rules().to_bytes().unwrap())).unwrap(),
-        PlayerList::decode(&answer(s::query_players().to_bytes().unwrap())).unwrap(),
+        ServerInfo::decode(&answer(s::query_info().to_bytes().expect("valid"))).expect("valid"),
+        Rules::decode(&answer(s::query_rules().to_bytes().expect("valid"))).expect("valid"),
+        PlayerList::decode(&answer(s::query_players().to_bytes().expect("valid"))).expect("valid"),
     )
 }
 

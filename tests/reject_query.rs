@@ -73,14 +73,17 @@ fn player_list_rejects(
 
 #[rstest]
 #[case::no_pages(|p: &mut Rules| p.pages = 0, "pages", Range)]
-#[case::empty_key(|p: &mut Rules| p.rules.0[0].key = Text::new("").unwrap(), "key", Text)]
+#[case::empty_key(|p: &mut Rules| p.rules.0[0].key = Text::new("").expect("valid"), "key", Text)]
 fn rules_reject(#[case] m: fn(&mut Rules), #[case] field: &str, #[case] kind: ErrorKind) {
     assert_rejects(&s::rules(), m, field, kind);
 }
 
 #[test]
 fn a_player_list_with_a_missing_entry_is_truncated() {
-    let mut bytes = s::player_list().to_bytes().unwrap();
+    let mut bytes = s::player_list().to_bytes().expect("valid");
     bytes[9] = 3;
-    assert_eq!(PlayerList::decode(&bytes).unwrap_err().kind(), Length);
+    assert_eq!(
+        PlayerList::decode(&bytes).expect_err("invalid").kind(),
+        Length
+    );
 }

@@ -9,24 +9,24 @@ use crate::protocol::{ErrorKind, MAX_DATAGRAM, Packet};
 
 fn snapshot(players: usize, rules: usize) -> QuerySnapshot {
     let facts = ServerFacts {
-        players: u16::try_from(players).unwrap(),
-        name: FixedText::new("test").unwrap(),
+        players: u16::try_from(players).expect("valid"),
+        name: FixedText::new("test").expect("valid"),
         ..ServerFacts::default()
     };
     // Ids in reverse, to see the snapshot sort them.
     let players = (0..players)
         .rev()
         .map(|i| PlayerEntry {
-            player_id: u16::try_from(i).unwrap(),
-            score: i32::try_from(i).unwrap() - 5,
+            player_id: u16::try_from(i).expect("valid"),
+            score: i32::try_from(i).expect("valid") - 5,
             ping_ms: 40,
-            name: Text::new(&format!("Player_{i:0>17}")).unwrap(),
+            name: Text::new(&format!("Player_{i:0>17}")).expect("valid"),
         })
         .collect();
     let rules = (0..rules)
         .map(|i| RuleEntry {
-            key: Text::new(&format!("rule{i:0>28}")).unwrap(),
-            value: Text::new(&"v".repeat(128)).unwrap(),
+            key: Text::new(&format!("rule{i:0>28}")).expect("valid"),
+            value: Text::new(&"v".repeat(128)).expect("valid"),
         })
         .collect();
     QuerySnapshot::new(facts, players, rules)
@@ -38,23 +38,23 @@ fn players_request(page: u16) -> Vec<u8> {
         ..s::query_players()
     }
     .to_bytes()
-    .unwrap()
+    .expect("valid")
 }
 
 #[test]
 fn server_info_echoes_the_nonce_and_is_as_large_as_the_request() {
-    let request = s::query_info().to_bytes().unwrap();
+    let request = s::query_info().to_bytes().expect("valid");
     assert_eq!(request.len(), INFO_SIZE);
-    let bytes = answer(&request, &snapshot(3, 0)).unwrap();
+    let bytes = answer(&request, &snapshot(3, 0)).expect("valid");
     assert_eq!(bytes.len(), INFO_SIZE);
-    let info = ServerInfo::decode(&bytes).unwrap();
+    let info = ServerInfo::decode(&bytes).expect("valid");
     assert_eq!(info.nonce, s::query_info().nonce);
     assert_eq!((info.players, info.name.as_str()), (3, "test"));
 }
 
 #[test]
 fn a_malformed_request_gets_no_answer() {
-    let good = s::query_info().to_bytes().unwrap();
+    let good = s::query_info().to_bytes().expect("valid");
     let mut long = good.clone();
     long.push(0);
     let mut magic = good.clone();
@@ -63,15 +63,23 @@ fn a_malformed_request_gets_no_answer() {
     pad[INFO_SIZE - 1] = 1;
     let snap = snapshot(1, 1);
     assert_eq!(
-        answer(&good[..INFO_SIZE - 1], &snap).unwrap_err().kind(),
+        answer(&good[..INFO_SIZE - 1], &snap)
+            .expect_err("invalid")
+            .kind(),
         ErrorKind::Length
     );
-    assert_eq!(answer(&long, &snap).unwrap_err().kind(), ErrorKind::Length);
     assert_eq!(
-        answer(&magic, &snap).unwrap_err().kind(),
+        answer(&long, &snap).expect_err("invalid").kind(),
+        ErrorKind::Length
+    );
+    assert_eq!(
+        answer(&magic, &snap).expect_err("invalid").kind(),
         ErrorKind::Reserved
     );
-    assert_eq!(answer(&pad, &snap).unwrap_err().kind(), ErrorKind::Reserved);
+    assert_eq!(
+        answer(&pad, &snap).expect_err("invalid").kind(),
+        ErrorKind::Reserved
+    );
     let mut players = players_request(0);
     players[MAX_DATAGRAM - 1] = 7;
     assert!(answer(&players, &snap).is_err());
@@ -85,21 +93,23 @@ fn players_come_in_whole_entries_by_id_over_pages_no_larger_than_the_request() {
     let mut ids = Vec::new();
     for page in 0..3 {
         let request = players_request(page);
-        let bytes = answer(&request, &snap).unwrap();
+        let bytes = answer(&request, &snap).expect("valid");
         assert!(bytes.len() <= request.len());
-        let list = PlayerList::decode(&bytes).unwrap();
+        let list = PlayerList::decode(&bytes).expect("valid");
         assert_eq!((list.page, list.pages), (page, 3));
         assert_eq!(list.players.0.len(), if page < 2 { 36 } else { 28 });
         ids.extend(list.players.0.iter().map(|p| p.player_id));
     }
     assert_eq!(ids, (0..100).collect::<Vec<u16>>());
-    let past = PlayerList::decode(&answer(&players_request(3), &snap).unwrap()).unwrap();
+    let past =
+        PlayerList::decode(&answer(&players_request(3), &snap).expect("valid")).expect("valid");
     assert_eq!((past.pages, past.players.0.len()), (3, 0));
 }
 
 #[test]
 fn no_players_is_one_empty_page() {
-    let list = PlayerList::decode(&answer(&players_request(0), &snapshot(0, 0)).unwrap()).unwrap();
+    let list = PlayerList::decode(&answer(&players_request(0), &snapshot(0, 0)).expect("valid"))
+        .expect("valid");
     assert_eq!((list.pages, list.players.0.len()), (1, 0));
 }
 
@@ -112,8 +122,8 @@ fn rules_come_in_key_order_and_pages() {
         ..s::query_rules()
     }
     .to_bytes()
-    .unwrap();
-    let rules = Rules::decode(&answer(&request, &snap).unwrap()).unwrap();
+    .expect("valid");
+    let rules = Rules::decode(&answer(&request, &snap).expect("valid")).expect("valid");
     assert_eq!((rules.pages, rules.rules.0.len()), (3, 1));
     assert_eq!(rules.rules.0[0].key.as_str(), format!("rule{:0>28}", 14));
 }
