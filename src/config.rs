@@ -70,6 +70,21 @@ pub struct Config {
     /// A PickupTouch is admitted within this distance of the player's last PlayerSync
     /// position, m (ADR 0028). Default 3, in 0.5..=50.
     pub pickup_touch_radius: f32,
+    /// The server's name in server browsers (query.md ServerInfo), at most 64 bytes.
+    /// Default `dlmp server`. Reloadable.
+    pub name: String,
+    /// The game mode browsers show, at most 32 bytes, unless a resource sets one
+    /// (`dlmp.set_game_mode_text`). Default empty. Reloadable.
+    pub gamemode: String,
+    /// Free text, at most 16 bytes. Default empty. Reloadable.
+    pub language: String,
+    /// At most 64 bytes. Default empty. Reloadable.
+    pub website: String,
+    /// Address of the Prometheus `/metrics` listener; none (the default) serves none.
+    pub metrics: Option<SocketAddr>,
+    /// Folder for the daily log files (`dlmp.log.DATE`, `chat.log.DATE`); none (the
+    /// default) logs to the console only.
+    pub log_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -95,6 +110,12 @@ impl Default for Config {
             net_outbound_capacity: 65_536,
             pickup_draw_distance: crate::world::pickup::DRAW_DISTANCE,
             pickup_touch_radius: crate::world::pickup::TOUCH_RADIUS,
+            name: "dlmp server".into(),
+            gamemode: String::new(),
+            language: String::new(),
+            website: String::new(),
+            metrics: None,
+            log_dir: None,
         }
     }
 }
@@ -213,6 +234,18 @@ impl Config {
                 "pickup_touch_radius must be in 0.5..=50".into(),
             ));
         }
+        for (key, value, max) in [
+            ("name", &self.name, 64),
+            ("gamemode", &self.gamemode, 32),
+            ("language", &self.language, 16),
+            ("website", &self.website, 64),
+        ] {
+            if value.len() > max || value.contains('\0') {
+                return Err(ConfigError(format!(
+                    "{key} must be at most {max} bytes of UTF-8 without NUL"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -221,6 +254,16 @@ impl Config {
         crate::world::pickup::PickupSettings {
             draw_distance: self.pickup_draw_distance,
             touch_radius: self.pickup_touch_radius,
+        }
+    }
+
+    /// What the server query tells about the server.
+    pub fn identity(&self) -> crate::query::ServerIdentity {
+        crate::query::ServerIdentity {
+            name: self.name.clone(),
+            gamemode: self.gamemode.clone(),
+            language: self.language.clone(),
+            website: self.website.clone(),
         }
     }
 }

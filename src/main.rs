@@ -9,20 +9,30 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bevy_app::AppExit;
 use clap::Parser;
 use dlmp::config::{Cli, Config};
-use dlmp::console::ConsolePlugin;
+use dlmp::console::{ConfigFile, ConsolePlugin};
+use dlmp::logs;
+use dlmp::metrics::{self, MetricsPlugin, ServerMetrics};
 use dlmp::net::{self, NetConfig, NetStats};
+use dlmp::query::QueryPublisher;
 use dlmp::server::{FixedStepRunner, Transport, build_app};
 use tracing::{error, info};
-use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).init();
-
-    let config = match Config::from_cli(&Cli::parse()) {
+    let cli = Cli::parse();
+    let config = match Config::from_cli(&cli) {
         Ok(config) => config,
         Err(e) => {
-            error!("{e}");
+            eprintln!("dlmp-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let _logs = match logs::init(config.log_dir.as_deref()) {
+        Ok(guards) => guards,
+        Err(e) => {
+            eprintln!(
+                "dlmp-server: cannot write logs to {:?}: {e}",
+                config.log_dir
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -54,12 +64,23 @@ fn main() -> ExitCode {
     if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
         error!("cannot install the Ctrl-C handler: {e}");
     }
+    let net_stats = stats.clone();
     let transport = Transport {
         inbound: net.inbound.clone(),
         outbound: net.outbound.clone(),
         stats,
     };
     let mut app = build_app(&config, transport, shutdown);
+    app.insert_resource(QueryPublisher(net.query.clone()))
+        .insert_resource(ConfigFile::new(cli.config.clone()));
+    if let Some(addr) = config.metrics {
+        let metrics = Arc::new(ServerMetrics::default());
+        if let Err(e) = metrics::serve(addr, metrics.registry(net_stats)) {
+            error!("cannot serve metrics on {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+        app.add_plugins(MetricsPlugin { metrics });
+    }
     app.add_plugins((
         FixedStepRunner {
             tick: config.tick(),

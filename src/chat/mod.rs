@@ -190,6 +190,7 @@ fn take_chat(
     mut received: MessageReader<Received>,
     mut speakers: Query<&mut ChatLimit>,
     mut connections: Query<&mut Connection>,
+    who: Query<(&crate::session::Player, &crate::session::Name)>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -210,6 +211,9 @@ fn take_chat(
         }
         limit.told = false;
         let text = chat.text.as_str();
+        if let Ok((p, name)) = who.get(player) {
+            tracing::info!(target: crate::logs::CHAT_LOG, player_id = p.id.0, name = name.as_str(), "chat: {text}");
+        }
         match parse_command(text) {
             Some((name, args)) => pending.commands.push(PendingCommand {
                 call: CommandCall {

@@ -15,6 +15,9 @@
 //! ```
 
 mod environment;
+mod reload;
+
+pub use reload::ConfigFile;
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::Ordering;
@@ -80,6 +83,10 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("time HH:MM", "freeze every player's clock at HH:MM"),
     ("weather ID", "the server's weather, 0..=22"),
+    (
+        "reload",
+        "apply the config file's reloadable settings again",
+    ),
     ("quit", "disconnect every player and stop the server"),
 ];
 
@@ -91,6 +98,7 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
     if line.is_empty() {
         return Vec::new();
     }
+    tracing::info!(target: crate::logs::CHAT_LOG, who = "console", "command: {line}");
     let (command, args) = line
         .split_once(char::is_whitespace)
         .map_or((line, ""), |(c, a)| (c, a.trim()));
@@ -109,6 +117,7 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "stats" => stats(world),
         "time" => environment::time(world, args),
         "weather" => environment::weather(world, args),
+        "reload" => reload::reload(world),
         "quit" => quit(world),
         _ => vec![
             format!("unknown command: {command}"),

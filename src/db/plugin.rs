@@ -98,6 +98,12 @@ impl Database {
     pub fn client(&self) -> DbClient {
         self.worker.client()
     }
+
+    /// Operations waiting for the worker now.
+    #[must_use]
+    pub fn queued(&self) -> usize {
+        self.worker.queued()
+    }
 }
 
 /// Starts the worker. Add it after the script plugin, whose VM gets the scripts' client.

@@ -59,6 +59,11 @@ impl DbWorker {
 
     /// A client with its own reply channel; clients share the worker's queue.
     #[must_use]
+    /// Operations waiting for the worker now (the metrics' queue depth).
+    pub fn queued(&self) -> usize {
+        self.jobs.len()
+    }
+
     pub fn client(&self) -> DbClient {
         let (replies_tx, replies) = unbounded();
         DbClient {

@@ -6,6 +6,7 @@
 mod batch;
 mod ingress;
 mod outbound;
+pub mod query;
 mod stats;
 mod thread;
 

@@ -21,6 +21,8 @@ pub enum DropReason {
     Overloaded,
     /// A live session's datagram past its inbound budget (docs/decisions/0019-inbound-budget.md).
     OverBudget,
+    /// A server query past the per-IP limit (query.md).
+    QueryLimited,
 }
 
 impl DropReason {
@@ -32,6 +34,7 @@ impl DropReason {
             DropReason::RateLimited,
             DropReason::Overloaded,
             DropReason::OverBudget,
+            DropReason::QueryLimited,
         ])
     }
 
@@ -44,6 +47,7 @@ impl DropReason {
             DropReason::RateLimited => decode + 2,
             DropReason::Overloaded => decode + 3,
             DropReason::OverBudget => decode + 4,
+            DropReason::QueryLimited => decode + 5,
         }
     }
 
@@ -56,11 +60,12 @@ impl DropReason {
             DropReason::RateLimited => "rate_limited",
             DropReason::Overloaded => "overloaded",
             DropReason::OverBudget => "over_budget",
+            DropReason::QueryLimited => "query_limited",
         }
     }
 }
 
-const REASONS: usize = ErrorKind::ALL.len() + 5;
+const REASONS: usize = ErrorKind::ALL.len() + 6;
 
 /// Counters; cheap relaxed atomics, shared behind an `Arc`.
 #[derive(Debug, Default)]
@@ -73,6 +78,7 @@ pub struct NetStats {
     unproven_out: AtomicU64,
     /// Outbound datagrams the app's queue shed, by [`ShedReason`] (relay, full, closed).
     shed: [AtomicU64; 3],
+    queries: AtomicU64,
 }
 
 impl NetStats {
@@ -121,6 +127,15 @@ impl NetStats {
         self.send_errors.load(Ordering::Relaxed)
     }
 
+    /// A server query answered (query.md).
+    pub fn query_answered(&self) {
+        self.queries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn queries_answered(&self) -> u64 {
+        self.queries.load(Ordering::Relaxed)
+    }
+
     /// Bytes received from addresses that have not proven their session (hellos and
     /// anything else from an address without a proven session; ADR 0018).
     pub fn unproven_received(&self, bytes: usize) {
@@ -160,7 +175,7 @@ impl NetStats {
             .map(|(r, n)| format!("{}={n}", r.as_str()))
             .collect();
         format!(
-            "received={} sent={} send_errors={} unproven_bytes_in={} unproven_bytes_out={} shed[relay={} full={}] drops[{}]",
+            "received={} sent={} send_errors={} unproven_bytes_in={} unproven_bytes_out={} shed[relay={} full={}] queries={} drops[{}]",
             self.received_count(),
             self.sent_count(),
             self.send_error_count(),
@@ -168,6 +183,7 @@ impl NetStats {
             self.unproven_sent_bytes(),
             self.shed_count(ShedReason::Relay),
             self.shed_count(ShedReason::Full),
+            self.queries_answered(),
             drops.join(" ")
         )
     }

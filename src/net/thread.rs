@@ -51,7 +51,9 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use super::batch::{self, BATCH};
 use super::ingress::{Decoder, LogLimit};
+use super::query::{self, QueryBoard, QueryLimiter};
 use super::{Datagram, DropReason, Inbound, NetStats, Outbound};
+use crate::protocol::MAX_DATAGRAM;
 
 /// Datagrams read in one turn before the thread sends a batch: inbound comes first, but a
 /// flood cannot stop outbound either.
@@ -114,6 +116,8 @@ pub struct NetHandle {
     /// Datagrams to send, at most `MAX_DATAGRAM` bytes each. Bounded; sending never blocks
     /// the app, a full queue sheds (counted, and said to the caller).
     pub outbound: Outbound,
+    /// Where the app publishes what server queries are answered from (query.md).
+    pub query: Arc<QueryBoard>,
     local_addr: SocketAddr,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
@@ -175,9 +179,11 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut queues = queues.into_iter();
     let own_queue = queues.next().expect("at least one queue");
+    let query = Arc::new(QueryBoard::default());
     let mut handle = NetHandle {
         inbound,
         outbound,
+        query: Arc::clone(&query),
         local_addr,
         stop: Arc::clone(&stop),
         threads: Vec::new(),
@@ -196,6 +202,11 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
         handle.threads.push(thread);
     }
     let mut net = NetThread {
+        queries: Queries {
+            board: query,
+            limiter: QueryLimiter::default(),
+            started: Instant::now(),
+        },
         inbound: inbound_tx,
         out: SendThread {
             socket,
@@ -256,8 +267,16 @@ fn open(config: &NetConfig) -> io::Result<UdpSocket> {
     Ok(socket.into())
 }
 
+/// The server query's state on the thread.
+struct Queries {
+    board: Arc<QueryBoard>,
+    limiter: QueryLimiter,
+    started: Instant,
+}
+
 /// What `dlmp-net` owns: the socket (inside its sending half) and the inbound side.
 struct NetThread {
+    queries: Queries,
     out: SendThread,
     stats: Arc<NetStats>,
     inbound: Sender<Inbound>,
@@ -301,14 +320,20 @@ impl NetThread {
     fn receive(&mut self, receiver: &mut batch::Receiver) -> usize {
         let mut total = 0;
         while total < READ_BUDGET {
-            let (stats, inbound, decoder, drop_log) = (
+            let (stats, inbound, decoder, drop_log, queries) = (
                 &self.stats,
                 &self.inbound,
                 &mut self.decoder,
                 &mut self.drop_log,
+                &mut self.queries,
             );
-            let result = receiver.receive(&self.out.socket, READ_BUDGET - total, |bytes, from| {
-                handle(stats, inbound, decoder, drop_log, bytes, from);
+            let socket = &self.out.socket;
+            let result = receiver.receive(socket, READ_BUDGET - total, |bytes, from| {
+                if bytes.len() <= MAX_DATAGRAM && query::is_query(bytes) {
+                    answer_query(queries, socket, stats, drop_log, bytes, from);
+                } else {
+                    handle(stats, inbound, decoder, drop_log, bytes, from);
+                }
             });
             match result {
                 Ok(0) => return total,
@@ -324,6 +349,41 @@ impl NetThread {
             }
         }
         total
+    }
+}
+
+/// A server query (query.md): the per-IP limit first, so a flood costs no decoding, then the
+/// answer from the app's last snapshot, sent at once (it is never larger than the request).
+fn answer_query(
+    queries: &mut Queries,
+    socket: &UdpSocket,
+    stats: &NetStats,
+    drop_log: &mut LogLimit,
+    bytes: &[u8],
+    from: SocketAddr,
+) {
+    let now = queries.started.elapsed();
+    if !queries.limiter.allow(from.ip(), now) {
+        stats.count_drop(DropReason::QueryLimited);
+        return;
+    }
+    let snapshot = queries.board.load();
+    match query::answer(bytes, &snapshot) {
+        Ok(answer) => {
+            stats.query_answered();
+            match socket.send_to(&answer, from) {
+                Ok(_) => stats.sent(),
+                Err(_) => stats.send_error(),
+            }
+        }
+        Err(err) => {
+            stats.count_drop(DropReason::Decode(err.kind()));
+            if tracing::enabled!(tracing::Level::DEBUG)
+                && let Some(suppressed) = drop_log.allow(Instant::now())
+            {
+                tracing::debug!(%from, error = %err, suppressed, "dropped query");
+            }
+        }
     }
 }
 

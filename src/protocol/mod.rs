@@ -13,6 +13,7 @@ pub mod geometry;
 pub mod ids;
 pub mod packet;
 pub mod player;
+pub mod query;
 pub mod sample;
 pub mod text;
 pub mod vehicle;

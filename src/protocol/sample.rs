@@ -112,6 +112,7 @@ pub fn all() -> Vec<Box<dyn Sample>> {
         super::player::samples::all(),
         super::world::samples::all(),
         super::vehicle::samples::all(),
+        super::query::samples::all(),
     ]
     .into_iter()
     .flatten()

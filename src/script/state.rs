@@ -69,6 +69,8 @@ pub struct PlayerView {
     pub armor: f32,
     /// The damage group (`player:set_team`; a set in this call shows at once).
     pub team: u32,
+    /// The query's score (`player:set_score`; a set in this call shows at once).
+    pub score: i32,
     /// Skin, styles, hidden head (a set in this call shows at once).
     pub appearance: Appearance,
     /// Weapon skills (a set in this call shows at once).

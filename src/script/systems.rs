@@ -157,6 +157,7 @@ fn run_scripts(
     refresh_movement_view(&host, &players, &spawn_states, &connections);
     refresh_control_view(&host, &gm.controls);
     gm.world.refresh(&mut host.state_mut().world);
+    refresh_score_view(&host, &gm.scores);
 
     for event in &tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
         host.emit(event);
@@ -489,6 +490,13 @@ fn refresh_movement_view(
     }
 }
 
+fn refresh_score_view(host: &ScriptHost, scores: &Query<&crate::query::Score>) {
+    let mut state = host.state_mut();
+    for (entity, view) in &mut state.players {
+        view.score = scores.get(*entity).map_or(0, |s| s.0);
+    }
+}
+
 fn refresh_control_view(host: &ScriptHost, controls: &Query<&Control>) {
     let mut state = host.state_mut();
     for (entity, view) in &mut state.players {
@@ -603,6 +611,7 @@ pub(crate) struct Gamemode<'w, 's> {
     streaming: ResMut<'w, StreamingSettings>,
     commands: Commands<'w, 's>,
     controls: Query<'w, 's, &'static Control>,
+    scores: Query<'w, 's, &'static crate::query::Score>,
     spectate_lost: MessageReader<'w, 's, SpectateLost>,
     world: WorldScriptParts<'w, 's>,
 }

@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::db::{DbPlugin, DbSettings, DbTarget};
 use crate::player::PlayerPlugin;
 use crate::player::respawn::RespawnPolicy;
+use crate::query::QueryPlugin;
 use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use crate::streaming::StreamingPlugin;
@@ -46,7 +47,8 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         .insert_resource(RespawnPolicy {
             min_dead: config.respawn_delay(),
         })
-        .insert_resource(config.pickups());
+        .insert_resource(config.pickups())
+        .insert_resource(config.identity());
     sets::configure(&mut app);
     app.add_plugins((
         SessionPlugin {
@@ -60,6 +62,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         PlayerPlugin,
         StreamingPlugin,
         WorldPlugin,
+        QueryPlugin,
         ScriptPlugin {
             settings: ScriptSettings {
                 scripts: config.scripts.clone(),

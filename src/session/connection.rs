@@ -341,6 +341,11 @@ impl Connection {
         self.inbound.receive(id).0
     }
 
+    /// The lane's smoothed round-trip time, once measured (the query's ping).
+    pub fn srtt(&self) -> Option<Duration> {
+        self.outbound.rtt().srtt()
+    }
+
     pub(crate) fn health(&self, now: Duration) -> LaneHealth {
         self.outbound.health(now)
     }

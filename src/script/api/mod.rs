@@ -13,6 +13,7 @@ pub(crate) mod movement;
 #[cfg(test)]
 mod number_tests;
 pub mod player;
+mod query;
 mod respawn;
 #[cfg(test)]
 mod tests;
@@ -226,6 +227,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     )?;
 
     respawn::install(lua, &dlmp)?;
+    query::install(lua, &dlmp, resource)?;
     db::install(lua, &dlmp, resource)?;
     ban::install(lua, &dlmp, name)?;
     world::install(lua, &dlmp, resource)?;

@@ -250,6 +250,7 @@ impl UserData for LuaPlayer {
         super::control::add_methods(methods);
         super::animation::add_methods(methods);
         super::world::waypoint::add_methods(methods);
+        super::query::add_methods(methods);
         methods.add_meta_method(
             MetaMethod::Eq,
             |_, this, other: mlua::UserDataRef<LuaPlayer>| Ok(*this == *other),
