@@ -4,6 +4,7 @@
 
 use mlua::{Function, IntoLua, Lua, Result, Value};
 
+use super::api::handles::Cached;
 use super::api::player::LuaPlayer;
 use crate::protocol::connection::handshake::LeaveReason;
 
@@ -17,16 +18,16 @@ trait EventArg {
 }
 
 impl EventArg for LuaPlayer {
-    type Lua<'a> = LuaPlayer;
-    fn lua_arg(&self) -> LuaPlayer {
-        *self
+    type Lua<'a> = Cached<LuaPlayer>;
+    fn lua_arg(&self) -> Cached<LuaPlayer> {
+        Cached(*self)
     }
 }
 
 impl EventArg for Option<LuaPlayer> {
-    type Lua<'a> = Option<LuaPlayer>;
-    fn lua_arg(&self) -> Option<LuaPlayer> {
-        *self
+    type Lua<'a> = Option<Cached<LuaPlayer>>;
+    fn lua_arg(&self) -> Option<Cached<LuaPlayer>> {
+        self.map(Cached)
     }
 }
 
@@ -167,6 +168,8 @@ pub struct Outcome {
     pub refused: bool,
     /// A handler returned true (commands).
     pub handled: bool,
+    /// A handler failed (a Lua error) or was suspended for failing.
+    pub failed: bool,
     /// Handlers that ran.
     pub handlers: usize,
 }

@@ -7,6 +7,7 @@ pub mod events;
 pub mod host;
 pub mod manifest;
 pub mod ownership;
+pub mod sandbox;
 pub mod state;
 mod systems;
 

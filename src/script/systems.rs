@@ -150,6 +150,9 @@ fn run_scripts(
         host.emit(event);
     }
     host.state_mut().players.retain(|_, view| view.connected);
+    for departed in &left {
+        host.forget_entity(departed.player);
+    }
     emit_chat(&mut host, &mut pending, &players);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
@@ -258,17 +261,29 @@ fn emit_chat(host: &mut ScriptHost, pending: &mut PendingChat, players: &Query<P
         let Ok((entity, player, ..)) = players.get(command.call.player) else {
             continue;
         };
+        let player = handle(entity, player);
+        let args: Vec<String> = command
+            .call
+            .args
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
         let event = ScriptEvent::PlayerCommand {
-            player: handle(entity, player),
+            player,
             name: command.call.name.clone(),
-            args: command
-                .call
-                .args
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect(),
+            args,
         };
-        command.handled |= host.emit(&event).handled;
+        let outcome = host.emit(&event);
+        command.handled |= outcome.handled;
+        command.failed |= outcome.failed;
+        if !command.handled
+            && !command.failed
+            && let ScriptEvent::PlayerCommand { args, .. } = &event
+            && let Some(ok) = host.run_command(&command.call.name, player, args)
+        {
+            command.handled = true;
+            command.failed = !ok;
+        }
     }
 }
 
