@@ -367,3 +367,44 @@ fn the_sandbox_refuses_every_path_out_of_the_resource_folder() {
     );
     assert_eq!(got[8], "left: ");
 }
+
+#[test]
+fn admission_refusals_reach_scripts_at_most_four_a_second_per_player() {
+    use dlmp::protocol::connection::weapons::{HitKind, WeaponShot};
+    use dlmp::protocol::geometry::Vec3;
+    use dlmp::protocol::ids::{Revision, Seq};
+    use dlmp::protocol::player::sync::Frame;
+
+    let s = TempScripts::new("refusals");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_frame_refused", function(p, reason) dlmp.send_chat("frame " .. reason, nil, {p}) end)
+        dlmp.on("player_shot_refused", function(p, reason) dlmp.send_chat("shot " .. reason, nil, {p}) end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    // Not spawned: every frame is refused.
+    for seq in 1..=6 {
+        h.sync(a, seq, Frame::standing(Vec3::ZERO));
+    }
+    h.step();
+    assert_eq!(h.take_chat_lines(a), ["frame not_spawned"; 4]);
+    assert_eq!(h.script_host().stats().refusals_dropped, 2);
+    h.steps(60);
+    let shot = WeaponShot {
+        session_token: h.token(a),
+        order: Seq(1),
+        weapon: 31,
+        origin: Vec3::ZERO,
+        hit: Vec3::ZERO,
+        hit_kind: HitKind::Nothing,
+        hit_id: 0xFFFF_FFFF,
+        props_rev: Revision(0),
+    };
+    h.send(a, shot);
+    h.steps(2);
+    assert_eq!(h.take_chat_lines(a), ["shot not_in_control"]);
+}

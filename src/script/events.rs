@@ -142,6 +142,14 @@ script_events! {
     /// The spectate target of `player` changed scope or left; the server returned the
     /// player's own camera (SetCamera mode 0). `target` may no longer exist.
     SpectateLost => "spectate_lost" (player: LuaPlayer, target: LuaPlayer),
+    /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",
+    /// "stale"); at most [`REFUSALS_PER_SECOND`] a second per player, the rest counted.
+    ///
+    /// [`REFUSALS_PER_SECOND`]: crate::script::REFUSALS_PER_SECOND
+    PlayerFrameRefused => "player_frame_refused" (player: LuaPlayer, reason: &'static str),
+    /// The server refused a WeaponShot of the player (`reason`: "not_in_control",
+    /// "no_ammo", "stale", "origin", "range"); rate-limited like frames.
+    PlayerShotRefused => "player_shot_refused" (player: LuaPlayer, reason: &'static str),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).

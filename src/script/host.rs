@@ -65,6 +65,8 @@ pub struct ScriptStats {
     pub suspensions: u64,
     /// Calls not made because their handler or timer was suspended.
     pub skipped: u64,
+    /// Admission refusals not raised to scripts (past `REFUSALS_PER_SECOND` a player).
+    pub refusals_dropped: u64,
 }
 
 /// The script clock: monotonic wall time. A test injects its own
@@ -253,6 +255,11 @@ impl ScriptHost {
     /// What the limits stopped so far.
     pub fn stats(&self) -> ScriptStats {
         self.stats
+    }
+
+    /// Counts an admission refusal the rate limit kept from the scripts.
+    pub fn count_dropped_refusal(&mut self) {
+        self.stats.refusals_dropped += 1;
     }
 
     /// Bytes the Lua VM holds now.
