@@ -408,3 +408,83 @@ fn admission_refusals_reach_scripts_at_most_four_a_second_per_player() {
     h.steps(2);
     assert_eq!(h.take_chat_lines(a), ["shot not_in_control"]);
 }
+
+#[test]
+fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal() {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    // Answers one request with what it got, then holds a second connection silent.
+    let server = TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let port = server.local_addr().expect("addr").port();
+    let worker = std::thread::spawn(move || {
+        let (mut conn, _) = server.accept().expect("a request");
+        let mut got = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !String::from_utf8_lossy(&got).contains("ping") {
+            let n = conn.read(&mut buf).expect("read");
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        let text = String::from_utf8_lossy(&got).into_owned();
+        let line = text.lines().next().unwrap_or_default().to_owned();
+        let tagged = text.contains("X-Test: yes");
+        let body = format!("{line} {tagged}");
+        write!(
+            conn,
+            "HTTP/1.1 201 Created\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("write");
+        let (silent, _) = server.accept().expect("a second request");
+        silent
+    });
+    let closed = TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let closed_port = closed.local_addr().expect("addr").port();
+    drop(closed);
+
+    let s = TempScripts::new("fetch");
+    s.resource(
+        "gm",
+        &format!(
+            r#"
+        dlmp.on("player_connect", function(p)
+            dlmp.fetch("http://127.0.0.1:{port}/hello", {{ method = "post", headers = {{ ["X-Test"] = "yes" }}, body = "ping" }},
+                function(status, body, err) dlmp.send_chat("ok " .. status .. " " .. body, nil, {{p}}) end)
+            dlmp.fetch("http://127.0.0.1:{port}/slow", {{ timeout_ms = 200 }},
+                function(status, body, err) dlmp.send_chat("slow " .. tostring(status) .. " " .. err, nil, {{p}}) end)
+            dlmp.fetch("http://127.0.0.1:{closed_port}/", nil,
+                function(status, body, err) dlmp.send_chat("closed " .. tostring(status) .. " " .. err, nil, {{p}}) end)
+            local ok, e = pcall(dlmp.fetch, "https://example.com/", nil, function() end)
+            dlmp.send_chat(tostring(e):match("^[^\n]*") or "none", nil, {{p}})
+        end)
+        "#
+        ),
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    h.world_mut()
+        .non_send_mut::<ScriptHost>()
+        .settle_fetches(std::time::Duration::from_secs(10));
+    h.step();
+    let got = h.chat_lines(a);
+    let _silent = worker.join().expect("the server thread");
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert!(
+        got[0].contains("fetch: only http:// URLs are supported"),
+        "{got:?}"
+    );
+    assert!(
+        got[1].starts_with("ok 201 POST /hello HTTP/1.1 true"),
+        "{got:?}"
+    );
+    assert!(got.iter().any(|l| l == "slow nil timed out"), "{got:?}");
+    assert!(
+        got.iter()
+            .any(|l| l.starts_with("closed nil") && l.to_lowercase().contains("refused")),
+        "{got:?}"
+    );
+}

@@ -649,6 +649,44 @@ impl ScriptHost {
         Some(ran.is_some())
     }
 
+    /// Calls the callbacks of the fetches answered since the last pass:
+    /// `fn(status, body, nil)` or `fn(nil, nil, err)`.
+    pub fn deliver_fetches(&mut self) {
+        let answers = {
+            let mut state = self.state_mut();
+            let mut answers = std::mem::take(&mut state.answers);
+            if let Some(client) = &state.fetch {
+                answers.extend(client.answers.try_iter());
+            }
+            answers
+        };
+        for answer in answers {
+            let Some((resource, func)) = self.state_mut().fetches.remove(&answer.id) else {
+                continue;
+            };
+            self.call((resource, answer.id), "fetch", |_| match answer.result {
+                Ok((status, body)) => func.call::<()>((status, body, Value::Nil)),
+                Err(e) => func.call::<()>((Value::Nil, Value::Nil, e)),
+            });
+        }
+    }
+
+    /// Waits (at most `timeout` each) until every pending fetch has its answer, for tests
+    /// that step the schedule deterministically after the worker answered.
+    pub fn settle_fetches(&mut self, timeout: Duration) {
+        let mut state = self.state_mut();
+        while state.answers.len() < state.fetches.len() {
+            let Some(answer) = state
+                .fetch
+                .as_ref()
+                .and_then(|c| c.answers.recv_timeout(timeout).ok())
+            else {
+                break;
+            };
+            state.answers.push(answer);
+        }
+    }
+
     /// Whether any handler listens to `event`.
     pub fn listens(&self, event: &str) -> bool {
         self.state().handlers.contains_key(event)

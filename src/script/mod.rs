@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod events;
+pub mod fetch;
 pub mod host;
 pub mod manifest;
 pub mod ownership;

@@ -199,6 +199,12 @@ pub(crate) struct ScriptState {
     pub(crate) commands: Vec<ScriptCommand>,
     /// `player:uid()` of each entity that was asked for one (ADR 0035).
     pub(crate) uids: EntityHashMap<u64>,
+    /// The fetch worker, started by the first `dlmp.fetch`.
+    pub(crate) fetch: Option<super::fetch::Client>,
+    /// Pending `dlmp.fetch` callbacks, by request id.
+    pub(crate) fetches: HashMap<u64, (ResourceId, Function)>,
+    /// Answers taken from the worker, not yet delivered.
+    pub(crate) answers: Vec<super::fetch::Answer>,
     pub(crate) last_uid: u64,
 }
 
@@ -224,6 +230,7 @@ impl ScriptState {
         self.handlers.retain(|_, list| !list.is_empty());
         self.timers.retain(|t| t.resource != resource);
         self.chat_commands.retain(|_, c| c.resource != resource);
+        self.fetches.retain(|_, (owner, _)| *owner != resource);
         if let Some(name) = self.resource_names.remove(&resource) {
             self.exports.retain(|(owner, _), _| *owner != name);
         }

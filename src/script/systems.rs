@@ -163,6 +163,7 @@ fn run_scripts(
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }
+    host.deliver_fetches();
     host.run_timers(now);
     emit_tick(&mut host, now, &mut last_tick);
     host.end_tick();

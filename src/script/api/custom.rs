@@ -90,6 +90,105 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
     )?;
 
     dlmp.set(
+        "fetch",
+        lua.create_function(move |lua, (url, opts, func): (Value, Value, Value)| {
+            const F: &str = "fetch";
+            let url = args::string(F, "url", &url)?;
+            if !url.starts_with("http://") {
+                return Err(Error::runtime(format!(
+                    "fetch: only http:// URLs are supported, got {url}"
+                )));
+            }
+            let func = args::function(F, "fn", func)?;
+            let mut request = super::super::fetch::Request {
+                id: 0,
+                url,
+                method: "GET".to_owned(),
+                headers: Vec::new(),
+                body: String::new(),
+                timeout: std::time::Duration::from_secs(10),
+            };
+            match opts {
+                Value::Nil => {}
+                Value::Table(t) => {
+                    for pair in t.pairs::<String, Value>() {
+                        let (k, v) = pair?;
+                        match k.as_str() {
+                            "method" => {
+                                request.method = args::string(F, "method", &v)?.to_ascii_uppercase()
+                            }
+                            "body" => request.body = args::string(F, "body", &v)?,
+                            "timeout_ms" => {
+                                let ms = args::integer(F, "timeout_ms", &v, 1..=600_000)?;
+                                request.timeout =
+                                    std::time::Duration::from_millis(ms.unsigned_abs());
+                            }
+                            "headers" => {
+                                let Value::Table(h) = v else {
+                                    return Err(Error::runtime("fetch: headers must be a table"));
+                                };
+                                for pair in h.pairs::<String, String>() {
+                                    let (k, v) = pair?;
+                                    if k.contains(['\r', '\n', ':']) || v.contains(['\r', '\n']) {
+                                        return Err(Error::runtime(format!(
+                                            "fetch: header {k:?} is not a valid header"
+                                        )));
+                                    }
+                                    request.headers.push((k, v));
+                                }
+                            }
+                            other => {
+                                return Err(Error::runtime(format!(
+                                    "fetch: unknown option {other}"
+                                )));
+                            }
+                        }
+                    }
+                }
+                other => {
+                    return Err(Error::runtime(format!(
+                        "fetch: opts must be a table, got {}",
+                        other.type_name()
+                    )));
+                }
+            }
+            if !request.method.chars().all(|c| c.is_ascii_uppercase()) || request.method.is_empty()
+            {
+                return Err(Error::runtime(format!(
+                    "fetch: method {:?} is not a method",
+                    request.method
+                )));
+            }
+            let mut state = state_mut(lua)?;
+            let pending = state
+                .fetches
+                .values()
+                .filter(|(r, _)| *r == resource)
+                .count();
+            if pending >= super::super::fetch::PER_RESOURCE {
+                return Err(Error::runtime(format!(
+                    "fetch: this resource has {pending} requests pending (at most {})",
+                    super::super::fetch::PER_RESOURCE
+                )));
+            }
+            if state.fetch.is_none() {
+                let client = super::super::fetch::Client::start()
+                    .map_err(|e| Error::runtime(format!("fetch: cannot start the worker: {e}")))?;
+                state.fetch = Some(client);
+            }
+            request.id = state.next_handle();
+            let id = request.id;
+            if !state.fetch.as_ref().is_some_and(|c| c.send(request)) {
+                return Err(Error::runtime(
+                    "fetch: queue full (too many requests waiting)",
+                ));
+            }
+            state.fetches.insert(id, (resource, func));
+            Ok(())
+        })?,
+    )?;
+
+    dlmp.set(
         "add_command",
         lua.create_function(move |lua, (command, func): (Value, Value)| {
             const F: &str = "add_command";
