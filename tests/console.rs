@@ -125,9 +125,14 @@ fn resource_commands_report_dependencies_that_follow() {
     let mut h = s.harness();
     assert_eq!(run(&mut h, "stop base"), ["stopped base", "stopped mode"]);
     assert_eq!(run(&mut h, "start mode"), ["started base", "started mode"]);
+    // The dependents a restart stopped start again (ADR 0035).
+    assert_eq!(run(&mut h, "restart base"), ["restarted base"]);
+    assert_eq!(run(&mut h, "resources")[2], "  mode  running");
+    // A stopped resource is started.
+    assert_eq!(run(&mut h, "stop mode"), ["stopped mode"]);
     assert_eq!(
-        run(&mut h, "restart base"),
-        ["restarted base", "stopped mode"]
+        run(&mut h, "restart mode"),
+        ["restarted mode", "started mode"]
     );
 }
 
@@ -136,7 +141,10 @@ fn resource_mistakes_are_reported_as_lines() {
     let (s, mut h) = with_gm("mistakes");
     assert_eq!(run(&mut h, "start nope"), ["error: no resource named nope"]);
     assert_eq!(run(&mut h, "stop nope"), ["error: nope is not running"]);
-    assert_eq!(run(&mut h, "restart nope"), ["error: nope is not running"]);
+    assert_eq!(
+        run(&mut h, "restart nope"),
+        ["error: no resource named nope"]
+    );
     assert_eq!(run(&mut h, "start gm"), ["error: gm is already running"]);
     assert_eq!(run(&mut h, "start"), ["usage: start NAME"]);
     assert_eq!(run(&mut h, "restart"), ["usage: restart NAME"]);

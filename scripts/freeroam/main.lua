@@ -77,13 +77,22 @@ local function whole(word, lo, hi)
     end
 end
 
-dlmp.on("player_connect", function(player)
+local function set_spawn(player)
     local point = take_point()
     dlmp.spawn_player(player, point.x, point.y, point.z, point.heading)
+end
 
+dlmp.on("player_connect", function(player)
+    set_spawn(player)
     tell(player, "Welcome to freeroam, " .. player:name() .. "! Type /help for the commands.")
     dlmp.send_chat(player:name() .. " joined the server.", JOIN, others(player))
 end)
+
+-- Started (or restarted) after players joined: the server raises no player_connect
+-- for them again, so take the players already there.
+for _, player in ipairs(dlmp.players()) do
+    if not player:is_spawned() then set_spawn(player) end
+end
 
 dlmp.on("player_disconnect", function(player, reason)
     -- reason is "quit", "timeout" or "kicked"; the player is no longer in dlmp.players().

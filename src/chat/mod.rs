@@ -116,6 +116,9 @@ pub struct PendingCommand {
     pub call: CommandCall,
     /// A gameplay handler took it (`player_command` returned true).
     pub handled: bool,
+    /// A gameplay handler of it failed (a Lua error): the player is told the command
+    /// failed, not that it is unknown (ADR 0035).
+    pub failed: bool,
 }
 
 pub struct ChatPlugin;
@@ -222,6 +225,7 @@ fn take_chat(
                     args: args.to_owned(),
                 },
                 handled: false,
+                failed: false,
             }),
             None => pending.lines.push(PendingLine {
                 player,
@@ -242,7 +246,18 @@ fn finish_chat(
     mut said: MessageWriter<PlayerChat>,
     mut drops: ResMut<ChatDrops>,
 ) {
-    for PendingCommand { call, handled } in pending.commands.drain(..) {
+    for PendingCommand {
+        call,
+        handled,
+        failed,
+    } in pending.commands.drain(..)
+    {
+        if failed {
+            if let Ok(mut conn) = connections.get_mut(call.player) {
+                notify(&mut conn, &format!("Command /{} failed", call.name));
+            }
+            continue;
+        }
         if handled {
             continue;
         }

@@ -59,6 +59,19 @@ pub struct ShotDrops {
     pub range: u64,
 }
 
+impl ShotDrop {
+    /// The reason's word for scripts (`player_shot_refused`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ShotDrop::NotInControl => "not_in_control",
+            ShotDrop::NoAmmo => "no_ammo",
+            ShotDrop::Stale => "stale",
+            ShotDrop::Origin => "origin",
+            ShotDrop::Range => "range",
+        }
+    }
+}
+
 impl ShotDrops {
     fn count(&mut self, reason: ShotDrop) {
         match reason {
@@ -78,6 +91,7 @@ impl Plugin for ShotsPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ShotDrops>()
             .add_message::<ShotAccepted>()
+            .add_message::<crate::player::admission::AdmissionRefused>()
             .add_systems(FixedUpdate, give_order.in_set(ServerSystems::Validation))
             .add_systems(
                 FixedUpdate,
@@ -166,6 +180,7 @@ fn admit_shots(
     mut own: Query<(&mut Inventory, &mut RecentShots, &mut ShotOrder)>,
     mut drops: ResMut<ShotDrops>,
     mut accepted: MessageWriter<ShotAccepted>,
+    mut refused: MessageWriter<crate::player::admission::AdmissionRefused>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -180,6 +195,11 @@ fn admit_shots(
         if let Err(reason) = check(shot, parts, &inv, *order, ranges.range(shot.weapon)) {
             debug!(?player, ?reason, "WeaponShot dropped");
             drops.count(reason);
+            refused.write(crate::player::admission::AdmissionRefused {
+                player: *player,
+                admission: crate::player::admission::Admission::Shot,
+                reason: reason.name(),
+            });
             continue;
         }
         drops.accepted += 1;

@@ -4,6 +4,7 @@
 
 use mlua::{Function, IntoLua, Lua, Result, Value};
 
+use super::api::handles::Cached;
 use super::api::player::LuaPlayer;
 use super::api::world::{LuaCheckpoint, LuaColshape};
 use crate::protocol::connection::handshake::LeaveReason;
@@ -19,16 +20,16 @@ trait EventArg {
 }
 
 impl EventArg for LuaPlayer {
-    type Lua<'a> = LuaPlayer;
-    fn lua_arg(&self) -> LuaPlayer {
-        *self
+    type Lua<'a> = Cached<LuaPlayer>;
+    fn lua_arg(&self) -> Cached<LuaPlayer> {
+        Cached(*self)
     }
 }
 
 impl EventArg for Option<LuaPlayer> {
-    type Lua<'a> = Option<LuaPlayer>;
-    fn lua_arg(&self) -> Option<LuaPlayer> {
-        *self
+    type Lua<'a> = Option<Cached<LuaPlayer>>;
+    fn lua_arg(&self) -> Option<Cached<LuaPlayer>> {
+        self.map(Cached)
     }
 }
 
@@ -166,6 +167,14 @@ script_events! {
     /// consume it with `dlmp.collect_pickup`; fires again while the player stays) or
     /// "static" (once per entry).
     PickupInteract => "pickup_interact" (player: LuaPlayer, pickup: LuaPickup, behavior: &'static str, model: u32),
+    /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",
+    /// "stale"); at most [`REFUSALS_PER_SECOND`] a second per player, the rest counted.
+    ///
+    /// [`REFUSALS_PER_SECOND`]: crate::script::REFUSALS_PER_SECOND
+    PlayerFrameRefused => "player_frame_refused" (player: LuaPlayer, reason: &'static str),
+    /// The server refused a WeaponShot of the player (`reason`: "not_in_control",
+    /// "no_ammo", "stale", "origin", "range"); rate-limited like frames.
+    PlayerShotRefused => "player_shot_refused" (player: LuaPlayer, reason: &'static str),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).
@@ -192,6 +201,8 @@ pub struct Outcome {
     pub refused: bool,
     /// A handler returned true (commands).
     pub handled: bool,
+    /// A handler failed (a Lua error) or was suspended for failing.
+    pub failed: bool,
     /// Handlers that ran.
     pub handlers: usize,
 }

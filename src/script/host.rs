@@ -11,12 +11,14 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use bevy_ecs::entity::Entity;
-use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, VmState};
+use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
 use tracing::{debug, error, info, warn};
 
 use super::api;
+use super::api::player::LuaPlayer;
 use super::events::{Outcome, ScriptEvent};
 use super::manifest::{ResourceDir, discover};
+use super::sandbox;
 use super::state::{PlayerView, ResourceId, ScriptCommand, ScriptState};
 
 /// Instructions between two checks of the instruction budget and the tick's time.
@@ -63,6 +65,8 @@ pub struct ScriptStats {
     pub suspensions: u64,
     /// Calls not made because their handler or timer was suspended.
     pub skipped: u64,
+    /// Admission refusals not raised to scripts (past `REFUSALS_PER_SECOND` a player).
+    pub refusals_dropped: u64,
 }
 
 /// The script clock: monotonic wall time. A test injects its own
@@ -151,6 +155,11 @@ pub struct ScriptHost {
     /// `emit`'s snapshot of the handlers it runs (resource, handle, function), kept for
     /// its allocation.
     dispatch: Vec<(ResourceId, u64, Function)>,
+    /// Lua's own `io.open` and `io.lines`, which only the sandbox's wrappers call.
+    io_open: Function,
+    io_lines: Function,
+    /// The server's data folder scripts reach as `$data/...` (ADR 0035).
+    data_dir: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -180,6 +189,9 @@ impl ScriptHost {
         }
         let io: Table = lua.globals().get("io")?;
         io.set("popen", Value::Nil)?;
+        let io_open: Function = io.get("open")?;
+        let io_lines: Function = io.get("lines")?;
+        sandbox::strip_globals(&lua)?;
         lua.set_app_data(ScriptState::default());
         if limits.memory > 0 {
             lua.set_memory_limit(limits.memory)?;
@@ -225,6 +237,9 @@ impl ScriptHost {
             next_id: 0,
             errors: 0,
             dispatch: Vec::new(),
+            io_open,
+            io_lines,
+            data_dir: None,
         })
     }
 
@@ -240,6 +255,11 @@ impl ScriptHost {
     /// What the limits stopped so far.
     pub fn stats(&self) -> ScriptStats {
         self.stats
+    }
+
+    /// Counts an admission refusal the rate limit kept from the scripts.
+    pub fn count_dropped_refusal(&mut self) {
+        self.stats.refusals_dropped += 1;
     }
 
     /// Bytes the Lua VM holds now.
@@ -266,6 +286,12 @@ impl ScriptHost {
     /// console) have none.
     pub fn end_tick(&mut self) {
         self.guard.deadline.set(None);
+    }
+
+    /// The server's data folder, which scripts reach as `$data/...` besides their own
+    /// folder; none until set (the config's data folder, when the server has one).
+    pub fn set_data_dir(&mut self, dir: Option<PathBuf>) {
+        self.data_dir = dir;
     }
 
     /// Names of the running resources.
@@ -462,22 +488,38 @@ impl ScriptHost {
             resource: name.to_owned(),
             error,
         };
-        let code = std::fs::read_to_string(dir.main_path())
-            .map_err(|e| failed(format!("{}: {e}", dir.main_path().display())))?;
+        let roots = sandbox::Roots {
+            resource: dir.dir.clone(),
+            data: self.data_dir.clone(),
+        };
+        // The listed files, then the main file, each read from inside the folder.
+        let mut chunks = Vec::new();
+        for file in dir.manifest.files.iter().chain([&dir.manifest.main]) {
+            let path = roots
+                .resolve(file)
+                .map_err(|e| failed(format!("manifest: {e}")))?;
+            let code = std::fs::read_to_string(&path)
+                .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            chunks.push((format!("@{name}/{file}"), code));
+        }
         self.next_id += 1;
         let id = ResourceId(self.next_id);
         self.state_mut().resource_names.insert(id, name.to_owned());
-        let chunk_name = format!("@{}/{}", name, dir.manifest.main);
+        let (open, lines) = (self.io_open.clone(), self.io_lines.clone());
         let loaded = self.guarded(|lua| {
             let env = lua.create_table()?;
             let meta = lua.create_table()?;
             meta.set("__index", lua.globals())?;
             env.set_metatable(Some(meta))?;
             env.set("dlmp", api::install(lua, id, name)?)?;
-            lua.load(&code)
-                .set_name(chunk_name)
-                .set_environment(env)
-                .exec()
+            sandbox::install(lua, &env, roots, &open, &lines)?;
+            for (chunk_name, code) in &chunks {
+                lua.load(code)
+                    .set_name(chunk_name)
+                    .set_environment(env.clone())
+                    .exec()?;
+            }
+            Ok(())
         });
         if let Err(e) = loaded {
             self.state_mut().forget(id);
@@ -495,6 +537,11 @@ impl ScriptHost {
     /// Stops `name` (and first every running resource that depends on it): it hears
     /// `resource_stop(name)`, then its handlers, timers and exports are removed.
     pub fn stop(&mut self, name: &str) -> Result<(), ResourceError> {
+        self.stop_chain(name).map(drop)
+    }
+
+    /// [`stop`](Self::stop), returning every resource it stopped, `name` last.
+    fn stop_chain(&mut self, name: &str) -> Result<Vec<String>, ResourceError> {
         if !self.running.contains_key(name) {
             return Err(ResourceError::NotRunning(name.to_owned()));
         }
@@ -504,9 +551,10 @@ impl ScriptHost {
             .filter(|(_, r)| r.dir.manifest.depends.iter().any(|d| d == name))
             .map(|(n, _)| n.clone())
             .collect();
+        let mut stopped = Vec::new();
         for dependent in dependents {
             if self.running.contains_key(&dependent) {
-                self.stop(&dependent)?;
+                stopped.extend(self.stop_chain(&dependent)?);
             }
         }
         self.emit(&ScriptEvent::ResourceStop {
@@ -518,13 +566,28 @@ impl ScriptHost {
             self.stopped.push(running.id);
         }
         info!(resource = name, "resource stopped");
-        Ok(())
+        stopped.push(name.to_owned());
+        Ok(stopped)
     }
 
-    /// Stops `name` and starts it again from disk, so changed code is reloaded.
+    /// Stops `name` and starts it again from disk, so changed code is reloaded, then
+    /// starts again the dependents the stop stopped (a failure of one is logged). A
+    /// resource that is not running is started.
     pub fn restart(&mut self, name: &str) -> Result<(), ResourceError> {
-        self.stop(name)?;
-        self.start(name)
+        if !self.running.contains_key(name) {
+            return self.start(name);
+        }
+        let stopped = self.stop_chain(name)?;
+        self.start(name)?;
+        for dependent in stopped.iter().rev().filter(|d| *d != name) {
+            if !self.running.contains_key(dependent)
+                && let Err(e) = self.start(dependent)
+            {
+                self.errors += 1;
+                error!("restarting {name}: {e}");
+            }
+        }
+        Ok(())
     }
 
     /// Starts `names`, or every resource on disk when empty; failures are logged.
@@ -576,11 +639,66 @@ impl ScriptHost {
             match self.call((resource, handle), event.name(), |_| event.call(&func)) {
                 Some(Value::Boolean(false)) => outcome.refused = true,
                 Some(Value::Boolean(true)) => outcome.handled = true,
-                _ => {}
+                Some(_) => {}
+                None => outcome.failed = true,
             }
         }
         self.dispatch = handlers;
         outcome
+    }
+
+    /// Runs the `dlmp.add_command` handler of `/name`: `None` when there is none, else
+    /// whether it succeeded (an error is logged with its traceback, like a handler's).
+    pub fn run_command(&mut self, name: &str, player: LuaPlayer, args: &[String]) -> Option<bool> {
+        let (resource, handle, func) = {
+            let state = self.state();
+            let c = state.chat_commands.get(name)?;
+            (c.resource, c.handle, c.func.clone())
+        };
+        let what = format!("command /{name}");
+        let ran = self.call((resource, handle), &what, |lua| {
+            let list = lua.create_sequence_from(args.iter().map(String::as_str))?;
+            func.call::<()>((api::handles::Cached(player), list))
+        });
+        Some(ran.is_some())
+    }
+
+    /// Calls the callbacks of the fetches answered since the last pass:
+    /// `fn(status, body, nil)` or `fn(nil, nil, err)`.
+    pub fn deliver_fetches(&mut self) {
+        let answers = {
+            let mut state = self.state_mut();
+            let mut answers = std::mem::take(&mut state.answers);
+            if let Some(client) = &state.fetch {
+                answers.extend(client.answers.try_iter());
+            }
+            answers
+        };
+        for answer in answers {
+            let Some((resource, func)) = self.state_mut().fetches.remove(&answer.id) else {
+                continue;
+            };
+            self.call((resource, answer.id), "fetch", |_| match answer.result {
+                Ok((status, body)) => func.call::<()>((status, body, Value::Nil)),
+                Err(e) => func.call::<()>((Value::Nil, Value::Nil, e)),
+            });
+        }
+    }
+
+    /// Waits (at most `timeout` each) until every pending fetch has its answer, for tests
+    /// that step the schedule deterministically after the worker answered.
+    pub fn settle_fetches(&mut self, timeout: Duration) {
+        let mut state = self.state_mut();
+        while state.answers.len() < state.fetches.len() {
+            let Some(answer) = state
+                .fetch
+                .as_ref()
+                .and_then(|c| c.answers.recv_timeout(timeout).ok())
+            else {
+                break;
+            };
+            state.answers.push(answer);
+        }
     }
 
     /// Whether any handler listens to `event`.
@@ -608,28 +726,42 @@ impl ScriptHost {
                     .map(|t| t.id)
             };
             let Some(id) = next else { break };
-            let (resource, func) = {
+            let (resource, func, args) = {
                 let mut state = self.state_mut();
                 let Some(i) = state.timers.iter().position(|t| t.id == id) else {
                     break;
                 };
                 let timer = &mut state.timers[i];
-                let fired = (timer.resource, timer.func.clone());
-                if timer.repeating {
+                let fired = (
+                    timer.resource,
+                    timer.func.clone(),
+                    MultiValue::from_iter(timer.args.iter().cloned()),
+                );
+                timer.remaining = timer.remaining.map(|n| n.saturating_sub(1));
+                if timer.remaining == Some(0) {
+                    state.timers.remove(i);
+                } else {
                     // A repeating timer fires at most once per tick.
                     timer.due = (timer.due + timer.interval).max(now + Duration::from_nanos(1));
-                } else {
-                    state.timers.remove(i);
                 }
                 fired
             };
-            self.call((resource, id), "timer", |_| func.call::<()>(()));
+            self.call((resource, id), "timer", |_| func.call::<()>(args));
         }
     }
 
     /// The id of a running resource.
     pub fn resource_id(&self, name: &str) -> Option<ResourceId> {
         self.running.get(name).map(|r| r.id)
+    }
+
+    /// Forgets an entity that left or was despawned: its handle, its data and its uid
+    /// (ADR 0035). Every handle kind's despawn calls this.
+    pub fn forget_entity(&mut self, entity: Entity) {
+        self.state_mut().uids.remove(&entity);
+        if let Err(e) = api::handles::forget(&self.lua, entity) {
+            error!("forgetting an entity's script data: {e}");
+        }
     }
 
     /// Resources stopped since the last call: the app removes what they owned.

@@ -16,6 +16,10 @@ pub struct Manifest {
     /// The Lua file run at start, relative to the resource's folder.
     #[serde(default = "default_main")]
     pub main: String,
+    /// Lua files run before `main`, in order, in the same environment (relative to the
+    /// folder, inside it).
+    #[serde(default)]
+    pub files: Vec<String>,
     /// Resources started before this one.
     #[serde(default)]
     pub depends: Vec<String>,

@@ -4,9 +4,11 @@
 
 pub mod api;
 pub mod events;
+pub mod fetch;
 pub mod host;
 pub mod manifest;
 pub mod ownership;
+pub mod sandbox;
 pub mod state;
 mod systems;
 
@@ -14,7 +16,7 @@ pub use events::{Outcome, ScriptEvent};
 pub use host::{ResourceError, ScriptHost, ScriptLimits, ScriptStats};
 pub use ownership::{Owned, ResourceStopped};
 pub use state::{PlayerView, ResourceId, ScriptCommand};
-pub use systems::{ScriptPlugin, ScriptSettings};
+pub use systems::{REFUSALS_PER_SECOND, ScriptPlugin, ScriptSettings};
 
 #[allow(unused_imports, reason = "the set scripts run in")]
 use crate::server::GameplaySystems;

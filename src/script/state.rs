@@ -30,6 +30,14 @@ pub(crate) struct Handler {
     pub(crate) func: Function,
 }
 
+/// `dlmp.add_command` registration.
+#[derive(Debug, Clone)]
+pub(crate) struct ChatCommand {
+    pub(crate) handle: u64,
+    pub(crate) resource: ResourceId,
+    pub(crate) func: Function,
+}
+
 /// `dlmp.set_timer` registration.
 #[derive(Debug, Clone)]
 pub(crate) struct Timer {
@@ -37,8 +45,11 @@ pub(crate) struct Timer {
     pub(crate) resource: ResourceId,
     pub(crate) due: Duration,
     pub(crate) interval: Duration,
-    pub(crate) repeating: bool,
+    /// Firings left; `None` = until stopped.
+    pub(crate) remaining: Option<u32>,
     pub(crate) func: Function,
+    /// The extra arguments of `dlmp.set_timer`, passed on every firing.
+    pub(crate) args: Vec<mlua::Value>,
 }
 
 /// A player as scripts see it this tick.
@@ -181,6 +192,8 @@ pub(crate) struct ScriptState {
     pub(crate) handlers: HashMap<String, Vec<Handler>>,
     pub(crate) timers: Vec<Timer>,
     pub(crate) exports: HashMap<(String, String), Function>,
+    /// `dlmp.add_command`, by command name.
+    pub(crate) chat_commands: HashMap<String, ChatCommand>,
     pub(crate) resource_names: BTreeMap<ResourceId, String>,
     pub(crate) next_handle: u64,
     pub(crate) now: Duration,
@@ -188,12 +201,29 @@ pub(crate) struct ScriptState {
     pub(crate) commands: Vec<ScriptCommand>,
     /// The clock, checkpoints, colshapes, waypoints and id counters (world.md).
     pub(crate) world: crate::world::script_view::WorldView,
+    /// `player:uid()` of each entity that was asked for one (ADR 0035).
+    pub(crate) uids: EntityHashMap<u64>,
+    /// The fetch worker, started by the first `dlmp.fetch`.
+    pub(crate) fetch: Option<super::fetch::Client>,
+    /// Pending `dlmp.fetch` callbacks, by request id.
+    pub(crate) fetches: HashMap<u64, (ResourceId, Function)>,
+    /// Answers taken from the worker, not yet delivered.
+    pub(crate) answers: Vec<super::fetch::Answer>,
+    pub(crate) last_uid: u64,
 }
 
 impl ScriptState {
     pub(crate) fn next_handle(&mut self) -> u64 {
         self.next_handle += 1;
         self.next_handle
+    }
+
+    /// The entity's unique id, never given to another during the run.
+    pub(crate) fn uid(&mut self, entity: Entity) -> u64 {
+        let next = self.last_uid + 1;
+        let uid = *self.uids.entry(entity).or_insert(next);
+        self.last_uid = self.last_uid.max(uid);
+        uid
     }
 
     /// Removes everything `resource` registered.
@@ -203,6 +233,8 @@ impl ScriptState {
         }
         self.handlers.retain(|_, list| !list.is_empty());
         self.timers.retain(|t| t.resource != resource);
+        self.chat_commands.retain(|_, c| c.resource != resource);
+        self.fetches.retain(|_, (owner, _)| *owner != resource);
         if let Some(name) = self.resource_names.remove(&resource) {
             self.exports.retain(|(owner, _), _| *owner != name);
         }

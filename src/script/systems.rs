@@ -2,6 +2,9 @@
 //! pass per tick in [`GameplaySystems::Scripts`]: refresh the view, raise the tick's
 //! events, fire timers, apply the commands.
 
+use bevy_ecs::entity::EntityHashMap;
+
+use crate::player::admission::{Admission, AdmissionRefused};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -162,11 +165,18 @@ fn run_scripts(
     for event in &tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
         host.emit(event);
     }
+    for event in &refusal_events(now, &mut messages, &players, &mut host) {
+        host.emit(event);
+    }
     host.state_mut().players.retain(|_, view| view.connected);
+    for departed in &left {
+        host.forget_entity(departed.player);
+    }
     emit_chat(&mut host, &mut pending, &players);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }
+    host.deliver_fetches();
     host.run_timers(now);
     super::api::db::deliver(&mut host);
     emit_tick(&mut host, now, &mut last_tick);
@@ -187,6 +197,9 @@ pub(crate) struct TickMessages<'w, 's> {
     connected: MessageReader<'w, 's, PlayerConnected>,
     spawned: LifeStarts<'w, 's>,
     frame_events: MessageReader<'w, 's, FrameEvent>,
+    refused: MessageReader<'w, 's, AdmissionRefused>,
+    /// Per player: the start of its refusal window and the events raised in it.
+    refusal_windows: Local<'s, EntityHashMap<(Duration, u32)>>,
     ledger_events: MessageReader<'w, 's, LedgerEvent>,
     streamed: MessageReader<'w, 's, StreamChange>,
     world: WorldEvents<'w, 's>,
@@ -307,6 +320,44 @@ fn world_event(event: WorldEvent, players: &Query<PlayerParts>) -> Option<Script
     })
 }
 
+/// `player_frame_refused` / `player_shot_refused` for this tick's admission refusals, at
+/// most [`REFUSALS_PER_SECOND`] per player in each second; the rest are counted
+/// (`ScriptStats::refusals_dropped`).
+fn refusal_events(
+    now: Duration,
+    messages: &mut TickMessages,
+    players: &Query<PlayerParts>,
+    host: &mut ScriptHost,
+) -> Vec<ScriptEvent> {
+    let windows = &mut messages.refusal_windows;
+    windows.retain(|entity, _| players.contains(*entity));
+    let mut events = Vec::new();
+    for refusal in messages.refused.read() {
+        let Ok((entity, player, ..)) = players.get(refusal.player) else {
+            continue;
+        };
+        let window = windows.entry(entity).or_insert((now, 0));
+        if now.saturating_sub(window.0) >= Duration::from_secs(1) {
+            *window = (now, 0);
+        }
+        if window.1 >= REFUSALS_PER_SECOND {
+            host.count_dropped_refusal();
+            continue;
+        }
+        window.1 += 1;
+        let player = handle(entity, player);
+        let reason = refusal.reason;
+        events.push(match refusal.admission {
+            Admission::Frame => ScriptEvent::PlayerFrameRefused { player, reason },
+            Admission::Shot => ScriptEvent::PlayerShotRefused { player, reason },
+        });
+    }
+    events
+}
+
+/// Refusal events a player's scripts hear per second at most; the rest are counted.
+pub const REFUSALS_PER_SECOND: u32 = 4;
+
 /// Raises `player_chat` for each pending line and `player_command` for each pending
 /// command; the chat system later sends what no handler refused or handled.
 fn emit_chat(host: &mut ScriptHost, pending: &mut PendingChat, players: &Query<PlayerParts>) {
@@ -324,17 +375,29 @@ fn emit_chat(host: &mut ScriptHost, pending: &mut PendingChat, players: &Query<P
         let Ok((entity, player, ..)) = players.get(command.call.player) else {
             continue;
         };
+        let player = handle(entity, player);
+        let args: Vec<String> = command
+            .call
+            .args
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
         let event = ScriptEvent::PlayerCommand {
-            player: handle(entity, player),
+            player,
             name: command.call.name.clone(),
-            args: command
-                .call
-                .args
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect(),
+            args,
         };
-        command.handled |= host.emit(&event).handled;
+        let outcome = host.emit(&event);
+        command.handled |= outcome.handled;
+        command.failed |= outcome.failed;
+        if !command.handled
+            && !command.failed
+            && let ScriptEvent::PlayerCommand { args, .. } = &event
+            && let Some(ok) = host.run_command(&command.call.name, player, args)
+        {
+            command.handled = true;
+            command.failed = !ok;
+        }
     }
 }
 

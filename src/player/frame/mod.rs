@@ -22,6 +22,7 @@ use super::teleport::Landing;
 use super::{
     Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
 };
+use crate::player::admission::{Admission, AdmissionRefused};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::Seq;
@@ -46,6 +47,16 @@ pub enum FrameDrop {
 pub struct FrameDrops {
     pub not_spawned: u64,
     pub stale: u64,
+}
+
+impl FrameDrop {
+    /// The reason's word for scripts (`player_frame_refused`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameDrop::NotSpawned => "not_spawned",
+            FrameDrop::Stale => "stale",
+        }
+    }
 }
 
 impl FrameDrops {
@@ -214,6 +225,7 @@ impl Plugin for FramePlugin {
         app.init_resource::<FrameDrops>()
             .add_message::<FrameAccepted>()
             .add_message::<FrameEvent>()
+            .add_message::<crate::player::admission::AdmissionRefused>()
             .add_systems(
                 FixedUpdate,
                 (give_frame_state, admit_frames, take_aim_targets)
@@ -255,6 +267,7 @@ pub(crate) fn admit_frames(
     mut drops: ResMut<FrameDrops>,
     mut accepted: MessageWriter<FrameAccepted>,
     mut events: MessageWriter<FrameEvent>,
+    mut refused: MessageWriter<AdmissionRefused>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -282,6 +295,11 @@ pub(crate) fn admit_frames(
             Err(reason) => {
                 debug!(?player, ?reason, "PlayerSync dropped");
                 drops.count(reason);
+                refused.write(AdmissionRefused {
+                    player: *player,
+                    admission: Admission::Frame,
+                    reason: reason.name(),
+                });
             }
         }
     }

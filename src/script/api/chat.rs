@@ -100,7 +100,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
                 .commands
                 .push(ScriptCommand::SendChat { text, color, to });
             drop(state);
-            lua.create_sequence_from(missed)
+            lua.create_sequence_from(missed.into_iter().map(super::handles::Cached))
         })?,
     )
 }

@@ -176,10 +176,10 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
                 ..
             } => (
                 mode,
-                LuaPlayer {
+                super::handles::Cached(LuaPlayer {
                     entity: target,
                     token,
-                },
+                }),
                 prev_action,
                 next_action,
             )

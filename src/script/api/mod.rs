@@ -7,7 +7,9 @@ pub(crate) mod args;
 mod ban;
 mod chat;
 mod control;
+mod custom;
 pub mod db;
+pub mod handles;
 mod looks;
 pub(crate) mod movement;
 #[cfg(test)]
@@ -61,6 +63,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
         "on",
         lua.create_function(move |lua, (event, func): (Value, Value)| {
             let event = args::string("on", "event", &event)?;
+            custom::check_event_name("on", &event)?;
             let func = args::function("on", "fn", func)?;
             let mut state = state_mut(lua)?;
             let handle = state.next_handle();
@@ -117,10 +120,20 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
 
     dlmp.set(
         "set_timer",
-        lua.create_function(move |lua, (ms, func, repeating): (Value, Value, Value)| {
-            let ms = args::integer("set_timer", "ms", &ms, 0..=i64::from(u32::MAX))?;
-            let func = args::function("set_timer", "fn", func)?;
-            let repeating = args::boolean_or("set_timer", "repeating", &repeating, false)?;
+        lua.create_function(move |lua, mut rest: MultiValue| {
+            const F: &str = "set_timer";
+            let mut arg = || rest.pop_front().unwrap_or(Value::Nil);
+            let ms = args::integer(F, "ms", &arg(), 0..=i64::from(u32::MAX))?;
+            let func = args::function(F, "fn", arg())?;
+            // The third argument is `repeating` (a boolean) or `times` (0 = until stopped).
+            let remaining = match arg() {
+                Value::Nil | Value::Boolean(false) => Some(1),
+                Value::Boolean(true) => None,
+                times => match args::integer(F, "times", &times, 0..=i64::from(u32::MAX))? {
+                    0 => None,
+                    n => Some(n as u32),
+                },
+            };
             let mut state = state_mut(lua)?;
             let id = state.next_handle();
             let interval = Duration::from_millis(ms.unsigned_abs());
@@ -130,14 +143,16 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
                 resource,
                 due,
                 interval,
-                repeating,
+                remaining,
                 func,
+                args: rest.into_iter().collect(),
             });
             Ok(LuaTimer { id })
         })?,
     )?;
 
     chat::install(lua, &dlmp)?;
+    custom::install(lua, &dlmp, resource)?;
 
     dlmp.set(
         "players",
@@ -145,11 +160,13 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
             let state = state(lua)?;
             let mut list: Vec<_> = state.players.iter().filter(|(_, p)| p.connected).collect();
             list.sort_by_key(|(_, p)| p.id);
-            let handles: Vec<LuaPlayer> = list
+            let handles: Vec<_> = list
                 .into_iter()
-                .map(|(&entity, p)| LuaPlayer {
-                    entity,
-                    token: p.token,
+                .map(|(&entity, p)| {
+                    handles::Cached(LuaPlayer {
+                        entity,
+                        token: p.token,
+                    })
                 })
                 .collect();
             drop(state);

@@ -5,6 +5,7 @@ use bevy_ecs::entity::Entity;
 use mlua::{Error, Lua, MetaMethod, Result, UserData, UserDataMethods, Value};
 
 use super::args;
+use super::handles::Cached;
 use super::movement::take_room;
 use crate::protocol::player::sync::MAX_VITAL;
 
@@ -99,8 +100,22 @@ fn vital(method: &str, v: &Value) -> Result<f32> {
     args::f32_in(method, "value", v, 0.0..=MAX_VITAL)
 }
 
+impl super::handles::EntityHandle for LuaPlayer {
+    fn entity(&self) -> Entity {
+        self.entity
+    }
+    fn check(&self, lua: &Lua, method: &str) -> Result<()> {
+        self.with(lua, method, |_| ())
+    }
+}
+
 impl UserData for LuaPlayer {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        super::handles::add_data_methods(methods);
+        methods.add_method("uid", |lua, this, ()| {
+            this.with(lua, "uid", |_| ())?;
+            Ok(super::state_mut(lua)?.uid(this.entity))
+        });
         methods.add_method("exists", |lua, this, ()| {
             Ok(lua.app_data_ref::<ScriptState>().is_some_and(|s| {
                 s.player(this.entity, this.token)
@@ -147,7 +162,8 @@ impl UserData for LuaPlayer {
         });
         methods.add_method("target", |lua, this, ()| {
             this.with(lua, "target", |p| {
-                p.target.map(|(entity, token)| LuaPlayer { entity, token })
+                p.target
+                    .map(|(entity, token)| Cached(LuaPlayer { entity, token }))
             })
         });
         methods.add_method("health", |lua, this, ()| {
