@@ -54,6 +54,9 @@ pub struct ScriptSettings {
     /// The instruction budget, the VM's memory limit and the tick's time budget (ADR
     /// 0021).
     pub limits: ScriptLimits,
+    /// The server's data folder (`data_dir`), which scripts reach as `$data/...` (ADR
+    /// 0035); `None` refuses such paths.
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Default for ScriptSettings {
@@ -62,6 +65,7 @@ impl Default for ScriptSettings {
             scripts: PathBuf::from("scripts"),
             resources: Vec::new(),
             limits: ScriptLimits::default(),
+            data_dir: None,
         }
     }
 }
@@ -74,7 +78,8 @@ pub struct ScriptPlugin {
 impl Plugin for ScriptPlugin {
     fn build(&self, app: &mut App) {
         match ScriptHost::new(self.settings.scripts.clone(), self.settings.limits) {
-            Ok(host) => {
+            Ok(mut host) => {
+                host.set_data_dir(self.settings.data_dir.clone());
                 // Scripts hand out world ids in the call, from the app's own counters.
                 app.init_resource::<MarkerIds>()
                     .init_resource::<ColshapeIds>();

@@ -68,6 +68,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 scripts: config.scripts.clone(),
                 resources: config.resources.clone(),
                 limits: config.script_limits(),
+                data_dir: Some(config.data_dir()),
             },
         },
         DbPlugin {
