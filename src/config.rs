@@ -1,17 +1,18 @@
 //! Server settings (connection.md §7): defaults, a TOML file (`--config`), and flags that
 //! override the file.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Parser;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::player::respawn::MAX_RESPAWN_DELAY;
 
 /// Everything the server reads at start. Each field's default is the spec's.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Address the UDP socket binds. Default `127.0.0.1:7777`.
@@ -54,6 +55,9 @@ pub struct Config {
     /// runs in the tick after its query.
     #[serde(skip)]
     pub db_wait_for_replies: bool,
+    /// Rust gameplay plugins' settings: `[plugins.NAME]` tables, each read by its plugin
+    /// (`dlmp::prelude::plugin_settings`); a plugin without a table is off (ADR 0036).
+    pub plugins: BTreeMap<String, toml::Value>,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Default for Config {
             database: None,
             db_queue: 1024,
             db_wait_for_replies: false,
+            plugins: BTreeMap::new(),
         }
     }
 }
@@ -122,10 +127,14 @@ impl Config {
             Some(path) => Config::from_file(path)?,
             None => Config::default(),
         };
-        if config.data_dir.is_none()
-            && let Some(dir) = cli.config.as_deref().and_then(Path::parent)
-        {
-            config.data_dir = Some(dir.join("data"));
+        if let Some(dir) = cli.config.as_deref().and_then(Path::parent) {
+            if config.data_dir.is_none() {
+                config.data_dir = Some(dir.join("data"));
+            }
+            // The file's folders are the file's: a relative `scripts` is beside it.
+            if config.scripts.is_relative() {
+                config.scripts = dir.join(&config.scripts);
+            }
         }
         if let Some(bind) = cli.bind {
             config.bind = bind;
@@ -149,21 +158,46 @@ impl Config {
         Ok(config)
     }
 
-    /// Ranges the wire can carry: ServerHello has a u16 `max_players` and `tick_hz`.
+    /// The settings as a TOML file would say them, for the start-up log.
+    pub fn effective(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("(cannot print the settings: {e})"))
+    }
+
+    /// Ranges the wire can carry (ServerHello has a u16 `max_players` and `tick_hz`) and
+    /// ranges that make a working server; each error names the setting and its range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.max_players == 0 {
-            return Err(ConfigError("max_players must be at least 1".into()));
-        }
-        if !(1..=1000).contains(&self.tick_hz) {
-            return Err(ConfigError("tick_hz must be in 1..=1000".into()));
-        }
+        in_range("max_players", self.max_players.into(), 1, u16::MAX.into())?;
+        in_range("tick_hz", self.tick_hz.into(), 1, 1000)?;
+        in_range(
+            "session_timeout_ms",
+            self.session_timeout_ms,
+            100,
+            3_600_000,
+        )?;
+        in_range("stats_interval_secs", self.stats_interval_secs, 0, 86_400)?;
+        in_range(
+            "script_instruction_budget",
+            self.script_instruction_budget,
+            1_000,
+            u64::from(u32::MAX),
+        )?;
+        in_range("script_memory_mb", self.script_memory_mb, 0, 65_536)?;
+        in_range(
+            "script_tick_budget_ms",
+            self.script_tick_budget_ms,
+            1,
+            10_000,
+        )?;
         if let Err(e) = crate::db::DbTarget::from_config(self.database.as_deref(), &self.data_dir())
         {
             return Err(ConfigError(e.0));
         }
-        if self.db_queue == 0 {
-            return Err(ConfigError("db_queue must be at least 1".into()));
-        }
+        in_range(
+            "db_queue",
+            u64::try_from(self.db_queue).unwrap_or(u64::MAX),
+            1,
+            1 << 20,
+        )?;
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
                 "respawn_delay_ms must be at most {}",
@@ -171,6 +205,17 @@ impl Config {
             )));
         }
         Ok(())
+    }
+}
+
+/// `name`'s `value` in `min..=max`, or an error that says the range.
+fn in_range(name: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError(format!(
+            "{name} = {value} is out of range: it must be in {min}..={max}"
+        )))
     }
 }
 

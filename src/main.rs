@@ -1,74 +1,12 @@
-//! `dlmp-server`: binds the UDP socket, runs the app at `--tick-hz` until Ctrl-C, SIGTERM
-//! or the console's `quit`, then says Disconnect to every client and stops. Console
-//! commands are read from stdin.
+//! `dlmp-server`: the server with its built-in features and no extra plugin. A server
+//! with Rust gameplay plugins is the same three lines with `.add_plugins(..)` (see the
+//! crate's documentation, and `plugins/`).
 
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use bevy_app::{AppExit, ScheduleRunnerPlugin};
-use clap::Parser;
-use dlmp::config::{Cli, Config};
-use dlmp::console::ConsolePlugin;
-use dlmp::net::{self, NetConfig, NetStats};
-use dlmp::server::{Transport, build_app};
-use tracing::{error, info};
-use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).init();
-
-    let config = match Config::from_cli(&Cli::parse()) {
-        Ok(config) => config,
-        Err(e) => {
-            error!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let stats = Arc::new(NetStats::default());
-    let net = match net::spawn(
-        NetConfig {
-            bind: config.bind,
-            ..NetConfig::default()
-        },
-        stats.clone(),
-    ) {
-        Ok(net) => net,
-        Err(e) => {
-            error!("cannot bind {}: {e}", config.bind);
-            return ExitCode::FAILURE;
-        }
-    };
-    info!(
-        addr = %net.local_addr(),
-        max_players = config.max_players,
-        tick_hz = config.tick_hz,
-        "dlmp listening"
-    );
-
-    let shutdown = Arc::new(AtomicBool::new(false));
-    let flag = shutdown.clone();
-    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
-        error!("cannot install the Ctrl-C handler: {e}");
-    }
-    let transport = Transport {
-        inbound: net.inbound.clone(),
-        outbound: net.outbound.clone(),
-        stats,
-    };
-    let mut app = build_app(&config, transport, shutdown);
-    app.add_plugins((
-        ScheduleRunnerPlugin::run_loop(config.tick()),
-        ConsolePlugin::stdin(),
-    ));
-    let exit = app.run();
-    if net.shutdown().is_err() {
-        error!("the network thread panicked");
-    }
-    info!("stopped");
-    match exit {
-        AppExit::Success => ExitCode::SUCCESS,
-        AppExit::Error(_) => ExitCode::FAILURE,
+    match dlmp::Server::from_args() {
+        Ok(server) => server.run(),
+        Err(_) => ExitCode::FAILURE,
     }
 }

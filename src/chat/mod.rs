@@ -190,6 +190,7 @@ fn take_chat(
     mut received: MessageReader<Received>,
     mut speakers: Query<&mut ChatLimit>,
     mut connections: Query<&mut Connection>,
+    names: Query<&crate::session::Name>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -210,6 +211,9 @@ fn take_chat(
         }
         limit.told = false;
         let text = chat.text.as_str();
+        // The admin's record of what players said and ran (rate-limited by the bucket).
+        let name = names.get(player).map_or("?", |n| n.as_str());
+        tracing::info!(name, "chat: {text}");
         match parse_command(text) {
             Some((name, args)) => pending.commands.push(PendingCommand {
                 call: CommandCall {

@@ -1,6 +1,7 @@
 //! A player's server-side state that several features read (player.md): where it is, its
 //! world scope, its life, and its connect spawn.
 
+pub mod admission;
 pub mod animation;
 pub mod bounds;
 pub mod control;

@@ -89,6 +89,11 @@ impl Connection {
         }
     }
 
+    /// The smoothed round trip of the reliable lane; `None` before the first ack.
+    pub fn ping(&self) -> Option<std::time::Duration> {
+        self.outbound.rtt().srtt()
+    }
+
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }

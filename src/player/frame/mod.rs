@@ -18,6 +18,7 @@ use tracing::debug;
 
 use self::keys::KeyTracker;
 use self::movement::Movement;
+use super::admission::{AdmissionRefused, RateLimit, RefusalReason};
 use super::teleport::Landing;
 use super::{
     Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
@@ -205,6 +206,7 @@ impl Plugin for FramePlugin {
         app.init_resource::<FrameDrops>()
             .add_message::<FrameAccepted>()
             .add_message::<FrameEvent>()
+            .add_message::<AdmissionRefused>()
             .add_systems(
                 FixedUpdate,
                 (give_frame_state, admit_frames, take_aim_targets)
@@ -246,6 +248,7 @@ pub(crate) fn admit_frames(
     mut drops: ResMut<FrameDrops>,
     mut accepted: MessageWriter<FrameAccepted>,
     mut events: MessageWriter<FrameEvent>,
+    mut refused: MessageWriter<AdmissionRefused>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -255,15 +258,29 @@ pub(crate) fn admit_frames(
         let Ok(parts) = players.get_mut(*player) else {
             continue;
         };
-        match admit(*player, sync, parts, now, &mut |e| {
-            events.write(e);
-        }) {
+        let mut refuse = |reason| {
+            refused.write(AdmissionRefused {
+                player: *player,
+                reason,
+            });
+        };
+        match admit(
+            *player,
+            sync,
+            parts,
+            now,
+            &mut |e| {
+                events.write(e);
+            },
+            &mut refuse,
+        ) {
             Ok(()) => {
                 accepted.write(FrameAccepted { player: *player });
             }
             Err(reason) => {
                 debug!(?player, ?reason, "PlayerSync dropped");
                 drops.count(reason);
+                refuse(RefusalReason::Frame(reason));
             }
         }
     }
@@ -276,6 +293,7 @@ fn admit(
     (mut spawn, life, epoch, mut last, mut position, mut body, mut inv, mut state, mut ledger): FrameItem<'_>,
     now: Duration,
     emit: &mut impl FnMut(FrameEvent),
+    refuse: &mut impl FnMut(RefusalReason),
 ) -> Result<(), FrameDrop> {
     if !spawn.granted {
         return Err(FrameDrop::NotSpawned);
@@ -308,7 +326,9 @@ fn admit(
     }
 
     // paused: one change a second.
-    if f.paused != body.paused && rules::may_toggle(state.pause_changed, now) {
+    if f.paused != body.paused && !rules::may_toggle(state.pause_changed, now) {
+        refuse(RefusalReason::RateLimit(RateLimit::Pause));
+    } else if f.paused != body.paused {
         body.paused = f.paused;
         state.pause_changed = Some(now);
         emit(FrameEvent::Pause {
@@ -322,7 +342,9 @@ fn admit(
     // on_fire: a living body only, one change a second.
     if !living {
         body.on_fire = false;
-    } else if f.on_fire != body.on_fire && rules::may_toggle(state.fire_changed, now) {
+    } else if f.on_fire != body.on_fire && !rules::may_toggle(state.fire_changed, now) {
+        refuse(RefusalReason::RateLimit(RateLimit::OnFire));
+    } else if f.on_fire != body.on_fire {
         body.on_fire = f.on_fire;
         state.fire_changed = Some(now);
     }
@@ -351,6 +373,9 @@ fn admit(
         let jetpack = body.special_action == SpecialAction::Jetpack;
         state.movement.airborne(f.on_ground, jetpack, now);
         position.0 = state.movement.check(from, f.pos, now);
+        if position.0 != f.pos {
+            refuse(RefusalReason::Movement);
+        }
         super::teleport::observe_landing(state, &f, position.0);
         body.velocity = rules::velocity_mps(f.vel);
         if let Some(front) = rules::normalized(f.cam) {
