@@ -347,4 +347,65 @@ mod tests {
         };
         assert!(Config::from_cli(&cli).is_err());
     }
+
+    #[test]
+    fn settings_out_of_range_name_the_setting_and_its_range() {
+        for (toml_line, name) in [
+            ("session_timeout_ms = 0", "session_timeout_ms"),
+            ("session_timeout_ms = 999999999", "session_timeout_ms"),
+            ("max_players = 0", "max_players"),
+            ("tick_hz = 5000", "tick_hz"),
+            ("stats_interval_secs = 100000000", "stats_interval_secs"),
+            (
+                "script_instruction_budget = 10",
+                "script_instruction_budget",
+            ),
+            ("script_memory_mb = 10000000", "script_memory_mb"),
+            ("script_tick_budget_ms = 0", "script_tick_budget_ms"),
+            ("db_queue = 0", "db_queue"),
+        ] {
+            let c: Config = toml::from_str(toml_line).expect("parses");
+            let e = c.validate().expect_err(toml_line);
+            assert!(
+                e.0.starts_with(name) && e.0.contains("must be in"),
+                "{toml_line}: {e}"
+            );
+        }
+        assert!(Config::default().validate().is_ok());
+    }
+
+    #[test]
+    fn scripts_are_beside_the_config_file_and_plugin_tables_are_kept() {
+        let dir = std::env::temp_dir().join(format!("dlmp-config-rel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("server.toml");
+        std::fs::write(
+            &path,
+            "scripts = \"gm\"\n[plugins.anticheat]\nkick_at = 9\n",
+        )
+        .expect("write");
+        let cli = Cli {
+            config: Some(path),
+            ..Cli::default()
+        };
+        let c = Config::from_cli(&cli).expect("valid");
+        assert_eq!(c.scripts, dir.join("gm"));
+        let table = c.plugins.get("anticheat").expect("kept");
+        assert_eq!(
+            table.get("kick_at").and_then(toml::Value::as_integer),
+            Some(9)
+        );
+        let printed = c.effective();
+        assert!(printed.contains("kick_at = 9"), "{printed}");
+        assert!(printed.contains("max_players = 1000"), "{printed}");
+        let cli = Cli {
+            scripts: Some(PathBuf::from("elsewhere")),
+            ..cli
+        };
+        assert_eq!(
+            Config::from_cli(&cli).expect("valid").scripts,
+            PathBuf::from("elsewhere"),
+            "a flag is the working folder's"
+        );
+    }
 }

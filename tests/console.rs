@@ -378,7 +378,7 @@ fn the_plugin_runs_typed_lines_in_the_tick_and_never_waits() {
     let lines: Vec<String> = printed.try_iter().collect();
     assert_eq!(lines[0], "* Server: hello");
     assert_eq!(lines[1], "1 player:");
-    assert!(lines[2].contains("alice"));
+    assert!(lines[3].contains("alice"), "under the header: {lines:?}");
     assert_eq!(
         h.chat_lines(a),
         ["* Server: hello"],
