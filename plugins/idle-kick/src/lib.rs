@@ -49,17 +49,20 @@ impl Plugin for IdleKickPlugin {
     }
 }
 
+/// What the watch reads and writes of each player.
+type Watched = (
+    Entity,
+    &'static Name,
+    &'static Position,
+    &'static Body,
+    &'static mut Connection,
+    Option<&'static mut Activity>,
+);
+
 fn watch(
     time: Res<Time>,
     settings: Res<IdleKickSettings>,
-    mut players: Query<(
-        Entity,
-        &Name,
-        &Position,
-        &Body,
-        &mut Connection,
-        Option<&mut Activity>,
-    )>,
+    mut players: Query<Watched>,
     mut commands: Commands,
     mut ends: MessageWriter<EndSession>,
 ) {
