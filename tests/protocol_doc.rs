@@ -30,7 +30,7 @@ fn every_packet_and_field_is_on_the_page() {
         }
     }
     assert!(
-        page.contains("| 0x05 | [ChatMessage](#chatmessage) | reliable |"),
+        page.contains("| 0x08 | [ChatMessage](#chatmessage) | reliable |"),
         "a reliable one"
     );
 }
