@@ -11,7 +11,7 @@ test:
 # Formatting and lints as CI checks them.
 lint:
     cargo fmt --all -- --check
-    cargo clippy --all-targets -- -D warnings
+    cargo clippy --workspace --all-targets -- -D warnings
 
 # Criterion benchmarks (codec, server tick, reliable lanes, streaming reconcile, Lua dispatch).
 bench:

@@ -1,17 +1,18 @@
 //! Server settings (connection.md §7): defaults, a TOML file (`--config`), and flags that
 //! override the file.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Parser;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::player::respawn::MAX_RESPAWN_DELAY;
 
 /// Everything the server reads at start. Each field's default is the spec's.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Address the UDP socket binds. Default `127.0.0.1:7777`.
@@ -85,6 +86,9 @@ pub struct Config {
     /// Folder for the daily log files (`dlmp.log.DATE`, `chat.log.DATE`); none (the
     /// default) logs to the console only.
     pub log_dir: Option<PathBuf>,
+    /// Rust gameplay plugins' settings: `[plugins.NAME]` tables, each read by its plugin
+    /// (`dlmp::prelude::plugin_settings`); a plugin without a table is off (ADR 0036).
+    pub plugins: BTreeMap<String, toml::Value>,
 }
 
 impl Default for Config {
@@ -116,6 +120,7 @@ impl Default for Config {
             website: String::new(),
             metrics: None,
             log_dir: None,
+            plugins: BTreeMap::new(),
         }
     }
 }
@@ -164,10 +169,14 @@ impl Config {
             Some(path) => Config::from_file(path)?,
             None => Config::default(),
         };
-        if config.data_dir.is_none()
-            && let Some(dir) = cli.config.as_deref().and_then(Path::parent)
-        {
-            config.data_dir = Some(dir.join("data"));
+        if let Some(dir) = cli.config.as_deref().and_then(Path::parent) {
+            if config.data_dir.is_none() {
+                config.data_dir = Some(dir.join("data"));
+            }
+            // The file's folders are the file's: a relative `scripts` is beside it.
+            if config.scripts.is_relative() {
+                config.scripts = dir.join(&config.scripts);
+            }
         }
         if let Some(bind) = cli.bind {
             config.bind = bind;
@@ -197,20 +206,39 @@ impl Config {
         Ok(config)
     }
 
-    /// Ranges the wire can carry: ServerHello has a u16 `max_players` and `tick_hz`.
+    /// The settings as a TOML file would say them, for the start-up log.
+    pub fn effective(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("(cannot print the settings: {e})"))
+    }
+
+    /// Ranges the wire can carry (ServerHello has a u16 `max_players` and `tick_hz`) and
+    /// ranges that make a working server; each error names the setting and its range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.max_players == 0 {
-            return Err(ConfigError("max_players must be at least 1".into()));
-        }
-        if !(1..=1000).contains(&self.tick_hz) {
-            return Err(ConfigError("tick_hz must be in 1..=1000".into()));
-        }
+        in_range("max_players", self.max_players.into(), 1, u16::MAX.into())?;
+        in_range("tick_hz", self.tick_hz.into(), 1, 1000)?;
+        in_range(
+            "session_timeout_ms",
+            self.session_timeout_ms,
+            100,
+            3_600_000,
+        )?;
+        in_range("stats_interval_secs", self.stats_interval_secs, 0, 86_400)?;
+        in_range(
+            "script_instruction_budget",
+            self.script_instruction_budget,
+            1_000,
+            u64::from(u32::MAX),
+        )?;
+        in_range("script_memory_mb", self.script_memory_mb, 0, 65_536)?;
+        in_range(
+            "script_tick_budget_ms",
+            self.script_tick_budget_ms,
+            1,
+            10_000,
+        )?;
         if let Err(e) = crate::db::DbTarget::from_config(self.database.as_deref(), &self.data_dir())
         {
             return Err(ConfigError(e.0));
-        }
-        if self.db_queue == 0 {
-            return Err(ConfigError("db_queue must be at least 1".into()));
         }
         if self.max_sessions_per_ip == 0 {
             return Err(ConfigError("max_sessions_per_ip must be at least 1".into()));
@@ -218,6 +246,12 @@ impl Config {
         if !(1..=64).contains(&self.net_send_threads) {
             return Err(ConfigError("net_send_threads must be in 1..=64".into()));
         }
+        in_range(
+            "db_queue",
+            u64::try_from(self.db_queue).unwrap_or(u64::MAX),
+            1,
+            1 << 20,
+        )?;
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
                 "respawn_delay_ms must be at most {}",
@@ -265,6 +299,17 @@ impl Config {
             language: self.language.clone(),
             website: self.website.clone(),
         }
+    }
+}
+
+/// `name`'s `value` in `min..=max`, or an error that says the range.
+fn in_range(name: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError(format!(
+            "{name} = {value} is out of range: it must be in {min}..={max}"
+        )))
     }
 }
 
@@ -424,5 +469,66 @@ mod tests {
             ..Cli::default()
         };
         assert!(Config::from_cli(&cli).is_err());
+    }
+
+    #[test]
+    fn settings_out_of_range_name_the_setting_and_its_range() {
+        for (toml_line, name) in [
+            ("session_timeout_ms = 0", "session_timeout_ms"),
+            ("session_timeout_ms = 999999999", "session_timeout_ms"),
+            ("max_players = 0", "max_players"),
+            ("tick_hz = 5000", "tick_hz"),
+            ("stats_interval_secs = 100000000", "stats_interval_secs"),
+            (
+                "script_instruction_budget = 10",
+                "script_instruction_budget",
+            ),
+            ("script_memory_mb = 10000000", "script_memory_mb"),
+            ("script_tick_budget_ms = 0", "script_tick_budget_ms"),
+            ("db_queue = 0", "db_queue"),
+        ] {
+            let c: Config = toml::from_str(toml_line).expect("parses");
+            let e = c.validate().expect_err(toml_line);
+            assert!(
+                e.0.starts_with(name) && e.0.contains("must be in"),
+                "{toml_line}: {e}"
+            );
+        }
+        assert!(Config::default().validate().is_ok());
+    }
+
+    #[test]
+    fn scripts_are_beside_the_config_file_and_plugin_tables_are_kept() {
+        let dir = std::env::temp_dir().join(format!("dlmp-config-rel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("server.toml");
+        std::fs::write(
+            &path,
+            "scripts = \"gm\"\n[plugins.anticheat]\nkick_at = 9\n",
+        )
+        .expect("write");
+        let cli = Cli {
+            config: Some(path),
+            ..Cli::default()
+        };
+        let c = Config::from_cli(&cli).expect("valid");
+        assert_eq!(c.scripts, dir.join("gm"));
+        let table = c.plugins.get("anticheat").expect("kept");
+        assert_eq!(
+            table.get("kick_at").and_then(toml::Value::as_integer),
+            Some(9)
+        );
+        let printed = c.effective();
+        assert!(printed.contains("kick_at = 9"), "{printed}");
+        assert!(printed.contains("max_players = 1000"), "{printed}");
+        let cli = Cli {
+            scripts: Some(PathBuf::from("elsewhere")),
+            ..cli
+        };
+        assert_eq!(
+            Config::from_cli(&cli).expect("valid").scripts,
+            PathBuf::from("elsewhere"),
+            "a flag is the working folder's"
+        );
     }
 }

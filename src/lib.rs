@@ -1,4 +1,91 @@
-//! dlmp: a server for the DLMP protocol. The spec lives in `../shared/spec/`.
+//! dlmp: a server for the DLMP protocol (the spec lives in `../shared/spec/`), and the
+//! library a Rust gameplay plugin is written against.
+//!
+//! # Writing a gameplay plugin
+//!
+//! A plugin is a bevy [`Plugin`](bevy_app::Plugin) that puts systems into the server's
+//! ordered sets ([`prelude::ServerSystems`], [`prelude::GameplaySystems`]). Everything it
+//! needs is in [`prelude`]: the player's components ([`prelude::Player`],
+//! [`prelude::Position`], [`prelude::Ledger`], [`prelude::Scope`],
+//! [`prelude::Connection`]), the messages the features announce
+//! ([`prelude::PlayerConnected`], [`prelude::PlayerChat`], [`prelude::LedgerEvent`] for
+//! damage and deaths, [`prelude::AdmissionRefused`] for refused input), and the helpers
+//! that send to a player ([`prelude::notify`], [`prelude::say`]).
+//!
+//! **1. A crate.** `cargo new --lib plugins/greeter`, with `dlmp = { path = "../.." }`,
+//! `bevy_app`, `bevy_ecs` and `serde` as dependencies; the workspace picks up every folder
+//! of `plugins/` (its `cargo test` runs yours too).
+//!
+//! **2. Settings.** The server's config file gives each plugin a table, `[plugins.NAME]`;
+//! [`prelude::plugin_settings`] reads it into the plugin's own type in `build`. No table:
+//! the plugin is off. A table that does not fit stops the server's start with the error
+//! (docs/decisions/0036-plugin-api.md).
+//!
+//! **3. Systems.** Read messages and components, act in the Gameplay set:
+//!
+//! ```
+//! use dlmp::prelude::*;
+//!
+//! #[derive(serde::Deserialize, Resource, Clone)]
+//! struct Greeting { text: String }
+//!
+//! struct GreeterPlugin;
+//!
+//! impl Plugin for GreeterPlugin {
+//!     fn build(&self, app: &mut App) {
+//!         let Some(greeting) = plugin_settings::<Greeting>(app, "greeter") else {
+//!             return;
+//!         };
+//!         app.insert_resource(greeting)
+//!             .add_systems(FixedUpdate, greet.in_set(GameplaySystems::Apply));
+//!     }
+//! }
+//!
+//! fn greet(
+//!     greeting: Res<Greeting>,
+//!     mut connected: MessageReader<PlayerConnected>,
+//!     mut players: Query<&mut Connection>,
+//! ) {
+//!     for c in connected.read() {
+//!         if let Ok(mut conn) = players.get_mut(c.player) {
+//!             notify(&mut conn, &greeting.text);
+//!         }
+//!     }
+//! }
+//!
+//! // **4. A test**, through the harness: virtual clients, a manual clock, exact
+//! // assertions on what each client was sent. A plugin's `tests/` do the same.
+//! use dlmp::harness::Harness;
+//!
+//! let mut config = Harness::config();
+//! config.plugins.insert(
+//!     "greeter".into(),
+//!     toml::from_str("text = \"hello\"").unwrap(),
+//! );
+//! let mut h = Harness::with_app(config, |app| {
+//!     app.add_plugins(GreeterPlugin);
+//! });
+//! let alice = h.connect("alice");
+//! h.step();
+//! assert!(h.chat_lines(alice).contains(&"hello".to_owned()));
+//! ```
+//!
+//! **5. A server with it.** A binary crate's `main`:
+//!
+//! ```no_run
+//! # struct GreeterPlugin;
+//! # impl bevy_app::Plugin for GreeterPlugin { fn build(&self, _: &mut bevy_app::App) {} }
+//! fn main() -> std::process::ExitCode {
+//!     match dlmp::Server::from_args() {
+//!         Ok(server) => server.add_plugins(GreeterPlugin).run(),
+//!         Err(_) => std::process::ExitCode::FAILURE,
+//!     }
+//! }
+//! ```
+//!
+//! `plugins/anticheat` and `plugins/idle-kick` are two complete plugins written
+//! only against this API, with their tests; `plugins/server` is the binary that runs the
+//! server with them.
 
 pub mod bans;
 pub mod chat;
@@ -11,6 +98,7 @@ pub mod logs;
 pub mod metrics;
 pub mod net;
 pub mod player;
+pub mod prelude;
 pub mod protocol;
 pub mod query;
 pub mod script;
@@ -19,3 +107,5 @@ pub mod server;
 pub mod session;
 pub mod streaming;
 pub mod world;
+
+pub use server::Server;

@@ -51,19 +51,23 @@ where
 /// `log_dir`, the files. The folder is created if missing.
 pub fn init(log_dir: Option<&Path>) -> std::io::Result<LogGuards> {
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
-    let console = tracing_subscriber::fmt::layer().with_filter(EnvFilter::new(&filter));
+    // No colour codes when stdout is not a terminal (a file, a journal).
+    let console = tracing_subscriber::fmt::layer()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .with_filter(EnvFilter::new(&filter));
+    // A subscriber set before (a config error logged at start) stays: `try_init`.
     match log_dir {
         Some(dir) => {
             std::fs::create_dir_all(dir)?;
             let (files, guards) = file_layers(dir, &filter);
-            tracing_subscriber::registry()
+            let _ = tracing_subscriber::registry()
                 .with(console)
                 .with(files)
-                .init();
+                .try_init();
             Ok(guards)
         }
         None => {
-            tracing_subscriber::registry().with(console).init();
+            let _ = tracing_subscriber::registry().with(console).try_init();
             Ok(LogGuards(Vec::new()))
         }
     }

@@ -171,25 +171,43 @@ fn players_lists_id_name_and_address() {
     assert_eq!(run(&mut h, "players"), ["no players connected"]);
     let a = h.connect("alice");
     let b = h.connect("bob");
+    h.spawn_at(b, dlmp::protocol::geometry::Vec3::new(1.0, 2.0, 3.0));
     let out = run(&mut h, "players");
     assert_eq!(out[0], "2 players:");
-    assert_eq!(out.len(), 3);
-    for (line, (c, name)) in out[1..].iter().zip([(a, "alice"), (b, "bob")]) {
+    assert_eq!(out.len(), 4);
+    let header: Vec<&str> = out[1].split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "id", "name", "address", "ping", "state", "health", "position"
+        ]
+    );
+    let state_at = out[1].find("state").expect("a state column");
+    for (line, (c, name, state)) in out[2..]
+        .iter()
+        .zip([(a, "alice", "not spawned"), (b, "bob", "alive")])
+    {
         let words: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(
-            words,
+            words[..3],
             [
                 h.player_id(c).0.to_string().as_str(),
                 name,
                 h.addr(c).to_string().as_str()
             ]
         );
+        assert_eq!(
+            &line[state_at..state_at + state.len()],
+            state,
+            "aligned: {line}"
+        );
     }
+    assert!(out[3].ends_with("1.0 2.0 3.0"), "{}", out[3]);
     h.disconnect(a);
     h.step();
     let out = run(&mut h, "players");
     assert_eq!(out[0], "1 player:");
-    assert!(out[1].contains("bob"));
+    assert!(out[2].contains("bob"));
 }
 
 #[test]
@@ -369,7 +387,7 @@ fn the_plugin_runs_typed_lines_in_the_tick_and_never_waits() {
     let lines: Vec<String> = printed.try_iter().collect();
     assert_eq!(lines[0], "* Server: hello");
     assert_eq!(lines[1], "1 player:");
-    assert!(lines[2].contains("alice"));
+    assert!(lines[3].contains("alice"), "under the header: {lines:?}");
     assert_eq!(
         h.chat_lines(a),
         ["* Server: hello"],

@@ -107,11 +107,15 @@ fn help_lists_every_command_the_gamemode_defines_in_order() {
     let mut h = freeroam();
     let a = h.connect("alice");
     h.step();
+    // Only the commands that work: /v waits for dlmp.create_vehicle.
+    let v_works = !say(&mut h, a, "/v 411").contains(&"/v is not available yet.".to_owned());
+    h.advance(std::time::Duration::from_secs(1));
     let got = say(&mut h, a, "/help");
     assert_eq!(got[0], "Commands:");
-    assert_eq!(got.len(), defined.len() + 1, "{got:?}");
-    for (line, name) in got[1..].iter().zip(&defined) {
-        assert!(line.starts_with(&format!("/{name}")), "{name}: {got:?}");
+    let working: Vec<&&str> = defined.iter().filter(|n| **n != "v" || v_works).collect();
+    assert_eq!(got.len(), working.len() + 1, "{got:?}");
+    for (line, name) in got[1..].iter().zip(&working) {
+        assert!(line.starts_with(&format!("/{name} ")), "{name}: {got:?}");
         assert!(line.contains(" - "), "{line}: usage - help");
     }
     for name in &defined {

@@ -112,8 +112,8 @@ dlmp.on("player_death", function(player, killer)
     end
 end)
 
--- The commands: name -> { usage, help, run(player, args) }, and their names in the order
--- /help lists them.
+-- The commands: name -> { usage, help, run(player, args), available() }, and their names
+-- in the order /help lists them; /help leaves out those whose `available` says no.
 local commands = {}
 local order = {}
 
@@ -128,7 +128,10 @@ command("help", {
     run = function(player)
         tell(player, "Commands:")
         for _, name in ipairs(order) do
-            tell(player, commands[name].usage .. " - " .. commands[name].help)
+            local def = commands[name]
+            if not def.available or def.available() then
+                tell(player, def.usage .. " - " .. def.help)
+            end
         end
         return true
     end,
@@ -157,6 +160,9 @@ command("tp", {
 command("v", {
     usage = "/v model",
     help = "a vehicle next to you (model 400..611)",
+    available = function()
+        return dlmp.create_vehicle ~= nil
+    end,
     run = function(player, args)
         local model = whole(args[1], 400, 611)
         if #args ~= 1 or not model then

@@ -214,6 +214,8 @@ fn take_chat(
         }
         limit.told = false;
         let text = chat.text.as_str();
+        // The admin's record of what players said and ran (rate-limited by the bucket):
+        // the console and, with `log_dir`, the chat log.
         if let Ok((p, name)) = who.get(player) {
             tracing::info!(target: crate::logs::CHAT_LOG, player_id = p.id.0, name = name.as_str(), "chat: {text}");
         }

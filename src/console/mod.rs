@@ -229,12 +229,69 @@ fn players(world: &mut World) -> Vec<String> {
     if list.is_empty() {
         return vec!["no players connected".to_owned()];
     }
-    let width = list.iter().map(|(_, n, ..)| n.len()).max().unwrap_or(0);
-    std::iter::once(format!("{}:", count_players(list.len())))
-        .chain(
-            list.iter()
-                .map(|(id, name, addr, _)| format!("  {:>4}  {name:<width$}  {addr}", id.0)),
-        )
+    let mut rows = vec![[
+        "id".to_owned(),
+        "name".to_owned(),
+        "address".to_owned(),
+        "ping".to_owned(),
+        "state".to_owned(),
+        "health".to_owned(),
+        "position".to_owned(),
+    ]];
+    for (id, name, addr, e) in list {
+        let ping = world
+            .get::<Connection>(e)
+            .and_then(Connection::ping)
+            .map_or_else(|| "-".to_owned(), |d| format!("{} ms", d.as_millis()));
+        let state = match world.get::<crate::player::Life>(e) {
+            Some(l) if l.spawned && l.alive => "alive",
+            Some(l) if l.spawned => "dead",
+            _ => "not spawned",
+        };
+        let health = world.get::<crate::player::Ledger>(e).map_or_else(
+            || "-".to_owned(),
+            |l| format!("{:.0} / {:.0}", l.health, l.armor),
+        );
+        let position = world.get::<crate::player::Position>(e).map_or_else(
+            || "-".to_owned(),
+            |p| format!("{:.1} {:.1} {:.1}", p.0.x, p.0.y, p.0.z),
+        );
+        rows.push([
+            id.0.to_string(),
+            name,
+            addr.to_string(),
+            ping,
+            state.to_owned(),
+            health,
+            position,
+        ]);
+    }
+    let count = rows.len() - 1;
+    std::iter::once(format!("{}:", count_players(count)))
+        .chain(columns(&rows))
+        .collect()
+}
+
+/// `rows` as aligned columns, two spaces apart (the last column unpadded).
+fn columns<const N: usize>(rows: &[[String; N]]) -> Vec<String> {
+    let mut widths = [0usize; N];
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    rows.iter()
+        .map(|row| {
+            let mut line = String::from(" ");
+            for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+                line.push(' ');
+                line.push_str(cell);
+                if i + 1 < N {
+                    line.push_str(&" ".repeat(w - cell.chars().count() + 1));
+                }
+            }
+            line
+        })
         .collect()
 }
 

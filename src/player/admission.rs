@@ -1,22 +1,92 @@
-//! The server's admission refusals of a player's own packets, as a message for whoever
-//! watches them (the scripts' `player_frame_refused` / `player_shot_refused`, an
-//! anti-cheat): the frame and shot admissions write one per refusal, beside their counts.
+//! Every admission refusal, per player, as one message: frames dropped whole, movement the
+//! server held back, toggles past their rate limit (player.md, PlayerSync "Admission") and
+//! shots dropped (connection.md §6). The server's own counters ([`FrameDrops`],
+//! [`ShotDrops`]) count them for the whole server; this message says who, for anti-cheat
+//! plugins and scripts. ADR 0036.
+//!
+//! [`FrameDrops`]: super::frame::FrameDrops
+//! [`ShotDrops`]: super::shots::ShotDrops
 
 use bevy_ecs::prelude::*;
 
-/// Which admission refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Admission {
-    /// A PlayerSync frame (`FrameDrop`).
-    Frame,
-    /// A WeaponShot (`ShotDrop`).
-    Shot,
-}
+use super::frame::FrameDrop;
+use super::shots::ShotDrop;
 
-/// A packet of `player` was refused for `reason` (a snake_case word of the drop).
+/// One refusal of one player's input, written in [`ServerSystems::Validation`] and
+/// readable from then on in the same tick.
+///
+/// [`ServerSystems::Validation`]: crate::server::ServerSystems::Validation
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AdmissionRefused {
     pub player: Entity,
-    pub admission: Admission,
-    pub reason: &'static str,
+    pub reason: RefusalReason,
+}
+
+/// Why the input was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusalReason {
+    /// A PlayerSync dropped whole.
+    Frame(FrameDrop),
+    /// A frame's position further than the body could have gone: the server kept its own.
+    Movement,
+    /// A toggle changed again within its rate limit; the change was not taken.
+    RateLimit(RateLimit),
+    /// A WeaponShot dropped.
+    Shot(ShotDrop),
+}
+
+/// The rate-limited toggles of a frame (one change a second each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateLimit {
+    Pause,
+    OnFire,
+}
+
+/// The families of [`RefusalReason`], for per-family thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RefusalKind {
+    Frame,
+    Movement,
+    RateLimit,
+    Shot,
+}
+
+impl RefusalReason {
+    pub fn kind(self) -> RefusalKind {
+        match self {
+            RefusalReason::Frame(_) => RefusalKind::Frame,
+            RefusalReason::Movement => RefusalKind::Movement,
+            RefusalReason::RateLimit(_) => RefusalKind::RateLimit,
+            RefusalReason::Shot(_) => RefusalKind::Shot,
+        }
+    }
+
+    /// A stable snake_case name (logs, Lua events): `frame_stale`, `movement`,
+    /// `rate_limit_pause`, `shot_range`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            RefusalReason::Frame(FrameDrop::NotSpawned) => "frame_not_spawned",
+            RefusalReason::Frame(FrameDrop::Stale) => "frame_stale",
+            RefusalReason::Movement => "movement",
+            RefusalReason::RateLimit(RateLimit::Pause) => "rate_limit_pause",
+            RefusalReason::RateLimit(RateLimit::OnFire) => "rate_limit_on_fire",
+            RefusalReason::Shot(ShotDrop::NotInControl) => "shot_not_in_control",
+            RefusalReason::Shot(ShotDrop::NoAmmo) => "shot_no_ammo",
+            RefusalReason::Shot(ShotDrop::Stale) => "shot_stale",
+            RefusalReason::Shot(ShotDrop::Origin) => "shot_origin",
+            RefusalReason::Shot(ShotDrop::Range) => "shot_range",
+        }
+    }
+}
+
+impl RefusalKind {
+    /// `frame`, `movement`, `rate_limit`, `shot`: the keys of a threshold table.
+    pub fn name(self) -> &'static str {
+        match self {
+            RefusalKind::Frame => "frame",
+            RefusalKind::Movement => "movement",
+            RefusalKind::RateLimit => "rate_limit",
+            RefusalKind::Shot => "shot",
+        }
+    }
 }

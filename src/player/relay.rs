@@ -37,7 +37,7 @@ pub struct RelayStats {
 /// What the relay sent about a subject, for PlayerStreamOut's `last_seq` (player.md: "seq
 /// of the subject's last RemotePlayerSync sent to the recipient (0: none)"). A relay goes
 /// to every viewer at once, so one seq and one bit per recipient say it exactly: a
-/// recipient in [`to`](Self::to) was sent the subject's relay of `seq` last. Streaming
+/// recipient in `to` was sent the subject's relay of `seq` last. Streaming
 /// clears a recipient's bit whenever it clears its [`Viewers`] bit (a hide, a leave), so
 /// a show starts with none sent and a reused slot inherits nothing.
 #[derive(Component, Debug, Clone, Default, PartialEq, Eq)]

@@ -13,6 +13,7 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
+use super::admission::{AdmissionRefused, RefusalReason};
 use super::frame::{FrameState, admit_frames};
 use super::history::PositionHistory;
 use super::ledger::{RecentShot, RecentShots, WeaponRanges};
@@ -91,7 +92,7 @@ impl Plugin for ShotsPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ShotDrops>()
             .add_message::<ShotAccepted>()
-            .add_message::<crate::player::admission::AdmissionRefused>()
+            .add_message::<AdmissionRefused>()
             .add_systems(FixedUpdate, give_order.in_set(ServerSystems::Validation))
             .add_systems(
                 FixedUpdate,
@@ -180,7 +181,7 @@ fn admit_shots(
     mut own: Query<(&mut Inventory, &mut RecentShots, &mut ShotOrder)>,
     mut drops: ResMut<ShotDrops>,
     mut accepted: MessageWriter<ShotAccepted>,
-    mut refused: MessageWriter<crate::player::admission::AdmissionRefused>,
+    mut refused: MessageWriter<AdmissionRefused>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -195,10 +196,9 @@ fn admit_shots(
         if let Err(reason) = check(shot, parts, &inv, *order, ranges.range(shot.weapon)) {
             debug!(?player, ?reason, "WeaponShot dropped");
             drops.count(reason);
-            refused.write(crate::player::admission::AdmissionRefused {
+            refused.write(AdmissionRefused {
                 player: *player,
-                admission: crate::player::admission::Admission::Shot,
-                reason: reason.name(),
+                reason: RefusalReason::Shot(reason),
             });
             continue;
         }

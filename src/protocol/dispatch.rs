@@ -61,6 +61,31 @@ macro_rules! set_event_id_of {
     }};
 }
 
+/// Whether a packet rides a reliable lane, by its `[reliable]` mark.
+macro_rules! reliable_of {
+    (reliable) => {
+        true
+    };
+    () => {
+        false
+    };
+}
+
+/// One packet as declared, for the generated reference (docs/protocol.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketDoc {
+    pub id: u8,
+    pub name: &'static str,
+    pub direction: Direction,
+    /// On a reliable event lane (carries `event_id`); else unreliable.
+    pub reliable: bool,
+    /// Bytes after `packet_id`; the smallest encoding when not `fixed`.
+    pub size: usize,
+    pub fixed: bool,
+    pub attrs: &'static [&'static str],
+    pub fields: &'static [super::packet::FieldDoc],
+}
+
 /// Declares a direction's enum over its packet types; `[reliable]` marks the packets that
 /// ride a reliable event lane (they carry `event_id`). A packet of the other direction or
 /// two packets with one id fail to compile.
@@ -80,6 +105,18 @@ macro_rules! dispatch {
             /// `(packet_id, name)` of every packet of this direction.
             pub const PACKETS: &'static [(u8, &'static str)] =
                 &[$( (<$ty as Packet>::ID, <$ty as Packet>::NAME) ),*];
+
+            /// Every packet of this direction as declared, in declaration order.
+            pub const DOCS: &'static [PacketDoc] = &[$( PacketDoc {
+                id: <$ty as Packet>::ID,
+                name: <$ty as Packet>::NAME,
+                direction: <$ty as Packet>::DIRECTION,
+                reliable: reliable_of!($($rel)?),
+                size: <$ty as super::wire::Wire>::SIZE,
+                fixed: <$ty as super::wire::Wire>::FIXED,
+                attrs: <$ty as Packet>::DOC,
+                fields: <$ty as Packet>::FIELDS,
+            } ),*];
 
             /// Strictly decodes one datagram of this direction.
             pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {

@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod check;
 pub mod connection;
 pub mod dispatch;
+pub mod doc;
 pub mod error;
 pub mod geometry;
 pub mod ids;
@@ -20,7 +21,7 @@ pub mod vehicle;
 pub mod wire;
 pub mod world;
 
-pub use dispatch::{ClientPacket, ServerPacket};
+pub use dispatch::{ClientPacket, PacketDoc, ServerPacket};
 pub use error::{DecodeError, EncodeError, ErrorKind, FieldError, Rule};
-pub use packet::{Direction, MAX_DATAGRAM, Packet};
+pub use packet::{Direction, FieldDoc, MAX_DATAGRAM, Packet};
 pub use wire::{Validate, Wire};

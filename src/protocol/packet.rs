@@ -18,6 +18,19 @@ pub enum Direction {
     ServerToClient,
 }
 
+/// One field of a packet as declared, for the generated reference (docs/protocol.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldDoc {
+    pub name: &'static str,
+    /// The Rust type as written in the declaration.
+    pub ty: &'static str,
+    /// Bytes on the wire; the smallest encoding when not `fixed`.
+    pub size: usize,
+    pub fixed: bool,
+    /// The field's attributes as source text (`doc = "..."` for its doc comment).
+    pub attrs: &'static [&'static str],
+}
+
 /// A packet of one direction, declared with [`packet!`](crate::packet).
 pub trait Packet: Wire + Validate + Debug + Clone + PartialEq {
     /// `packet_id`, the first byte.
@@ -25,6 +38,10 @@ pub trait Packet: Wire + Validate + Debug + Clone + PartialEq {
     /// The name the pages use.
     const NAME: &'static str;
     const DIRECTION: Direction;
+    /// The fields after `packet_id`, in wire order.
+    const FIELDS: &'static [FieldDoc] = &[];
+    /// The packet's attributes as source text (`doc = "..."` for its doc comment).
+    const DOC: &'static [&'static str] = &[];
 
     /// Byte offset of a top-level field in the encoded packet (after `packet_id`), for
     /// tests that patch raw bytes.
@@ -143,6 +160,16 @@ macro_rules! packet {
             const NAME: &'static str = stringify!($name);
             const DIRECTION: $crate::protocol::packet::Direction =
                 $crate::protocol::packet::Direction::$dir;
+            const FIELDS: &'static [$crate::protocol::packet::FieldDoc] = &[$(
+                $crate::protocol::packet::FieldDoc {
+                    name: stringify!($field),
+                    ty: stringify!($ty),
+                    size: <$ty as $crate::protocol::wire::Wire>::SIZE,
+                    fixed: <$ty as $crate::protocol::wire::Wire>::FIXED,
+                    attrs: &[$(stringify!($fmeta)),*],
+                }
+            ),*];
+            const DOC: &'static [&'static str] = &[$(stringify!($meta)),*];
 
             fn byte_offset(field: &str) -> Option<usize> {
                 $name::offset_of(field).map(|at| at + 1)

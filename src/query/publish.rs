@@ -81,7 +81,7 @@ pub(super) fn publish(
                 player_id: u16::try_from(player.id.0).ok()?,
                 score: score.map_or(0, |s| s.0),
                 ping_ms: connection
-                    .and_then(Connection::srtt)
+                    .and_then(Connection::ping)
                     .map_or(0, |rtt| u16::try_from(rtt.as_millis()).unwrap_or(u16::MAX)),
                 name: Text::new(name.as_str()).ok()?,
             })

@@ -1,5 +1,5 @@
 //! The events the server raises to scripts (lua-api.md, "Events"). Each is one line of
-//! [`script_events!`]: its name, its arguments in order; a feature adds an event with one
+//! `script_events!`: its name, its arguments in order; a feature adds an event with one
 //! line here and its emit site.
 
 use mlua::{Function, IntoLua, Lua, Result, Value};

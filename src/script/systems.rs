@@ -4,7 +4,7 @@
 
 use bevy_ecs::entity::EntityHashMap;
 
-use crate::player::admission::{Admission, AdmissionRefused};
+use crate::player::admission::{AdmissionRefused, RateLimit, RefusalReason};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -351,10 +351,27 @@ fn refusal_events(
         }
         window.1 += 1;
         let player = handle(entity, player);
-        let reason = refusal.reason;
-        events.push(match refusal.admission {
-            Admission::Frame => ScriptEvent::PlayerFrameRefused { player, reason },
-            Admission::Shot => ScriptEvent::PlayerShotRefused { player, reason },
+        events.push(match refusal.reason {
+            RefusalReason::Shot(drop) => ScriptEvent::PlayerShotRefused {
+                player,
+                reason: drop.name(),
+            },
+            RefusalReason::Frame(drop) => ScriptEvent::PlayerFrameRefused {
+                player,
+                reason: drop.name(),
+            },
+            RefusalReason::Movement => ScriptEvent::PlayerFrameRefused {
+                player,
+                reason: "movement",
+            },
+            RefusalReason::RateLimit(RateLimit::Pause) => ScriptEvent::PlayerFrameRefused {
+                player,
+                reason: "rate_limit_pause",
+            },
+            RefusalReason::RateLimit(RateLimit::OnFire) => ScriptEvent::PlayerFrameRefused {
+                player,
+                reason: "rate_limit_on_fire",
+            },
         });
     }
     events

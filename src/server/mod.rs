@@ -2,6 +2,8 @@
 //! feature plugins that fill them. [`build_app`] assembles it around a [`Transport`]; the
 //! binary connects that to the network thread, the test harness to virtual clients.
 
+mod plugin_settings;
+mod run;
 mod runner;
 mod sets;
 mod shutdown;
@@ -15,6 +17,8 @@ use std::time::Duration;
 use bevy_app::App;
 use bevy_time::{Fixed, Time, TimePlugin};
 
+pub use plugin_settings::{PluginSettings, plugin_settings};
+pub use run::{Server, gamemode_check};
 pub use runner::{FixedStepRunner, MAX_CATCH_UP};
 pub use sets::{GameplaySystems, ServerSystems, StreamingSystems};
 pub use shutdown::{ServerShutdown, ShutdownFlag};
@@ -48,7 +52,8 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             min_dead: config.respawn_delay(),
         })
         .insert_resource(config.pickups())
-        .insert_resource(config.identity());
+        .insert_resource(config.identity())
+        .insert_resource(PluginSettings::new(config.plugins.clone()));
     sets::configure(&mut app);
     app.add_plugins((
         SessionPlugin {

@@ -164,6 +164,12 @@ impl Connection {
         self.protocol
     }
 
+    /// The smoothed round trip of the reliable lane; `None` before the first ack (the
+    /// console's `players`, the query's ping).
+    pub fn ping(&self) -> Option<std::time::Duration> {
+        self.outbound.rtt().srtt()
+    }
+
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -339,11 +345,6 @@ impl Connection {
     pub(crate) fn receive_event(&mut self, id: EventId) -> Verdict {
         self.ack_due = true;
         self.inbound.receive(id).0
-    }
-
-    /// The lane's smoothed round-trip time, once measured (the query's ping).
-    pub fn srtt(&self) -> Option<Duration> {
-        self.outbound.rtt().srtt()
     }
 
     pub(crate) fn health(&self, now: Duration) -> LaneHealth {

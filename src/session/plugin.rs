@@ -194,7 +194,7 @@ fn take_hellos(
                 }
             }
             HelloOutcome::Refused { answer, .. } => {
-                debug!(%from, reason = ?answer.reason, "hello refused");
+                info!(%from, reason = ?answer.reason, "connection refused");
                 if let Some(bytes) = encode(answer) {
                     direct.0.push(Datagram { to: from, bytes });
                 }

@@ -6,7 +6,7 @@
 //! their order on the lane. Decisions: docs/decisions/0013-animations.md.
 //!
 //! What ends the stored animation: ClearAnimations, a special action, death, the movement
-//! mirror and expiry ([`end_animations`], before the scripts run), a respawn grant, and the
+//! mirror and expiry (`end_animations`, before the scripts run), a respawn grant, and the
 //! despawn of the entity on disconnect.
 
 pub mod current;

@@ -18,11 +18,11 @@ use tracing::debug;
 
 use self::keys::KeyTracker;
 use self::movement::Movement;
+use super::admission::{AdmissionRefused, RateLimit, RefusalReason};
 use super::teleport::Landing;
 use super::{
     Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
 };
-use crate::player::admission::{Admission, AdmissionRefused};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::Seq;
@@ -225,7 +225,7 @@ impl Plugin for FramePlugin {
         app.init_resource::<FrameDrops>()
             .add_message::<FrameAccepted>()
             .add_message::<FrameEvent>()
-            .add_message::<crate::player::admission::AdmissionRefused>()
+            .add_message::<AdmissionRefused>()
             .add_systems(
                 FixedUpdate,
                 (give_frame_state, admit_frames, take_aim_targets)
@@ -277,9 +277,22 @@ pub(crate) fn admit_frames(
         let Ok(parts) = players.get_mut(*player) else {
             continue;
         };
-        match admit(*player, sync, parts, now, &mut |e| {
-            events.write(e);
-        }) {
+        let mut refuse = |reason| {
+            refused.write(AdmissionRefused {
+                player: *player,
+                reason,
+            });
+        };
+        match admit(
+            *player,
+            sync,
+            parts,
+            now,
+            &mut |e| {
+                events.write(e);
+            },
+            &mut refuse,
+        ) {
             Ok(()) => {
                 if let Ok((_, _, _, last, position, ..)) = players.get(*player)
                     && let (Some(seq), Some(frame)) = (last.seq, last.frame)
@@ -295,11 +308,7 @@ pub(crate) fn admit_frames(
             Err(reason) => {
                 debug!(?player, ?reason, "PlayerSync dropped");
                 drops.count(reason);
-                refused.write(AdmissionRefused {
-                    player: *player,
-                    admission: Admission::Frame,
-                    reason: reason.name(),
-                });
+                refuse(RefusalReason::Frame(reason));
             }
         }
     }
@@ -312,6 +321,7 @@ fn admit(
     (mut spawn, life, epoch, mut last, mut position, mut body, mut inv, mut state, mut ledger): FrameItem<'_>,
     now: Duration,
     emit: &mut impl FnMut(FrameEvent),
+    refuse: &mut impl FnMut(RefusalReason),
 ) -> Result<(), FrameDrop> {
     if !spawn.granted {
         return Err(FrameDrop::NotSpawned);
@@ -344,7 +354,9 @@ fn admit(
     }
 
     // paused: one change a second.
-    if f.paused != body.paused && rules::may_toggle(state.pause_changed, now) {
+    if f.paused != body.paused && !rules::may_toggle(state.pause_changed, now) {
+        refuse(RefusalReason::RateLimit(RateLimit::Pause));
+    } else if f.paused != body.paused {
         body.paused = f.paused;
         state.pause_changed = Some(now);
         emit(FrameEvent::Pause {
@@ -358,7 +370,9 @@ fn admit(
     // on_fire: a living body only, one change a second.
     if !living {
         body.on_fire = false;
-    } else if f.on_fire != body.on_fire && rules::may_toggle(state.fire_changed, now) {
+    } else if f.on_fire != body.on_fire && !rules::may_toggle(state.fire_changed, now) {
+        refuse(RefusalReason::RateLimit(RateLimit::OnFire));
+    } else if f.on_fire != body.on_fire {
         body.on_fire = f.on_fire;
         state.fire_changed = Some(now);
     }
@@ -387,6 +401,9 @@ fn admit(
         let jetpack = body.special_action == SpecialAction::Jetpack;
         state.movement.airborne(f.on_ground, jetpack, now);
         position.0 = state.movement.check(from, f.pos, now);
+        if position.0 != f.pos {
+            refuse(RefusalReason::Movement);
+        }
         super::teleport::observe_landing(state, &f, position.0);
         body.velocity = rules::velocity_mps(f.vel);
         if let Some(front) = rules::normalized(f.cam) {

@@ -1,7 +1,7 @@
 //! `dlmp.db_exec`, `dlmp.db_query`, `dlmp.db_transaction` (lua-api.md, "Persistence, with
 //! exact signatures"). A call queues the operation on the database worker and returns at
 //! once; its callback runs in a later script pass, in the order the queries were made
-//! ([`deliver`], after the timers). A failed query passes its error to the callback; a
+//! (`deliver`, after the timers). A failed query passes its error to the callback; a
 //! stopped resource's callbacks are dropped (its queries still finish). Decisions: ADR 0031.
 
 use std::collections::{HashMap, VecDeque};

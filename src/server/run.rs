@@ -1,0 +1,195 @@
+//! [`Server`]: the whole server as a library entry point. A binary is
+//! `Server::from_args()?.add_plugins(MyPlugin).run()`; `src/main.rs` is that with no extra
+//! plugin. Start-up refuses what would make a server that does nothing useful: a config
+//! that does not check, a plugin table that does not fit, no gamemode resource.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bevy_app::{App, AppExit, Plugins};
+use clap::Parser;
+use tracing::{error, info, warn};
+
+use super::{FixedStepRunner, PluginSettings, Transport, build_app};
+use crate::config::{Cli, Config, ConfigError};
+use crate::console::{ConfigFile, ConsolePlugin};
+use crate::logs;
+use crate::metrics::{self, MetricsPlugin, ServerMetrics};
+use crate::net::{self, NetConfig, NetStats};
+use crate::query::QueryPublisher;
+
+type AddPlugins = Box<dyn FnOnce(&mut App)>;
+
+/// A server to run: its config and the gameplay plugins added to the built-in features.
+pub struct Server {
+    config: Config,
+    /// The `--config` file, read again by the console's `reload`.
+    config_file: Option<PathBuf>,
+    plugins: Vec<AddPlugins>,
+}
+
+impl Server {
+    pub fn new(config: Config) -> Self {
+        Server {
+            config,
+            config_file: None,
+            plugins: Vec::new(),
+        }
+    }
+
+    /// Reads the command line and the `--config` file. An error is printed (the logs start
+    /// in [`run`](Self::run), once `log_dir` is known), and returned.
+    pub fn from_args() -> Result<Self, ConfigError> {
+        let cli = Cli::parse();
+        match Config::from_cli(&cli) {
+            Ok(config) => Ok(Server {
+                config_file: cli.config.clone(),
+                ..Server::new(config)
+            }),
+            Err(e) => {
+                eprintln!("dlmp-server: {e}");
+                Err(e)
+            }
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Adds gameplay plugins (anything bevy's `App::add_plugins` takes); they are built
+    /// after the server's own features, so every set and message exists.
+    pub fn add_plugins<M>(mut self, plugins: impl Plugins<M> + 'static) -> Self {
+        self.plugins.push(Box::new(move |app: &mut App| {
+            app.add_plugins(plugins);
+        }));
+        self
+    }
+
+    /// The app around `transport`, with the extra plugins: what [`Server::run`] runs and
+    /// what the test harness steps.
+    pub fn build(self, transport: Transport, shutdown: Arc<AtomicBool>) -> App {
+        let mut app = build_app(&self.config, transport, shutdown);
+        for add in self.plugins {
+            add(&mut app);
+        }
+        app
+    }
+
+    /// Binds the socket and runs at `tick_hz` until Ctrl-C, SIGTERM or the console's
+    /// `quit`, then says Disconnect to every client and stops.
+    pub fn run(self) -> ExitCode {
+        let config = self.config.clone();
+        // Console and, with `log_dir`, the daily files; held until the server stops.
+        let _logs = match logs::init(config.log_dir.as_deref()) {
+            Ok(guards) => guards,
+            Err(e) => {
+                eprintln!(
+                    "dlmp-server: cannot write logs to {:?}: {e}",
+                    config.log_dir
+                );
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Err(e) = gamemode_check(&config.scripts) {
+            error!("{e}");
+            return ExitCode::FAILURE;
+        }
+        let stats = Arc::new(NetStats::default());
+        let net = match net::spawn(
+            NetConfig {
+                bind: config.bind,
+                send_threads: config.net_send_threads,
+                outbound_capacity: config.net_outbound_capacity,
+                ..NetConfig::default()
+            },
+            stats.clone(),
+        ) {
+            Ok(net) => net,
+            Err(e) => {
+                error!("cannot bind {}: {e}", config.bind);
+                return ExitCode::FAILURE;
+            }
+        };
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let flag = shutdown.clone();
+        if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+            error!("cannot install the Ctrl-C handler: {e}");
+        }
+        let net_stats = stats.clone();
+        let transport = Transport {
+            inbound: net.inbound.clone(),
+            outbound: net.outbound.clone(),
+            stats,
+        };
+        let config_file = self.config_file.clone();
+        let mut app = self.build(transport, shutdown);
+        app.insert_resource(QueryPublisher(net.query.clone()))
+            .insert_resource(ConfigFile::new(config_file));
+        if let Some(addr) = config.metrics {
+            let metrics = Arc::new(ServerMetrics::default());
+            if let Err(e) = metrics::serve(addr, metrics.registry(net_stats)) {
+                error!("cannot serve metrics on {addr}: {e}");
+                return ExitCode::FAILURE;
+            }
+            app.add_plugins(MetricsPlugin { metrics });
+        }
+        if let Some(settings) = app.world().get_resource::<PluginSettings>() {
+            if !settings.errors().is_empty() {
+                for e in settings.errors() {
+                    error!("{e}");
+                }
+                return ExitCode::FAILURE;
+            }
+            for name in settings.unread() {
+                warn!("[plugins.{name}]: no plugin of this server reads it; ignored");
+            }
+        }
+        for line in config.effective().lines() {
+            info!("setting {line}");
+        }
+        info!(
+            addr = %net.local_addr(),
+            max_players = config.max_players,
+            tick_hz = config.tick_hz,
+            "dlmp listening"
+        );
+        app.add_plugins((
+            FixedStepRunner {
+                tick: config.tick(),
+            },
+            ConsolePlugin::stdin(),
+        ));
+        let exit = app.run();
+        if net.shutdown().is_err() {
+            error!("the network thread panicked");
+        }
+        info!("stopped");
+        match exit {
+            AppExit::Success => ExitCode::SUCCESS,
+            AppExit::Error(_) => ExitCode::FAILURE,
+        }
+    }
+}
+
+/// A server without a gamemode resource accepts players into an empty world; refuse to
+/// start, saying where the resources were looked for.
+pub fn gamemode_check(scripts: &Path) -> Result<(), ConfigError> {
+    let (found, problems) = crate::script::manifest::discover(scripts);
+    if !found.is_empty() {
+        return Ok(());
+    }
+    let at = std::path::absolute(scripts).unwrap_or_else(|_| scripts.to_path_buf());
+    let mut text = format!(
+        "no gamemode resource in {}: each resource is a folder there with a resource.toml \
+         (see scripts/README.md); set `scripts` in the config or pass --scripts DIR",
+        at.display()
+    );
+    for p in problems {
+        text.push_str("; ");
+        text.push_str(&p);
+    }
+    Err(ConfigError(text))
+}
