@@ -5,6 +5,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use dlmp::protocol::bundle;
+use dlmp::protocol::query::QUERY_IDS;
 use dlmp::protocol::sample;
 use dlmp::protocol::{ClientPacket, Direction, MAX_DATAGRAM, ServerPacket};
 
@@ -44,8 +45,11 @@ fn allocations_during(f: impl FnOnce()) -> usize {
 
 #[test]
 fn decode_and_encode_of_every_packet_do_not_allocate() {
+    // The server query's answers carry lists and are built on the network thread, outside
+    // the game's codec (query.md; src/net/query/): they are not part of this promise.
     let cases: Vec<_> = sample::all()
         .iter()
+        .filter(|s| !QUERY_IDS.contains(&s.id()))
         .map(|s| {
             (
                 s.file(),
