@@ -9,7 +9,14 @@ use std::time::Duration;
 use clap::Parser;
 use serde::{Deserialize, Serialize};
 
-use crate::player::respawn::MAX_RESPAWN_DELAY;
+/// The least time dead when neither the config nor the gamemode set one (ADR 0012).
+pub const DEFAULT_RESPAWN_DELAY: Duration = Duration::from_secs(3);
+/// The longest least time dead the config or the gamemode may set (an hour).
+pub const MAX_RESPAWN_DELAY: Duration = Duration::from_secs(3600);
+/// Pickups are shown within this distance of a player's stream center, m (ADR 0028).
+pub const PICKUP_DRAW_DISTANCE: f32 = 150.0;
+/// A touch counts when the player's last PlayerSync position is this near, m (ADR 0028).
+pub const PICKUP_TOUCH_RADIUS: f32 = 3.0;
 
 /// Everything the server reads at start. Each field's default is the spec's.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -112,8 +119,8 @@ impl Default for Config {
             max_sessions_per_ip: 16,
             net_send_threads: 1,
             net_outbound_capacity: 65_536,
-            pickup_draw_distance: crate::world::pickup::DRAW_DISTANCE,
-            pickup_touch_radius: crate::world::pickup::TOUCH_RADIUS,
+            pickup_draw_distance: PICKUP_DRAW_DISTANCE,
+            pickup_touch_radius: PICKUP_TOUCH_RADIUS,
             name: "dlmp server".into(),
             gamemode: String::new(),
             language: String::new(),
@@ -128,16 +135,6 @@ impl Default for Config {
 impl Config {
     pub fn session_timeout(&self) -> Duration {
         Duration::from_millis(self.session_timeout_ms)
-    }
-
-    /// The limits scripts run under.
-    pub fn script_limits(&self) -> crate::script::ScriptLimits {
-        crate::script::ScriptLimits {
-            instruction_budget: self.script_instruction_budget,
-            memory: usize::try_from(self.script_memory_mb.saturating_mul(1 << 20))
-                .unwrap_or(usize::MAX),
-            tick_time: Duration::from_millis(self.script_tick_budget_ms),
-        }
     }
 
     pub fn respawn_delay(&self) -> Duration {
@@ -236,10 +233,7 @@ impl Config {
             1,
             10_000,
         )?;
-        if let Err(e) = crate::db::DbTarget::from_config(self.database.as_deref(), &self.data_dir())
-        {
-            return Err(ConfigError(e.0));
-        }
+        DbTarget::from_config(self.database.as_deref(), &self.data_dir())?;
         if self.max_sessions_per_ip == 0 {
             return Err(ConfigError("max_sessions_per_ip must be at least 1".into()));
         }
@@ -282,24 +276,6 @@ impl Config {
         }
         Ok(())
     }
-
-    /// The pickup settings of this config.
-    pub fn pickups(&self) -> crate::world::pickup::PickupSettings {
-        crate::world::pickup::PickupSettings {
-            draw_distance: self.pickup_draw_distance,
-            touch_radius: self.pickup_touch_radius,
-        }
-    }
-
-    /// What the server query tells about the server.
-    pub fn identity(&self) -> crate::query::ServerIdentity {
-        crate::query::ServerIdentity {
-            name: self.name.clone(),
-            gamemode: self.gamemode.clone(),
-            language: self.language.clone(),
-            website: self.website.clone(),
-        }
-    }
 }
 
 /// `name`'s `value` in `min..=max`, or an error that says the range.
@@ -310,6 +286,43 @@ fn in_range(name: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigErro
         Err(ConfigError(format!(
             "{name} = {value} is out of range: it must be in {min}..={max}"
         )))
+    }
+}
+
+/// The file name of the embedded database in the data folder (lua-api.md).
+pub const SQLITE_FILE: &str = "dlmp.sqlite";
+
+/// Which database the worker opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DbTarget {
+    /// A SQLite file (the default: `dlmp.sqlite` in the data folder).
+    SqliteFile(PathBuf),
+    /// A private SQLite database in memory (`database = "sqlite::memory:"`; tests).
+    SqliteMemory,
+    /// A PostgreSQL URL (`database = "postgres://..."`).
+    Postgres(String),
+}
+
+impl DbTarget {
+    /// The target the config names: `database` if set (a `postgres://` or `postgresql://`
+    /// URL, `sqlite:PATH` or `sqlite::memory:`), else the file in `data_dir`.
+    pub fn from_config(
+        database: Option<&str>,
+        data_dir: &std::path::Path,
+    ) -> Result<Self, ConfigError> {
+        match database {
+            None => Ok(DbTarget::SqliteFile(data_dir.join(SQLITE_FILE))),
+            Some("sqlite::memory:") => Ok(DbTarget::SqliteMemory),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(DbTarget::Postgres(url.to_owned()))
+            }
+            Some(url) => match url.strip_prefix("sqlite:") {
+                Some(path) if !path.is_empty() => Ok(DbTarget::SqliteFile(PathBuf::from(path))),
+                _ => Err(ConfigError(format!(
+                    "database = {url:?}: expected postgres://..., sqlite:PATH or sqlite::memory:"
+                ))),
+            },
+        }
     }
 }
 
@@ -442,7 +455,7 @@ mod tests {
         let c: Config = toml::from_str("pickup_draw_distance = 200.0\npickup_touch_radius = 2.5")
             .expect("valid");
         assert_eq!(
-            (c.pickups().draw_distance, c.pickups().touch_radius),
+            (c.pickup_draw_distance, c.pickup_touch_radius),
             (200.0, 2.5)
         );
         assert!(c.validate().is_ok());

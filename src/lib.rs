@@ -105,7 +105,9 @@ pub mod script;
 pub mod serial;
 pub mod server;
 pub mod session;
+pub mod stats;
 pub mod streaming;
+pub mod tick;
 pub mod world;
 
 pub use server::Server;

@@ -17,10 +17,9 @@ pub use crate::protocol::connection::handshake::LeaveReason;
 pub use crate::protocol::geometry::Vec3;
 pub use crate::protocol::ids::PlayerId;
 pub use crate::protocol::player::sync::Keys;
-pub use crate::server::{
-    GameplaySystems, PluginSettings, Server, ServerSystems, StreamingSystems, plugin_settings,
-};
+pub use crate::server::{PluginSettings, Server, plugin_settings};
 pub use crate::session::{
     Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex,
     Received,
 };
+pub use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};

@@ -18,7 +18,8 @@ use dlmp::protocol::connection::handshake::{ClientHello, MAGIC, PROTOCOL_VERSION
 use dlmp::protocol::query::samples as s;
 use dlmp::protocol::text::FixedText;
 use dlmp::query::QueryPublisher;
-use dlmp::server::{Transport, build_app};
+use dlmp::server::build_app;
+use dlmp::tick::Transport;
 
 const TIMEOUT: Duration = Duration::from_secs(5);
 

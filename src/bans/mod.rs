@@ -23,8 +23,8 @@ pub use store::BanStore;
 use crate::chat::notify;
 use crate::db::Database;
 use crate::protocol::connection::handshake::LeaveReason;
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Connection, EndSession, Name, SessionState};
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// The wall clock bans are dated by.
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -18,9 +18,9 @@ use crate::lane::Delivery;
 use crate::protocol::ClientPacket;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, Color, MAX_CHAT};
 use crate::protocol::ids::EventId;
-use crate::server::GameplaySystems;
 use crate::session::ratelimit::{RateLimit, TokenBucket};
 use crate::session::{Connection, Name, PlayerConnected, Received};
+use crate::tick::GameplaySystems;
 
 /// The color of a player's line. White.
 pub const CHAT_COLOR: Color = Color(0x00FF_FFFF);

@@ -40,8 +40,8 @@ use crate::protocol::connection::chat::Color;
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::protocol::ids::PlayerId;
 use crate::script::{ResourceError, ScriptHost, ScriptSettings};
-use crate::server::{ServerSystems, ShutdownFlag, Transport};
 use crate::session::{Connection, EndSession, Name, Player, PlayerIndex, SessionSettings};
+use crate::tick::{ServerSystems, ShutdownFlag, Transport};
 
 /// The color of a `say` line. Gold.
 pub const SAY_COLOR: Color = Color(0x00FF_D75F);

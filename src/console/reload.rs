@@ -9,7 +9,7 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 
 use crate::config::Config;
-use crate::server::StatsSettings;
+use crate::stats::StatsSettings;
 
 /// The `--config` file and what it held when the server started (none without a file).
 #[derive(Resource, Debug, Clone, Default)]
@@ -47,7 +47,7 @@ pub(super) fn reload(world: &mut World) -> Vec<String> {
         Ok(config) => config,
         Err(e) => return vec![format!("reload: {e}; nothing changed")],
     };
-    world.insert_resource(config.identity());
+    world.insert_resource(crate::query::ServerIdentity::from(&config));
     if let Some(mut stats) = world.get_resource_mut::<StatsSettings>() {
         stats.interval = Duration::from_secs(config.stats_interval_secs);
     }

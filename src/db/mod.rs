@@ -10,7 +10,8 @@ pub mod sqlite;
 pub mod value;
 pub mod worker;
 
+pub use crate::config::{DbTarget, SQLITE_FILE};
 pub use backend::Backend;
-pub use plugin::{Database, DbPlugin, DbSettings, DbTarget, SQLITE_FILE};
+pub use plugin::{Database, DbPlugin, DbSettings};
 pub use value::{DbError, DbOp, DbOutput, DbResult, DbValue, Row, Statement};
 pub use worker::{DbClient, DbWorker, QueryId, Reply};

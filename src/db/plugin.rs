@@ -2,8 +2,6 @@
 //! [`Database`] resource (dropped, it finishes the queue), and a client for the scripts
 //! put into the Lua VM (`dlmp.db_*`, [`crate::script::api::db`]).
 
-use std::path::PathBuf;
-
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::{error, info};
@@ -13,45 +11,11 @@ use super::postgres::Postgres;
 use super::sqlite::Sqlite;
 use super::value::DbError;
 use super::worker::{DbClient, DbWorker};
+use crate::config::DbTarget;
 use crate::script::ScriptHost;
 use crate::script::api::db::ScriptDb;
 
-/// The file name of the embedded database in the data folder (lua-api.md).
-pub const SQLITE_FILE: &str = "dlmp.sqlite";
-
-/// Which database the worker opens.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DbTarget {
-    /// A SQLite file (the default: `dlmp.sqlite` in the data folder).
-    SqliteFile(PathBuf),
-    /// A private SQLite database in memory (`database = "sqlite::memory:"`; tests).
-    SqliteMemory,
-    /// A PostgreSQL URL (`database = "postgres://..."`).
-    Postgres(String),
-}
-
 impl DbTarget {
-    /// The target the config names: `database` if set (a `postgres://` or `postgresql://`
-    /// URL, `sqlite:PATH` or `sqlite::memory:`), else the file in `data_dir`.
-    pub fn from_config(
-        database: Option<&str>,
-        data_dir: &std::path::Path,
-    ) -> Result<Self, DbError> {
-        match database {
-            None => Ok(DbTarget::SqliteFile(data_dir.join(SQLITE_FILE))),
-            Some("sqlite::memory:") => Ok(DbTarget::SqliteMemory),
-            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                Ok(DbTarget::Postgres(url.to_owned()))
-            }
-            Some(url) => match url.strip_prefix("sqlite:") {
-                Some(path) if !path.is_empty() => Ok(DbTarget::SqliteFile(PathBuf::from(path))),
-                _ => Err(DbError(format!(
-                    "database = {url:?}: expected postgres://..., sqlite:PATH or sqlite::memory:"
-                ))),
-            },
-        }
-    }
-
     fn open(&self) -> Result<Box<dyn Backend>, DbError> {
         Ok(match self {
             DbTarget::SqliteFile(path) => Box::new(Sqlite::open(path)?),
@@ -144,7 +108,7 @@ impl Plugin for DbPlugin {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     use super::*;
 

@@ -51,8 +51,9 @@ use crate::protocol::text::FixedText;
 use crate::protocol::{ClientPacket, ServerPacket};
 use crate::script::ScriptHost;
 use crate::serial::Serial;
-use crate::server::{Transport, build_app};
+use crate::server::build_app;
 use crate::session::{Connection, PlayerIndex};
+use crate::tick::Transport;
 
 pub use scripts::TempScripts;
 

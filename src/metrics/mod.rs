@@ -21,8 +21,8 @@ pub use http::{MetricsServer, serve};
 pub use net::NetCollector;
 
 use crate::net::NetStats;
-use crate::server::ServerSystems;
 use crate::session::SessionState;
+use crate::tick::ServerSystems;
 
 /// The metrics the tick writes.
 #[derive(Debug)]

@@ -15,7 +15,7 @@ use super::shots::ShotDrop;
 /// One refusal of one player's input, written in [`ServerSystems::Validation`] and
 /// readable from then on in the same tick.
 ///
-/// [`ServerSystems::Validation`]: crate::server::ServerSystems::Validation
+/// [`ServerSystems::Validation`]: crate::tick::ServerSystems::Validation
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AdmissionRefused {
     pub player: Entity,

@@ -12,8 +12,8 @@ use super::frame::{Bounds, FrameState};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::control::{MAX_WORLD_COORD, SetWorldBounds};
-use crate::server::GameplaySystems;
 use crate::session::Connection;
+use crate::tick::GameplaySystems;
 
 /// Why a rectangle is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

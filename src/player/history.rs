@@ -15,8 +15,8 @@ use bevy_time::Time;
 
 use super::Position;
 use crate::protocol::geometry::Vec3;
-use crate::server::{ServerSystems, StreamingSystems};
 use crate::session::PlayerConnected;
+use crate::tick::{ServerSystems, StreamingSystems};
 
 /// How far back the history answers exactly: 1 s (a shooter's frames come at least every
 /// 100 ms; a heartbeat gap ten times that is a shooter that barely talks).

@@ -15,8 +15,8 @@ use crate::protocol::ids::EventId;
 use crate::protocol::player::hud::{
     MAX_MONEY, MAX_STAT, MAX_WANTED, SetDrunkLevel, SetMoney, SetPlayerStats, SetWanted,
 };
-use crate::server::GameplaySystems;
 use crate::session::Connection;
+use crate::tick::GameplaySystems;
 
 /// The owner's HUD values as the server keeps them.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]

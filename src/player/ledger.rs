@@ -24,9 +24,9 @@ use crate::protocol::ids::EventId;
 use crate::protocol::player::life::{DeathPose, PlayerWasted};
 use crate::protocol::player::sync::{Frame, MAX_VITAL};
 use crate::serial::Serial;
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 use crate::streaming::Reshows;
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// Firearms (WeaponShot's weapons): credited only with a recent accepted shot.
 pub fn is_firearm(weapon: u8) -> bool {

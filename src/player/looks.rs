@@ -29,9 +29,9 @@ use crate::protocol::player::appearance::{
     FightingStyle, MAX_SKILL, PlayerSkills, SetFightingStyle, SetHeadless, SetSkin,
     SetWalkingStyle, WalkingStyle,
 };
-use crate::server::{GameplaySystems, StreamingSystems};
 use crate::session::{Connection, Player, PlayerIndex};
 use crate::streaming::Reshows;
+use crate::tick::{GameplaySystems, StreamingSystems};
 
 /// The number of weapon skill slots (player.md, PlayerSkills).
 pub const SKILL_SLOTS: usize = 11;

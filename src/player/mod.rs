@@ -28,9 +28,9 @@ use crate::lane::Delivery;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
 use crate::protocol::player::streaming::ScopeChanged;
-use crate::server::ServerSystems;
 use crate::session::{Connection, PlayerConnected, PlayerIndex, SendError};
 use crate::streaming::Reshows;
+use crate::tick::ServerSystems;
 
 pub use hud::Hud;
 pub use refusal::Refusal;

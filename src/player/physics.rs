@@ -25,8 +25,8 @@ use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, Revision};
 use crate::protocol::player::physics::{MAX_GRAVITY, MAX_THROW, SetGravity, SetVelocity};
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::Connection;
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// Throws a player (`player:set_velocity`): `vel` in units per step (m/s / 50), at most
 /// [`MAX_THROW`] long. Only a living spawned player on foot whose new life is confirmed

@@ -20,8 +20,8 @@ use crate::protocol::player::sync::{
     Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
     NO_AIM_TARGET, RemotePlayerSync, WeaponState,
 };
-use crate::server::StreamingSystems;
 use crate::session::{Connection, Player, PlayerIndex};
+use crate::tick::StreamingSystems;
 
 /// The hp the relay shows for a player the server holds alive with a ledger at 0 (a death
 /// not committed yet): never a lethal value.

@@ -22,14 +22,11 @@ use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, Seq};
 use crate::protocol::player::life::{PlayerSpawned, RespawnPlayer};
-use crate::server::GameplaySystems;
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 use crate::streaming::Reshows;
+use crate::tick::GameplaySystems;
 
-/// The least time dead when neither the config nor the gamemode set one.
-pub const DEFAULT_RESPAWN_DELAY: Duration = Duration::from_secs(3);
-/// The longest least time dead the config or the gamemode may set (an hour).
-pub const MAX_RESPAWN_DELAY: Duration = Duration::from_secs(3600);
+pub use crate::config::{DEFAULT_RESPAWN_DELAY, MAX_RESPAWN_DELAY};
 
 /// The server's respawn policy (player.md, RespawnPlayer: "eligibility and timing are
 /// server configuration").

@@ -24,8 +24,8 @@ use crate::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, Seq};
 use crate::serial::Serial;
-use crate::server::{ServerSystems, StreamingSystems};
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+use crate::tick::{ServerSystems, StreamingSystems};
 
 /// A shot's origin may be this far from the shooter's position, m.
 pub const ORIGIN_REACH: f32 = 5.0;

@@ -14,8 +14,8 @@ use super::{Ledger, Life, Position, Scope};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::player::life::SpawnPlayer;
-use crate::server::GameplaySystems;
 use crate::session::{Connection, Received};
+use crate::tick::GameplaySystems;
 
 /// Where and how the gamemode spawns a player (`dlmp.spawn_player`).
 #[derive(Debug, Clone, Copy, PartialEq)]

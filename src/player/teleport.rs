@@ -24,8 +24,8 @@ use crate::protocol::player::control::TeleportPlayer;
 use crate::protocol::player::sync::Frame;
 use crate::protocol::world::shared::in_world;
 use crate::serial::Serial;
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::Connection;
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// A landing frame lies at most this far from the point horizontally, m.
 pub const LANDING_RADIUS: f32 = 25.0;

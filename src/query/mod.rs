@@ -15,7 +15,7 @@ use bevy_ecs::prelude::*;
 pub use rules::{GameModeText, ServerRules, SetGameModeText, SetRule, VERSION_RULE};
 
 use crate::net::query::QueryBoard;
-use crate::server::{GameplaySystems, ServerSystems};
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// A player's score as the query's PlayerList shows it (`player:set_score`), default 0.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,6 +36,17 @@ pub struct ServerIdentity {
     pub gamemode: String,
     pub language: String,
     pub website: String,
+}
+
+impl From<&crate::config::Config> for ServerIdentity {
+    fn from(config: &crate::config::Config) -> Self {
+        ServerIdentity {
+            name: config.name.clone(),
+            gamemode: config.gamemode.clone(),
+            language: config.language.clone(),
+            website: config.website.clone(),
+        }
+    }
 }
 
 /// The board the network thread answers from; the harness and tests read it too.

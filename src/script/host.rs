@@ -44,6 +44,17 @@ pub struct ScriptLimits {
     pub tick_time: Duration,
 }
 
+impl From<&crate::config::Config> for ScriptLimits {
+    fn from(config: &crate::config::Config) -> Self {
+        ScriptLimits {
+            instruction_budget: config.script_instruction_budget,
+            memory: usize::try_from(config.script_memory_mb.saturating_mul(1 << 20))
+                .unwrap_or(usize::MAX),
+            tick_time: std::time::Duration::from_millis(config.script_tick_budget_ms),
+        }
+    }
+}
+
 impl Default for ScriptLimits {
     fn default() -> Self {
         ScriptLimits {

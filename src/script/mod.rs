@@ -19,4 +19,4 @@ pub use state::{PlayerView, ResourceId, ScriptCommand};
 pub use systems::{REFUSALS_PER_SECOND, ScriptPlugin, ScriptSettings};
 
 #[allow(unused_imports, reason = "the set scripts run in")]
-use crate::server::GameplaySystems;
+use crate::tick::GameplaySystems;

@@ -123,7 +123,7 @@ impl QueuedMessage {
 
     /// Writes the message; the feature's systems in [`GameplaySystems::Apply`] read it.
     ///
-    /// [`GameplaySystems::Apply`]: crate::server::GameplaySystems::Apply
+    /// [`GameplaySystems::Apply`]: crate::tick::GameplaySystems::Apply
     pub fn write(self, commands: &mut Commands) {
         (self.0)(commands);
     }

@@ -1,14 +1,11 @@
-//! The headless bevy app: one fixed tick of ordered sets ([`ServerSystems`]) and the
-//! feature plugins that fill them. [`build_app`] assembles it around a [`Transport`]; the
-//! binary connects that to the network thread, the test harness to virtual clients.
+//! The floor above the features: the assembly. [`build_app`] puts every feature plugin
+//! into the tick's ordered sets ([`crate::tick`]) around a [`Transport`]; [`Server`] runs
+//! it with extra gameplay plugins over the network thread, the test harness over virtual
+//! clients. No feature imports this module.
 
 mod plugin_settings;
 mod run;
 mod runner;
-mod sets;
-mod shutdown;
-mod stats;
-mod transport;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -20,10 +17,6 @@ use bevy_time::{Fixed, Time, TimePlugin};
 pub use plugin_settings::{PluginSettings, plugin_settings};
 pub use run::{Server, gamemode_check};
 pub use runner::{FixedStepRunner, MAX_CATCH_UP};
-pub use sets::{GameplaySystems, ServerSystems, StreamingSystems};
-pub use shutdown::{ServerShutdown, ShutdownFlag};
-pub use stats::StatsSettings;
-pub use transport::Transport;
 
 use crate::bans::BansPlugin;
 use crate::chat::ChatPlugin;
@@ -34,7 +27,9 @@ use crate::player::respawn::RespawnPolicy;
 use crate::query::QueryPlugin;
 use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
+use crate::stats::{StatsPlugin, StatsSettings};
 use crate::streaming::StreamingPlugin;
+use crate::tick::{ShutdownFlag, ShutdownPlugin, Transport};
 use crate::world::WorldPlugin;
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
@@ -51,10 +46,10 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         .insert_resource(RespawnPolicy {
             min_dead: config.respawn_delay(),
         })
-        .insert_resource(config.pickups())
-        .insert_resource(config.identity())
+        .insert_resource(crate::world::pickup::PickupSettings::from(config))
+        .insert_resource(crate::query::ServerIdentity::from(config))
         .insert_resource(PluginSettings::new(config.plugins.clone()));
-    sets::configure(&mut app);
+    crate::tick::configure(&mut app);
     app.add_plugins((
         SessionPlugin {
             settings: SessionSettings {
@@ -72,7 +67,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             settings: ScriptSettings {
                 scripts: config.scripts.clone(),
                 resources: config.resources.clone(),
-                limits: config.script_limits(),
+                limits: crate::script::ScriptLimits::from(config),
                 data_dir: Some(config.data_dir()),
             },
         },
@@ -84,10 +79,10 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             },
         },
         BansPlugin,
-        shutdown::ShutdownPlugin {
+        ShutdownPlugin {
             flag: ShutdownFlag(shutdown),
         },
-        stats::StatsPlugin {
+        StatsPlugin {
             settings: StatsSettings {
                 interval: Duration::from_secs(config.stats_interval_secs),
             },

@@ -12,13 +12,14 @@ use bevy_app::{App, AppExit, Plugins};
 use clap::Parser;
 use tracing::{error, info, warn};
 
-use super::{FixedStepRunner, PluginSettings, Transport, build_app};
+use super::{FixedStepRunner, PluginSettings, build_app};
 use crate::config::{Cli, Config, ConfigError};
 use crate::console::{ConfigFile, ConsolePlugin};
 use crate::logs;
 use crate::metrics::{self, MetricsPlugin, ServerMetrics};
 use crate::net::{self, NetConfig, NetStats};
 use crate::query::QueryPublisher;
+use crate::tick::Transport;
 
 type AddPlugins = Box<dyn FnOnce(&mut App)>;
 

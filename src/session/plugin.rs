@@ -26,7 +26,7 @@ use crate::protocol::connection::handshake::{LeaveReason, Protocol, ServerDiscon
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::EventId;
 use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
-use crate::server::{ServerSystems, StreamingSystems, Transport};
+use crate::tick::{ServerSystems, StreamingSystems, Transport};
 
 /// Session settings.
 #[derive(Resource, Debug, Clone, Copy)]

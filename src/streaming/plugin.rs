@@ -40,8 +40,8 @@ use crate::protocol::ServerPacket;
 use crate::protocol::ids::{EventId, PlayerId, PlayerToken, Seq};
 use crate::protocol::player::appearance::PlayerSkills;
 use crate::protocol::player::streaming::PlayerStreamOut;
-use crate::server::StreamingSystems;
 use crate::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, SendError};
+use crate::tick::StreamingSystems;
 
 /// Streaming settings; the weapons feature sets [`weapon_range`](Self::weapon_range).
 #[derive(Resource, Debug, Clone, Copy, PartialEq)]

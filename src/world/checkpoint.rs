@@ -21,8 +21,8 @@ use crate::protocol::ids::EventId;
 use crate::protocol::world::markers::{Checkpoint as CheckpointPacket, CheckpointKind};
 use crate::protocol::world::shared::MarkerId;
 use crate::script::{Owned, ResourceId};
-use crate::server::{GameplaySystems, ServerSystems, StreamingSystems};
 use crate::session::{Connection, PlayerConnected, PlayerDisconnected, RateLimit, TokenBucket};
+use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 
 /// Checkpoints one player may have (world.md Checkpoint).
 pub const MAX_PER_PLAYER: usize = 16;

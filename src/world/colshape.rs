@@ -15,8 +15,8 @@ use crate::protocol::geometry::Vec3;
 use crate::protocol::world::markers::{ColshapeId, Shape};
 use crate::protocol::world::shared::EntityRev;
 use crate::script::{Owned, ResourceId};
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::PlayerDisconnected;
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// Whether `p` is inside `shape`: within the sphere's radius, within the cylinder's radius
 /// and between its base and top, within the box on every axis (borders inside).

@@ -19,8 +19,8 @@ use crate::player::{Life, command_owner};
 use crate::protocol::ClientPacket;
 use crate::protocol::ids::EventId;
 use crate::protocol::world::waypoint::{MapPoint, SetWaypoint, WAYPOINT_MAX};
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Connection, PlayerConnected, RateLimit, Received, TokenBucket};
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// `player_waypoint` per connection: 5 at once, 2 a second (world.md PlayerWaypoint).
 pub const WAYPOINT_EVENTS: RateLimit = RateLimit::per_second(5, 2);

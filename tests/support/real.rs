@@ -21,7 +21,8 @@ use dlmp::protocol::ids::{EventId, SessionToken};
 use dlmp::protocol::text::FixedText;
 use dlmp::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
 use dlmp::serial::Serial;
-use dlmp::server::{Transport, build_app};
+use dlmp::server::build_app;
+use dlmp::tick::Transport;
 
 /// The longest any single wait may take before the test fails.
 pub const TIMEOUT: Duration = Duration::from_secs(5);

@@ -36,9 +36,9 @@ use crate::protocol::player::animation::{
 };
 use crate::protocol::player::control::SetSpecialAction;
 use crate::serial::Serial;
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex};
 use crate::streaming::Reshows;
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// A gamemode command to a player's animation or special action. Lua's `player:...`
 /// functions queue it after their checks; a Rust plugin writes it directly and learns of

@@ -36,9 +36,9 @@ use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, PlayerToken, Seq};
 use crate::protocol::player::control::{SetFrozen, SetOnFire};
-use crate::server::{GameplaySystems, ServerSystems, StreamingSystems};
 use crate::session::{Connection, Player, PlayerConnected};
 use crate::streaming::players::stream_center;
+use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 
 /// A camera transition's time runs only while the owner's last frame is at most this old:
 /// two and a half heartbeats (player.md, PlayerSync: a frame at least every 100 ms).

@@ -30,8 +30,8 @@ use crate::protocol::ids::{PlayerId, PlayerToken, Revision};
 use crate::protocol::player::action::SpecialAction;
 use crate::protocol::player::sync::{Frame, Keys, PlayerSync, WeaponState};
 use crate::serial::Serial;
-use crate::server::{GameplaySystems, ServerSystems};
 use crate::session::{Player, PlayerConnected, PlayerIndex, Received};
+use crate::tick::{GameplaySystems, ServerSystems};
 
 /// Why a well-formed PlayerSync was dropped whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,8 +25,8 @@ use crate::protocol::ids::EventId;
 use crate::protocol::world::environment::{
     GarageDoors, MINUTE_MS_MAX, MINUTE_MS_MIN, RunClock, SetTime, SetWeather,
 };
-use crate::server::GameplaySystems;
 use crate::session::{Connection, HelloWorld, PlayerConnected};
+use crate::tick::GameplaySystems;
 
 pub use mode::{ClockMode, TimeOfDay, UTC_OFFSET_MINUTES};
 pub use wall::WallClock;

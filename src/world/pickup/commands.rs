@@ -20,7 +20,7 @@ use crate::session::{Connection, PlayerIndex};
 /// A change of the pickup set, from a script or a Rust plugin (ids from
 /// [`Pickups::reserve`]). Applied in [`GameplaySystems::Apply`], in order.
 ///
-/// [`GameplaySystems::Apply`]: crate::server::GameplaySystems::Apply
+/// [`GameplaySystems::Apply`]: crate::tick::GameplaySystems::Apply
 #[derive(Message, Debug, Clone, PartialEq)]
 pub enum PickupCommand {
     /// A new pickup; its creator checked the spec (model, |x|, |y| ≤ 4095, z, scale).

@@ -29,18 +29,18 @@ use crate::protocol::ids::PlayerId;
 use crate::protocol::world::pickup::PickupId;
 use crate::protocol::world::shared::EntityRev;
 use crate::script::ResourceId;
-use crate::server::{GameplaySystems, StreamingSystems};
+use crate::tick::{GameplaySystems, StreamingSystems};
 
 pub use commands::PickupCommand;
 pub use stream::PickupStream;
 pub use touch::{PickupInteracted, PickupStats};
 
-/// A pickup is shown within this distance of a player's stream center, m (ADR 0028).
-pub const DRAW_DISTANCE: f32 = 150.0;
+pub use crate::config::{
+    PICKUP_DRAW_DISTANCE as DRAW_DISTANCE, PICKUP_TOUCH_RADIUS as TOUCH_RADIUS,
+};
+
 /// A shown pickup is hidden this far beyond the draw distance, m (ADR 0028).
 pub const HIDE_MARGIN: f32 = 10.0;
-/// A touch counts when the player's last PlayerSync position is this near, m (ADR 0028).
-pub const TOUCH_RADIUS: f32 = 3.0;
 
 /// Pickup settings (`pickup_draw_distance`, `pickup_touch_radius`).
 #[derive(Resource, Debug, Clone, Copy, PartialEq)]
@@ -50,6 +50,15 @@ pub struct PickupSettings {
     /// A touch is admitted within this distance of the last PlayerSync position, and a
     /// static pickup's latch clears beyond it. Default 3 m.
     pub touch_radius: f32,
+}
+
+impl From<&crate::config::Config> for PickupSettings {
+    fn from(config: &crate::config::Config) -> Self {
+        PickupSettings {
+            draw_distance: config.pickup_draw_distance,
+            touch_radius: config.pickup_touch_radius,
+        }
+    }
 }
 
 impl Default for PickupSettings {

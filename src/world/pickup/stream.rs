@@ -5,7 +5,7 @@
 //! full; a removal always precedes the next show; a new connection receives its pickups
 //! again. The pass runs every tick in [`StreamingSystems::Reconcile`].
 //!
-//! [`StreamingSystems::Reconcile`]: crate::server::StreamingSystems::Reconcile
+//! [`StreamingSystems::Reconcile`]: crate::tick::StreamingSystems::Reconcile
 
 use bevy_ecs::prelude::*;
 

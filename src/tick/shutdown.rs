@@ -25,8 +25,9 @@ pub struct ServerShutdown;
 /// Longest wait for the Disconnect burst before exiting anyway.
 const GRACE: Duration = Duration::from_millis(500);
 
-pub(crate) struct ShutdownPlugin {
-    pub(crate) flag: ShutdownFlag,
+/// Adds the clean stop: `flag` is the one a signal handler or the console sets.
+pub struct ShutdownPlugin {
+    pub flag: ShutdownFlag,
 }
 
 impl Plugin for ShutdownPlugin {

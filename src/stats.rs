@@ -7,8 +7,8 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::info;
 
-use super::{ServerSystems, Transport};
 use crate::session::PlayerIndex;
+use crate::tick::{ServerSystems, Transport};
 
 /// How often the stats line is logged; zero turns it off. Default 60 s.
 #[derive(Resource, Debug, Clone, Copy)]
@@ -16,8 +16,9 @@ pub struct StatsSettings {
     pub interval: Duration,
 }
 
-pub(crate) struct StatsPlugin {
-    pub(crate) settings: StatsSettings,
+/// Adds the periodic stats line.
+pub struct StatsPlugin {
+    pub settings: StatsSettings,
 }
 
 impl Plugin for StatsPlugin {

@@ -1,0 +1,14 @@
+//! The floor below every feature: the ordered system sets of one tick, the transport the
+//! features send through, and the shutdown flag and message they hear. A feature imports
+//! from here and from its peers, never from [`crate::server`], which assembles the
+//! features into the app (DEVELOPERS.md, "The shape of the system").
+
+mod sets;
+mod shutdown;
+mod transport;
+
+pub use sets::{GameplaySystems, ServerSystems, StreamingSystems};
+pub use shutdown::{ServerShutdown, ShutdownFlag, ShutdownPlugin};
+pub use transport::Transport;
+
+pub(crate) use sets::configure;
