@@ -404,31 +404,128 @@ fn stats(world: &mut World) -> Vec<String> {
     out
 }
 
-/// The player features' counted drops and refusals, one line each: what the network sent
-/// that the pages say to drop or refuse, after decoding (player.md, connection.md §5-§6).
+/// The player features' counted drops and refusals, one line each in plain words, the
+/// titles in one column: what the network sent that the pages say to drop or refuse, after
+/// decoding (player.md, connection.md §5-§6, world.md).
 fn gameplay_counters(world: &World, out: &mut Vec<String>) {
-    fn line<R: Resource + std::fmt::Debug>(world: &World, out: &mut Vec<String>) {
-        if let Some(r) = world.get_resource::<R>() {
-            out.push(format!("{r:?}"));
+    use crate::chat::ChatDrops;
+    use crate::world::pickup::PickupStats;
+    use crate::world::waypoint::WaypointDrops;
+    let mut rows: Vec<(&str, Vec<(&str, u64)>)> = Vec::new();
+    let mut row = |title, counts: Option<Vec<(&'static str, u64)>>| {
+        if let Some(counts) = counts {
+            rows.push((title, counts));
         }
+    };
+    row(
+        "frames dropped",
+        world
+            .get_resource::<FrameDrops>()
+            .map(|d| vec![("not spawned", d.not_spawned), ("stale", d.stale)]),
+    );
+    row(
+        "chat lines",
+        world
+            .get_resource::<ChatDrops>()
+            .map(|d| vec![("a full lane refused", d.line_queue_full)]),
+    );
+    row(
+        "reshows",
+        world
+            .get_resource::<crate::streaming::Reshows>()
+            .map(|r| vec![("for viewers whose full lane missed a change", r.made())]),
+    );
+    row(
+        "relays",
+        world
+            .get_resource::<RelayStats>()
+            .map(|r| vec![("sent", r.sent), ("refused", r.refused)]),
+    );
+    row(
+        "shots",
+        world.get_resource::<ShotDrops>().map(|d| {
+            vec![
+                ("accepted", d.accepted),
+                ("not in control", d.not_in_control),
+                ("no ammo", d.no_ammo),
+                ("stale", d.stale),
+                ("origin too far", d.origin),
+                ("beyond range", d.range),
+            ]
+        }),
+    );
+    row(
+        "previous life",
+        world
+            .get_resource::<PreviousLifeDrops>()
+            .map(|d| vec![("deaths", d.deaths), ("damage reports", d.damage)]),
+    );
+    row(
+        "frozen contact damage",
+        world
+            .get_resource::<FrozenContactDrops>()
+            .map(|d| vec![("refused", d.0)]),
+    );
+    row(
+        "spawn requests",
+        world.get_resource::<SpawnRequestDrops>().map(|d| {
+            vec![
+                ("after the life was confirmed", d.confirmed),
+                ("while dead", d.dead),
+                ("while respawning", d.respawned),
+            ]
+        }),
+    );
+    row(
+        "respawn requests",
+        world.get_resource::<RespawnDrops>().map(|d| {
+            vec![
+                ("not spawned", d.not_spawned),
+                ("alive", d.alive),
+                ("too early", d.too_early),
+                ("no spawn point", d.no_point),
+            ]
+        }),
+    );
+    row(
+        "animations",
+        world.get_resource::<AnimationDrops>().map(|d| {
+            vec![
+                ("refused", d.refused),
+                ("a viewer's full lane", d.viewer_queue_full),
+            ]
+        }),
+    );
+    row(
+        "waypoint reports",
+        world.get_resource::<WaypointDrops>().map(|d| {
+            vec![
+                ("not spawned", d.not_spawned),
+                ("malformed", d.malformed),
+                ("repeated", d.repeated),
+            ]
+        }),
+    );
+    row(
+        "pickup touches refused",
+        world.get_resource::<PickupStats>().map(|d| {
+            vec![
+                ("not alive", d.not_alive),
+                ("no such pickup", d.no_pickup),
+                ("too far", d.too_far),
+                ("not shown", d.not_shown),
+                ("latched", d.latched),
+            ]
+        }),
+    );
+    let width = rows.iter().map(|(title, _)| title.len()).max().unwrap_or(0);
+    for (title, counts) in rows {
+        let counts: Vec<String> = counts
+            .iter()
+            .map(|(what, n)| format!("{what} {n}"))
+            .collect();
+        out.push(format!("{title:<width$}  {}", counts.join(", ")));
     }
-    line::<FrameDrops>(world, out);
-    line::<crate::chat::ChatDrops>(world, out);
-    if let Some(reshows) = world.get_resource::<crate::streaming::Reshows>() {
-        out.push(format!(
-            "reshows for viewers whose full lane missed a change: {}",
-            reshows.made()
-        ));
-    }
-    line::<RelayStats>(world, out);
-    line::<ShotDrops>(world, out);
-    line::<PreviousLifeDrops>(world, out);
-    line::<FrozenContactDrops>(world, out);
-    line::<SpawnRequestDrops>(world, out);
-    line::<RespawnDrops>(world, out);
-    line::<AnimationDrops>(world, out);
-    line::<crate::world::waypoint::WaypointDrops>(world, out);
-    line::<crate::world::pickup::PickupStats>(world, out);
 }
 
 fn quit(world: &mut World) -> Vec<String> {
