@@ -39,7 +39,7 @@ fn three() -> (Harness, ClientId, ClientId, ClientId) {
     let mut h = Harness::new();
     let (a, b) = h.connect_pair_at(SPAWN);
     let c = h.connect("carol");
-    h.spawn_at(c, FAR);
+    h.spawn(c, FAR);
     h.steps(2);
     assert!(!h.get::<Viewers>(a).contains(h.player_id(c)));
     for x in [a, b, c] {
@@ -205,7 +205,8 @@ fn refused_commands_send_nothing_and_are_counted() {
         AnimationOrder::Progress(Progress::new(0.5).expect("progress")),
     );
     order(&mut h, a, AnimationOrder::Speed(Speed::NORMAL));
-    // Apply and clear need a living spawned player.
+    // Apply and clear need a living spawned player. No packet unspawns a player, and a
+    // real death would also end the life the special-action check below needs: written.
     h.with::<Life>(a, |l| l.alive = false);
     order(&mut h, a, AnimationOrder::Apply(dance()));
     order(&mut h, a, AnimationOrder::Clear);
@@ -782,6 +783,8 @@ fn lua_refuses_by_the_players_state() {
         &lua(&mut h, a, "p:set_animation_speed(1)"),
         "set_animation_speed: no animation is playing",
     );
+    // Written, not a real death: no packet unspawns a player, and the check of an
+    // unconfirmed life below needs the same life back.
     h.with::<Life>(a, |l| l.alive = false);
     assert_err(
         &lua(&mut h, a, "p:apply_animation('PED','WALK_old')"),

@@ -72,7 +72,7 @@ fn alone() -> (Harness, ClientId) {
     let mut h = Harness::new();
     let a = h.connect("alice");
     h.step();
-    h.spawn_at(a, HERE);
+    h.spawn(a, HERE);
     h.step();
     log(&mut h, a);
     (h, a)
@@ -84,8 +84,8 @@ fn two(bob: Vec3) -> (Harness, ClientId, ClientId) {
     let a = h.connect("alice");
     let b = h.connect("bob");
     h.step();
-    h.spawn_at(a, HERE);
-    h.spawn_at(b, bob);
+    h.spawn(a, HERE);
+    h.spawn(b, bob);
     h.steps(2);
     log(&mut h, a);
     log(&mut h, b);
@@ -249,6 +249,7 @@ fn a_spectate_target_must_be_spawned_in_scope_and_not_the_player() {
     let s = spectating(&h, b);
     camera(&mut h, a, s);
     h.with::<Scope>(b, |s| s.virtual_world = 0);
+    // No packet takes a spawned player back to unspawned; the write stands for one.
     h.with::<Life>(b, |l| l.spawned = false);
     let s = spectating(&h, b);
     camera(&mut h, a, s);
@@ -684,8 +685,7 @@ fn lua_set_on_fire_refuses_what_the_spec_refuses() {
             .collect::<Vec<_>>(),
         [true]
     );
-    h.with::<Life>(a, |l| l.alive = false);
-    h.step();
+    h.die(a);
     assert_eq!(
         lua(&mut h, a, "p:set_on_fire(false)"),
         "error set_on_fire: the player is dead"

@@ -108,7 +108,7 @@ fn a_teleport_into_another_interior_changes_the_scope_and_streaming_in_the_same_
     let (mut h, a, b) = pair();
     let c = h.connect("carol");
     h.step();
-    h.spawn_at(c, FAR);
+    h.spawn(c, FAR);
     h.with::<Scope>(c, |s| s.interior = 3);
     h.sync(c, 1, Frame::standing(FAR));
     h.steps(2);
@@ -559,7 +559,7 @@ fn scripted(test: &str) -> (TempScripts, Harness, ClientId) {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    h.spawn_at(a, ORIGIN);
+    h.spawn(a, ORIGIN);
     h.sync(a, 1, Frame::standing(ORIGIN));
     h.clear(a);
     (s, h, a)
@@ -574,7 +574,8 @@ fn lua_set_position_teleports_with_the_current_heading_and_shows_at_once() {
             a,
             "p:set_position(2000, -1500, 20, 4) local x, y, z = p:position() return x .. ' ' .. p:interior()"
         ),
-        "ok 2000.0 4"
+        "ok 2000.0 4 | interior 4 0",
+        "the runner's player_interior_change handler answers too"
     );
     let t = h.packets::<TeleportPlayer>(a);
     assert_eq!(t.len(), 1);

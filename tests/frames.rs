@@ -188,9 +188,10 @@ fn without_ammo_the_fire_bit_is_cleared_and_without_a_jetpack_jet_fields_are_zer
 #[test]
 fn a_living_player_is_never_relayed_with_a_lethal_hp() {
     let (mut h, a, b) = two();
-    h.with::<Ledger>(a, |l| l.health = 0.0);
+    // A lethal fall reported in the frame's tick: the ledger reaches 0 HP and commits
+    // the death in that tick, before the relay.
+    h.report_damage(a, 1, 54, 200.0);
     h.sync(a, 1, frame());
-    // The ledger commits the death in the same tick, before the relay.
     let r = last_relay(&h, b).frame;
     assert!(!r.alive || r.hp > 0.0);
     assert!(!r.alive, "the ledger at 0 committed the death");

@@ -484,7 +484,7 @@ mod skills {
         lua(&mut h, a, "p:set_skill('ak47', 10)");
         let b = h.connect("bob");
         h.step();
-        h.spawn_at(b, AT);
+        h.spawn(b, AT);
         h.with::<dlmp::player::Position>(a, |p| p.0 = AT);
         h.steps(2);
         let shown: Vec<PlayerSkills> = h

@@ -598,7 +598,7 @@ fn a_show_carries_the_subjects_slow_state_and_none_of_its_own_commands() {
     let far = Vec3::new(3000.0, 3000.0, 10.0);
     let c = h.connect("carol");
     h.step();
-    h.spawn_at(c, far);
+    h.spawn(c, far);
     h.sync(c, 1, Frame::standing(far));
     let carol = h.player_id(c);
     assert!(!h.get::<Viewers>(a).contains(carol), "carol is far away");

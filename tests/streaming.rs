@@ -1,6 +1,6 @@
-//! player.md, "Player streaming", in the harness: players are moved by writing their
-//! `Position`, `Scope` and `Life` directly, and what each client is sent shows the
-//! server's shown sets.
+//! player.md, "Player streaming", in the harness: players spawn by the real connect
+//! spawn, are then moved by writing their `Position` and `Scope`, and what each client is
+//! sent shows the server's shown sets.
 
 use bevy_ecs::entity::Entity;
 use dlmp::config::Config;
@@ -8,7 +8,7 @@ use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
 use dlmp::player::control::ControlCommand;
 use dlmp::player::control::camera::CameraSetting;
-use dlmp::player::{LastFrame, Life, Position, Scope, StreamCenter, Viewers};
+use dlmp::player::{LastFrame, Position, Scope, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, Seq};
@@ -25,15 +25,9 @@ fn entity(h: &Harness, c: ClientId) -> Entity {
         .expect("a live player")
 }
 
-/// Spawns `c` at (x, 0, 0) in the default scope.
-fn spawn_at(h: &mut Harness, c: ClientId, x: f32) {
-    let e = entity(h, c);
-    let mut player = h.world_mut().entity_mut(e);
-    player.insert(Life {
-        spawned: true,
-        alive: true,
-    });
-    player.insert(Position(Vec3::new(x, 0.0, 0.0)));
+/// The real connect spawn of `c` at (x, 0, 0) in the default scope, and its tick.
+fn spawn_x(h: &mut Harness, c: ClientId, x: f32) {
+    h.spawn(c, Vec3::new(x, 0.0, 0.0));
 }
 
 fn move_to(h: &mut Harness, c: ClientId, x: f32) {
@@ -77,8 +71,8 @@ fn pair(x: f32) -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    spawn_at(&mut h, a, 0.0);
-    spawn_at(&mut h, b, x);
+    spawn_x(&mut h, a, 0.0);
+    spawn_x(&mut h, b, x);
     h.step();
     h.clear(a);
     h.clear(b);
@@ -90,8 +84,8 @@ fn a_player_within_420_m_is_shown_with_its_snapshot_in_order() {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    spawn_at(&mut h, a, 0.0);
-    spawn_at(&mut h, b, 419.0);
+    spawn_x(&mut h, a, 0.0);
+    spawn_x(&mut h, b, 419.0);
     h.step();
     let bob = h.player_id(b);
     assert_eq!(stream_log(&h, a, bob), ["skills", "nametag"]);
@@ -112,11 +106,11 @@ fn players_see_and_are_seen_only_once_spawned() {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    spawn_at(&mut h, a, 0.0);
+    spawn_x(&mut h, a, 0.0);
     h.steps(2);
     assert!(stream_log(&h, a, h.player_id(b)).is_empty());
     assert!(stream_log(&h, b, h.player_id(a)).is_empty());
-    spawn_at(&mut h, b, 0.0);
+    spawn_x(&mut h, b, 0.0);
     h.step();
     assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
     assert_eq!(stream_log(&h, b, h.player_id(a)), ["skills", "nametag"]);
@@ -175,8 +169,8 @@ fn a_hide_carries_the_seq_of_the_last_relay_sent_to_the_recipient() {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
-    h.spawn_at(b, Vec3::new(100.0, 0.0, 0.0));
+    h.spawn(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn(b, Vec3::new(100.0, 0.0, 0.0));
     h.step();
     for seq in [5, 6, 9] {
         h.sync(b, seq, standing_at(100.0));
@@ -193,9 +187,9 @@ fn a_recipient_shown_after_the_last_relay_and_hidden_before_the_next_gets_0() {
     let a = h.connect("alice");
     let b = h.connect("bob");
     let c = h.connect("carol");
-    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
-    h.spawn_at(b, Vec3::new(1000.0, 0.0, 0.0));
-    h.spawn_at(c, Vec3::new(1010.0, 0.0, 0.0));
+    h.spawn(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn(b, Vec3::new(1000.0, 0.0, 0.0));
+    h.spawn(c, Vec3::new(1010.0, 0.0, 0.0));
     h.step();
     // Bob's frames go to carol, not to alice, who is far away.
     for seq in [1, 2, 3] {
@@ -220,8 +214,8 @@ fn a_frame_accepted_in_the_tick_of_the_hide_is_not_the_last_seq() {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
-    h.spawn_at(b, Vec3::new(100.0, 0.0, 0.0));
+    h.spawn(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn(b, Vec3::new(100.0, 0.0, 0.0));
     h.step();
     h.sync(b, 1, standing_at(100.0));
     h.sync(b, 2, standing_at(100.0));
@@ -237,8 +231,8 @@ fn a_reused_slot_starts_with_no_relay_sent() {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
-    h.spawn_at(b, Vec3::new(10.0, 0.0, 0.0));
+    h.spawn(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn(b, Vec3::new(10.0, 0.0, 0.0));
     h.step();
     h.sync(a, 4, standing_at(0.0));
     assert_eq!(relayed_seqs(&h, b, a), [Seq(4)]);
@@ -247,7 +241,7 @@ fn a_reused_slot_starts_with_no_relay_sent() {
     // Dave takes bob's slot next to alice and leaves her range before her next frame.
     let d = h.connect("dave");
     assert_eq!(h.player_id(d), h.player_id(b), "the slot is reused");
-    spawn_at(&mut h, d, 20.0);
+    spawn_x(&mut h, d, 20.0);
     h.step();
     assert_eq!(stream_log(&h, d, h.player_id(a)), ["skills", "nametag"]);
     move_to(&mut h, d, 3000.0);
@@ -434,7 +428,7 @@ fn a_show_that_does_not_fit_whole_waits_for_room() {
 fn a_rename_reaches_the_viewers() {
     let (mut h, a, b) = pair(10.0);
     let c = h.connect("carol");
-    spawn_at(&mut h, c, 5000.0);
+    spawn_x(&mut h, c, 5000.0);
     h.step();
     h.clear(c);
     let e = entity(&h, b);
@@ -498,7 +492,7 @@ fn a_reused_slot_does_not_inherit_visibility_and_a_leaver_gets_no_hide() {
     // carol takes bob's slot, far away: alice must not count as seeing her, nor she alice.
     let c = h.connect("carol");
     assert_eq!(h.player_id(c), bob, "the slot is reused");
-    spawn_at(&mut h, c, 3000.0);
+    spawn_x(&mut h, c, 3000.0);
     h.step();
     assert!(viewers(&h, c).is_empty());
     assert!(viewers(&h, a).is_empty());
@@ -516,7 +510,7 @@ fn a_recipient_who_leaves_is_forgotten_by_its_subjects() {
     let d = h.connect("dave");
     assert_eq!(h.player_id(d), h.player_id(b));
     assert!(viewers(&h, a).is_empty());
-    spawn_at(&mut h, d, 20.0);
+    spawn_x(&mut h, d, 20.0);
     h.step();
     assert_eq!(stream_log(&h, d, h.player_id(a)), ["skills", "nametag"]);
     assert_eq!(viewers(&h, a), [h.player_id(d)]);
@@ -536,7 +530,7 @@ fn many_players_each_see_exactly_their_neighbours() {
         } else {
             2000.0 + i as f32 * 100.0
         };
-        spawn_at(&mut h, c, x);
+        spawn_x(&mut h, c, x);
     }
     h.steps(2);
     for (i, &c) in clients.iter().enumerate() {
@@ -587,8 +581,8 @@ mod scripts {
         });
         let a = h.connect("alice");
         let b = h.connect("bob");
-        spawn_at(&mut h, a, 0.0);
-        spawn_at(&mut h, b, 10.0);
+        spawn_x(&mut h, a, 0.0);
+        spawn_x(&mut h, b, 10.0);
         h.steps(2);
         assert_eq!(h.chat_lines(a), ["in bob for alice"]);
         assert_eq!(h.chat_lines(b), ["in alice for bob"]);
@@ -612,8 +606,8 @@ fn relays_stop_at_once_on_a_hide_whatever_the_queue() {
     let mut h = Harness::new();
     let a = h.connect("alice");
     let b = h.connect("bob");
-    h.spawn_at(a, Vec3::new(0.0, 0.0, 0.0));
-    h.spawn_at(b, Vec3::new(100.0, 0.0, 0.0));
+    h.spawn(a, Vec3::new(0.0, 0.0, 0.0));
+    h.spawn(b, Vec3::new(100.0, 0.0, 0.0));
     h.step();
     let bob = h.player_id(b);
     let standing = Frame::standing(Vec3::new(100.0, 0.0, 0.0));
@@ -659,7 +653,7 @@ fn after_a_mass_connect_no_show_precedes_its_join() {
         .collect();
     let newcomer = h.connect("newcomer");
     for &c in others.iter().chain([&newcomer]) {
-        h.spawn_at(c, Vec3::new(0.0, 0.0, 0.0));
+        h.offer_spawn(c, Vec3::new(0.0, 0.0, 0.0));
     }
     let waiting = h
         .world()

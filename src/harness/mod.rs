@@ -536,6 +536,21 @@ impl Harness {
     /// the client, spawned, alive, at `at`, `player_spawn`, and streaming reconciled.
     #[track_caller]
     pub fn spawn(&mut self, client: ClientId, at: Vec3) {
+        let info = self.offer_spawn(client, at);
+        self.step();
+        assert!(
+            self.received(client)
+                .iter()
+                .rev()
+                .any(|p| *p == ServerPacket::SpawnPlayer(info.packet())),
+            "the server granted the spawn"
+        );
+    }
+
+    /// The first half of [`spawn`](Self::spawn), without the tick: the gamemode's spawn
+    /// info at `at` and the client's RequestSpawn, so that several clients can spawn in
+    /// one tick. Returns the spawn info the grant will carry.
+    pub fn offer_spawn(&mut self, client: ClientId, at: Vec3) -> SpawnInfo {
         let info = SpawnInfo {
             position: at,
             heading: 0.0,
@@ -545,14 +560,7 @@ impl Harness {
         };
         self.with::<SpawnState>(client, |s| s.info = Some(info));
         self.request_spawn(client);
-        self.step();
-        assert!(
-            self.received(client)
-                .iter()
-                .rev()
-                .any(|p| *p == ServerPacket::SpawnPlayer(info.packet())),
-            "the server granted the spawn"
-        );
+        info
     }
 
     /// Whether streaming shows `subject` to `viewer` (player.md, "Player streaming").
