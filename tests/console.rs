@@ -336,11 +336,11 @@ fn stats_lists_the_gameplay_drops() {
         "{out:?}"
     );
     for counter in [
-        "ShotDrops",
-        "RespawnDrops",
-        "PreviousLifeDrops",
-        "AnimationDrops",
-        "WaypointDrops",
+        "shots",
+        "respawn requests",
+        "previous life",
+        "animations",
+        "waypoint reports",
     ] {
         assert!(
             out.iter().any(|l| l.starts_with(counter)),
@@ -422,7 +422,7 @@ fn say_reaches_every_lane_with_room_and_tells_who_missed_it() {
     assert!(!h.chat_lines(a).iter().any(|l| l == "* Server: hello"));
     let stats = run(&mut h, "stats");
     assert!(
-        stats.iter().any(|l| l.starts_with("ChatDrops")),
+        stats.iter().any(|l| l.starts_with("chat lines")),
         "{stats:?}"
     );
 }
