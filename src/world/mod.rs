@@ -5,6 +5,7 @@
 pub mod checkpoint;
 pub mod clock;
 pub mod colshape;
+pub mod gang_zone;
 mod marker_ids;
 pub mod pickup;
 pub mod script_view;
@@ -27,6 +28,7 @@ impl Plugin for WorldPlugin {
                 colshape::ColshapePlugin,
                 waypoint::WaypointPlugin,
                 pickup::PickupPlugin,
+                gang_zone::GangZonePlugin,
             ));
     }
 }

@@ -12,6 +12,7 @@ use bevy_ecs::system::SystemParam;
 use super::checkpoint::{Checkpoint, CheckpointCrossed};
 use super::clock::{ClockMode, Environment, WallClock};
 use super::colshape::{Colshape, ColshapeCrossed};
+use super::gang_zone::GangZone;
 use super::waypoint::{Waypoint, WaypointChanged};
 use super::{ColshapeIds, MarkerIds};
 use crate::protocol::world::markers::{ColshapeId, Shape};
@@ -45,11 +46,14 @@ pub struct WorldView {
     pub colshape_ids: ColshapeIds,
     pub checkpoints: HashMap<MarkerId, CheckpointView>,
     pub colshapes: HashMap<ColshapeId, ColshapeView>,
+    /// The gang zones that exist; `true` for one a call made since the last refresh.
+    pub gang_zones: HashMap<MarkerId, bool>,
     /// Held waypoints of the players that have one.
     pub waypoints: EntityHashMap<MapPoint>,
     /// Removed by a call since the last refresh (their despawn applies after the pass).
     gone_checkpoints: Vec<MarkerId>,
     gone_colshapes: Vec<ColshapeId>,
+    gone_gang_zones: Vec<MarkerId>,
 }
 
 impl WorldView {
@@ -85,6 +89,17 @@ impl WorldView {
         );
     }
 
+    /// A gang zone a call made.
+    pub fn add_gang_zone(&mut self, id: MarkerId) {
+        self.gang_zones.insert(id, true);
+    }
+
+    /// A gang zone a call removed; false if it did not exist.
+    pub fn remove_gang_zone(&mut self, id: MarkerId) -> bool {
+        self.gone_gang_zones.push(id);
+        self.gang_zones.remove(&id).is_some()
+    }
+
     /// A checkpoint a call removed; false if it did not exist.
     pub fn remove_checkpoint(&mut self, id: MarkerId) -> bool {
         self.gone_checkpoints.push(id);
@@ -105,6 +120,7 @@ pub struct WorldScriptParts<'w, 's> {
     wall: Res<'w, WallClock>,
     checkpoints: Query<'w, 's, &'static Checkpoint>,
     colshapes: Query<'w, 's, &'static Colshape>,
+    gang_zones: Query<'w, 's, &'static GangZone>,
     waypoints: Query<'w, 's, (Entity, &'static Waypoint)>,
 }
 
@@ -158,6 +174,20 @@ impl WorldScriptParts<'_, '_> {
             }
         }
         view.colshapes = colshapes;
+
+        let gone = std::mem::take(&mut view.gone_gang_zones);
+        let mut zones: HashMap<MarkerId, bool> = self
+            .gang_zones
+            .iter()
+            .filter(|z| !gone.contains(&z.id))
+            .map(|z| (z.id, false))
+            .collect();
+        for (id, fresh) in view.gang_zones.drain() {
+            if fresh {
+                zones.entry(id).or_insert(false);
+            }
+        }
+        view.gang_zones = zones;
 
         view.waypoints = self
             .waypoints

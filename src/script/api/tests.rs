@@ -125,8 +125,8 @@ fn every_timer_method_is_documented_and_every_documented_one_exists() {
 }
 
 #[test]
-fn every_checkpoint_and_colshape_method_is_documented_and_every_documented_one_exists() {
-    use super::world::{LuaCheckpoint, LuaColshape};
+fn every_checkpoint_colshape_and_gang_zone_method_is_documented_and_every_documented_one_exists() {
+    use super::world::{LuaCheckpoint, LuaColshape, LuaGangZone};
     use crate::protocol::world::markers::ColshapeId;
     use crate::protocol::world::shared::MarkerId;
     let lua = lua();
@@ -137,6 +137,10 @@ fn every_checkpoint_and_colshape_method_is_documented_and_every_documented_one_e
     assert_eq!(
         methods(&lua, LuaColshape { id: ColshapeId(1) }),
         documented("colshape:", true)
+    );
+    assert_eq!(
+        methods(&lua, LuaGangZone { id: MarkerId(1) }),
+        documented("zone:", true)
     );
 }
 

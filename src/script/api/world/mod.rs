@@ -7,12 +7,14 @@ mod args;
 mod checkpoint;
 mod clock;
 mod colshape;
+mod gang_zone;
 pub(super) mod waypoint;
 
 use mlua::{Lua, Result, Table};
 
 pub use checkpoint::LuaCheckpoint;
 pub use colshape::LuaColshape;
+pub use gang_zone::LuaGangZone;
 
 use super::super::state::ResourceId;
 
@@ -21,5 +23,6 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
     clock::install(lua, dlmp)?;
     checkpoint::install(lua, dlmp, resource)?;
     colshape::install(lua, dlmp, resource)?;
+    gang_zone::install(lua, dlmp, resource)?;
     Ok(())
 }
