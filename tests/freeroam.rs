@@ -279,7 +279,7 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
         "a new account's money"
     );
     let saved = Vec3::new(100.0, -250.0, 12.5);
-    h.spawn_at(a, saved);
+    h.spawn(a, saved);
     say(&mut h, a, "/skin 230");
     h.with::<dlmp::player::Hud>(a, |hud| hud.money = 1234);
     h.advance(std::time::Duration::from_secs(2));

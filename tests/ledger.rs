@@ -87,8 +87,9 @@ fn ledger(h: &Harness, c: ClientId) -> Ledger {
 
 #[test]
 fn damage_lowers_armor_first_then_health() {
-    let (mut h, a, _) = two();
-    h.with::<Ledger>(a, |l| l.armor = 50.0);
+    let (_s, mut h, a) = commands("armor-first");
+    h.chat(a, "/armor 50");
+    h.steps(2);
     damage(&mut h, a, 1, None, 0, 70.0);
     h.step();
     let l = ledger(&h, a);
@@ -98,8 +99,9 @@ fn damage_lowers_armor_first_then_health() {
 
 #[test]
 fn fire_drowning_and_falls_lower_health_only() {
-    let (mut h, a, _) = two();
-    h.with::<Ledger>(a, |l| l.armor = 50.0);
+    let (_s, mut h, a) = commands("health-only");
+    h.chat(a, "/armor 50");
+    h.steps(2);
     for (seq, w) in [(1, 37), (2, 53), (3, 54)] {
         damage(&mut h, a, seq, None, w, 10.0);
     }
@@ -133,11 +135,9 @@ fn frame_vitals_are_taken_only_in_the_clients_order_and_only_downward() {
 
 #[test]
 fn a_frame_overtaking_a_health_command_is_ignored() {
-    let (mut h, a, _) = two();
-    h.with::<Ledger>(a, |l| {
-        l.health = 150.0;
-        l.vital_rev = Revision(1);
-    });
+    let (_s, mut h, a) = commands("overtaking");
+    h.chat(a, "/hp 150");
+    h.steps(2);
     let mut f = frame();
     f.hp = 100.0;
     h.sync(a, 1, f);
@@ -1069,7 +1069,8 @@ mod shots {
 #[test]
 fn a_respawn_after_a_death_starts_the_ledger_at_100_and_0() {
     let (_s, mut h, a) = commands("respawn-ledger");
-    h.with::<Ledger>(a, |l| l.armor = 20.0);
+    h.chat(a, "/armor 20");
+    h.steps(2);
     damage(&mut h, a, 1, None, 54, 150.0);
     h.steps(2);
     assert!(!h.get::<Life>(a).alive);

@@ -387,11 +387,19 @@ fn a_respawn_request_is_ignored_from_the_living_the_unspawned_and_before_the_tim
 
 #[test]
 fn a_grant_sends_respawn_player_to_the_player_player_spawned_to_viewers_and_starts_a_life() {
-    let (mut h, a, b) = two();
+    let s = TempScripts::new("respawn-ledger");
+    s.resource(
+        "gm",
+        r#"dlmp.on("player_command", function(p, _, args) p:set_armor(tonumber(args[1])) return true end)"#,
+    );
+    let mut h = s.harness();
+    let (a, b) = h.connect_pair_at(SPAWN);
     for seq in 1..=3 {
         h.sync(a, seq, Frame::standing(SPAWN));
     }
-    h.with::<Ledger>(a, |l| l.armor = 40.0);
+    h.chat(a, "/armor 40");
+    h.steps(2);
+    assert_eq!(h.get::<Ledger>(a).armor, 40.0, "the gamemode's set_armor");
     h.die(a);
     h.clear(a);
     h.clear(b);

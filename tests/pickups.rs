@@ -67,7 +67,7 @@ fn hide(id: u32) -> Line {
 
 /// Spawns `c` at (x, 0, 0) with a PlayerSync there (the touch checks the last one).
 fn stand(h: &mut Harness, c: ClientId, x: f32) {
-    h.spawn_at(c, Vec3::new(x, 0.0, 0.0));
+    h.spawn(c, Vec3::new(x, 0.0, 0.0));
     h.live(c);
 }
 

@@ -145,8 +145,7 @@ proptest! {
     ) {
         let mut h = with_pickups(20, 25.0);
         let a = h.connect("alice");
-        h.spawn_at(a, Vec3::ZERO);
-        h.step();
+        h.spawn(a, Vec3::ZERO);
         for &(x, full) in &walk {
             if full {
                 h.set_auto_ack(a, false);
@@ -174,8 +173,7 @@ proptest! {
 fn shows_go_nearest_first_and_follow_the_player() {
     let mut h = with_pickups(5, 100.0); // at 10, 110, 210, 310, 410
     let a = h.connect("alice");
-    h.spawn_at(a, Vec3::new(400.0, 0.0, 0.0));
-    h.step();
+    h.spawn(a, Vec3::new(400.0, 0.0, 0.0));
     assert_eq!(lines(&h, a), [(5, true), (4, true)], "410 then 310");
     h.with::<Position>(a, |p| p.0 = Vec3::ZERO);
     h.step();
@@ -198,8 +196,7 @@ fn a_full_lane_fills_the_nearest_first_and_the_rest_follow() {
     let a = h.connect("alice");
     h.set_auto_ack(a, false);
     h.fill_lane(a, Delivery::Droppable, 2);
-    h.spawn_at(a, Vec3::new(100.0, 0.0, 0.0));
-    h.step();
+    h.spawn(a, Vec3::new(100.0, 0.0, 0.0));
     h.release_lane(a);
     assert_eq!(
         lines(&h, a),
