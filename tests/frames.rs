@@ -787,6 +787,8 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
     assert!(reload(&mut h, f).is_empty(), "frozen");
     h.freeze(a, false);
 
+    // Written: with the pause carried only by these frames a reload was still raised,
+    // and the one-change-a-second limit would keep the next frames paused.
     h.with::<Body>(a, |b| b.paused = true);
     let mut paused = f;
     paused.paused = true;
@@ -989,11 +991,16 @@ fn a_fast_target_widens_the_aim_reach_by_half_a_second_of_its_speed() {
     f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
     f.cam = Vec3::new(0.0, 1.0, 0.0);
     // 15 m off the ray: 10 m + 12 m/s × 0.5 s reaches it.
-    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 12.0, 0.0));
+    // Bob's own frames carry his velocity, in units per 1/50 s step (player.md, vel).
+    let mut fb = frame();
+    fb.pos = Vec3::new(115.0, 200.0, 10.0);
+    fb.vel = Vec3::new(0.0, 0.24, 0.0);
+    h.sync(b, 2, fb);
     h.sync(a, 1, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
     // 10 m + 8 m/s × 0.5 s does not.
-    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 8.0, 0.0));
+    fb.vel = Vec3::new(0.0, 0.16, 0.0);
+    h.sync(b, 3, fb);
     h.sync(a, 2, f);
     assert_eq!(target_of(&mut h, a), ["target none"]);
 }
