@@ -4,6 +4,7 @@
 //! player streaming shows them to each other; a player in another virtual world is not.
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::frame::movement::PhysicsCommand;
 use dlmp::player::frame::{FrameDrops, FrameState};
 use dlmp::player::physics::SetBodyGravity;
@@ -405,14 +406,27 @@ fn on_fire_comes_from_a_living_body_once_a_second() {
     assert!(!last_relay(&h, b).frame.on_fire);
 }
 
+/// The gamemode's SetSpecialAction for `a` (player.md), as `player:set_special_action`
+/// queues it, and the tick that sends it.
+fn special_action(h: &mut Harness, a: ClientId, action: SpecialAction) {
+    let command = AnimationCommand {
+        player: h.entity(a),
+        order: AnimationOrder::SpecialAction(action),
+    };
+    h.world_mut().write_message(command);
+    h.step();
+}
+
 #[test]
 fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     let (mut h, a, b) = two();
-    h.with::<Body>(a, |b| b.special_action = SpecialAction::HandsUp);
-    h.with::<FrameState>(a, |s| s.special_rev = Revision(2));
+    h.sync(a, 1, frame());
+    special_action(&mut h, a, SpecialAction::Dance1);
+    special_action(&mut h, a, SpecialAction::HandsUp);
+    assert_eq!(h.get::<FrameState>(a).special_rev, Revision(2));
     let mut f = frame();
     f.special_rev = Revision(1);
-    h.sync(a, 1, f);
+    h.sync(a, 2, f);
     assert_eq!(
         last_relay(&h, b).frame.special_action,
         SpecialAction::HandsUp,
@@ -420,7 +434,7 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     );
     f.special_rev = Revision(2);
     f.special_action = SpecialAction::Dance1;
-    h.sync(a, 2, f);
+    h.sync(a, 3, f);
     assert_eq!(
         last_relay(&h, b).frame.special_action,
         SpecialAction::HandsUp,
@@ -428,10 +442,10 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     );
     f.special_action = SpecialAction::None;
     f.alive = false;
-    h.sync(a, 3, f);
+    h.sync(a, 4, f);
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::HandsUp);
     f.alive = true;
-    h.sync(a, 4, f);
+    h.sync(a, 5, f);
     assert_eq!(last_relay(&h, b).frame.special_action, SpecialAction::None);
 }
 
@@ -551,7 +565,7 @@ fn a_body_that_holds_its_height_past_the_time_in_the_air_is_brought_down() {
 fn a_jetpack_may_hover() {
     let (mut h, a, _) = two();
     h.sync(a, 1, frame());
-    h.with::<Body>(a, |b| b.special_action = SpecialAction::Jetpack);
+    special_action(&mut h, a, SpecialAction::Jetpack);
     let mut f = frame();
     f.on_ground = false;
     f.special_action = SpecialAction::Jetpack;
