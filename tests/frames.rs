@@ -5,9 +5,8 @@
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::animation::{AnimationCommand, AnimationOrder};
-use dlmp::player::frame::movement::PhysicsCommand;
 use dlmp::player::frame::{FrameDrops, FrameState};
-use dlmp::player::physics::SetBodyGravity;
+use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
 use dlmp::player::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState,
     Team, Viewers,
@@ -15,7 +14,7 @@ use dlmp::player::{
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
 use dlmp::protocol::player::action::SpecialAction;
-use dlmp::protocol::player::physics::SetGravity;
+use dlmp::protocol::player::physics::{SetGravity, SetVelocity};
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -510,18 +509,16 @@ fn the_movement_check_holds_a_teleporting_frame() {
 fn an_echoed_throw_allows_its_flight() {
     let (mut h, a, _) = two();
     h.sync(a, 1, frame());
-    let now = h.now();
-    let mut rev = Revision(0);
-    h.with::<FrameState>(a, |s| {
-        rev = s
-            .movement
-            .send(PhysicsCommand::Throw { speed: 60.0 }, now)
-            .expect("room");
-    });
+    // 60 m/s straight up: 1.2 units per step.
+    let message = ThrowPlayer {
+        player: h.entity(a),
+        vel: Vec3::new(0.0, 0.0, 1.2),
+    };
+    h.world_mut().write_message(message);
     h.steps(5);
     let mut f = frame();
     f.pos = Vec3::new(100.0, 200.0, 20.0);
-    f.physics_rev = rev;
+    f.physics_rev = h.packets::<SetVelocity>(a)[0].rev;
     h.sync(a, 2, f);
     assert_eq!(h.get::<Position>(a).0, f.pos, "10 m up in 0.12 s at 60 m/s");
 
@@ -618,16 +615,14 @@ fn at_gravity_0_or_below_a_body_hovers_without_limit_but_rises_at_most_12_5_m_s(
 #[test]
 fn a_gravity_echo_reaches_the_relay() {
     let (mut h, a, b) = two();
-    let now = h.now();
-    let mut rev = Revision(0);
-    h.with::<FrameState>(a, |s| {
-        rev = s
-            .movement
-            .send(PhysicsCommand::Gravity(0.002), now)
-            .expect("room");
-    });
+    let message = SetBodyGravity {
+        player: h.entity(a),
+        gravity: 0.002,
+    };
+    h.world_mut().write_message(message);
+    h.step();
     let mut f = frame();
-    f.physics_rev = rev;
+    f.physics_rev = h.packets::<SetGravity>(a)[0].rev;
     h.sync(a, 1, f);
     assert_eq!(last_relay(&h, b).gravity, 0.002);
 }
@@ -846,16 +841,20 @@ fn state_and_interior_changes_come_from_the_server_pass() {
 
 #[test]
 fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
+    use dlmp::player::bounds::SetBounds;
     use dlmp::player::frame::Bounds;
     let (mut h, a, b) = two();
-    h.with::<FrameState>(a, |s| {
-        s.bounds = Some(Bounds {
+    let bounds = SetBounds {
+        player: h.entity(a),
+        bounds: Some(Bounds {
             min_x: 90.0,
             min_y: 190.0,
             max_x: 101.0,
             max_y: 210.0,
-        })
-    });
+        }),
+    };
+    h.world_mut().write_message(bounds);
+    h.step();
     let mut f = frame();
     f.pos = Vec3::new(102.0, 200.0, 10.0);
     f.vel = Vec3::new(0.2, 0.1, 0.0);
@@ -929,17 +928,21 @@ fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_no
 
 #[test]
 fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
+    use dlmp::player::bounds::SetBounds;
     use dlmp::player::frame::Bounds;
     let (mut h, a, _) = two();
     h.sync(a, 1, frame());
-    h.with::<FrameState>(a, |s| {
-        s.bounds = Some(Bounds {
+    let bounds = SetBounds {
+        player: h.entity(a),
+        bounds: Some(Bounds {
             min_x: 500.0,
             min_y: 0.0,
             max_x: 600.0,
             max_y: 400.0,
-        })
-    });
+        }),
+    };
+    h.world_mut().write_message(bounds);
+    h.step();
     let mut f = frame();
     f.pos = Vec3::new(500.0, 200.0, 10.0);
     h.sync(a, 2, f);
