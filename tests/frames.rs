@@ -59,6 +59,7 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         }
     });
     h.with::<Team>(b, |t| t.group = 5);
+    // Written: armor comes only from a script's `set_armor`, and this player is unscripted.
     h.with::<Ledger>(a, |l| {
         l.health = 80.0;
         l.armor = 20.0;
@@ -67,6 +68,7 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         i.held.set(24, true);
         i.ammo[24] = 30;
     });
+    // Written: the commands would need echoes in this frame, which asserts rev 0 relayed.
     h.with::<Body>(a, |b| {
         b.gravity = 0.005;
         b.special_action = SpecialAction::Jetpack;
