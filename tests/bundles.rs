@@ -28,14 +28,16 @@ fn log(h: &Harness, to: ClientId, subject: PlayerId) -> Vec<&'static str> {
         .collect()
 }
 
-/// Alice and Bob, spawned at one spot, connected with `protocol`; streaming has not run.
+/// Alice and Bob, connected with `protocol`: Alice spawned at [`AT`] by the real connect
+/// spawn, Bob's RequestSpawn there sent, so the next tick grants it and streaming shows
+/// each to the other in that tick (a frame sent in the tick of its own spawn is dropped).
 fn pair(protocol: u16) -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
     let a = h.connect_with_protocol("alice", protocol);
     let b = h.connect_with_protocol("bob", protocol);
     h.step();
-    h.spawn_at(a, AT);
-    h.spawn_at(b, AT);
+    h.spawn(a, AT);
+    h.offer_spawn(b, AT);
     (h, a, b)
 }
 

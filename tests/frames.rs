@@ -4,9 +4,9 @@
 //! player streaming shows them to each other; a player in another virtual world is not.
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::frame::movement::PhysicsCommand;
+use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::frame::{FrameDrops, FrameState};
-use dlmp::player::physics::SetBodyGravity;
+use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
 use dlmp::player::{
     Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState,
     Team, Viewers,
@@ -14,7 +14,7 @@ use dlmp::player::{
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
 use dlmp::protocol::player::action::SpecialAction;
-use dlmp::protocol::player::physics::SetGravity;
+use dlmp::protocol::player::physics::{SetGravity, SetVelocity};
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -59,6 +59,7 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         }
     });
     h.with::<Team>(b, |t| t.group = 5);
+    // Written: armor comes only from a script's `set_armor`, and this player is unscripted.
     h.with::<Ledger>(a, |l| {
         l.health = 80.0;
         l.armor = 20.0;
@@ -67,6 +68,7 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         i.held.set(24, true);
         i.ammo[24] = 30;
     });
+    // Written: the commands would need echoes in this frame, which asserts rev 0 relayed.
     h.with::<Body>(a, |b| {
         b.gravity = 0.005;
         b.special_action = SpecialAction::Jetpack;
@@ -405,14 +407,27 @@ fn on_fire_comes_from_a_living_body_once_a_second() {
     assert!(!last_relay(&h, b).frame.on_fire);
 }
 
+/// The gamemode's SetSpecialAction for `a` (player.md), as `player:set_special_action`
+/// queues it, and the tick that sends it.
+fn special_action(h: &mut Harness, a: ClientId, action: SpecialAction) {
+    let command = AnimationCommand {
+        player: h.entity(a),
+        order: AnimationOrder::SpecialAction(action),
+    };
+    h.world_mut().write_message(command);
+    h.step();
+}
+
 #[test]
 fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     let (mut h, a, b) = two();
-    h.with::<Body>(a, |b| b.special_action = SpecialAction::HandsUp);
-    h.with::<FrameState>(a, |s| s.special_rev = Revision(2));
+    h.sync(a, 1, frame());
+    special_action(&mut h, a, SpecialAction::Dance1);
+    special_action(&mut h, a, SpecialAction::HandsUp);
+    assert_eq!(h.get::<FrameState>(a).special_rev, Revision(2));
     let mut f = frame();
     f.special_rev = Revision(1);
-    h.sync(a, 1, f);
+    h.sync(a, 2, f);
     assert_eq!(
         last_relay(&h, b).frame.special_action,
         SpecialAction::HandsUp,
@@ -420,7 +435,7 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     );
     f.special_rev = Revision(2);
     f.special_action = SpecialAction::Dance1;
-    h.sync(a, 2, f);
+    h.sync(a, 3, f);
     assert_eq!(
         last_relay(&h, b).frame.special_action,
         SpecialAction::HandsUp,
@@ -428,10 +443,10 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
     );
     f.special_action = SpecialAction::None;
     f.alive = false;
-    h.sync(a, 3, f);
+    h.sync(a, 4, f);
     assert_eq!(h.get::<Body>(a).special_action, SpecialAction::HandsUp);
     f.alive = true;
-    h.sync(a, 4, f);
+    h.sync(a, 5, f);
     assert_eq!(last_relay(&h, b).frame.special_action, SpecialAction::None);
 }
 
@@ -496,18 +511,16 @@ fn the_movement_check_holds_a_teleporting_frame() {
 fn an_echoed_throw_allows_its_flight() {
     let (mut h, a, _) = two();
     h.sync(a, 1, frame());
-    let now = h.now();
-    let mut rev = Revision(0);
-    h.with::<FrameState>(a, |s| {
-        rev = s
-            .movement
-            .send(PhysicsCommand::Throw { speed: 60.0 }, now)
-            .expect("room");
-    });
+    // 60 m/s straight up: 1.2 units per step.
+    let message = ThrowPlayer {
+        player: h.entity(a),
+        vel: Vec3::new(0.0, 0.0, 1.2),
+    };
+    h.world_mut().write_message(message);
     h.steps(5);
     let mut f = frame();
     f.pos = Vec3::new(100.0, 200.0, 20.0);
-    f.physics_rev = rev;
+    f.physics_rev = h.packets::<SetVelocity>(a)[0].rev;
     h.sync(a, 2, f);
     assert_eq!(h.get::<Position>(a).0, f.pos, "10 m up in 0.12 s at 60 m/s");
 
@@ -551,7 +564,7 @@ fn a_body_that_holds_its_height_past_the_time_in_the_air_is_brought_down() {
 fn a_jetpack_may_hover() {
     let (mut h, a, _) = two();
     h.sync(a, 1, frame());
-    h.with::<Body>(a, |b| b.special_action = SpecialAction::Jetpack);
+    special_action(&mut h, a, SpecialAction::Jetpack);
     let mut f = frame();
     f.on_ground = false;
     f.special_action = SpecialAction::Jetpack;
@@ -604,16 +617,14 @@ fn at_gravity_0_or_below_a_body_hovers_without_limit_but_rises_at_most_12_5_m_s(
 #[test]
 fn a_gravity_echo_reaches_the_relay() {
     let (mut h, a, b) = two();
-    let now = h.now();
-    let mut rev = Revision(0);
-    h.with::<FrameState>(a, |s| {
-        rev = s
-            .movement
-            .send(PhysicsCommand::Gravity(0.002), now)
-            .expect("room");
-    });
+    let message = SetBodyGravity {
+        player: h.entity(a),
+        gravity: 0.002,
+    };
+    h.world_mut().write_message(message);
+    h.step();
     let mut f = frame();
-    f.physics_rev = rev;
+    f.physics_rev = h.packets::<SetGravity>(a)[0].rev;
     h.sync(a, 1, f);
     assert_eq!(last_relay(&h, b).gravity, 0.002);
 }
@@ -787,6 +798,8 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
     assert!(reload(&mut h, f).is_empty(), "frozen");
     h.freeze(a, false);
 
+    // Written: with the pause carried only by these frames a reload was still raised,
+    // and the one-change-a-second limit would keep the next frames paused.
     h.with::<Body>(a, |b| b.paused = true);
     let mut paused = f;
     paused.paused = true;
@@ -830,16 +843,20 @@ fn state_and_interior_changes_come_from_the_server_pass() {
 
 #[test]
 fn world_bounds_hold_a_frame_on_the_edge_without_outward_velocity() {
+    use dlmp::player::bounds::SetBounds;
     use dlmp::player::frame::Bounds;
     let (mut h, a, b) = two();
-    h.with::<FrameState>(a, |s| {
-        s.bounds = Some(Bounds {
+    let bounds = SetBounds {
+        player: h.entity(a),
+        bounds: Some(Bounds {
             min_x: 90.0,
             min_y: 190.0,
             max_x: 101.0,
             max_y: 210.0,
-        })
-    });
+        }),
+    };
+    h.world_mut().write_message(bounds);
+    h.step();
     let mut f = frame();
     f.pos = Vec3::new(102.0, 200.0, 10.0);
     f.vel = Vec3::new(0.2, 0.1, 0.0);
@@ -913,17 +930,21 @@ fn freezing_releases_the_keys_on_the_next_server_pass_and_unfreezing_restores_no
 
 #[test]
 fn new_bounds_that_leave_the_body_outside_start_the_check_from_the_edge() {
+    use dlmp::player::bounds::SetBounds;
     use dlmp::player::frame::Bounds;
     let (mut h, a, _) = two();
     h.sync(a, 1, frame());
-    h.with::<FrameState>(a, |s| {
-        s.bounds = Some(Bounds {
+    let bounds = SetBounds {
+        player: h.entity(a),
+        bounds: Some(Bounds {
             min_x: 500.0,
             min_y: 0.0,
             max_x: 600.0,
             max_y: 400.0,
-        })
-    });
+        }),
+    };
+    h.world_mut().write_message(bounds);
+    h.step();
     let mut f = frame();
     f.pos = Vec3::new(500.0, 200.0, 10.0);
     h.sync(a, 2, f);
@@ -989,11 +1010,16 @@ fn a_fast_target_widens_the_aim_reach_by_half_a_second_of_its_speed() {
     f.aim_target = u16::try_from(h.player_id(b).0).expect("a small id");
     f.cam = Vec3::new(0.0, 1.0, 0.0);
     // 15 m off the ray: 10 m + 12 m/s × 0.5 s reaches it.
-    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 12.0, 0.0));
+    // Bob's own frames carry his velocity, in units per 1/50 s step (player.md, vel).
+    let mut fb = frame();
+    fb.pos = Vec3::new(115.0, 200.0, 10.0);
+    fb.vel = Vec3::new(0.0, 0.24, 0.0);
+    h.sync(b, 2, fb);
     h.sync(a, 1, f);
     assert_eq!(target_of(&mut h, a), ["target bob"]);
     // 10 m + 8 m/s × 0.5 s does not.
-    h.with::<Body>(b, |body| body.velocity = Vec3::new(0.0, 8.0, 0.0));
+    fb.vel = Vec3::new(0.0, 0.16, 0.0);
+    h.sync(b, 3, fb);
     h.sync(a, 2, f);
     assert_eq!(target_of(&mut h, a), ["target none"]);
 }
