@@ -1,4 +1,4 @@
-//! The deterministic test harness (DEVELOPERS.md): the app without a socket, virtual
+//! The deterministic test harness (ADR 0005, ADR 0018): the app without a socket, virtual
 //! clients whose typed packets go in as bytes through the network thread's decoder, a
 //! manual clock stepped tick by tick, and exactly what each client was sent, decoded, with
 //! the client's side of the reliable lane applied.

@@ -1,7 +1,7 @@
 //! The floor below every feature: the ordered system sets of one tick, the transport the
 //! features send through, and the shutdown flag and message they hear. A feature imports
 //! from here and from its peers, never from [`crate::server`], which assembles the
-//! features into the app (DEVELOPERS.md, "The shape of the system").
+//! features into the app (ADR 0038).
 
 mod sets;
 mod shutdown;

@@ -1,4 +1,4 @@
-//! The ordered system sets of one tick (DEVELOPERS.md, "The shape of the system"),
+//! The ordered system sets of one tick (ADR 0005, "One tick"; ADR 0038),
 //! configured once, here. Every feature plugin puts its systems into these sets.
 
 use bevy_app::{App, FixedUpdate};

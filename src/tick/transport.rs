@@ -1,4 +1,5 @@
-//! The app's ends of the network channels (DEVELOPERS.md: the ECS never blocks on I/O).
+//! The app's ends of the network channels: the tick never blocks on I/O, the network
+//! thread owns the socket (ADR 0025).
 
 use std::sync::Arc;
 
