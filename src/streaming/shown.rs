@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use tracing::{debug, warn};
 
-use super::engine::Decision;
+use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::PlayerId;
@@ -24,6 +24,15 @@ use bevy_ecs::system::Query;
 pub struct ShownSets {
     shown: Vec<Vec<u32>>,
     pending: Vec<VecDeque<u32>>,
+}
+
+/// The entry of `key` in `sorted` (ascending by key): how a kind finds the item a show
+/// names among the items it gathered this pass.
+pub fn lookup<K: Ord + Copy, T: Copy>(sorted: &[(K, T)], key: K) -> Option<T> {
+    sorted
+        .binary_search_by_key(&key, |(k, _)| *k)
+        .ok()
+        .map(|i| sorted[i].1)
 }
 
 /// What [`ShownSets::apply`] did, for the caller's stream events.
@@ -40,6 +49,31 @@ fn slot(id: PlayerId) -> usize {
 }
 
 impl ShownSets {
+    /// One recipient's pass of a world kind (ADR 0027): the engine decides against what
+    /// the recipient is shown, and [`apply`](Self::apply) queues it. `conn` is asked only
+    /// when there is something to send, so a quiet recipient costs the decision alone.
+    pub fn reconcile<C: std::ops::DerefMut<Target = Connection>>(
+        &mut self,
+        engine: &mut Engine,
+        rules: &Rules,
+        viewpoint: &Viewpoint,
+        audience: &impl Audience,
+        decision: &mut Decision,
+        conn: impl FnOnce() -> Option<C>,
+        hide: impl Fn(u32) -> ServerPacket,
+        show: impl FnMut(u32) -> Option<ServerPacket>,
+        applied: &mut Applied,
+    ) {
+        let recipient = viewpoint.id;
+        engine.decide(rules, viewpoint, self.of(recipient), audience, decision);
+        if decision.hides.is_empty() && decision.shows.is_empty() && self.pending_empty(recipient) {
+            return;
+        }
+        if let Some(mut conn) = conn() {
+            self.apply(recipient, decision, &mut conn, hide, show, applied);
+        }
+    }
+
     /// The keys shown to `recipient`, ascending.
     pub fn of(&self, recipient: PlayerId) -> &[u32] {
         self.shown.get(slot(recipient)).map_or(&[], Vec::as_slice)

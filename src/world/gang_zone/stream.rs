@@ -19,7 +19,7 @@ use crate::protocol::world::shared::MarkerId;
 use crate::session::{Connection, Player, PlayerDisconnected};
 use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
 use crate::streaming::players::stream_center;
-use crate::streaming::shown::{Applied, ShownSets};
+use crate::streaming::shown::{Applied, ShownSets, lookup};
 
 /// The grid cell of zones, m: without a distance limit a pass reads every occupied cell of
 /// the recipient's scope, so fewer larger cells cost less.
@@ -123,26 +123,15 @@ pub fn reconcile(
     for (entity, player, position, scope, center) in &players {
         let c = stream_center(position, center);
         let viewpoint = Viewpoint::at(player.id, layer(scope), Vec3::new(c.x, c.y, 0.0));
-        engine.decide(&RULES, &viewpoint, shown.of(player.id), &Everyone, decision);
-        if decision.hides.is_empty() && decision.shows.is_empty() && shown.pending_empty(player.id)
-        {
-            continue;
-        }
-        let Ok(mut conn) = connections.get_mut(entity) else {
-            continue;
-        };
-        let find = |key: u32| {
-            by_id
-                .binary_search_by_key(&MarkerId(key), |(id, _)| *id)
-                .ok()
-                .map(|i| by_id[i].1)
-        };
-        shown.apply(
-            player.id,
+        shown.reconcile(
+            engine,
+            &RULES,
+            &viewpoint,
+            &Everyone,
             decision,
-            &mut conn,
+            || connections.get_mut(entity).ok(),
             |key| GangZonePacket::hide(EventId(0), MarkerId(key)).into(),
-            |key| find(key).map(|z| ServerPacket::from(show_packet(z))),
+            |key| lookup(&by_id, MarkerId(key)).map(|z| ServerPacket::from(show_packet(z))),
             applied,
         );
     }

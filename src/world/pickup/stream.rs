@@ -17,7 +17,7 @@ use crate::protocol::world::pickup::{PickupId, PickupSync};
 use crate::session::{Connection, Player, PlayerDisconnected};
 use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
 use crate::streaming::players::{Distances, stream_center};
-use crate::streaming::shown::{Applied, ShownSets};
+use crate::streaming::shown::{Applied, ShownSets, lookup};
 
 /// The pickups' engine and shown sets, kept between passes.
 #[derive(Resource, Debug)]
@@ -119,26 +119,15 @@ pub fn reconcile(
             active: life.spawned,
             ..Viewpoint::at(player.id, layer(scope), stream_center(position, center))
         };
-        engine.decide(&rules, &viewpoint, shown.of(player.id), &Everyone, decision);
-        if decision.hides.is_empty() && decision.shows.is_empty() && shown.pending_empty(player.id)
-        {
-            continue;
-        }
-        let Ok(mut conn) = connections.get_mut(entity) else {
-            continue;
-        };
-        let find = |key: u32| {
-            by_id
-                .binary_search_by_key(&PickupId(key), |(id, _)| *id)
-                .ok()
-                .map(|i| by_id[i].1)
-        };
-        shown.apply(
-            player.id,
+        shown.reconcile(
+            engine,
+            &rules,
+            &viewpoint,
+            &Everyone,
             decision,
-            &mut conn,
+            || connections.get_mut(entity).ok(),
             |key| PickupSync::remove(EventId(0), PickupId(key)).into(),
-            |key| find(key).map(|p| ServerPacket::from(show_packet(p))),
+            |key| lookup(&by_id, PickupId(key)).map(|p| ServerPacket::from(show_packet(p))),
             applied,
         );
     }
