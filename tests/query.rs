@@ -2,26 +2,21 @@
 //! answers from the app's snapshot, and `dlmp-query` prints what a browser shows. Waits are
 //! socket reads with timeouts (the client's), never sleeps.
 
-use std::net::{SocketAddr, UdpSocket};
+use std::net::UdpSocket;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use bevy_app::{AppExit, ScheduleRunnerPlugin};
 use dlmp::config::Config;
-use dlmp::net::{self, DropReason, NetConfig, NetHandle, NetStats};
+use dlmp::net::DropReason;
 use dlmp::protocol::Packet;
 use dlmp::protocol::connection::handshake::{ClientHello, MAGIC, PROTOCOL_VERSION, ServerHello};
 use dlmp::protocol::query::samples as s;
 use dlmp::protocol::text::FixedText;
-use dlmp::query::QueryPublisher;
-use dlmp::server::build_app;
-use dlmp::tick::Transport;
 
-const TIMEOUT: Duration = Duration::from_secs(5);
+#[path = "support/real.rs"]
+mod real;
+use real::{Server, TIMEOUT};
 
 const GAMEMODE: &str = r#"
 dlmp.set_game_mode_text("Query Test")
@@ -45,85 +40,30 @@ fn scripts(test: &str) -> PathBuf {
     dir
 }
 
-struct Server {
-    addr: SocketAddr,
-    stats: Arc<NetStats>,
-    shutdown: Arc<AtomicBool>,
-    app: Option<JoinHandle<AppExit>>,
-    net: Option<NetHandle>,
+/// The real server with the query's identity and [`GAMEMODE`].
+fn start(test: &str) -> Server {
+    Server::start(Config {
+        name: "Query Test Server".into(),
+        language: "English".into(),
+        website: "https://example.org".into(),
+        max_players: 16,
+        scripts: scripts(test),
+        ..real::config()
+    })
 }
 
-impl Server {
-    fn start(test: &str) -> Server {
-        let config = Config {
-            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
-            name: "Query Test Server".into(),
-            language: "English".into(),
-            website: "https://example.org".into(),
-            max_players: 16,
-            scripts: scripts(test),
-            ..dlmp::harness::Harness::config()
-        };
-        let stats = Arc::new(NetStats::default());
-        let net = net::spawn(
-            NetConfig {
-                bind: config.bind,
-                ..NetConfig::default()
-            },
-            stats.clone(),
-        )
-        .expect("bind a loopback port");
-        let transport = Transport {
-            inbound: net.inbound.clone(),
-            outbound: net.outbound.clone(),
-            stats: stats.clone(),
-        };
-        let board = net.query.clone();
-        let shutdown = Arc::new(AtomicBool::new(false));
-        let flag = shutdown.clone();
-        let app = thread::Builder::new()
-            .name("dlmp-app".into())
-            .spawn(move || {
-                let mut app = build_app(&config, transport, flag);
-                app.insert_resource(QueryPublisher(board));
-                app.add_plugins(ScheduleRunnerPlugin::run_loop(config.tick()));
-                app.run()
-            })
-            .expect("spawn the app thread");
-        Server {
-            addr: net.local_addr(),
-            stats,
-            shutdown,
-            app: Some(app),
-            net: Some(net),
-        }
-    }
-
-    /// `dlmp-query ADDR what`, until its output contains `want` (the first snapshot comes
-    /// with the first tick); the last output.
-    fn query_until(&self, what: &str, want: &str) -> String {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let out = Command::new(env!("CARGO_BIN_EXE_dlmp-query"))
-                .args([self.addr.to_string().as_str(), what])
-                .output()
-                .expect("run dlmp-query");
-            let text = String::from_utf8_lossy(&out.stdout).into_owned();
-            if text.contains(want) || Instant::now() > deadline {
-                return text;
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.shutdown.store(true, Ordering::Relaxed);
-        let app = self.app.take().map(JoinHandle::join);
-        let net = self.net.take().map(NetHandle::shutdown);
-        if !thread::panicking() {
-            assert!(matches!(app, Some(Ok(AppExit::Success))), "{app:?}");
-            assert!(matches!(net, Some(Ok(()))));
+/// `dlmp-query ADDR what`, until its output contains `want` (the first snapshot comes
+/// with the first tick); the last output.
+fn query_until(server: &Server, what: &str, want: &str) -> String {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let out = Command::new(env!("CARGO_BIN_EXE_dlmp-query"))
+            .args([server.addr.to_string().as_str(), what])
+            .output()
+            .expect("run dlmp-query");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if text.contains(want) || Instant::now() > deadline {
+            return text;
         }
     }
 }
@@ -153,8 +93,8 @@ fn connect(server: &Server, name: &str) -> UdpSocket {
 
 #[test]
 fn the_client_shows_the_servers_info_players_and_rules() {
-    let server = Server::start("show");
-    let info = server.query_until("info", "gamemode: Query Test");
+    let server = start("show");
+    let info = query_until(&server, "info", "gamemode: Query Test");
     assert!(info.contains("name: Query Test Server\n"), "{info}");
     assert!(info.contains("gamemode: Query Test\n"), "{info}");
     assert!(info.contains("players: 0/16\n"), "{info}");
@@ -163,7 +103,7 @@ fn the_client_shows_the_servers_info_players_and_rules() {
     assert!(info.contains("website: https://example.org\n"), "{info}");
     assert!(info.contains("tick rate: 50 Hz\n"), "{info}");
 
-    let rules = server.query_until("rules", "mapname");
+    let rules = query_until(&server, "rules", "mapname");
     assert_eq!(
         rules,
         format!(
@@ -173,7 +113,7 @@ fn the_client_shows_the_servers_info_players_and_rules() {
     );
 
     let _player = connect(&server, "Carl_Johnson");
-    let players = server.query_until("players", "Carl_Johnson");
+    let players = query_until(&server, "players", "Carl_Johnson");
     let line = players
         .lines()
         .find(|l| l.ends_with("Carl_Johnson"))
@@ -181,14 +121,14 @@ fn the_client_shows_the_servers_info_players_and_rules() {
     let fields: Vec<&str> = line.split_whitespace().collect();
     assert_eq!(fields[0], "0", "{line}");
     assert_eq!(fields[1], "42", "the score the gamemode set: {line}");
-    let info = server.query_until("info", "players: 1/16");
+    let info = query_until(&server, "info", "players: 1/16");
     assert!(info.contains("players: 1/16\n"), "{info}");
 }
 
 #[test]
 fn a_query_flood_from_one_ip_is_answered_16_times_and_counted() {
-    let server = Server::start("flood");
-    server.query_until("info", "gamemode: Query Test");
+    let server = start("flood");
+    query_until(&server, "info", "gamemode: Query Test");
     let before = server.stats.drops(DropReason::QueryLimited);
     // Another loopback address: a bucket of its own, apart from dlmp-query's.
     let socket = UdpSocket::bind("127.0.0.2:0").expect("bind");

@@ -64,6 +64,7 @@ impl Server {
             outbound: net.outbound.clone(),
             stats: stats.clone(),
         };
+        let board = net.query.clone();
         let shutdown = Arc::new(AtomicBool::new(false));
         let flag = shutdown.clone();
         // The app (its runner) is not Send: it is built on the thread that runs it.
@@ -71,6 +72,8 @@ impl Server {
             .name("dlmp-app".into())
             .spawn(move || {
                 let mut app = build_app(&config, transport, flag);
+                // What `Server::run` adds: the snapshot the server query is answered from.
+                app.insert_resource(dlmp::query::QueryPublisher(board));
                 app.add_plugins(dlmp::server::FixedStepRunner {
                     tick: config.tick(),
                 });
