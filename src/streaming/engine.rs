@@ -106,6 +106,10 @@ pub struct Item {
     /// Its audience is [`Audience::forced`] alone, at any distance (a seated player follows
     /// its vehicle). Forced items are not in the grid; keep them few.
     pub forced: bool,
+    /// Its own show distance and hysteresis (a label's `draw_distance`, a blip's), in place
+    /// of [`Rules::distances`]; within the rules' (which bound the grid query) or `None`
+    /// there.
+    pub distances: Option<Distances>,
 }
 
 impl Item {
@@ -119,6 +123,7 @@ impl Item {
             not_to: None,
             parent: None,
             forced: false,
+            distances: None,
         }
     }
 }
@@ -164,7 +169,8 @@ impl Decision {
 /// single viewer only to that viewer; an attached subject only while its parent is shown
 /// to the recipient; then a forced subject's audience decides alone; the recipient's
 /// `always` subject at any distance; otherwise the 3D distance from the center, within
-/// `show` for a new show and `hide` for a shown one. A non-finite distance is never within.
+/// `show` for a new show and `hide` for a shown one (the item's own distances when it has
+/// them, else the rules'). A non-finite distance is never within.
 pub fn admits(
     rules: &Rules,
     viewer: &Viewpoint,
@@ -189,7 +195,7 @@ pub fn admits(
     if viewer.always == Some(item.key) {
         return Some(d2);
     }
-    let Some(d) = rules.distances else {
+    let Some(d) = item.distances.or(rules.distances) else {
         return Some(d2);
     };
     let limit = if shown { d.hide } else { d.show };
@@ -398,6 +404,27 @@ mod tests {
             cap: None,
         };
         assert_eq!(decide(&mut e, &r, &[]).shows, [0, 1]);
+    }
+
+    #[test]
+    fn an_item_s_own_distances_replace_the_rules() {
+        let mut e = Engine::new(50.0);
+        line(&mut e, &[30.0, 30.0]);
+        let mut near = *e.item(1).expect("inserted");
+        near.key = 2;
+        near.distances = Some(Distances::new(20.0, 5.0, None));
+        e.insert(near);
+        let r = rules(100.0, None);
+        assert_eq!(decide(&mut e, &r, &[]).shows, [0, 1], "30 m is past 20 m");
+        let unlimited = Rules {
+            distances: None,
+            cap: None,
+        };
+        let mut own = Item::at(3, (0, 0), Vec3::new(4000.0, 0.0, 0.0));
+        own.distances = Some(Distances::new(10.0, 10.0, None));
+        e.insert(own);
+        e.insert(Item::at(4, (0, 0), Vec3::new(4000.0, 0.0, 0.0)));
+        assert_eq!(decide(&mut e, &unlimited, &[]).shows, [0, 1, 4]);
     }
 
     struct Parents;

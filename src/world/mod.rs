@@ -2,10 +2,14 @@
 //! checkpoints, blips, gang zones, colshapes and waypoints. One plugin per kind, each in
 //! its own module; [`WorldPlugin`] adds them all.
 
+pub mod attach;
+pub mod blip;
+pub mod cadence;
 pub mod checkpoint;
 pub mod clock;
 pub mod colshape;
 pub mod gang_zone;
+pub mod label;
 mod marker_ids;
 pub mod pickup;
 pub mod script_view;
@@ -29,6 +33,8 @@ impl Plugin for WorldPlugin {
                 waypoint::WaypointPlugin,
                 pickup::PickupPlugin,
                 gang_zone::GangZonePlugin,
+                label::LabelPlugin,
+                blip::BlipPlugin,
             ));
     }
 }

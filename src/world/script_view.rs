@@ -1,5 +1,5 @@
 //! The world as scripts see it (the Lua API answers reads from here): the clock, the
-//! checkpoints and colshapes that exist, each player's held waypoint, and the shared id
+//! checkpoints, colshapes, gang zones, labels and blips that exist, each player's held waypoint, and the shared id
 //! counters, so a `create_*` knows its id in the call (ADR 0029). Refreshed from the ECS
 //! at the start of every script pass; a call's own creations and removals show at once.
 
@@ -9,10 +9,12 @@ use bevy_ecs::entity::{Entity, EntityHashMap};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
+use super::blip::Blip;
 use super::checkpoint::{Checkpoint, CheckpointCrossed};
 use super::clock::{ClockMode, Environment, WallClock};
 use super::colshape::{Colshape, ColshapeCrossed};
 use super::gang_zone::GangZone;
+use super::label::Label;
 use super::waypoint::{Waypoint, WaypointChanged};
 use super::{ColshapeIds, MarkerIds};
 use crate::protocol::world::markers::{ColshapeId, Shape};
@@ -48,12 +50,18 @@ pub struct WorldView {
     pub colshapes: HashMap<ColshapeId, ColshapeView>,
     /// The gang zones that exist; `true` for one a call made since the last refresh.
     pub gang_zones: HashMap<MarkerId, bool>,
+    /// The labels that exist, as `gang_zones`.
+    pub labels: HashMap<MarkerId, bool>,
+    /// The blips that exist, as `gang_zones`.
+    pub blips: HashMap<MarkerId, bool>,
     /// Held waypoints of the players that have one.
     pub waypoints: EntityHashMap<MapPoint>,
     /// Removed by a call since the last refresh (their despawn applies after the pass).
     gone_checkpoints: Vec<MarkerId>,
     gone_colshapes: Vec<ColshapeId>,
     gone_gang_zones: Vec<MarkerId>,
+    gone_labels: Vec<MarkerId>,
+    gone_blips: Vec<MarkerId>,
 }
 
 impl WorldView {
@@ -100,6 +108,28 @@ impl WorldView {
         self.gang_zones.remove(&id).is_some()
     }
 
+    /// A label a call made.
+    pub fn add_label(&mut self, id: MarkerId) {
+        self.labels.insert(id, true);
+    }
+
+    /// A label a call removed; false if it did not exist.
+    pub fn remove_label(&mut self, id: MarkerId) -> bool {
+        self.gone_labels.push(id);
+        self.labels.remove(&id).is_some()
+    }
+
+    /// A blip a call made.
+    pub fn add_blip(&mut self, id: MarkerId) {
+        self.blips.insert(id, true);
+    }
+
+    /// A blip a call removed; false if it did not exist.
+    pub fn remove_blip(&mut self, id: MarkerId) -> bool {
+        self.gone_blips.push(id);
+        self.blips.remove(&id).is_some()
+    }
+
     /// A checkpoint a call removed; false if it did not exist.
     pub fn remove_checkpoint(&mut self, id: MarkerId) -> bool {
         self.gone_checkpoints.push(id);
@@ -121,6 +151,8 @@ pub struct WorldScriptParts<'w, 's> {
     checkpoints: Query<'w, 's, &'static Checkpoint>,
     colshapes: Query<'w, 's, &'static Colshape>,
     gang_zones: Query<'w, 's, &'static GangZone>,
+    labels: Query<'w, 's, &'static Label>,
+    blips: Query<'w, 's, &'static Blip>,
     waypoints: Query<'w, 's, (Entity, &'static Waypoint)>,
 }
 
@@ -175,19 +207,21 @@ impl WorldScriptParts<'_, '_> {
         }
         view.colshapes = colshapes;
 
-        let gone = std::mem::take(&mut view.gone_gang_zones);
-        let mut zones: HashMap<MarkerId, bool> = self
-            .gang_zones
-            .iter()
-            .filter(|z| !gone.contains(&z.id))
-            .map(|z| (z.id, false))
-            .collect();
-        for (id, fresh) in view.gang_zones.drain() {
-            if fresh {
-                zones.entry(id).or_insert(false);
-            }
-        }
-        view.gang_zones = zones;
+        merge_ids(
+            &mut view.gang_zones,
+            &mut view.gone_gang_zones,
+            self.gang_zones.iter().map(|z| z.id),
+        );
+        merge_ids(
+            &mut view.labels,
+            &mut view.gone_labels,
+            self.labels.iter().map(|l| l.id),
+        );
+        merge_ids(
+            &mut view.blips,
+            &mut view.gone_blips,
+            self.blips.iter().map(|b| b.id),
+        );
 
         view.waypoints = self
             .waypoints
@@ -195,6 +229,26 @@ impl WorldScriptParts<'_, '_> {
             .filter_map(|(e, w)| w.held.map(|p| (e, p)))
             .collect();
     }
+}
+
+/// The ids of a kind the ECS holds, less those a call removed since the last refresh, plus
+/// those a call made (kept until the ECS has them).
+fn merge_ids(
+    view: &mut HashMap<MarkerId, bool>,
+    gone: &mut Vec<MarkerId>,
+    ecs: impl Iterator<Item = MarkerId>,
+) {
+    let gone = std::mem::take(gone);
+    let mut ids: HashMap<MarkerId, bool> = ecs
+        .filter(|id| !gone.contains(id))
+        .map(|id| (id, false))
+        .collect();
+    for (id, fresh) in view.drain() {
+        if fresh {
+            ids.entry(id).or_insert(false);
+        }
+    }
+    *view = ids;
 }
 
 /// A world event for scripts, before it becomes a [`ScriptEvent`](crate::script::ScriptEvent).

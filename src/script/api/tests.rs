@@ -145,6 +145,21 @@ fn every_checkpoint_colshape_and_gang_zone_method_is_documented_and_every_docume
 }
 
 #[test]
+fn every_label_and_blip_method_is_documented_and_every_documented_one_exists() {
+    use super::world::{LuaBlip, LuaLabel};
+    use crate::protocol::world::shared::MarkerId;
+    let lua = lua();
+    assert_eq!(
+        methods(&lua, LuaLabel { id: MarkerId(1) }),
+        documented("label:", true)
+    );
+    assert_eq!(
+        methods(&lua, LuaBlip { id: MarkerId(1) }),
+        documented("blip:", true)
+    );
+}
+
+#[test]
 fn every_event_has_a_heading_and_an_example_and_every_heading_is_an_event() {
     let events = DOCS
         .split_once("\n## Events\n")

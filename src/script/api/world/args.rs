@@ -1,12 +1,16 @@
 //! Argument conversions of the world functions, in one place: every f32 a world call
 //! takes goes through [`float`], so the strict conversion rule has one home.
 
+use bevy_ecs::entity::Entity;
 use mlua::{Error, Result, Table, Value};
 
 use super::super::args;
 use crate::player::Scope;
 use crate::protocol::geometry::Vec3;
+use crate::protocol::world::label::LABEL_TEXT;
 use crate::protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
+use crate::world::attach::Attach;
+use crate::world::label::LabelText;
 
 /// A finite number that is an f32 satisfying `ok`, else "FUNC: ARG N is outside RANGE".
 pub(super) fn float(
@@ -90,4 +94,53 @@ pub(super) fn scope(func: &str, opts: Option<&Table>) -> Result<Scope> {
 pub(super) fn rgb_or(func: &str, arg: &str, v: &Value, default: u32) -> Result<u32> {
     let c = args::integer_or(func, arg, v, 0..=0x00FF_FFFF, i64::from(default))?;
     u32::try_from(c).map_err(Error::external)
+}
+
+/// The `viewer` option: a present Player, or `None` when nil.
+pub(super) fn viewer(lua: &mlua::Lua, func: &str, opts: Option<&Table>) -> Result<Option<Entity>> {
+    match option(opts, "viewer")? {
+        Value::Nil => Ok(None),
+        v => {
+            let p = args::player(func, "viewer", &v)?;
+            p.present(lua, func)?;
+            Ok(Some(p.entity))
+        }
+    }
+}
+
+/// The `attach` option: a present Player, or `None` when nil. Vehicles do not exist yet
+/// ([`Attach::Vehicle`] is their seam), so anything else is an error naming the option.
+pub(super) fn attach(lua: &mlua::Lua, func: &str, opts: Option<&Table>) -> Result<Option<Attach>> {
+    match option(opts, "attach")? {
+        Value::Nil => Ok(None),
+        v => {
+            let p = args::player(func, "attach", &v).map_err(|_| {
+                Error::runtime(format!("{func}: attach must be a Player or a Vehicle"))
+            })?;
+            p.present(lua, func)?;
+            Ok(Some(Attach::Player(p.entity)))
+        }
+    }
+}
+
+/// A label text: a UTF-8 string of at most 255 bytes without NUL (world.md Label3D: the
+/// 256-byte field is NUL-terminated).
+pub(super) fn label_text(func: &str, v: &Value) -> Result<LabelText> {
+    let Value::String(s) = v else {
+        return Err(Error::runtime(format!(
+            "{func}: text must be a string, got {}",
+            v.type_name()
+        )));
+    };
+    let bytes = s.as_bytes();
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Error::runtime(format!("{func}: text must be UTF-8")))?;
+    if text.len() >= LABEL_TEXT {
+        return Err(Error::runtime(format!(
+            "{func}: text is {} bytes, at most {} fit",
+            text.len(),
+            LABEL_TEXT - 1
+        )));
+    }
+    LabelText::new(text).map_err(|_| Error::runtime(format!("{func}: text must not contain NUL")))
 }

@@ -4,7 +4,7 @@
 use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value};
 
 use super::super::{args, queue_message, state, state_mut};
-use super::args::{float, known_options, option, rgb_or, scope};
+use super::args::{float, known_options, option, rgb_or, scope, viewer};
 use crate::protocol::world::shared::{MarkerId, WORLD_XY};
 use crate::script::ResourceId;
 use crate::world::gang_zone::{GangZoneCommand, GangZoneSpec};
@@ -70,14 +70,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
                 let opts = opts.as_ref();
                 let color = rgb_or(F, "color", &option(opts, "color")?, 0x00FF_FFFF)?;
                 let alpha = alpha(F, &option(opts, "alpha")?, 128)?;
-                let viewer = match option(opts, "viewer")? {
-                    Value::Nil => None,
-                    v => {
-                        let p = args::player(F, "viewer", &v)?;
-                        p.present(lua, F)?;
-                        Some(p.entity)
-                    }
-                };
+                let viewer = viewer(lua, F, opts)?;
                 let spec = GangZoneSpec {
                     min,
                     max,

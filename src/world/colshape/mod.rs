@@ -2,9 +2,11 @@
 //! spheres, cylinders and axis-aligned boxes in a scope, and `colshape_enter` /
 //! `colshape_leave` for players from their accepted positions. Decisions: ADR 0030.
 //!
-//! Who a resource showed the outline to is kept ([`Colshape::shown_to`]); sending the
-//! outline (ColshapeShape, the 256 nearest by center) is the world streaming engine's
-//! part and plugs in on that set.
+//! Who a resource showed the outline to is kept ([`Colshape::shown_to`]); [`outline`]
+//! streams the outline (ColshapeShape) to them on the one engine, the 256 nearest by the
+//! form's center (ADR 0045).
+
+pub mod outline;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -16,7 +18,9 @@ use crate::protocol::world::markers::{ColshapeId, Shape};
 use crate::protocol::world::shared::EntityRev;
 use crate::script::{Owned, ResourceId};
 use crate::session::PlayerDisconnected;
-use crate::tick::{GameplaySystems, ServerSystems};
+use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+
+pub use outline::OutlineStream;
 
 /// Whether `p` is inside `shape`: within the sphere's radius, within the cylinder's radius
 /// and between its base and top, within the box on every axis (borders inside).
@@ -90,6 +94,11 @@ impl Plugin for ColshapePlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<ColshapeCommand>()
             .add_message::<ColshapeCrossed>()
+            .init_resource::<OutlineStream>()
+            .add_systems(
+                FixedUpdate,
+                outline::reconcile.in_set(StreamingSystems::Reconcile),
+            )
             .add_systems(
                 FixedUpdate,
                 forget_leavers.in_set(ServerSystems::Validation),

@@ -1,0 +1,226 @@
+//! Blip streaming on the one engine (world.md Blip; ADR 0027, ADR 0045): shown to a player
+//! in the blip's scope (an attached blip: its entity's, measured from the entity), within
+//! the blip's draw distance when it has one (hidden [`HIDE_MARGIN`] past it), at most the
+//! [`CAP`] nearest; a single viewer only to that viewer; an attached blip never to the
+//! attached player, and only once both it and the recipient have spawned. Shows and hides
+//! are droppable, repeated by the next pass while the lane is full; a hide precedes the
+//! next show; a new connection receives its blips again.
+//!
+//! An attached blip's position is refreshed from its entity at most once a second after a
+//! move of more than [`REFRESH_DISTANCE`] (never outside world bounds), as a show to
+//! everyone it is shown to, critical. Reconciled like labels (ADR 0045): everyone after a
+//! change of the blip set, otherwise the recipients whose state changed and the
+//! [`Cadence`]'s rotating share, each at least once a second.
+
+use bevy_ecs::prelude::*;
+use bevy_time::{Fixed, Time};
+
+use super::{Blip, CAP, HIDE_MARGIN, REFRESH_DISTANCE, REFRESH_INTERVAL};
+use crate::player::{Life, Position, Scope, StreamCenter};
+use crate::protocol::ServerPacket;
+use crate::protocol::ids::{EventId, PlayerId};
+use crate::protocol::world::markers::Blip as BlipPacket;
+use crate::protocol::world::shared::{self, MarkerId};
+use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
+use crate::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
+use crate::streaming::players::{Distances, stream_center};
+use crate::streaming::shown::{Applied, ShownSets, lookup};
+use crate::world::attach::Parents;
+use crate::world::cadence::Cadence;
+
+/// The grid cell of blips, m: most blips have no distance limit, so a pass reads every
+/// occupied cell of the recipient's scope, and fewer larger cells cost less.
+const CELL: f32 = 1000.0;
+
+/// The blips' engine, shown sets and cadence, kept between passes.
+#[derive(Resource, Debug)]
+pub struct BlipStream {
+    engine: Engine,
+    shown: ShownSets,
+    decision: Decision,
+    applied: Applied,
+    cadence: Cadence,
+}
+
+impl Default for BlipStream {
+    fn default() -> Self {
+        BlipStream {
+            engine: Engine::new(CELL),
+            shown: ShownSets::default(),
+            decision: Decision::default(),
+            applied: Applied::default(),
+            cadence: Cadence::default(),
+        }
+    }
+}
+
+impl BlipStream {
+    /// Who is shown which blip (keys are blip ids).
+    pub fn shown(&self) -> &ShownSets {
+        &self.shown
+    }
+
+    /// The blip set changed: the next pass reconciles everyone.
+    pub fn changed(&mut self) {
+        self.cadence.everyone();
+    }
+}
+
+/// The show of a blip as it is now.
+pub fn show_packet(b: &Blip) -> BlipPacket {
+    BlipPacket {
+        event_id: EventId(0),
+        blip_id: b.id,
+        active: true,
+        sprite: b.spec.sprite,
+        color: b.spec.color,
+        pos: b.at,
+        attach_kind: b.attached.0,
+        attach_id: b.attached.1,
+        size: b.spec.size,
+        flags: b.spec.flags,
+    }
+}
+
+/// Attached blips wait for the recipient's first spawn ([`Item::parent`] is always 0).
+struct SpawnedRecipients(Vec<bool>);
+
+impl Audience for SpawnedRecipients {
+    fn parent_shown(&self, _parent: u32, recipient: PlayerId) -> bool {
+        self.0.get(recipient.0 as usize).copied().unwrap_or(false)
+    }
+}
+
+/// What the pass reads of a recipient.
+type Recipient = (
+    Entity,
+    &'static Player,
+    &'static Position,
+    Ref<'static, Scope>,
+    Ref<'static, Life>,
+    &'static StreamCenter,
+);
+
+/// One pass: the position refresh, then the reconcile. Public for the benchmark.
+#[allow(clippy::too_many_arguments, reason = "a system's parameters")]
+pub fn reconcile(
+    time: Res<Time<Fixed>>,
+    mut stream: ResMut<BlipStream>,
+    mut left: MessageReader<PlayerDisconnected>,
+    mut blips: Query<&mut Blip>,
+    parents: Parents,
+    players: Query<Recipient>,
+    index: Res<PlayerIndex>,
+    mut connections: Query<&mut Connection>,
+) {
+    let BlipStream {
+        engine,
+        shown,
+        decision,
+        applied,
+        cadence,
+    } = &mut *stream;
+    cadence.begin(time.timestep());
+    for gone in left.read() {
+        shown.forget(gone.id);
+    }
+    let now = time.elapsed();
+    let mut parent_entities = Vec::new();
+    for mut b in &mut blips {
+        let Some(attach) = b.spec.attach else {
+            continue;
+        };
+        parent_entities.push(attach.entity());
+        let Some(parent) = parents.get(attach) else {
+            continue;
+        };
+        let (p, at) = (parent.position, b.at);
+        let (dx, dy, dz) = (p.x - at.x, p.y - at.y, p.z - at.z);
+        let moved = dx * dx + dy * dy + dz * dz > REFRESH_DISTANCE * REFRESH_DISTANCE;
+        if moved
+            && now.saturating_sub(b.refreshed) >= REFRESH_INTERVAL
+            && shared::in_world("pos", &p).is_ok()
+        {
+            b.at = p;
+            b.refreshed = now;
+            let packet = show_packet(&b).into();
+            shown.tell_viewers(b.id.0, &packet, &index, &mut connections);
+        }
+    }
+    parent_entities.sort_unstable();
+    let mut audience = SpawnedRecipients(Vec::new());
+    for (entity, player, _, scope, life, _) in &players {
+        let i = player.id.0 as usize;
+        if audience.0.len() <= i {
+            audience.0.resize(i + 1, false);
+        }
+        audience.0[i] = life.spawned;
+        if scope.is_changed() || life.is_changed() {
+            cadence.mark(player.id);
+            if parent_entities.binary_search(&entity).is_ok() {
+                cadence.everyone();
+            }
+        }
+    }
+    engine.clear();
+    let mut unlimited = false;
+    let mut farthest: f32 = 0.0;
+    let mut by_id: Vec<(MarkerId, &Blip)> = Vec::new();
+    for b in &blips {
+        let viewer = match b.spec.viewer {
+            None => None,
+            Some(e) => match players.get(e) {
+                Ok((_, p, ..)) => Some(p.id),
+                Err(_) => continue,
+            },
+        };
+        let mut item = Item {
+            viewer,
+            distances: b
+                .spec
+                .draw_distance
+                .map(|d| Distances::new(d, HIDE_MARGIN, None)),
+            ..Item::at(b.id.0, layer(&b.spec.scope), b.spec.position)
+        };
+        if let Some(attach) = b.spec.attach {
+            let Some(parent) = parents.get(attach).filter(|p| p.spawned) else {
+                continue;
+            };
+            item.position = parent.position;
+            item.layer = layer(&parent.scope);
+            item.not_to = parent.player;
+            item.parent = Some(0);
+        }
+        match b.spec.draw_distance {
+            Some(d) => farthest = farthest.max(d),
+            None => unlimited = true,
+        }
+        engine.insert(item);
+        by_id.push((b.id, b));
+    }
+    by_id.sort_unstable_by_key(|(id, _)| *id);
+    let rules = Rules {
+        distances: (!unlimited).then(|| Distances::new(farthest, HIDE_MARGIN, None)),
+        cap: Some(CAP),
+    };
+    for (entity, player, position, scope, _, center) in &players {
+        if !cadence.due(player.id) && shown.pending_empty(player.id) {
+            continue;
+        }
+        let viewpoint = Viewpoint::at(player.id, layer(&scope), stream_center(position, center));
+        shown.reconcile(
+            engine,
+            &rules,
+            &viewpoint,
+            &audience,
+            decision,
+            || connections.get_mut(entity).ok(),
+            |key| BlipPacket::hide(EventId(0), MarkerId(key)).into(),
+            |key| lookup(&by_id, MarkerId(key)).map(|b| ServerPacket::from(show_packet(b))),
+            applied,
+        );
+    }
+    cadence.end();
+    applied.hidden.clear();
+    applied.shown.clear();
+}

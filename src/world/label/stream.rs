@@ -1,0 +1,213 @@
+//! Label streaming on the one engine (world.md Label3D; ADR 0027, ADR 0045): shown to a
+//! spawned player in the label's scope within the label's own draw distance of the
+//! player's stream center (hidden [`HIDE_MARGIN`] beyond it), at most the [`CAP`] nearest;
+//! a single viewer only to that viewer; an attached label in its entity's scope, measured
+//! from the entity, only while the entity is shown to the recipient (player streaming's
+//! `Viewers`, decided earlier in the same set) and never to the attached player. Shows and
+//! hides are droppable, repeated by the next pass while the lane is full; a hide precedes
+//! the next show; a new connection receives its labels again.
+//!
+//! The page reconciles "on every change of a label and once a second": every recipient
+//! after a change of the label set; otherwise those whose state changed (a new
+//! connection, a spawn, a scope change, a player shown or hidden to them) and the
+//! [`Cadence`]'s rotating share.
+
+use bevy_ecs::prelude::*;
+use bevy_time::{Fixed, Time};
+
+use super::{CAP, HIDE_MARGIN, Label};
+use crate::player::{Life, Position, Scope, StreamCenter, Viewers};
+use crate::protocol::ServerPacket;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{EventId, PlayerId};
+use crate::protocol::world::label::Label3D;
+use crate::protocol::world::shared::MarkerId;
+use crate::session::{Connection, Player, PlayerDisconnected};
+use crate::streaming::StreamChange;
+use crate::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
+use crate::streaming::players::{Distances, stream_center};
+use crate::streaming::shown::{Applied, ShownSets, lookup};
+use crate::world::attach::Parents;
+use crate::world::cadence::Cadence;
+
+/// The labels' engine, shown sets and cadence, kept between passes.
+#[derive(Resource, Debug)]
+pub struct LabelStream {
+    engine: Engine,
+    shown: ShownSets,
+    decision: Decision,
+    applied: Applied,
+    cadence: Cadence,
+}
+
+impl Default for LabelStream {
+    fn default() -> Self {
+        LabelStream {
+            engine: Engine::new(cell(super::DEFAULT_DRAW_DISTANCE)),
+            shown: ShownSets::default(),
+            decision: Decision::default(),
+            applied: Applied::default(),
+            cadence: Cadence::default(),
+        }
+    }
+}
+
+impl LabelStream {
+    /// Who is shown which label (keys are label ids).
+    pub fn shown(&self) -> &ShownSets {
+        &self.shown
+    }
+
+    /// The label set changed: the next pass reconciles everyone.
+    pub fn changed(&mut self) {
+        self.cadence.everyone();
+    }
+}
+
+/// The grid cell for labels drawn up to `farthest`: about half of it, so a query touches
+/// 3 × 3 to 4 × 4 cells.
+fn cell(farthest: f32) -> f32 {
+    (farthest / 2.0).max(25.0)
+}
+
+/// A label's own distances.
+fn distances(draw_distance: f32) -> Distances {
+    Distances::new(draw_distance, HIDE_MARGIN, None)
+}
+
+/// The show of a label as it is now.
+pub fn show_packet(l: &Label) -> Label3D {
+    Label3D {
+        event_id: EventId(0),
+        label_id: l.id,
+        active: true,
+        color: l.spec.color,
+        pos: l.spec.position,
+        draw_distance: l.spec.draw_distance,
+        attach_kind: l.attached.0,
+        attach_id: l.attached.1,
+        text: l.spec.text,
+    }
+}
+
+/// The parents of this pass's attached labels, by [`Item::parent`] index.
+struct ShownParents<'a>(Vec<&'a Viewers>);
+
+impl Audience for ShownParents<'_> {
+    fn parent_shown(&self, parent: u32, recipient: PlayerId) -> bool {
+        self.0
+            .get(parent as usize)
+            .is_some_and(|v| v.contains(recipient))
+    }
+}
+
+/// What the pass reads of a recipient.
+type Recipient = (
+    Entity,
+    &'static Player,
+    &'static Position,
+    Ref<'static, Scope>,
+    Ref<'static, Life>,
+    &'static StreamCenter,
+);
+
+/// One reconcile pass. Public for the benchmark.
+#[allow(clippy::too_many_arguments, reason = "a system's parameters")]
+pub fn reconcile(
+    time: Res<Time<Fixed>>,
+    mut stream: ResMut<LabelStream>,
+    mut left: MessageReader<PlayerDisconnected>,
+    mut changes: MessageReader<StreamChange>,
+    labels: Query<&Label>,
+    parents: Parents,
+    players: Query<Recipient>,
+    mut connections: Query<&mut Connection>,
+) {
+    let LabelStream {
+        engine,
+        shown,
+        decision,
+        applied,
+        cadence,
+    } = &mut *stream;
+    cadence.begin(time.timestep());
+    for gone in left.read() {
+        shown.forget(gone.id);
+    }
+    for change in changes.read() {
+        if let Ok((_, p, ..)) = players.get(change.recipient) {
+            cadence.mark(p.id);
+        }
+    }
+    let farthest = labels
+        .iter()
+        .map(|l| l.spec.draw_distance)
+        .fold(super::DEFAULT_DRAW_DISTANCE, f32::max);
+    if engine.cell_size() != cell(farthest) {
+        *engine = Engine::new(cell(farthest));
+    }
+    engine.clear();
+    let mut audience = ShownParents(Vec::new());
+    let mut by_id: Vec<(MarkerId, &Label)> = Vec::new();
+    for l in &labels {
+        let viewer = match l.spec.viewer {
+            None => None,
+            Some(e) => match players.get(e) {
+                Ok((_, p, ..)) => Some(p.id),
+                Err(_) => continue,
+            },
+        };
+        let mut item = Item {
+            viewer,
+            distances: Some(distances(l.spec.draw_distance)),
+            ..Item::at(l.id.0, layer(&l.spec.scope), l.spec.position)
+        };
+        if let Some(attach) = l.spec.attach {
+            let Some(parent) = parents.get(attach) else {
+                continue;
+            };
+            let Ok(slot) = u32::try_from(audience.0.len()) else {
+                continue;
+            };
+            audience.0.push(parent.viewers);
+            let (p, o) = (parent.position, l.spec.position);
+            item.position = Vec3::new(p.x + o.x, p.y + o.y, p.z + o.z);
+            item.layer = layer(&parent.scope);
+            item.not_to = parent.player;
+            item.parent = Some(slot);
+        }
+        engine.insert(item);
+        by_id.push((l.id, l));
+    }
+    by_id.sort_unstable_by_key(|(id, _)| *id);
+    let rules = Rules {
+        distances: Some(distances(farthest)),
+        cap: Some(CAP),
+    };
+    for (entity, player, position, scope, life, center) in &players {
+        if scope.is_changed() || life.is_changed() {
+            cadence.mark(player.id);
+        }
+        if !cadence.due(player.id) && shown.pending_empty(player.id) {
+            continue;
+        }
+        let viewpoint = Viewpoint {
+            active: life.spawned,
+            ..Viewpoint::at(player.id, layer(&scope), stream_center(position, center))
+        };
+        shown.reconcile(
+            engine,
+            &rules,
+            &viewpoint,
+            &audience,
+            decision,
+            || connections.get_mut(entity).ok(),
+            |key| Label3D::hide(EventId(0), MarkerId(key)).into(),
+            |key| lookup(&by_id, MarkerId(key)).map(|l| ServerPacket::from(show_packet(l))),
+            applied,
+        );
+    }
+    cadence.end();
+    applied.hidden.clear();
+    applied.shown.clear();
+}
