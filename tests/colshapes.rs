@@ -2,7 +2,8 @@
 //! and axis-aligned boxes on the server, `colshape_enter` / `colshape_leave` for players
 //! from their accepted positions (a living spawned player in the colshape's scope),
 //! `contains` and `players`, no event on destroy or leave, and a stopped resource's
-//! colshapes gone as if destroyed.
+//! colshapes gone as if destroyed. The outline (ColshapeShape): only to players a resource
+//! showed it to, in the colshape's scope, the 256 nearest by the form's center.
 
 mod world_support;
 
@@ -10,6 +11,8 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness};
 use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::world::markers::{ColshapeForm, ColshapeShape};
+use dlmp::script::ScriptHost;
 use world_support::{lua, lua_now, scripts, spawned, told, walk_to};
 
 /// Every crossing is told to everyone as "enter|leave NAME ID".
@@ -250,4 +253,168 @@ fn a_show_in_the_call_that_made_the_colshape_is_kept_and_a_destroy_there_removes
         .map(|c| (c.id.0, c.shown_to.clone()))
         .collect();
     assert_eq!(shapes, [(1, vec![alice])]);
+}
+
+/// (colshape_id, active, form, a, b, rev) of every outline the client got.
+type Outline = (u32, bool, ColshapeForm, [f32; 3], [f32; 3], u32);
+
+fn outlines(h: &Harness, c: ClientId) -> Vec<Outline> {
+    h.packets::<ColshapeShape>(c)
+        .iter()
+        .map(|o| {
+            (
+                o.colshape_id.0,
+                o.active,
+                o.form,
+                [o.a.x, o.a.y, o.a.z],
+                [o.b.x, o.b.y, o.b.z],
+                o.rev.0,
+            )
+        })
+        .collect()
+}
+
+fn gone(id: u32) -> Outline {
+    (id, false, ColshapeForm::Sphere, [0.0; 3], [0.0; 3], 0)
+}
+
+fn alice_and_bob(test: &str) -> (world_support::Scripts, Harness, ClientId, ClientId) {
+    let (s, mut h, a) = alice(test);
+    let b = world_support::spawned(&mut h, "bob");
+    (s, h, a, b)
+}
+
+#[test]
+fn an_outline_goes_only_to_the_players_a_resource_showed_it_to_with_its_form() {
+    let (_s, mut h, a, b) = alice_and_bob("cs-outline");
+    lua(
+        &mut h,
+        a,
+        "G.s = dlmp.create_colshape('sphere', 50, 0, 10, 2) G.y = dlmp.create_colshape('cylinder', 60, 0, 9, 3, 4)",
+    );
+    lua(
+        &mut h,
+        a,
+        "G.x = dlmp.create_colshape('box', 70, -1, 8, 72, 1, 12) G.s:show(p) G.y:show(p) G.x:show(p)",
+    );
+    assert_eq!(
+        outlines(&h, a),
+        [
+            (
+                1,
+                true,
+                ColshapeForm::Sphere,
+                [50.0, 0.0, 10.0],
+                [2.0, 0.0, 0.0],
+                1
+            ),
+            (
+                2,
+                true,
+                ColshapeForm::Cylinder,
+                [60.0, 0.0, 9.0],
+                [3.0, 4.0, 0.0],
+                1
+            ),
+            (
+                3,
+                true,
+                ColshapeForm::Box,
+                [70.0, -1.0, 8.0],
+                [72.0, 1.0, 12.0],
+                1
+            ),
+        ],
+        "nearest by center first"
+    );
+    assert_eq!(outlines(&h, b), [], "shown to nobody by default");
+}
+
+#[test]
+fn hide_destroy_and_a_resource_stop_remove_the_outline() {
+    let (_s, mut h, a, _b) = alice_and_bob("cs-outline-gone");
+    lua(
+        &mut h,
+        a,
+        "G.s = dlmp.create_colshape('sphere', 1, 0, 10, 2) G.s:show(p) G.t = dlmp.create_colshape('sphere', 2, 0, 10, 2)",
+    );
+    lua(
+        &mut h,
+        a,
+        "G.t:show(p) G.u = dlmp.create_colshape('sphere', 3, 0, 10, 2) G.u:show(p)",
+    );
+    h.clear(a);
+    lua(&mut h, a, "G.s:hide(p)");
+    assert_eq!(outlines(&h, a), [gone(1)]);
+    lua(&mut h, a, "G.s:show(p)");
+    assert_eq!(outlines(&h, a)[1].0, 1, "shown again");
+    h.clear(a);
+    lua(&mut h, a, "G.t:destroy()");
+    assert_eq!(outlines(&h, a), [gone(2)]);
+    h.clear(a);
+    h.world_mut()
+        .non_send_mut::<ScriptHost>()
+        .stop("gm")
+        .expect("running");
+    h.steps(2);
+    assert_eq!(outlines(&h, a), [gone(1), gone(3)], "as if destroyed");
+}
+
+#[test]
+fn an_outline_is_shown_only_in_the_colshapes_scope() {
+    let (_s, mut h, a, _b) = alice_and_bob("cs-outline-scope");
+    lua(
+        &mut h,
+        a,
+        "G.s = dlmp.create_colshape('sphere', 1, 0, 10, 2, { virtual_world = 2 }) G.s:show(p)",
+    );
+    assert_eq!(outlines(&h, a), []);
+    lua(&mut h, a, "p:set_virtual_world(2)");
+    assert_eq!(outlines(&h, a).len(), 1);
+    lua(&mut h, a, "p:set_virtual_world(0)");
+    assert_eq!(outlines(&h, a)[1], gone(1));
+}
+
+#[test]
+fn a_player_is_shown_at_most_the_256_nearest_outlines_by_center() {
+    let (_s, mut h, a, _b) = alice_and_bob("cs-outline-cap");
+    lua(
+        &mut h,
+        a,
+        "for i = 1, 257 do dlmp.create_colshape('sphere', i * 10, 0, 10, 1):show(p) end",
+    );
+    h.advance(Duration::from_secs(2));
+    let ids: Vec<u32> = outlines(&h, a).iter().map(|o| o.0).collect();
+    assert_eq!(ids.len(), 256);
+    assert_eq!(ids[0], 1);
+    assert!(!ids.contains(&257), "the farthest waits");
+    h.clear(a);
+    lua(&mut h, a, "p:set_position(2580, 0, 10)");
+    let got: Vec<(u32, bool)> = outlines(&h, a).iter().map(|o| (o.0, o.1)).collect();
+    assert_eq!(
+        got,
+        [(1, false), (257, true)],
+        "refilled as the player moves"
+    );
+}
+
+#[test]
+fn a_show_set_is_discarded_when_the_player_leaves() {
+    let (_s, mut h, a, _b) = alice_and_bob("cs-outline-leave");
+    lua(
+        &mut h,
+        a,
+        "G.s = dlmp.create_colshape('sphere', 1, 0, 10, 2) G.s:show(p)",
+    );
+    assert_eq!(outlines(&h, a).len(), 1);
+    h.disconnect(a);
+    h.steps(2);
+    let again = world_support::spawned(&mut h, "alice");
+    h.steps(2);
+    assert_eq!(h.player_id(again), h.player_id(a), "the same slot");
+    assert_eq!(
+        outlines(&h, again),
+        [],
+        "a new connection has no outline shown"
+    );
 }
