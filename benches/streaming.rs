@@ -12,7 +12,16 @@
 //!
 //! - "world": the pickup reconcile on the same engine with 5000 pickups spread over the
 //!   map (|x|, |y| < 4000), the 1000 players everywhere already shown what is near them:
-//!   the pass with nothing moving, alone and with the players' pass.
+//!   the pass with nothing moving, alone and with the players' pass. Then 10 000 labels
+//!   (draw distance 50 m) and 2000 blips (no draw distance: each player is shown its 100
+//!   nearest) over the same map: each kind's tick with nothing changing (labels and blips
+//!   reconcile a fiftieth of the recipients a tick, each once a second), each kind's full
+//!   pass over every recipient (what a tick costs after a change of the kind), and the
+//!   three together.
+//!
+//! - "world density": the full pass of pickups + labels + blips with 250, 500 and 1000
+//!   players in clusters of 50 (`spread_position`) and the world kinds at the same density
+//!   over the whole map (|x|, |y| < 6000): the cost should grow about linearly.
 //!
 //! `cargo bench --bench streaming -- --warm-up-time 1 --measurement-time 5`
 
@@ -20,21 +29,28 @@ mod common;
 
 use std::hint::black_box;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
 
 use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
-use bevy_time::Time;
+use bevy_ecs::system::ScheduleSystem;
+use bevy_time::{Fixed, Time};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dlmp::player::relay::Relayed;
 use dlmp::player::{Life, Position, Scope, Skills, StreamCenter, Viewers};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, PlayerToken, SessionToken};
 use dlmp::protocol::text::FixedText;
+use dlmp::protocol::world::markers::BlipFlags;
 use dlmp::protocol::world::pickup::PickupId;
-use dlmp::protocol::world::shared::EntityRev;
-use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
+use dlmp::protocol::world::shared::{AttachKind, EntityRev, MarkerId};
+use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, PlayerIndex};
 use dlmp::streaming::plugin::reconcile;
 use dlmp::streaming::{StreamChange, StreamState, StreamingSettings};
+use dlmp::world::blip::stream::reconcile as blip_reconcile;
+use dlmp::world::blip::{Blip, BlipSpec, BlipStream};
+use dlmp::world::label::stream::reconcile as label_reconcile;
+use dlmp::world::label::{Label, LabelSpec, LabelStream, LabelText};
 use dlmp::world::pickup::stream::reconcile as pickup_reconcile;
 use dlmp::world::pickup::{Behavior, Pickup, PickupSettings, PickupSpec, PickupStream};
 
@@ -159,17 +175,25 @@ fn reconcile_density(c: &mut Criterion) {
     group.finish();
 }
 
-/// 5000 pickups at pseudo-random points of ±4000 m (a fixed LCG, the same every run).
-fn add_pickups(world: &mut World, n: u32) {
+/// A fixed LCG of points within ±`half` m (the same every run).
+fn scatter(seed: u32, half: f32) -> impl FnMut() -> (f32, f32) {
+    let mut seed = seed;
+    move || {
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 * 2.0 * half - half
+        };
+        (next(), next())
+    }
+}
+
+/// `n` pickups at pseudo-random points of ±`half` m.
+fn add_pickups(world: &mut World, n: u32, half: f32) {
     world.init_resource::<PickupSettings>();
     world.init_resource::<PickupStream>();
-    let mut seed: u32 = 0x2545_f491;
-    let mut next = || {
-        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (seed >> 8) as f32 / (1u32 << 24) as f32 * 8000.0 - 4000.0
-    };
+    let mut at = scatter(0x2545_f491, half);
     for i in 0..n {
-        let (x, y) = (next(), next());
+        let (x, y) = at();
         world.spawn(Pickup {
             id: PickupId(i + 1),
             spec: PickupSpec {
@@ -189,6 +213,65 @@ fn add_pickups(world: &mut World, n: u32) {
     }
 }
 
+/// What the label and blip passes read besides their own: the tick (50 Hz), the slots,
+/// player streaming's changes.
+fn add_world_resources(world: &mut World) {
+    world.insert_resource(Time::<Fixed>::from_duration(Duration::from_millis(20)));
+    world.init_resource::<PlayerIndex>();
+    world.init_resource::<Messages<StreamChange>>();
+    world.init_resource::<LabelStream>();
+    world.init_resource::<BlipStream>();
+}
+
+/// `n` labels (draw distance 50 m) at pseudo-random points of ±`half` m, ids from 1.
+fn add_labels(world: &mut World, n: u32, half: f32) {
+    let mut at = scatter(0x9e37_79b9, half);
+    let text = LabelText::new("Label").expect("short");
+    for i in 0..n {
+        let (x, y) = at();
+        world.spawn(Label {
+            id: MarkerId(i + 1),
+            spec: LabelSpec {
+                text,
+                color: 0x00FF_FFFF,
+                position: Vec3::new(x, y, 10.0),
+                draw_distance: 50.0,
+                attach: None,
+                scope: Scope::default(),
+                viewer: None,
+            },
+            attached: (AttachKind::None, 0),
+        });
+    }
+}
+
+/// `n` blips without a draw distance at pseudo-random points of ±`half` m, ids after the
+/// labels'.
+fn add_blips(world: &mut World, n: u32, half: f32) {
+    let mut at = scatter(0x85eb_ca6b, half);
+    for i in 0..n {
+        let (x, y) = at();
+        let position = Vec3::new(x, y, 10.0);
+        world.spawn(Blip {
+            id: MarkerId(1_000_000 + i),
+            spec: BlipSpec {
+                sprite: 0,
+                color: 0x00FF_0000,
+                position,
+                size: 1.0,
+                flags: BlipFlags(0),
+                draw_distance: None,
+                attach: None,
+                scope: Scope::default(),
+                viewer: None,
+            },
+            attached: (AttachKind::None, 0),
+            at: position,
+            refreshed: Duration::ZERO,
+        });
+    }
+}
+
 fn shown_pickups(world: &World) -> usize {
     let stream = world.resource::<PickupStream>();
     (0..CLUSTERS * PER_CLUSTER)
@@ -196,13 +279,39 @@ fn shown_pickups(world: &World) -> usize {
         .sum()
 }
 
+fn shown_labels(world: &World, players: u32) -> usize {
+    let stream = world.resource::<LabelStream>();
+    (0..players)
+        .map(|i| stream.shown().of(PlayerId(i)).len())
+        .sum()
+}
+
+fn shown_blips(world: &World, players: u32) -> usize {
+    let stream = world.resource::<BlipStream>();
+    (0..players)
+        .map(|i| stream.shown().of(PlayerId(i)).len())
+        .sum()
+}
+
+/// Marks the label and blip sets changed, so the next pass reconciles every recipient.
+fn everyone(world: &mut World) {
+    world.resource_mut::<LabelStream>().changed();
+    world.resource_mut::<BlipStream>().changed();
+}
+
+fn schedule_of<M>(systems: impl IntoScheduleConfigs<ScheduleSystem, M>) -> Schedule {
+    let mut schedule = Schedule::default();
+    schedule.add_systems(systems);
+    schedule
+}
+
 fn world_pass(c: &mut Criterion) {
     let mut group = c.benchmark_group("world streaming, 1000 players, 5000 pickups");
     group.sample_size(20);
+    let players = CLUSTERS * PER_CLUSTER;
     let (mut world, _) = full_map();
-    add_pickups(&mut world, 5000);
-    let mut pickups = Schedule::default();
-    pickups.add_systems(pickup_reconcile);
+    add_pickups(&mut world, 5000, 4000.0);
+    let mut pickups = schedule_of(pickup_reconcile);
     pickups.run(&mut world);
     let shown = shown_pickups(&world);
     assert!(shown > 1000, "players see the pickups near them ({shown})");
@@ -210,14 +319,107 @@ fn world_pass(c: &mut Criterion) {
         b.iter(|| pickups.run(black_box(&mut world)));
     });
     assert_eq!(shown_pickups(&world), shown);
-    let mut both = Schedule::default();
-    both.add_systems((reconcile, pickup_reconcile).chain());
+    let mut both = schedule_of((reconcile, pickup_reconcile).chain());
     both.run(&mut world);
     group.bench_function("players and pickups, steady", |b| {
         b.iter(|| both.run(black_box(&mut world)));
     });
+
+    add_world_resources(&mut world);
+    add_labels(&mut world, 10_000, 4000.0);
+    add_blips(&mut world, 2000, 4000.0);
+    let mut labels = schedule_of(label_reconcile);
+    let mut blips = schedule_of(blip_reconcile);
+    // Everyone's first pass, then a second of ticks so every share has run once.
+    everyone(&mut world);
+    labels.run(&mut world);
+    blips.run(&mut world);
+    for _ in 0..50 {
+        labels.run(&mut world);
+        blips.run(&mut world);
+    }
+    let (l, bl) = (shown_labels(&world, players), shown_blips(&world, players));
+    assert!(l > 1000, "players see the labels near them ({l})");
+    assert_eq!(
+        bl,
+        players as usize * 100,
+        "each player its 100 nearest blips"
+    );
+    group.bench_function("labels (10 000), steady tick", |b| {
+        b.iter(|| labels.run(black_box(&mut world)));
+    });
+    group.bench_function("labels (10 000), full pass", |b| {
+        b.iter(|| {
+            everyone(&mut world);
+            labels.run(black_box(&mut world));
+        });
+    });
+    group.bench_function("blips (2000), steady tick", |b| {
+        b.iter(|| blips.run(black_box(&mut world)));
+    });
+    group.bench_function("blips (2000), full pass", |b| {
+        b.iter(|| {
+            everyone(&mut world);
+            blips.run(black_box(&mut world));
+        });
+    });
+    let mut all = schedule_of((pickup_reconcile, label_reconcile, blip_reconcile).chain());
+    all.run(&mut world);
+    group.bench_function("pickups + labels + blips, steady tick", |b| {
+        b.iter(|| all.run(black_box(&mut world)));
+    });
+    group.bench_function("pickups + labels + blips, full pass", |b| {
+        b.iter(|| {
+            everyone(&mut world);
+            all.run(black_box(&mut world));
+        });
+    });
+    assert_eq!(shown_labels(&world, players), l);
+    assert_eq!(shown_blips(&world, players), bl);
     group.finish();
 }
 
-criterion_group!(benches, reconcile_pass, reconcile_density, world_pass);
+/// The full pass of the three world kinds at a fixed density: more players in more
+/// clusters of 50 over the whole map, the kinds at the density (5000 pickups,
+/// 10 000 labels, 2000 blips per 8 km × 8 km) over ±6000 m.
+fn world_density(c: &mut Criterion) {
+    let mut group = c.benchmark_group("world density");
+    group.sample_size(10);
+    let scale = (12.0f32 * 12.0) / (8.0 * 8.0);
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "counts"
+    )]
+    let count = |n: f32| (n * scale) as u32;
+    for players in [250u32, 500, 1000] {
+        let (mut world, _) = map(players, spread_position);
+        add_pickups(&mut world, count(5000.0), 6000.0);
+        add_world_resources(&mut world);
+        add_labels(&mut world, count(10_000.0), 6000.0);
+        add_blips(&mut world, count(2000.0), 6000.0);
+        let mut all = schedule_of((pickup_reconcile, label_reconcile, blip_reconcile).chain());
+        everyone(&mut world);
+        all.run(&mut world);
+        assert_eq!(shown_blips(&world, players), players as usize * 100);
+        group.bench_function(
+            format!("pickups + labels + blips, full pass, {players} players"),
+            |b| {
+                b.iter(|| {
+                    everyone(&mut world);
+                    all.run(black_box(&mut world));
+                });
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    reconcile_pass,
+    reconcile_density,
+    world_pass,
+    world_density
+);
 criterion_main!(benches);

@@ -133,6 +133,13 @@ fn a_player_is_shown_at_most_the_256_nearest_and_a_nearer_label_displaces_the_fa
     h.clear(a);
     lua(&mut h, a, "dlmp.create_label('new', -0.05, 0, 10)");
     assert_eq!(ids(&h, a), [(256, false), (258, true)]);
+    h.clear(a);
+    go(&mut h, a, 30.0);
+    assert_eq!(
+        ids(&h, a),
+        [(1, false), (258, false), (257, true), (256, true)],
+        "refilled as the player moves: the two farthest from x = 30 make room"
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The one streaming engine (ADR 0027): property tests of the decision (a shown set never
-//! exceeds its cap and converges to the nearest within it) and, through the pickups in the
+//! exceeds its cap and converges to the nearest within it; an item's own distances, ADR
+//! 0045) and, through the pickups in the
 //! harness, of the lane half (a hide always precedes the next show of the same thing;
 //! caps filled nearest first and refilled as players move).
 
@@ -78,6 +79,45 @@ proptest! {
                 if let Some((fd, fk)) = farthest {
                     prop_assert!((dist(k), k) > (fd, fk), "{k} at {} is nearer than {fk} at {fd}", dist(k));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn an_items_own_distance_decides_for_it_with_its_hysteresis(
+        points in prop::collection::vec((point(), 1.0f32..150.0), 0..60),
+        (x, y) in point(),
+        (mx, my) in point(),
+    ) {
+        // Labels and blips: each item its own draw distance within the rules' (ADR 0045).
+        let mut e = Engine::new(75.0);
+        for (k, &((px, py), reach)) in points.iter().enumerate() {
+            e.insert(Item {
+                distances: Some(Distances::new(reach, 10.0, None)),
+                ..Item::at(k as u32, (0, 0), Vec3::new(px, py, 0.0))
+            });
+        }
+        let r = rules(150.0, None);
+        let dist = |k: usize, (x, y): (f32, f32)| {
+            let ((px, py), _) = points[k];
+            ((px - x).powi(2) + (py - y).powi(2)).sqrt()
+        };
+        let mut shown = Vec::new();
+        let mut d = Decision::default();
+        e.decide(&r, &Viewpoint::at(PlayerId(0), (0, 0), Vec3::new(x, y, 0.0)), &shown, &Everyone, &mut d);
+        step(&mut shown, &d);
+        for k in 0..points.len() {
+            let within = dist(k, (x, y)) <= points[k].1;
+            prop_assert_eq!(shown.contains(&(k as u32)), within, "{} at {} with {}", k, dist(k, (x, y)), points[k].1);
+        }
+        e.decide(&r, &Viewpoint::at(PlayerId(0), (0, 0), Vec3::new(mx, my, 0.0)), &shown, &Everyone, &mut d);
+        for k in 0..points.len() {
+            let (was, reach, now) = (shown.contains(&(k as u32)), points[k].1, dist(k, (mx, my)));
+            if was && now <= reach + 10.0 {
+                prop_assert!(!d.hides.contains(&(k as u32)), "{} kept within its hysteresis", k);
+            }
+            if now > reach + 10.0 {
+                prop_assert!(!was || d.hides.contains(&(k as u32)), "{} hidden past its hysteresis", k);
             }
         }
     }
