@@ -72,7 +72,7 @@ fn a_label_within_its_draw_distance_is_shown_with_every_field_and_hidden_10_m_pa
         "dlmp.create_label('Bank', 20, 0, 10, { color = 0x00FF00, draw_distance = 30 })",
     );
     let shown = (1, true, 0x00FF00, 20.0, 30.0, "Bank".to_owned());
-    assert_eq!(lines(&h, a), [shown.clone()]);
+    assert_eq!(lines(&h, a), std::slice::from_ref(&shown));
     let l = &h.packets::<Label3D>(a)[0];
     assert_eq!((l.pos.y, l.pos.z), (0.0, 10.0));
     assert_eq!((l.attach_kind, l.attach_id), (AttachKind::None, 0));

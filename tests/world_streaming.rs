@@ -106,13 +106,13 @@ proptest! {
         let mut d = Decision::default();
         e.decide(&r, &Viewpoint::at(PlayerId(0), (0, 0), Vec3::new(x, y, 0.0)), &shown, &Everyone, &mut d);
         step(&mut shown, &d);
-        for k in 0..points.len() {
-            let within = dist(k, (x, y)) <= points[k].1;
-            prop_assert_eq!(shown.contains(&(k as u32)), within, "{} at {} with {}", k, dist(k, (x, y)), points[k].1);
+        for (k, &(_, reach)) in points.iter().enumerate() {
+            let within = dist(k, (x, y)) <= reach;
+            prop_assert_eq!(shown.contains(&(k as u32)), within, "{} at {} with {}", k, dist(k, (x, y)), reach);
         }
         e.decide(&r, &Viewpoint::at(PlayerId(0), (0, 0), Vec3::new(mx, my, 0.0)), &shown, &Everyone, &mut d);
-        for k in 0..points.len() {
-            let (was, reach, now) = (shown.contains(&(k as u32)), points[k].1, dist(k, (mx, my)));
+        for (k, &(_, reach)) in points.iter().enumerate() {
+            let (was, now) = (shown.contains(&(k as u32)), dist(k, (mx, my)));
             if was && now <= reach + 10.0 {
                 prop_assert!(!d.hides.contains(&(k as u32)), "{} kept within its hysteresis", k);
             }
