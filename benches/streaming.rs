@@ -46,7 +46,7 @@ use dlmp::protocol::world::pickup::PickupId;
 use dlmp::protocol::world::shared::{AttachKind, EntityRev, MarkerId};
 use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, PlayerIndex};
 use dlmp::streaming::plugin::reconcile;
-use dlmp::streaming::{StreamChange, StreamState, StreamingSettings};
+use dlmp::streaming::{Reshows, StreamChange, StreamState, StreamingSettings};
 use dlmp::world::blip::stream::reconcile as blip_reconcile;
 use dlmp::world::blip::{Blip, BlipSpec, BlipStream};
 use dlmp::world::label::stream::reconcile as label_reconcile;
@@ -68,6 +68,7 @@ fn map(players: u32, position: fn(u32) -> dlmp::protocol::geometry::Vec3) -> (Wo
     world.init_resource::<Time>();
     world.init_resource::<StreamingSettings>();
     world.init_resource::<StreamState>();
+    world.init_resource::<Reshows>();
     world.init_resource::<Messages<StreamChange>>();
     world.init_resource::<Messages<PlayerDisconnected>>();
     for i in 0..players {
