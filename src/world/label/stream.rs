@@ -38,6 +38,11 @@ pub struct LabelStream {
     decision: Decision,
     applied: Applied,
     cadence: Cadence,
+    /// The engine's items and the labels by id, kept while nothing changed and no label is
+    /// attached (standing labels do not move): a quiet tick skips the rebuild.
+    by_id: Vec<(MarkerId, Entity)>,
+    farthest: f32,
+    stale: bool,
 }
 
 impl Default for LabelStream {
@@ -48,6 +53,9 @@ impl Default for LabelStream {
             decision: Decision::default(),
             applied: Applied::default(),
             cadence: Cadence::default(),
+            by_id: Vec::new(),
+            farthest: super::DEFAULT_DRAW_DISTANCE,
+            stale: true,
         }
     }
 }
@@ -61,6 +69,7 @@ impl LabelStream {
     /// The label set changed: the next pass reconciles everyone.
     pub fn changed(&mut self) {
         self.cadence.everyone();
+        self.stale = true;
     }
 }
 
@@ -118,7 +127,7 @@ pub fn reconcile(
     mut stream: ResMut<LabelStream>,
     mut left: MessageReader<PlayerDisconnected>,
     mut changes: MessageReader<StreamChange>,
-    labels: Query<&Label>,
+    labels: Query<(Entity, &Label)>,
     parents: Parents,
     players: Query<Recipient>,
     mut connections: Query<&mut Connection>,
@@ -129,6 +138,9 @@ pub fn reconcile(
         decision,
         applied,
         cadence,
+        by_id,
+        farthest,
+        stale,
     } = &mut *stream;
     cadence.begin(time.timestep());
     for gone in left.read() {
@@ -139,49 +151,63 @@ pub fn reconcile(
             cadence.mark(p.id);
         }
     }
-    let farthest = labels
-        .iter()
-        .map(|l| l.spec.draw_distance)
-        .fold(super::DEFAULT_DRAW_DISTANCE, f32::max);
-    if engine.cell_size() != cell(farthest) {
-        *engine = Engine::new(cell(farthest));
-    }
-    engine.clear();
     let mut audience = ShownParents(Vec::new());
-    let mut by_id: Vec<(MarkerId, &Label)> = Vec::new();
-    for l in &labels {
-        let viewer = match l.spec.viewer {
-            None => None,
-            Some(e) => match players.get(e) {
-                Ok((_, p, ..)) => Some(p.id),
-                Err(_) => continue,
-            },
-        };
-        let mut item = Item {
-            viewer,
-            distances: Some(distances(l.spec.draw_distance)),
-            ..Item::at(l.id.0, layer(&l.spec.scope), l.spec.position)
-        };
-        if let Some(attach) = l.spec.attach {
-            let Some(parent) = parents.get(attach) else {
-                continue;
-            };
-            let Ok(slot) = u32::try_from(audience.0.len()) else {
-                continue;
-            };
-            audience.0.push(parent.viewers);
-            let (p, o) = (parent.position, l.spec.position);
-            item.position = Vec3::new(p.x + o.x, p.y + o.y, p.z + o.z);
-            item.layer = layer(&parent.scope);
-            item.not_to = parent.player;
-            item.parent = Some(slot);
-        }
-        engine.insert(item);
-        by_id.push((l.id, l));
+    if *stale || by_id.len() != labels.iter().len() || by_id.is_empty() {
+        *stale = true;
     }
-    by_id.sort_unstable_by_key(|(id, _)| *id);
+    if *stale {
+        *farthest = labels
+            .iter()
+            .map(|(_, l)| l.spec.draw_distance)
+            .fold(super::DEFAULT_DRAW_DISTANCE, f32::max);
+        if engine.cell_size() != cell(*farthest) {
+            *engine = Engine::new(cell(*farthest));
+        }
+        engine.clear();
+        by_id.clear();
+        let mut attached = false;
+        for (entity, l) in &labels {
+            let viewer = match l.spec.viewer {
+                None => None,
+                Some(e) => match players.get(e) {
+                    Ok((_, p, ..)) => Some(p.id),
+                    Err(_) => continue,
+                },
+            };
+            let mut item = Item {
+                viewer,
+                distances: Some(distances(l.spec.draw_distance)),
+                ..Item::at(l.id.0, layer(&l.spec.scope), l.spec.position)
+            };
+            if let Some(attach) = l.spec.attach {
+                attached = true;
+                let Some(parent) = parents.get(attach) else {
+                    continue;
+                };
+                let Ok(slot) = u32::try_from(audience.0.len()) else {
+                    continue;
+                };
+                audience.0.push(parent.viewers);
+                let (p, o) = (parent.position, l.spec.position);
+                item.position = Vec3::new(p.x + o.x, p.y + o.y, p.z + o.z);
+                item.layer = layer(&parent.scope);
+                item.not_to = parent.player;
+                item.parent = Some(slot);
+            }
+            engine.insert(item);
+            by_id.push((l.id, entity));
+        }
+        by_id.sort_unstable_by_key(|(id, _)| *id);
+        // Attached labels follow their players: rebuilt every pass.
+        *stale = attached;
+    }
+    let show = |key: u32| {
+        let entity = lookup(by_id, MarkerId(key))?;
+        let (_, l) = labels.get(entity).ok()?;
+        Some(ServerPacket::from(show_packet(l)))
+    };
     let rules = Rules {
-        distances: Some(distances(farthest)),
+        distances: Some(distances(*farthest)),
         cap: Some(CAP),
     };
     for (entity, player, position, scope, life, center) in &players {
@@ -203,7 +229,7 @@ pub fn reconcile(
             decision,
             || connections.get_mut(entity).ok(),
             |key| Label3D::hide(EventId(0), MarkerId(key)).into(),
-            |key| lookup(&by_id, MarkerId(key)).map(|l| ServerPacket::from(show_packet(l))),
+            show,
             applied,
         );
     }
