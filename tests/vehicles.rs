@@ -368,3 +368,42 @@ fn the_lua_reads_answer_from_the_server() {
     );
     let _ = OccupancyKind::Warp;
 }
+
+#[test]
+fn the_console_lists_every_vehicle_in_aligned_columns() {
+    let mut h = Harness::new();
+    assert_eq!(
+        dlmp::console::execute(h.world_mut(), "vehicles"),
+        ["no vehicles"]
+    );
+    let a = h.connect("alice");
+    let car = vehicle(&mut h, 411, Vec3::new(1.0, 2.0, 3.0));
+    let train = vehicle(&mut h, 537, at(40.0));
+    stand(&mut h, a, at(0.0));
+    put(&mut h, a, car, 0);
+    with_vehicle::<dlmp::vehicle::Life>(&mut h, train, |l| l.wrecked = true);
+    let out = dlmp::console::execute(h.world_mut(), "vehicles");
+    assert_eq!(out[0], "2 vehicles:");
+    let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        words(&out[1]),
+        [
+            "id", "model", "driver", "seats", "health", "epoch", "world", "position"
+        ]
+    );
+    assert_eq!(
+        words(&out[2]),
+        [
+            "1", "411", "Infernus", "alice", "1/2", "1000", "0", "0/0", "1.0", "2.0", "3.0"
+        ]
+    );
+    assert_eq!(
+        words(&out[3]),
+        [
+            "2", "537", "Freight", "-", "0/21", "wreck", "0", "0/0", "40.0", "0.0", "3.0"
+        ]
+    );
+    let driver_at = out[1].find("driver").expect("a driver column");
+    assert_eq!(&out[2][driver_at..driver_at + 5], "alice", "aligned");
+    assert_eq!(&out[3][driver_at..driver_at + 1], "-");
+}

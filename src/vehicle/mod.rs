@@ -7,9 +7,10 @@
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
-//! - [`script`]: the Lua API.
+//! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 
 pub mod components;
+pub mod console;
 pub mod lifecycle;
 pub mod models;
 pub mod script;
