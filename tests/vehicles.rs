@@ -9,10 +9,9 @@ use dlmp::harness::{Harness, TempScripts};
 use dlmp::lane::Delivery;
 use dlmp::player::Scope;
 use dlmp::protocol::geometry::Vec3;
-use dlmp::protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp::protocol::ids::{Revision, Seq, VehicleEpoch, VehicleId};
 use dlmp::protocol::vehicle::damage::VehicleDamageStatus;
 use dlmp::protocol::vehicle::params::param;
-use dlmp::protocol::vehicle::seats::OccupancyKind;
 use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::session::Player;
 use dlmp::vehicle::{
@@ -111,7 +110,6 @@ fn a_show_carries_the_serial_the_revisions_and_the_recipients_own_lock_and_objec
         param::HAS_SIREN | param::LOCKED,
         "bob sees the vehicle's lock"
     );
-    let _ = (PlayerId(0), PlayerToken(0));
 }
 
 #[test]
@@ -150,7 +148,7 @@ fn the_seat_snapshot_follows_a_show_as_warps_and_a_hide_forgets_the_seats() {
     stand(&mut h, b, at(300.0));
     put(&mut h, a, id, 1);
     h.step();
-    let (ia, ib) = (h.player_id(a).0, h.player_id(b).0);
+    let ia = h.player_id(a).0;
     assert!(syncs(&h, b).is_empty());
     assert!(
         !h.is_shown(a, b),
@@ -190,7 +188,6 @@ fn the_seat_snapshot_follows_a_show_as_warps_and_a_hide_forgets_the_seats() {
         ],
         "the next show sends whoever sits in it then"
     );
-    let _ = ib;
 }
 
 #[test]
@@ -264,8 +261,6 @@ fn a_destroyed_vehicle_frees_its_seats_then_is_hidden() {
     h.clear(a);
     h.clear(b);
     let ia = h.player_id(a).0;
-    let e = entity(&h, id);
-    let _ = e;
     h.world_mut()
         .write_message(dlmp::vehicle::VehicleCommand::Destroy { id });
     h.step();
@@ -280,7 +275,7 @@ fn a_destroyed_vehicle_frees_its_seats_then_is_hidden() {
             .get::<dlmp::vehicle::Seated>(h.entity(a))
             .is_none()
     );
-    assert_eq!(destroy_vehicle(h.world_mut(), id).is_err(), true, "gone");
+    assert!(destroy_vehicle(h.world_mut(), id).is_err(), "gone");
 }
 
 #[test]
@@ -366,7 +361,6 @@ fn the_lua_reads_answer_from_the_server() {
         lines.iter().any(|l| l.contains("570 is a train carriage")),
         "{lines:?}"
     );
-    let _ = OccupancyKind::Warp;
 }
 
 #[test]
