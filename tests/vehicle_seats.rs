@@ -388,3 +388,32 @@ fn the_server_seats_with_a_warp_ignoring_the_lock_but_never_in_a_wreck() {
     assert!(lines.iter().any(|l| l == "ok 1"), "{lines:?}");
     assert!(lines.iter().any(|l| l.contains("is a wreck")), "{lines:?}");
 }
+
+#[test]
+fn vehicle_events_past_30_at_once_and_15_a_second_are_dropped() {
+    let mut h = Harness::new();
+    let (a, _, id) = scene(&mut h);
+    h.clear(a);
+    let burst = |h: &mut Harness, n: usize| {
+        for _ in 0..n {
+            let packet = dlmp::protocol::vehicle::seats::VehicleEnter {
+                session_token: h.token(a),
+                event_id: dlmp::protocol::ids::EventId(0),
+                vehicle_id: id,
+                seat: 9,
+            };
+            h.send_event(a, packet);
+        }
+        h.step();
+    };
+    burst(&mut h, 31);
+    assert_eq!(
+        seats(&h, a).len(),
+        30,
+        "the 31st is acknowledged but dropped"
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    h.clear(a);
+    burst(&mut h, 16);
+    assert_eq!(seats(&h, a).len(), 15, "15 a second");
+}

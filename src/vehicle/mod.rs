@@ -7,10 +7,12 @@
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
+//! - [`event_limit`]: the vehicle events' shared rate limit.
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 
 pub mod components;
 pub mod console;
+pub mod event_limit;
 pub mod lifecycle;
 pub mod models;
 pub mod script;
@@ -69,6 +71,7 @@ impl Plugin for VehiclePlugin {
             .add_systems(
                 FixedUpdate,
                 (
+                    event_limit::give.in_set(crate::tick::ServerSystems::Validation),
                     (seats::free_lost_seats, seats::intake, script::refresh_view)
                         .chain()
                         .in_set(GameplaySystems::Intake),

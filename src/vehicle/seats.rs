@@ -348,12 +348,29 @@ pub(super) fn intake(
     vehicles: Query<VehicleParts>,
     mut seats: Query<&mut Seats>,
     mut connections: Query<&mut Connection>,
+    mut limits: Query<&mut super::event_limit::VehicleEvents>,
+    time: Res<bevy_time::Time>,
 ) {
     pending.0.clear();
     for Received { player, packet } in received.read() {
+        if !matches!(
+            packet,
+            ClientPacket::VehicleEnter(_) | ClientPacket::VehicleExit(_)
+        ) {
+            continue;
+        }
         let Ok(parts) = players.get(*player) else {
             continue;
         };
+        if let Ok(mut limit) = limits.get_mut(*player)
+            && !limit.take(time.elapsed())
+        {
+            debug!(
+                player = parts.1.id.0,
+                "a vehicle event past the rate limit dropped"
+            );
+            continue;
+        }
         let me = Occupant {
             entity: parts.0,
             id: parts.1.id,
