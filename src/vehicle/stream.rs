@@ -387,23 +387,40 @@ fn show_occupant(
 }
 
 /// Every seated player's audience is its vehicle's viewers (player.md: "A seated player is
-/// shown exactly when its vehicle is shown"); a player on foot has none.
+/// shown exactly when its vehicle is shown"); a player on foot has none. One look at every
+/// recipient's shown set: the cost is what is shown, not vehicles × players.
 pub(super) fn keep_overrides(
     mut commands: Commands,
     stream: Res<VehicleStream>,
+    recipients: Query<&Player>,
     seated: Query<(Entity, &Seated, Option<&StreamOverride>)>,
     unseated: Query<Entity, (With<StreamOverride>, Without<Seated>)>,
 ) {
     for entity in &unseated {
         commands.entity(entity).remove::<StreamOverride>();
     }
-    for (entity, seat, current) in &seated {
-        let mut audience = Viewers::default();
-        for r in stream.shown.viewers(seat.id.0) {
-            audience.insert(r);
+    if seated.is_empty() {
+        return;
+    }
+    let mut audiences: std::collections::HashMap<u32, Viewers> = seated
+        .iter()
+        .map(|(_, s, _)| (s.id.0, Viewers::default()))
+        .collect();
+    for player in &recipients {
+        for key in stream.shown.of(player.id) {
+            if let Some(v) = audiences.get_mut(key) {
+                v.insert(player.id);
+            }
         }
-        if current.is_none_or(|c| c.0 != audience) {
-            commands.entity(entity).insert(StreamOverride(audience));
+    }
+    for (entity, seat, current) in &seated {
+        let Some(audience) = audiences.get(&seat.id.0) else {
+            continue;
+        };
+        if current.is_none_or(|c| c.0 != *audience) {
+            commands
+                .entity(entity)
+                .insert(StreamOverride(audience.clone()));
         }
     }
 }
