@@ -34,7 +34,7 @@ use dlmp::protocol::world::pickup::PickupId;
 use dlmp::protocol::world::shared::EntityRev;
 use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
 use dlmp::streaming::plugin::reconcile;
-use dlmp::streaming::{StreamChange, StreamState, StreamingSettings};
+use dlmp::streaming::{Reshows, StreamChange, StreamState, StreamingSettings};
 use dlmp::world::pickup::stream::reconcile as pickup_reconcile;
 use dlmp::world::pickup::{Behavior, Pickup, PickupSettings, PickupSpec, PickupStream};
 
@@ -52,6 +52,7 @@ fn map(players: u32, position: fn(u32) -> dlmp::protocol::geometry::Vec3) -> (Wo
     world.init_resource::<Time>();
     world.init_resource::<StreamingSettings>();
     world.init_resource::<StreamState>();
+    world.init_resource::<Reshows>();
     world.init_resource::<Messages<StreamChange>>();
     world.init_resource::<Messages<PlayerDisconnected>>();
     for i in 0..players {
