@@ -1,7 +1,9 @@
 //! One whole server tick with 1000 spawned players moving at 30 frames a second each, in
 //! 20 clusters of 50 over the map (issue "Players on foot", Speed): ingest, frame
 //! admission, streaming reconcile and relay encode of the ~600 frames of a 50 Hz tick.
-//! Target: under 10 ms.
+//! Target: under 3 ms (issue 11). Only the tick is timed: the virtual clients' encoding of
+//! their frames and the dropping of the sent datagrams (the network thread's work) are
+//! outside the measurement.
 //!
 //! `cargo bench --bench tick -- --warm-up-time 1 --measurement-time 5`
 
@@ -76,9 +78,10 @@ fn tick(c: &mut Criterion) {
                     }
                 }
                 let start = Instant::now();
-                let datagrams = h.step_server_only();
+                h.step_server_only();
                 total += start.elapsed();
-                std::hint::black_box(datagrams);
+                // Freeing the sent datagrams is the network thread's work, not the tick's.
+                std::hint::black_box(h.discard_sent());
             }
             total
         });

@@ -20,7 +20,8 @@ use crate::protocol::player::sync::{
     Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
     NO_AIM_TARGET, RemotePlayerSync, WeaponState,
 };
-use crate::session::{Connection, Player, PlayerIndex};
+use crate::session::connection::Encoded;
+use crate::session::{Connection, Player, PlayerIndex, SendError};
 use crate::tick::StreamingSystems;
 
 /// The hp the relay shows for a player the server holds alive with a ledger at 0 (a death
@@ -232,6 +233,9 @@ fn relay_frames(
                 frozen: fs.is_some_and(|s| s.frozen.is_some()),
             },
         );
+        // The same bytes go to every viewer but for `teammate`: each variant is encoded
+        // once, when a viewer first needs it.
+        let mut encoded: [Option<Result<Encoded, SendError>>; 2] = [None, None];
         for recipient in viewers.iter() {
             let Some(entity) = index.get(recipient) else {
                 continue;
@@ -242,21 +246,24 @@ fn relay_frames(
             let Ok((their_team, mut conn)) = recipients.get_mut(entity) else {
                 continue;
             };
-            let packet = RemotePlayerSync {
-                player_id: player.id,
-                player_token: player.token,
-                seq,
-                frame,
-                skin: look.skin,
-                variant: look.variant.max(1),
-                walk_style: look.walk_style,
-                fight_style: look.fight_style,
-                headless: look.headless,
-                damage_group: team.group,
-                relation_rev: team.relation_rev,
-                teammate: team.is_teammate_of(their_team),
-                gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
-            };
+            let teammate = team.is_teammate_of(their_team);
+            let packet = encoded[usize::from(teammate)].get_or_insert_with(|| {
+                Encoded::new(RemotePlayerSync {
+                    player_id: player.id,
+                    player_token: player.token,
+                    seq,
+                    frame,
+                    skin: look.skin,
+                    variant: look.variant.max(1),
+                    walk_style: look.walk_style,
+                    fight_style: look.fight_style,
+                    headless: look.headless,
+                    damage_group: team.group,
+                    relation_rev: team.relation_rev,
+                    teammate,
+                    gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
+                })
+            });
             // A dead relay waits for everything queued before it (the death among it); a
             // living one for the subject's show to this recipient, if that has not left.
             let barrier = if life.alive {
@@ -264,8 +271,9 @@ fn relay_frames(
             } else {
                 Some(conn.last_queued())
             };
-            match conn.send_after(packet, barrier) {
-                Ok(()) => {
+            match packet {
+                Ok(packet) => {
+                    conn.send_encoded_after(packet, barrier);
                     stats.sent += 1;
                     relayed.sent(seq, recipient);
                 }

@@ -223,6 +223,9 @@ pub struct StreamCenter {
 #[derive(Component, Debug, Clone, PartialEq, Eq, Default)]
 pub struct Viewers(pub BitVec);
 
+/// Bits in one of the [`Viewers`] words (bit `i` of a word is slot `word × WORD + i`).
+const WORD: usize = usize::BITS as usize;
+
 impl Viewers {
     pub fn contains(&self, recipient: PlayerId) -> bool {
         usize::try_from(recipient.0)
@@ -238,14 +241,15 @@ impl Viewers {
         if self.0.len() <= i {
             self.0.resize(i + 1, false);
         }
-        self.0.set(i, true);
+        // Word by word, as `iter` reads it: the relay sets a bit per recipient per frame.
+        self.0.as_raw_mut_slice()[i / WORD] |= 1 << (i % WORD);
     }
 
     pub fn remove(&mut self, recipient: PlayerId) {
         if let Ok(i) = usize::try_from(recipient.0)
             && i < self.0.len()
         {
-            self.0.set(i, false);
+            self.0.as_raw_mut_slice()[i / WORD] &= !(1 << (i % WORD));
         }
     }
 

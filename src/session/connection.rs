@@ -108,6 +108,40 @@ struct Unreliable {
     trailing: Option<Option<EventId>>,
 }
 
+/// An unreliable packet encoded once, to queue for many recipients with
+/// [`Connection::send_encoded_after`]: a relay goes to every viewer of its subject with
+/// the same bytes, so it is encoded once a subject, not once a viewer. Only
+/// [`Encoded::new`] makes one, so what is queued was checked as every packet is.
+#[derive(Clone)]
+pub struct Encoded {
+    bytes: [u8; MAX_DATAGRAM],
+    len: usize,
+}
+
+impl fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Encoded").field("len", &self.len).finish()
+    }
+}
+
+impl Encoded {
+    /// Encodes an unreliable packet; a lane event is refused ([`SendError::WrongLane`]),
+    /// an invalid packet too ([`SendError::Invalid`]).
+    pub fn new(packet: impl Into<ServerPacket>) -> Result<Self, SendError> {
+        let packet = packet.into();
+        if packet.event_id().is_some() {
+            return Err(SendError::WrongLane);
+        }
+        let mut bytes = [0u8; MAX_DATAGRAM];
+        let len = packet.encode(&mut bytes).map_err(SendError::Invalid)?;
+        Ok(Encoded { bytes, len })
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 fn encode(packet: &ServerPacket) -> Result<Vec<u8>, SendError> {
     let mut buf = [0u8; MAX_DATAGRAM];
     let n = packet.encode(&mut buf).map_err(SendError::Invalid)?;
@@ -201,31 +235,30 @@ impl Connection {
         self.queue_unreliable(packet.into(), Some(after))
     }
 
+    /// Queues [`send_after`](Self::send_after)'s relay already encoded: the same bytes
+    /// for every viewer of a subject.
+    pub fn send_encoded_after(&mut self, packet: &Encoded, after: Option<EventId>) {
+        let after = after.filter(|&id| !self.outbound.is_sent(id));
+        self.push_unreliable(packet.as_bytes(), Some(after));
+    }
+
     fn queue_unreliable(
         &mut self,
         packet: ServerPacket,
         trailing: Option<Option<EventId>>,
     ) -> Result<(), SendError> {
-        if packet.event_id().is_some() {
-            return Err(SendError::WrongLane);
-        }
-        let start = self.unreliable.len();
-        self.unreliable.resize(start + MAX_DATAGRAM, 0);
-        match packet.encode(&mut self.unreliable[start..]) {
-            Ok(n) => {
-                self.unreliable.truncate(start + n);
-                self.unreliable_at.push(Unreliable {
-                    end: start + n,
-                    at: self.last_queued(),
-                    trailing,
-                });
-                Ok(())
-            }
-            Err(e) => {
-                self.unreliable.truncate(start);
-                Err(SendError::Invalid(e))
-            }
-        }
+        let encoded = Encoded::new(packet)?;
+        self.push_unreliable(encoded.as_bytes(), trailing);
+        Ok(())
+    }
+
+    fn push_unreliable(&mut self, bytes: &[u8], trailing: Option<Option<EventId>>) {
+        self.unreliable.extend_from_slice(bytes);
+        self.unreliable_at.push(Unreliable {
+            end: self.unreliable.len(),
+            at: self.last_queued(),
+            trailing,
+        });
     }
 
     /// The latest event queued on the lane (sent or not); the id before the first while

@@ -215,8 +215,19 @@ pub struct Engine {
     items: Vec<Item>,
     slots: HashMap<u32, u32, BuildHasherDefault<FxHasher>>,
     forced: Vec<u32>,
-    candidates: Vec<(f32, u32)>,
-    wanted: Vec<u32>,
+    candidates: Vec<Candidate>,
+    /// Per entry of the recipient's shown set: whether a candidate keeps it.
+    kept: Vec<bool>,
+}
+
+/// A subject admitted for the recipient of [`Engine::decide`].
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    /// Squared distance: the order of the cap and of the shows.
+    d2: f32,
+    key: u32,
+    /// Its index in the recipient's shown set, if shown.
+    shown: Option<u32>,
 }
 
 impl Engine {
@@ -231,7 +242,7 @@ impl Engine {
             slots: HashMap::default(),
             forced: Vec::new(),
             candidates: Vec::new(),
-            wanted: Vec::new(),
+            kept: Vec::new(),
         }
     }
 
@@ -297,15 +308,18 @@ impl Engine {
             slots,
             forced,
             candidates,
-            wanted,
+            kept,
         } = self;
         candidates.clear();
-        wanted.clear();
-        let is_shown = |key: u32| shown.binary_search(&key).is_ok();
-        let consider = |slot: u32, candidates: &mut Vec<(f32, u32)>| {
+        let consider = |slot: u32, candidates: &mut Vec<Candidate>| {
             let item = &items[slot as usize];
-            if let Some(d2) = admits(rules, viewer, item, is_shown(item.key), audience) {
-                candidates.push((d2, item.key));
+            let at = shown.binary_search(&item.key).ok();
+            if let Some(d2) = admits(rules, viewer, item, at.is_some(), audience) {
+                candidates.push(Candidate {
+                    d2,
+                    key: item.key,
+                    shown: at.and_then(|i| u32::try_from(i).ok()),
+                });
             }
         };
         if viewer.active {
@@ -319,7 +333,7 @@ impl Engine {
             if let Some(key) = viewer.always
                 && let Some(&slot) = slots.get(&key)
                 && !items[slot as usize].forced
-                && !candidates.iter().any(|&(_, k)| k == key)
+                && !candidates.iter().any(|c| c.key == key)
             {
                 consider(slot, candidates);
             }
@@ -327,7 +341,7 @@ impl Engine {
                 consider(slot, candidates);
             }
         }
-        let nearest = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        let nearest = |a: &Candidate, b: &Candidate| a.d2.total_cmp(&b.d2).then(a.key.cmp(&b.key));
         if let Some(cap) = rules.cap
             && candidates.len() > cap
         {
@@ -336,17 +350,31 @@ impl Engine {
             }
             candidates.truncate(cap);
         }
+        // Hides: the shown keys no candidate kept, in `shown`'s (ascending) order. Shows:
+        // the candidates not shown, nearest first; a quiet pass has none and sorts nothing.
+        kept.clear();
+        kept.resize(shown.len(), false);
+        let mut still = 0;
+        for c in candidates.iter() {
+            if let Some(at) = c.shown
+                && !kept[at as usize]
+            {
+                kept[at as usize] = true;
+                still += 1;
+            }
+        }
+        if still < shown.len() {
+            out.hides.extend(
+                shown
+                    .iter()
+                    .zip(kept.iter())
+                    .filter(|&(_, &k)| !k)
+                    .map(|(&key, _)| key),
+            );
+        }
+        candidates.retain(|c| c.shown.is_none());
         candidates.sort_unstable_by(nearest);
-        wanted.extend(candidates.iter().map(|&(_, k)| k));
-        wanted.sort_unstable();
-        out.hides.extend(
-            shown
-                .iter()
-                .copied()
-                .filter(|k| wanted.binary_search(k).is_err()),
-        );
-        out.shows
-            .extend(candidates.iter().map(|&(_, k)| k).filter(|&k| !is_shown(k)));
+        out.shows.extend(candidates.iter().map(|c| c.key));
     }
 }
 
