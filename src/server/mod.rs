@@ -56,6 +56,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 max_players: config.max_players,
                 timeout: config.session_timeout(),
                 max_sessions_per_ip: usize::from(config.max_sessions_per_ip),
+                send_budget: config.net_send_budget,
             },
         },
         ChatPlugin,
