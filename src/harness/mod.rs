@@ -211,6 +211,11 @@ impl Harness {
         &self.stats
     }
 
+    /// The counters, shared (a `/metrics` registry reads them).
+    pub fn shared_stats(&self) -> Arc<NetStats> {
+        Arc::clone(&self.stats)
+    }
+
     /// Server time since start.
     pub fn now(&self) -> Duration {
         self.app.world().resource::<Time<Fixed>>().elapsed()

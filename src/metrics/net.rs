@@ -48,6 +48,24 @@ impl Collector for NetCollector {
             "Server queries answered (query.md)",
             s.queries_answered(),
         )?;
+        counter(
+            &mut encoder,
+            "lane_resends",
+            "Reliable-lane events resent (Go-Back-N), all sessions",
+            s.lane_resend_count(),
+        )?;
+        counter(
+            &mut encoder,
+            "lane_overflows",
+            "Sessions ended because a critical event overflowed their lane",
+            s.lane_overflow_count(),
+        )?;
+        counter(
+            &mut encoder,
+            "send_budget_deferred_ticks",
+            "Ticks whose lane traffic waited for the global send budget (ADR 0043)",
+            s.send_deferred_count(),
+        )?;
         let drops = ConstCounter::new(0u64);
         let mut family = encoder.encode_descriptor(
             "datagrams_dropped",

@@ -76,6 +76,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             settings: DbSettings {
                 target: db_target(config),
                 queue: config.db_queue,
+                pool: config.db_pool_size,
                 wait_for_replies: config.db_wait_for_replies,
             },
         },
