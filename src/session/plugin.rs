@@ -133,8 +133,7 @@ fn encode(packet: impl Into<ServerPacket>) -> Option<Vec<u8>> {
 fn take_hellos(
     mut commands: Commands,
     transport: Res<Transport>,
-    deadline: Option<Res<StepDeadline>>,
-    mut late: ResMut<Late>,
+    (deadline, mut late): (Option<Res<StepDeadline>>, ResMut<Late>),
     time: Res<Time>,
     world: Res<HelloWorld>,
     mut state: ResMut<SessionState>,
