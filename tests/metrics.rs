@@ -41,6 +41,7 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
     net.count_drop(DropReason::QueryLimited);
     net.count_drop(DropReason::QueryLimited);
     net.sent();
+    net.count_shed(dlmp::net::ShedReason::Full);
     let m = Arc::new(ServerMetrics::default());
     let server = metrics::serve(
         SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -69,6 +70,14 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
     );
     assert_eq!(
         s["dlmp_datagrams_dropped_total{reason=\"overloaded\"}"], 0.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_datagrams_shed_total{reason=\"relay\"}"], 0.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_datagrams_shed_total{reason=\"full\"}"], 1.0,
         "{body}"
     );
     let ticks = s["dlmp_tick_seconds_count"];

@@ -6,7 +6,7 @@ use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 
-use crate::net::{DropReason, NetStats};
+use crate::net::{DropReason, NetStats, ShedReason};
 
 #[derive(Debug)]
 pub struct NetCollector(pub Arc<NetStats>);
@@ -76,6 +76,16 @@ impl Collector for NetCollector {
         for reason in DropReason::all() {
             let labels = [("reason", reason.as_str())];
             ConstCounter::new(s.drops(reason)).encode(family.encode_family(&labels)?)?;
+        }
+        let mut family = encoder.encode_descriptor(
+            "datagrams_shed",
+            "Outbound datagrams shed before the sending thread, by reason (ADR 0025)",
+            None,
+            drops.metric_type(),
+        )?;
+        for reason in [ShedReason::Relay, ShedReason::Full, ShedReason::Closed] {
+            let labels = [("reason", reason.as_str())];
+            ConstCounter::new(s.shed_count(reason)).encode(family.encode_family(&labels)?)?;
         }
         Ok(())
     }
