@@ -58,6 +58,10 @@ pub struct Config {
     pub database: Option<String>,
     /// Database operations waiting at most; one more fails at once. Default 1024.
     pub db_queue: usize,
+    /// Connections the database worker holds (ADR 0044): operations of different resources
+    /// run side by side, one resource's in order. Default 4, in 1..=64; SQLite in memory
+    /// always uses 1.
+    pub db_pool_size: usize,
     /// Tests only: the script pass waits for the database's answers, so each callback
     /// runs in the tick after its query.
     #[serde(skip)]
@@ -72,6 +76,10 @@ pub struct Config {
     /// Datagrams each sending thread's queue holds before it sheds, relays first (ADR
     /// 0025). Default 65 536.
     pub net_outbound_capacity: usize,
+    /// Datagrams the server sends in one tick, all sessions together, before it defers
+    /// lane traffic (roster fan-out, resends, new events) to the next tick (ADR 0043).
+    /// Default 2 000, in 16..=1 000 000.
+    pub net_send_budget: usize,
     /// Pickups are shown within this distance of a player's stream center, m (world.md
     /// PickupSync, "the server's draw distance"; ADR 0028). Default 150, in 1..=6000.
     pub pickup_draw_distance: f32,
@@ -115,10 +123,12 @@ impl Default for Config {
             data_dir: None,
             database: None,
             db_queue: 1024,
+            db_pool_size: 4,
             db_wait_for_replies: false,
             max_sessions_per_ip: 16,
             net_send_threads: 1,
             net_outbound_capacity: 65_536,
+            net_send_budget: 2_000,
             pickup_draw_distance: PICKUP_DRAW_DISTANCE,
             pickup_touch_radius: PICKUP_TOUCH_RADIUS,
             name: "dlmp server".into(),
@@ -245,6 +255,18 @@ impl Config {
             u64::try_from(self.db_queue).unwrap_or(u64::MAX),
             1,
             1 << 20,
+        )?;
+        in_range(
+            "db_pool_size",
+            u64::try_from(self.db_pool_size).unwrap_or(u64::MAX),
+            1,
+            64,
+        )?;
+        in_range(
+            "net_send_budget",
+            u64::try_from(self.net_send_budget).unwrap_or(u64::MAX),
+            16,
+            1_000_000,
         )?;
         if self.respawn_delay() > MAX_RESPAWN_DELAY {
             return Err(ConfigError(format!(
@@ -499,6 +521,9 @@ mod tests {
             ("script_memory_mb = 10000000", "script_memory_mb"),
             ("script_tick_budget_ms = 0", "script_tick_budget_ms"),
             ("db_queue = 0", "db_queue"),
+            ("db_pool_size = 0", "db_pool_size"),
+            ("db_pool_size = 65", "db_pool_size"),
+            ("net_send_budget = 15", "net_send_budget"),
         ] {
             let c: Config = toml::from_str(toml_line).expect("parses");
             let e = c.validate().expect_err(toml_line);

@@ -41,6 +41,7 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
     net.count_drop(DropReason::QueryLimited);
     net.count_drop(DropReason::QueryLimited);
     net.sent();
+    net.count_shed(dlmp::net::ShedReason::Full);
     let m = Arc::new(ServerMetrics::default());
     let server = metrics::serve(
         SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -71,6 +72,14 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
         s["dlmp_datagrams_dropped_total{reason=\"overloaded\"}"], 0.0,
         "{body}"
     );
+    assert_eq!(
+        s["dlmp_datagrams_shed_total{reason=\"relay\"}"], 0.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_datagrams_shed_total{reason=\"full\"}"], 1.0,
+        "{body}"
+    );
     let ticks = s["dlmp_tick_seconds_count"];
     assert!(ticks >= 10.0, "{body}");
     assert_eq!(s["dlmp_tick_seconds_bucket{le=\"+Inf\"}"], ticks);
@@ -85,4 +94,96 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
 
     let (head, _) = scrape(server.local_addr, "/other");
     assert!(head.starts_with("HTTP/1.1 404"), "{head}");
+}
+
+/// A clock that moves 100 µs each time it is read: script time is deterministic.
+fn ticking_clock() -> impl Fn() -> Duration + 'static {
+    let reads = std::cell::Cell::new(0u64);
+    move || {
+        reads.set(reads.get() + 1);
+        Duration::from_micros(100 * reads.get())
+    }
+}
+
+#[test]
+fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query_times() {
+    use dlmp::harness::TempScripts;
+    use dlmp::lane::Delivery;
+    use dlmp::protocol::connection::chat::{ChatMessage, ChatText, Color};
+    use dlmp::protocol::geometry::Vec3;
+    use dlmp::protocol::ids::EventId;
+    use dlmp::session::Connection;
+
+    let scripts = TempScripts::new("metrics-more");
+    scripts.resource(
+        "gm",
+        r#"
+        dlmp.on("player_connect", function(p) dlmp.db_exec("SELECT 1") end)
+        "#,
+    );
+    let m = Arc::new(ServerMetrics::default());
+    let mut h = Harness::with_app(scripts.config(), |app| {
+        app.add_plugins(MetricsPlugin {
+            metrics: Arc::clone(&m),
+        });
+    });
+    h.world_mut()
+        .get_non_send_mut::<dlmp::script::ScriptHost>()
+        .expect("a script host")
+        .set_clock(ticking_clock());
+    let server = metrics::serve(
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        m.registry_for(h.shared_stats(), h.world()),
+    )
+    .expect("bind");
+    // Two players shown to each other: two player pairs streamed.
+    let (alice, bob) = h.connect_pair_at(Vec3::new(0.0, 0.0, 3.0));
+    // Bob's acks are lost: his lane's window is resent after the timeout.
+    h.set_auto_ack(bob, false);
+    let line = ChatMessage {
+        event_id: EventId(0),
+        color: Color(0x00FF_FFFF),
+        text: ChatText::new("hi").expect("short"),
+    };
+    h.with::<Connection>(bob, |c| {
+        c.send_event(line.clone(), Delivery::Normal).expect("room");
+    });
+    h.steps(40);
+    let resent = h.stats().lane_resend_count();
+    assert!(resent > 0);
+    let (_, body) = scrape(server.local_addr, "/metrics");
+    let s = samples(&body);
+    assert_eq!(s["dlmp_lane_resends_total"], resent as f64, "{body}");
+    assert_eq!(s["dlmp_lane_overflows_total"], 0.0, "{body}");
+    assert_eq!(s["dlmp_streamed{kind=\"players\"}"], 2.0, "{body}");
+    assert_eq!(s["dlmp_streamed{kind=\"pickups\"}"], 0.0, "{body}");
+    let script = s["dlmp_script_seconds_total{resource=\"gm\"}"];
+    assert!(script > 0.0, "{body}");
+    assert!(s["dlmp_db_query_seconds_count"] >= 2.0, "{body}");
+    assert_eq!(
+        s["dlmp_db_query_seconds_bucket{le=\"+Inf\"}"],
+        s["dlmp_db_query_seconds_count"]
+    );
+
+    // Alice's lane overflows: 512 waiting and a critical event past them.
+    h.set_auto_ack(alice, false);
+    h.fill_lane(alice, Delivery::Normal, 0);
+    h.with::<Connection>(alice, |c| {
+        let _ = c.send_event(line.clone(), Delivery::Critical);
+    });
+    h.step();
+    assert_eq!(
+        h.world()
+            .resource::<dlmp::session::SessionState>()
+            .sessions
+            .len(),
+        1,
+        "the overflowed session ended"
+    );
+    // Streaming forgets the gone recipient in its next pass.
+    h.step();
+    let (_, body) = scrape(server.local_addr, "/metrics");
+    let s = samples(&body);
+    assert_eq!(s["dlmp_lane_overflows_total"], 1.0, "{body}");
+    assert_eq!(s["dlmp_streamed{kind=\"players\"}"], 0.0, "{body}");
 }

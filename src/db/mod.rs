@@ -1,6 +1,7 @@
 //! The database for gamemodes and the server's own tables (lua-api.md, "Persistence, with
 //! exact signatures"; ADR 0031): an embedded SQLite file by default, PostgreSQL as the
-//! option, behind one worker thread so the tick never waits on a query.
+//! option, behind a small pool of worker threads (ADR 0044) so the tick never waits on a
+//! query.
 
 pub mod backend;
 pub mod placeholders;

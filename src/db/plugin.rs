@@ -16,6 +16,16 @@ use crate::script::ScriptHost;
 use crate::script::api::db::ScriptDb;
 
 impl DbTarget {
+    /// `size` connections; a private in-memory SQLite database is one connection's, so
+    /// it gets one whatever `size` says.
+    fn open_pool(&self, size: usize) -> Result<Vec<Box<dyn Backend>>, DbError> {
+        let size = match self {
+            DbTarget::SqliteMemory => 1,
+            _ => size.max(1),
+        };
+        (0..size).map(|_| self.open()).collect()
+    }
+
     fn open(&self) -> Result<Box<dyn Backend>, DbError> {
         Ok(match self {
             DbTarget::SqliteFile(path) => Box::new(Sqlite::open(path)?),
@@ -45,6 +55,8 @@ pub struct DbSettings {
     pub target: DbTarget,
     /// Operations waiting for the worker at most; one more fails at once. Default 1024.
     pub queue: usize,
+    /// Connections of the pool (ADR 0044). Default 4.
+    pub pool: usize,
     /// Deterministic tests: the script pass waits for the answers of the queries made
     /// before it, so a callback runs in the tick after its query. Never for a server.
     pub wait_for_replies: bool,
@@ -68,6 +80,18 @@ impl Database {
     pub fn queued(&self) -> usize {
         self.worker.queued()
     }
+
+    /// Connections of the pool.
+    #[must_use]
+    pub fn connections(&self) -> usize {
+        self.worker.connections()
+    }
+
+    /// The operation-time histogram the worker records (`/metrics`).
+    #[must_use]
+    pub fn query_seconds(&self) -> prometheus_client::metrics::histogram::Histogram {
+        self.worker.query_seconds()
+    }
 }
 
 /// Starts the worker. Add it after the script plugin, whose VM gets the scripts' client.
@@ -80,14 +104,18 @@ impl Plugin for DbPlugin {
     fn build(&self, app: &mut App) {
         let settings = self.settings.clone();
         app.insert_resource(settings.clone());
-        let opened = settings.target.open().and_then(|backend| {
-            DbWorker::spawn(backend, settings.queue)
-                .map_err(|e| DbError(format!("starting the database worker: {e}")))
-        });
+        let opened = settings
+            .target
+            .open_pool(settings.pool)
+            .and_then(|backends| {
+                DbWorker::spawn_pool(backends, settings.queue)
+                    .map_err(|e| DbError(format!("starting the database worker: {e}")))
+            });
         let script_db = match opened {
             Ok(worker) => {
                 info!(
                     queue = settings.queue,
+                    connections = worker.connections(),
                     "database: {}",
                     settings.target.describe()
                 );

@@ -119,6 +119,11 @@ pub struct Harness {
     clients: Vec<VirtualClient>,
     /// Datagrams to addresses no virtual client owns.
     stray: Vec<Datagram>,
+    /// The real instant of server time zero: arrivals and step deadlines are stamped on the
+    /// manual clock from here ([`crate::tick::StepDeadline`]).
+    epoch: std::time::Instant,
+    /// Server time the next datagram arrives at ([`send_at`](Self::send_at)); `None`: now.
+    arrival: Option<Duration>,
 }
 
 impl Default for Harness {
@@ -185,6 +190,8 @@ impl Harness {
             decoder: Decoder::default(),
             clients: Vec::new(),
             stray: Vec::new(),
+            epoch: std::time::Instant::now(),
+            arrival: None,
         }
     }
 
@@ -202,6 +209,11 @@ impl Harness {
 
     pub fn stats(&self) -> &NetStats {
         &self.stats
+    }
+
+    /// The counters, shared (a `/metrics` registry reads them).
+    pub fn shared_stats(&self) -> Arc<NetStats> {
+        Arc::clone(&self.stats)
     }
 
     /// Server time since start.
@@ -223,6 +235,9 @@ impl Harness {
                 self.ack(ClientId(i));
             }
         }
+        let deadline = self.epoch + self.now() + self.tick();
+        self.app
+            .insert_resource(crate::tick::StepDeadline(deadline));
         self.app.update();
         self.deliver();
     }
@@ -381,6 +396,15 @@ impl Harness {
         }
     }
 
+    /// Sends `packet` from `client` as [`send`](Self::send) does, arriving at server time
+    /// `at` instead of now: a step takes it only once its deadline (the end of the step on
+    /// the manual clock) has reached `at`.
+    pub fn send_at(&mut self, client: ClientId, packet: impl Into<ClientPacket>, at: Duration) {
+        self.arrival = Some(at);
+        self.send(client, packet);
+        self.arrival = None;
+    }
+
     /// Sends arbitrary bytes from `client`, as one datagram.
     pub fn send_raw(&mut self, client: ClientId, bytes: &[u8]) {
         let from = self.clients[client.0].addr;
@@ -390,7 +414,8 @@ impl Harness {
     /// Sends arbitrary bytes from any address: decoded, dropped and counted exactly as the
     /// network thread does with a datagram from the socket.
     pub fn send_raw_from(&mut self, from: SocketAddr, bytes: &[u8]) {
-        if let Some(inbound) = self.decoder.decode(bytes, from, &self.stats) {
+        let at = self.epoch + self.arrival.unwrap_or_else(|| self.now());
+        if let Some(inbound) = self.decoder.decode(bytes, from, at, &self.stats) {
             self.stats.received();
             self.to_server
                 .send(inbound)

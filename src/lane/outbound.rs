@@ -271,22 +271,48 @@ impl<T> OutboundLane<T> {
     /// and every in-flight event after it are resent, oldest first (Go-Back-N). Then up to
     /// [`NEW_PER_TICK`] events not yet sent, in id order.
     pub fn poll(&mut self, now: Duration, mut out: impl FnMut(Transmission<'_, T>)) -> Polled {
+        self.poll_paced(now, |t| {
+            out(t);
+            true
+        })
+    }
+
+    /// [`poll`](Self::poll) under a pace: `send` puts each transmission on the wire and
+    /// says whether it did; the first refusal ends the poll (ADR 0043, the global send
+    /// budget). A refused transmission is not counted as sent. A refused resend leaves the
+    /// rest of the window for the next timeout; a Go-Back-N round whose first resend is
+    /// refused is no round (its timeout does not double) and is tried again next tick;
+    /// refused new events wait in order.
+    pub fn poll_paced(
+        &mut self,
+        now: Duration,
+        mut send: impl FnMut(Transmission<'_, T>) -> bool,
+    ) -> Polled {
         let mut polled = Polled::default();
         if let Some(oldest) = self.queue.front()
             && self.in_flight > 0
             && now >= oldest.last_sent + self.rtt.rto_after(self.head_resends)
         {
-            self.head_resends = self.head_resends.saturating_add(1);
             for entry in self.queue.iter_mut().take(self.in_flight) {
-                entry.sends = entry.sends.saturating_add(1);
-                entry.last_sent = now;
-                out(Transmission {
+                let sent = send(Transmission {
                     id: entry.id,
                     event: &entry.event,
                     kind: SendKind::Resend,
                 });
+                if !sent {
+                    break;
+                }
+                entry.sends = entry.sends.saturating_add(1);
+                entry.last_sent = now;
+                polled.resent += 1;
             }
-            polled.resent = self.in_flight;
+            if polled.resent == 0 {
+                return polled;
+            }
+            self.head_resends = self.head_resends.saturating_add(1);
+            if polled.resent < self.in_flight {
+                return polled;
+            }
         }
         if self.in_flight == 0 && !self.queue.is_empty() {
             self.progress_at = now;
@@ -297,13 +323,16 @@ impl<T> OutboundLane<T> {
             .skip(self.in_flight)
             .take(NEW_PER_TICK)
         {
-            entry.sends = 1;
-            entry.last_sent = now;
-            out(Transmission {
+            let sent = send(Transmission {
                 id: entry.id,
                 event: &entry.event,
                 kind: SendKind::New,
             });
+            if !sent {
+                break;
+            }
+            entry.sends = 1;
+            entry.last_sent = now;
             polled.new += 1;
         }
         self.in_flight += polled.new;
@@ -639,6 +668,55 @@ mod tests {
         assert_eq!(ids(&poll(&mut lane, ms(2000))), [2]);
         assert_eq!(poll(&mut lane, ms(2999)), []);
         assert_eq!(ids(&poll(&mut lane, ms(3000))), [2]);
+    }
+
+    /// Polls under a pace that allows `n` transmissions.
+    fn poll_n(lane: &mut OutboundLane<u32>, now: Duration, n: usize) -> Vec<(u32, SendKind)> {
+        let mut sent = Vec::new();
+        lane.poll_paced(now, |t| {
+            let ok = sent.len() < n;
+            if ok {
+                sent.push((t.id.0, t.kind));
+            }
+            ok
+        });
+        sent
+    }
+
+    #[test]
+    fn a_paced_poll_sends_new_events_in_order_up_to_the_pace() {
+        let mut lane = filled(10, Delivery::Critical);
+        assert_eq!(ids(&poll_n(&mut lane, ms(0), 4)), [1, 2, 3, 4]);
+        assert_eq!(ids(&poll_n(&mut lane, ms(20), 0)), Vec::<u32>::new());
+        assert_eq!(ids(&poll_n(&mut lane, ms(40), 100)), [5, 6, 7, 8, 9, 10]);
+        assert_eq!((lane.in_flight(), lane.unsent()), (10, 0));
+    }
+
+    #[test]
+    fn a_refused_resend_round_is_tried_again_next_tick_without_doubling() {
+        let mut lane = filled(3, Delivery::Normal);
+        poll(&mut lane, ms(0));
+        assert_eq!(poll_n(&mut lane, ms(500), 0), []);
+        // Not a round: the next tick resends the window on the undoubled timeout.
+        assert_eq!(ids(&poll_n(&mut lane, ms(520), 10)), [1, 2, 3]);
+        assert_eq!(poll(&mut lane, ms(1519)), []);
+        assert_eq!(ids(&poll(&mut lane, ms(1520))), [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_partly_refused_resend_leaves_the_rest_and_sends_nothing_new() {
+        let mut lane = filled(3, Delivery::Normal);
+        poll(&mut lane, ms(0));
+        lane.push(9, Delivery::Normal).unwrap();
+        let sent = poll_n(&mut lane, ms(500), 2);
+        assert_eq!(sent, [(1, SendKind::Resend), (2, SendKind::Resend)]);
+        assert_eq!((lane.in_flight(), lane.unsent()), (3, 1));
+        // The client acks what it got; the rest of the window heads it and is resent.
+        lane.on_ack(EventId(2), ms(540));
+        assert_eq!(
+            poll(&mut lane, ms(560)),
+            [(3, SendKind::Resend), (4, SendKind::New)]
+        );
     }
 
     #[test]

@@ -12,7 +12,10 @@ use std::time::Instant;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
+use std::sync::atomic::AtomicU64;
+
 use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
@@ -33,6 +36,15 @@ pub struct ServerMetrics {
     pub script_memory_bytes: Gauge,
     /// Operations waiting for the database worker.
     pub db_queue_depth: Gauge,
+    /// Script time by resource (handlers, timers, database callbacks).
+    pub script_seconds: Family<Vec<(String, String)>, Counter<f64, AtomicU64>>,
+    /// Shown pairs (recipient, thing) by kind: players, pickups, gang_zones, checkpoints.
+    pub streamed: Family<Vec<(String, String)>, Gauge>,
+}
+
+/// A metric's one label.
+fn label(key: &str, value: &str) -> Vec<(String, String)> {
+    vec![(key.to_owned(), value.to_owned())]
 }
 
 impl Default for ServerMetrics {
@@ -45,6 +57,8 @@ impl Default for ServerMetrics {
             script_errors: Counter::default(),
             script_memory_bytes: Gauge::default(),
             db_queue_depth: Gauge::default(),
+            script_seconds: Family::default(),
+            streamed: Family::default(),
         }
     }
 }
@@ -74,7 +88,31 @@ impl ServerMetrics {
             "Database queries waiting for the worker",
             self.db_queue_depth.clone(),
         );
+        registry.register(
+            "script_seconds",
+            "Time the scripts of each resource ran, on the script clock",
+            self.script_seconds.clone(),
+        );
+        registry.register(
+            "streamed",
+            "Things shown to players now, recipient-thing pairs by kind",
+            self.streamed.clone(),
+        );
         registry.register_collector(Box::new(NetCollector(net)));
+        registry
+    }
+
+    /// [`registry`](Self::registry) plus what the app's own parts record off the tick
+    /// (the database worker's query times), read from the built app's `world`.
+    pub fn registry_for(self: &Arc<Self>, net: Arc<NetStats>, world: &World) -> Registry {
+        let mut registry = self.registry(net);
+        if let Some(db) = world.get_resource::<crate::db::Database>() {
+            registry.register(
+                "db_query_seconds",
+                "Wall time of one database operation on its connection",
+                db.query_seconds(),
+            );
+        }
         registry
     }
 }
@@ -104,14 +142,54 @@ fn tick_started(mut commands: Commands) {
 #[derive(Resource)]
 struct TickStart(Instant);
 
+/// The shown sets the streamed gauge reads.
+#[derive(bevy_ecs::system::SystemParam)]
+struct Streamed<'w, 's> {
+    viewers: Query<'w, 's, &'static crate::player::Viewers>,
+    checkpoints: Query<'w, 's, &'static crate::world::checkpoint::PlayerCheckpoints>,
+    pickups: Option<Res<'w, crate::world::pickup::PickupStream>>,
+    zones: Option<Res<'w, crate::world::gang_zone::GangZoneStream>>,
+}
+
+impl Streamed<'_, '_> {
+    fn sizes(&self) -> [(&'static str, usize); 4] {
+        [
+            (
+                "players",
+                self.viewers.iter().map(|v| v.0.count_ones()).sum(),
+            ),
+            (
+                "pickups",
+                self.pickups.as_ref().map_or(0, |p| p.shown().total()),
+            ),
+            (
+                "gang_zones",
+                self.zones.as_ref().map_or(0, |z| z.shown().total()),
+            ),
+            (
+                "checkpoints",
+                self.checkpoints.iter().map(|c| c.shown().len()).sum(),
+            ),
+        ]
+    }
+}
+
 fn record(
     metrics: Res<Metrics>,
     start: Option<Res<TickStart>>,
     sessions: Res<SessionState>,
-    host: Option<NonSend<crate::script::ScriptHost>>,
+    host: Option<NonSendMut<crate::script::ScriptHost>>,
     db: Option<Res<crate::db::Database>>,
+    streamed: Streamed,
     mut errors_seen: Local<u64>,
 ) {
+    for (kind, n) in streamed.sizes() {
+        metrics
+            .0
+            .streamed
+            .get_or_create(&label("kind", kind))
+            .set(i64::try_from(n).unwrap_or(i64::MAX));
+    }
     if let Some(db) = db {
         metrics
             .0
@@ -124,7 +202,12 @@ fn record(
     }
     m.players
         .set(i64::try_from(sessions.sessions.len()).unwrap_or(i64::MAX));
-    if let Some(host) = host {
+    if let Some(mut host) = host {
+        for (resource, took) in host.take_script_time() {
+            m.script_seconds
+                .get_or_create(&label("resource", &resource))
+                .inc_by(took.as_secs_f64());
+        }
         let errors = host.errors();
         m.script_errors.inc_by(errors.saturating_sub(*errors_seen));
         *errors_seen = errors;

@@ -6,7 +6,7 @@ use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 
-use crate::net::{DropReason, NetStats};
+use crate::net::{DropReason, NetStats, ShedReason};
 
 #[derive(Debug)]
 pub struct NetCollector(pub Arc<NetStats>);
@@ -48,6 +48,24 @@ impl Collector for NetCollector {
             "Server queries answered (query.md)",
             s.queries_answered(),
         )?;
+        counter(
+            &mut encoder,
+            "lane_resends",
+            "Reliable-lane events resent (Go-Back-N), all sessions",
+            s.lane_resend_count(),
+        )?;
+        counter(
+            &mut encoder,
+            "lane_overflows",
+            "Sessions ended because a critical event overflowed their lane",
+            s.lane_overflow_count(),
+        )?;
+        counter(
+            &mut encoder,
+            "send_budget_deferred_ticks",
+            "Ticks whose lane traffic waited for the global send budget (ADR 0043)",
+            s.send_deferred_count(),
+        )?;
         let drops = ConstCounter::new(0u64);
         let mut family = encoder.encode_descriptor(
             "datagrams_dropped",
@@ -58,6 +76,16 @@ impl Collector for NetCollector {
         for reason in DropReason::all() {
             let labels = [("reason", reason.as_str())];
             ConstCounter::new(s.drops(reason)).encode(family.encode_family(&labels)?)?;
+        }
+        let mut family = encoder.encode_descriptor(
+            "datagrams_shed",
+            "Outbound datagrams shed before the sending thread, by reason (ADR 0025)",
+            None,
+            drops.metric_type(),
+        )?;
+        for reason in [ShedReason::Relay, ShedReason::Full, ShedReason::Closed] {
+            let labels = [("reason", reason.as_str())];
+            ConstCounter::new(s.shed_count(reason)).encode(family.encode_family(&labels)?)?;
         }
         Ok(())
     }

@@ -22,9 +22,15 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    /// The packet in `bytes` from `from`, or `None` when it fails decoding (oversized,
-    /// wrong length, unknown id, a broken rule): that drop is counted in `stats`.
-    pub fn decode(&mut self, bytes: &[u8], from: SocketAddr, stats: &NetStats) -> Option<Inbound> {
+    /// The packet in `bytes` from `from`, read at `at`, or `None` when it fails decoding
+    /// (oversized, wrong length, unknown id, a broken rule): that drop is counted in `stats`.
+    pub fn decode(
+        &mut self,
+        bytes: &[u8],
+        from: SocketAddr,
+        at: Instant,
+        stats: &NetStats,
+    ) -> Option<Inbound> {
         if bytes.len() > MAX_DATAGRAM {
             stats.count_drop(DropReason::Decode(ErrorKind::Length));
             if tracing::enabled!(tracing::Level::DEBUG)
@@ -35,7 +41,7 @@ impl Decoder {
             return None;
         }
         match ClientPacket::decode(bytes) {
-            Ok(packet) => Some(Inbound { from, packet }),
+            Ok(packet) => Some(Inbound { from, packet, at }),
             Err(err) => {
                 stats.count_drop(DropReason::Decode(err.kind()));
                 if tracing::enabled!(tracing::Level::DEBUG)
@@ -101,10 +107,14 @@ mod tests {
         let stats = NetStats::default();
         let mut decoder = Decoder::default();
         let from = SocketAddr::from(([127, 0, 0, 1], 1));
-        assert!(decoder.decode(&[0xEE], from, &stats).is_none());
         assert!(
             decoder
-                .decode(&[0u8; MAX_DATAGRAM + 1], from, &stats)
+                .decode(&[0xEE], from, Instant::now(), &stats)
+                .is_none()
+        );
+        assert!(
+            decoder
+                .decode(&[0u8; MAX_DATAGRAM + 1], from, Instant::now(), &stats)
                 .is_none()
         );
         assert_eq!(stats.drops(DropReason::Decode(ErrorKind::Length)), 1);

@@ -11,6 +11,7 @@ mod stats;
 mod thread;
 
 use std::net::SocketAddr;
+use std::time::Instant;
 
 pub use ingress::Decoder;
 pub use outbound::{Outbound, SHED_FRACTION, ShedReason};
@@ -24,6 +25,10 @@ use crate::protocol::ClientPacket;
 pub struct Inbound {
     pub from: SocketAddr,
     pub packet: ClientPacket,
+    /// When the network thread read it: a step takes only what arrived before its
+    /// deadline ([`crate::tick::StepDeadline`]), so a late wake-up does not swallow the
+    /// next step's datagrams (issue 11).
+    pub at: Instant,
 }
 
 /// An encoded datagram for the network thread to send.

@@ -79,6 +79,12 @@ pub struct NetStats {
     /// Outbound datagrams the app's queue shed, by [`ShedReason`] (relay, full, closed).
     shed: [AtomicU64; 3],
     queries: AtomicU64,
+    /// Reliable-lane events resent (Go-Back-N), every session together.
+    lane_resends: AtomicU64,
+    /// Sessions ended because a critical event overflowed their lane (connection.md §3).
+    lane_overflows: AtomicU64,
+    /// Ticks in which the global send budget made lane traffic wait (ADR 0043).
+    send_deferred: AtomicU64,
 }
 
 impl NetStats {
@@ -165,6 +171,34 @@ impl NetStats {
 
     pub fn shed_count(&self, reason: ShedReason) -> u64 {
         self.shed[shed_index(reason)].load(Ordering::Relaxed)
+    }
+
+    /// `n` lane events resent this tick.
+    pub fn lane_resent(&self, n: usize) {
+        self.lane_resends
+            .fetch_add(u64::try_from(n).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    pub fn lane_resend_count(&self) -> u64 {
+        self.lane_resends.load(Ordering::Relaxed)
+    }
+
+    /// A session's lane overflowed.
+    pub fn lane_overflowed(&self) {
+        self.lane_overflows.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn lane_overflow_count(&self) -> u64 {
+        self.lane_overflows.load(Ordering::Relaxed)
+    }
+
+    /// A tick's lane traffic waited for the send budget.
+    pub fn send_deferred(&self) {
+        self.send_deferred.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn send_deferred_count(&self) -> u64 {
+        self.send_deferred.load(Ordering::Relaxed)
     }
 
     /// One line for the periodic stats log.

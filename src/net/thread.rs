@@ -328,11 +328,15 @@ impl NetThread {
                 &mut self.queries,
             );
             let socket = &self.out.socket;
+            // One stamp a batch: the datagrams of one `recvmmsg` were all in the socket
+            // by the time it returned.
+            let mut at = None;
             let result = receiver.receive(socket, READ_BUDGET - total, |bytes, from| {
                 if bytes.len() <= MAX_DATAGRAM && query::is_query(bytes) {
                     answer_query(queries, socket, stats, drop_log, bytes, from);
                 } else {
-                    handle(stats, inbound, decoder, drop_log, bytes, from);
+                    let at = *at.get_or_insert_with(Instant::now);
+                    handle(stats, inbound, decoder, drop_log, (bytes, from, at));
                 }
             });
             match result {
@@ -394,10 +398,9 @@ fn handle(
     inbound: &Sender<Inbound>,
     decoder: &mut Decoder,
     drop_log: &mut LogLimit,
-    bytes: &[u8],
-    from: SocketAddr,
+    (bytes, from, at): (&[u8], SocketAddr, Instant),
 ) {
-    let Some(packet) = decoder.decode(bytes, from, stats) else {
+    let Some(packet) = decoder.decode(bytes, from, at, stats) else {
         return;
     };
     match inbound.try_send(packet) {

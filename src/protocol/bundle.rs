@@ -250,11 +250,19 @@ impl Packer {
         self.count
     }
 
+    /// Whether [`add`](Self::add) of `packet` would take a datagram more than the ones
+    /// already begun: it does not join the bundle being built (ADR 0043 counts datagrams).
+    pub fn starts_datagram(&self, packet: &[u8]) -> bool {
+        is_alone(packet)
+            || self.count == 0
+            || self.count == MAX_COUNT
+            || self.len + LEN_PREFIX + packet.len() > MAX_DATAGRAM
+    }
+
     /// Adds one encoded packet (at most [`MAX_DATAGRAM`] bytes, packet_id first); hands
     /// every datagram this completes to `out`.
     pub fn add(&mut self, packet: &[u8], mut out: impl FnMut(&[u8])) {
-        let alone = packet.len() > MAX_INNER || packet.first().is_none_or(|&id| !bundleable(id));
-        if alone {
+        if is_alone(packet) {
             self.finish(&mut out);
             out(packet);
             return;
@@ -285,6 +293,11 @@ impl Packer {
         self.len = HEADER;
         self.count = 0;
     }
+}
+
+/// A packet that may not share a datagram: too large, or not bundleable.
+fn is_alone(packet: &[u8]) -> bool {
+    packet.len() > MAX_INNER || packet.first().is_none_or(|&id| !bundleable(id))
 }
 
 /// Encodes `packets` as one bundle into a new vector: for fixtures, tests and tools. Fails

@@ -163,6 +163,9 @@ pub struct ScriptHost {
     stopped: Vec<ResourceId>,
     next_id: u32,
     errors: u64,
+    /// Script-clock time each resource's calls took since the last
+    /// [`take_script_time`](ScriptHost::take_script_time) (the metrics, issue 17).
+    time: HashMap<ResourceId, Duration>,
     /// `emit`'s snapshot of the handlers it runs (resource, handle, function), kept for
     /// its allocation.
     dispatch: Vec<(ResourceId, u64, Function)>,
@@ -247,6 +250,7 @@ impl ScriptHost {
             stopped: Vec::new(),
             next_id: 0,
             errors: 0,
+            time: HashMap::new(),
             dispatch: Vec::new(),
             io_open,
             io_lines,
@@ -261,6 +265,29 @@ impl ScriptHost {
     /// Script errors so far.
     pub fn errors(&self) -> u64 {
         self.errors
+    }
+
+    /// The time each running resource's calls took since the last take, by resource name
+    /// (handlers, timers and database callbacks, on the script clock).
+    pub fn take_script_time(&mut self) -> Vec<(String, Duration)> {
+        let time = std::mem::take(&mut self.time);
+        let state = self.state();
+        time.into_iter()
+            .filter_map(|(id, d)| state.resource_names.get(&id).map(|n| (n.clone(), d)))
+            .collect()
+    }
+
+    /// Runs `f` under [`guarded`](Self::guarded) and charges its time to `resource`.
+    fn timed<R>(
+        &mut self,
+        resource: ResourceId,
+        f: impl FnOnce(&Lua) -> mlua::Result<R>,
+    ) -> mlua::Result<R> {
+        let started = self.guard.now();
+        let result = self.guarded(f);
+        let took = self.guard.now().saturating_sub(started);
+        *self.time.entry(resource).or_default() += took;
+        result
     }
 
     /// What the limits stopped so far.
@@ -369,7 +396,7 @@ impl ScriptHost {
         what: &str,
         f: impl FnOnce(&Lua) -> mlua::Result<()>,
     ) {
-        if let Err(e) = self.guarded(f) {
+        if let Err(e) = self.timed(resource, f) {
             let name = self.resource_name(resource);
             self.log_error(&name, what, &e);
         }
@@ -421,7 +448,7 @@ impl ScriptHost {
         if self.suspended(key, now) {
             return None;
         }
-        match self.guarded(f) {
+        match self.timed(resource, f) {
             Ok(r) => {
                 self.failing.remove(&key);
                 Some(r)

@@ -57,6 +57,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 max_players: config.max_players,
                 timeout: config.session_timeout(),
                 max_sessions_per_ip: usize::from(config.max_sessions_per_ip),
+                send_budget: config.net_send_budget,
             },
         },
         ChatPlugin,
@@ -77,6 +78,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             settings: DbSettings {
                 target: db_target(config),
                 queue: config.db_queue,
+                pool: config.db_pool_size,
                 wait_for_replies: config.db_wait_for_replies,
             },
         },

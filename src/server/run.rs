@@ -131,7 +131,7 @@ impl Server {
             .insert_resource(ConfigFile::new(config_file));
         if let Some(addr) = config.metrics {
             let metrics = Arc::new(ServerMetrics::default());
-            if let Err(e) = metrics::serve(addr, metrics.registry(net_stats)) {
+            if let Err(e) = metrics::serve(addr, metrics.registry_for(net_stats, app.world())) {
                 error!("cannot serve metrics on {addr}: {e}");
                 return ExitCode::FAILURE;
             }

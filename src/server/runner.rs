@@ -3,12 +3,17 @@
 //! update (where the first ingest would take both steps' datagrams and the second none)
 //! nor shifts every later tick. A runner that falls behind catches up step by step, at
 //! most [`MAX_CATCH_UP`] ticks; beyond that the lost time is dropped, counted and logged.
+//! Each step takes only the datagrams that arrived before its own deadline
+//! ([`StepDeadline`]): steps run back to back after a late wake-up share the backlog out
+//! as the ticks would have.
 
 use std::time::{Duration, Instant};
 
 use bevy_app::{App, AppExit, Plugin, PluginsState};
 use bevy_time::TimeUpdateStrategy;
 use tracing::warn;
+
+use crate::tick::StepDeadline;
 
 /// Ticks a late runner catches up, back to back, before it drops the rest.
 pub const MAX_CATCH_UP: u32 = 5;
@@ -55,6 +60,7 @@ fn run(mut app: App, tick: Duration) -> AppExit {
         if deadline > now {
             std::thread::sleep(deadline - now);
         }
+        app.insert_resource(StepDeadline(deadline));
         app.update();
         if let Some(exit) = app.should_exit() {
             return exit;

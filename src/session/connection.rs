@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use bevy_ecs::component::Component;
 
+use super::pace::SendPace;
 use crate::lane::{
-    AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, PushError, Verdict,
+    AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, Polled, PushError, Verdict,
 };
 use crate::protocol::bundle::Packer;
 use crate::protocol::connection::handshake::Protocol;
@@ -149,14 +150,39 @@ fn encode(packet: &ServerPacket) -> Result<Vec<u8>, SendError> {
 }
 
 /// Where [`Connection::drain`] puts a tick's packets: a [`Packer`] for a protocol 2
-/// client, one datagram each otherwise.
-struct Sink<F> {
+/// client, one datagram each otherwise; every datagram begun is counted in the tick's
+/// [`SendPace`].
+struct Sink<'p, F> {
     packer: Option<Packer>,
     out: F,
+    pace: &'p mut SendPace,
 }
 
-impl<F: FnMut(Vec<u8>)> Sink<F> {
+impl<F: FnMut(Vec<u8>)> Sink<'_, F> {
+    /// Datagrams `packet` begins: 0 when it joins the bundle being built.
+    fn cost(&self, packet: &[u8]) -> usize {
+        match &self.packer {
+            Some(packer) => usize::from(packer.starts_datagram(packet)),
+            None => 1,
+        }
+    }
+
+    /// Puts a packet that is never held.
     fn put(&mut self, packet: &[u8]) {
+        self.pace.charge(self.cost(packet));
+        self.write(packet);
+    }
+
+    /// Puts a lane transmission if the pace allows it; says whether it did.
+    fn put_lane(&mut self, packet: &[u8]) -> bool {
+        let ok = self.pace.allow_lane(self.cost(packet));
+        if ok {
+            self.write(packet);
+        }
+        ok
+    }
+
+    fn write(&mut self, packet: &[u8]) {
         match &mut self.packer {
             Some(packer) => packer.add(packet, |d| (self.out)(d.to_vec())),
             None => (self.out)(packet.to_vec()),
@@ -391,11 +417,23 @@ impl Connection {
     /// queued in the tick reaches the client before them). A protocol 2 client gets all
     /// of it packed into as few bundles as fit, in that order (connection.md §1); a
     /// protocol 1 client one datagram per packet.
-    pub(crate) fn drain(&mut self, now: Duration, out: impl FnMut(Vec<u8>)) {
+    ///
+    /// Lane transmissions go only while `pace` allows them (the tick's global send
+    /// budget, ADR 0043); the rest wait in the lane, in order, for a later tick.
+    /// Everything else leaves in its tick and is counted in `pace`.
+    ///
+    /// Returns what the lane sent (its resends are counted by the caller).
+    pub(crate) fn drain(
+        &mut self,
+        now: Duration,
+        pace: &mut SendPace,
+        out: impl FnMut(Vec<u8>),
+    ) -> Polled {
         self.pump_roster();
         let mut sink = Sink {
             packer: self.protocol.bundles().then(Packer::new),
             out,
+            pace,
         };
         if std::mem::take(&mut self.ack_due) {
             let ack = crate::protocol::connection::lane::ServerAck {
@@ -415,11 +453,11 @@ impl Connection {
             })
             .filter(|(_, u)| u.trailing.is_none())
             .peekable();
-        self.outbound.poll(now, |t| {
+        let polled = self.outbound.poll_paced(now, |t| {
             while let Some((range, _)) = ordered.next_if(|(_, u)| t.id.is_newer_than(u.at)) {
                 sink.put(&bytes[range]);
             }
-            sink.put(t.event);
+            sink.put_lane(t.event)
         });
         for (range, _) in ordered {
             sink.put(&bytes[range]);
@@ -445,5 +483,6 @@ impl Connection {
             self.unreliable_at.shrink_to(64);
         }
         sink.finish();
+        polled
     }
 }

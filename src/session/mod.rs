@@ -4,6 +4,8 @@
 //! - [`ratelimit`]: the sliding window behind the hello limit (4 a second per IP, §2) and
 //!   the token bucket behind the chat limit (5 at once, 1 a second, §4).
 //! - [`budget`]: a session's inbound datagram budget and the kick of a flooding session.
+//! - [`pace`]: [`SendPace`], the global send budget of a tick that paces lane traffic
+//!   through a join storm (ADR 0043).
 //! - [`registry`]: [`Sessions`], the player slots `0..max_players` (smallest free id,
 //!   reused after a disconnect), the server-wide generation counter (player_token, never
 //!   0), CSPRNG session tokens (never 0, unique among live sessions), the token-and-address
@@ -20,6 +22,7 @@ pub mod components;
 pub mod connection;
 pub mod hello;
 pub mod nametag;
+pub mod pace;
 pub mod plugin;
 pub mod ratelimit;
 pub mod registry;
@@ -29,6 +32,7 @@ pub use components::{
 };
 pub use connection::{Connection, SendError};
 pub use nametag::NametagColor;
+pub use pace::SendPace;
 pub use plugin::{HelloWorld, SessionPlugin, SessionSettings, SessionState};
 
 pub use budget::{Admit, InboundBudget};

@@ -19,6 +19,7 @@ use super::components::{
 use super::connection::Connection;
 use super::hello::HelloLimits;
 use super::nametag::{NametagColor, send_nametags};
+use super::pace::SendPace;
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
 use crate::lane::{LaneHealth, Verdict};
 use crate::net::{Datagram, DropReason, Inbound};
@@ -26,7 +27,7 @@ use crate::protocol::connection::handshake::{LeaveReason, Protocol, ServerDiscon
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
 use crate::protocol::ids::EventId;
 use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
-use crate::tick::{ServerSystems, StreamingSystems, Transport};
+use crate::tick::{ServerSystems, StepDeadline, StreamingSystems, Transport};
 
 /// Session settings.
 #[derive(Resource, Debug, Clone, Copy)]
@@ -37,6 +38,9 @@ pub struct SessionSettings {
     pub timeout: Duration,
     /// Live sessions per source IP. Default 16 (ADR 0018).
     pub max_sessions_per_ip: usize,
+    /// Datagrams a tick, all sessions together, before lane traffic waits (ADR 0043).
+    /// Default 2 000.
+    pub send_budget: usize,
 }
 
 /// The world as a ServerHello tells it; the clock, weather and garage features keep it
@@ -54,6 +58,17 @@ pub struct SessionState {
 /// Datagrams taken this tick that are not hellos, routed after the new sessions exist.
 #[derive(Resource, Debug, Default)]
 struct InboundBatch(Vec<Inbound>);
+
+/// The first datagram read that arrived after the last step's deadline: it and everything
+/// behind it in the channel wait for the next step (the network thread stamps arrivals in
+/// the order it queues them).
+#[derive(Resource, Debug, Default)]
+struct Late(Option<Inbound>);
+
+/// Where the next tick's flush starts among the connections: the first one whose lane
+/// traffic had to wait this tick, so the budget goes round (ADR 0043).
+#[derive(Resource, Debug, Default)]
+struct PaceCursor(usize);
 
 /// Answers to hellos outside a connection's queue: ConnectRefused, a repeated ServerHello.
 #[derive(Resource, Debug, Default)]
@@ -79,6 +94,8 @@ impl Plugin for SessionPlugin {
             .init_resource::<PlayerIndex>()
             .init_resource::<Farewells>()
             .init_resource::<InboundBatch>()
+            .init_resource::<Late>()
+            .init_resource::<PaceCursor>()
             .init_resource::<Direct>()
             .add_message::<Received>()
             .add_message::<PlayerConnected>()
@@ -112,10 +129,11 @@ fn encode(packet: impl Into<ServerPacket>) -> Option<Vec<u8>> {
 }
 
 /// Answers every hello of the tick and spawns the new players; keeps the other datagrams
-/// for [`route_packets`].
+/// for [`route_packets`]. Takes what arrived before the step's deadline, if one is set.
 fn take_hellos(
     mut commands: Commands,
     transport: Res<Transport>,
+    (deadline, mut late): (Option<Res<StepDeadline>>, ResMut<Late>),
     time: Res<Time>,
     world: Res<HelloWorld>,
     mut state: ResMut<SessionState>,
@@ -130,7 +148,12 @@ fn take_hellos(
     let state = &mut *state;
     // Players accepted this tick; their entities exist once the commands apply.
     let mut fresh: Vec<(Entity, Player, Name, Connection)> = Vec::new();
-    while let Ok(inbound) = transport.inbound.try_recv() {
+    let deadline = deadline.map(|d| d.0);
+    while let Some(inbound) = late.0.take().or_else(|| transport.inbound.try_recv().ok()) {
+        if deadline.is_some_and(|d| inbound.at > d) {
+            late.0 = Some(inbound);
+            break;
+        }
         let ClientPacket::ClientHello(hello) = &inbound.packet else {
             batch.0.push(inbound);
             continue;
@@ -246,7 +269,7 @@ fn route_packets(
 ) {
     let now = time.elapsed();
     let mut kicked = HashSet::new();
-    for Inbound { from, packet } in batch.0.drain(..) {
+    for Inbound { from, packet, .. } in batch.0.drain(..) {
         let Some(token) = packet.session_token() else {
             continue;
         };
@@ -327,6 +350,7 @@ fn expire_sessions(
 /// Ends sessions whose lane overflowed (Disconnect 2) or stalled (reason 1), connection.md §3.
 fn check_lanes(
     time: Res<Time>,
+    transport: Res<Transport>,
     connections: Query<(Entity, &Connection)>,
     mut ended: MessageWriter<EndSession>,
 ) {
@@ -334,7 +358,10 @@ fn check_lanes(
     for (player, conn) in &connections {
         let disconnect = match conn.health(now) {
             LaneHealth::Healthy => continue,
-            LaneHealth::Overflowed => LeaveReason::Kicked,
+            LaneHealth::Overflowed => {
+                transport.stats.lane_overflowed();
+                LeaveReason::Kicked
+            }
             LaneHealth::Stalled => LeaveReason::Timeout,
         };
         ended.write(EndSession {
@@ -386,9 +413,10 @@ fn end_sessions(
         // (ADR 0018). A proven one still gets what it was sent this tick (a kick's reason).
         if session.is_some_and(|s| s.is_proven()) {
             let to = conn.addr();
-            conn.drain(time.elapsed(), |bytes| {
+            let polled = conn.drain(time.elapsed(), &mut SendPace::unlimited(), |bytes| {
                 send(&transport, Datagram { to, bytes })
             });
+            transport.stats.lane_resent(polled.resent);
             if let Some(reason) = request.disconnect {
                 farewells.push(to, reason, time.elapsed());
             }
@@ -434,9 +462,15 @@ fn send(transport: &Transport, datagram: Datagram) {
 /// queued waits until its first packet with the token. The bytes that do go to unproven
 /// addresses (hello answers) are counted. Every datagram sent to a session adds one to its
 /// inbound budget (ADR 0019).
+///
+/// All of it is paced by the tick's global send budget (ADR 0043): hello answers first,
+/// then the connections in turn from [`PaceCursor`], each sending its lane traffic while
+/// the budget lasts; the first connection that had to wait starts the next tick.
 fn flush(
     time: Res<Time>,
     transport: Res<Transport>,
+    settings: Res<SessionSettings>,
+    mut cursor: ResMut<PaceCursor>,
     mut state: ResMut<SessionState>,
     mut direct: ResMut<Direct>,
     mut farewells: ResMut<Farewells>,
@@ -444,6 +478,7 @@ fn flush(
 ) {
     let now = time.elapsed();
     let send = |datagram: Datagram| send(&transport, datagram);
+    let mut pace = SendPace::new(settings.send_budget);
     for datagram in direct.0.drain(..) {
         if !state
             .sessions
@@ -452,9 +487,16 @@ fn flush(
         {
             transport.stats.unproven_sent(datagram.bytes.len());
         }
+        pace.charge(1);
         send(datagram);
     }
-    for (player, mut conn) in &mut connections {
+    let total = connections.iter().len();
+    let start = if cursor.0 < total { cursor.0 } else { 0 };
+    let mut first_deferred = None;
+    let order = (start..total).chain(0..start);
+    let mut all: Vec<_> = connections.iter_mut().collect();
+    for i in order {
+        let (player, conn) = &mut all[i];
         let proven = state
             .sessions
             .get(player.id)
@@ -464,11 +506,21 @@ fn flush(
         }
         let to: SocketAddr = conn.addr();
         let mut sent = 0;
-        conn.drain(now, |bytes| {
+        let polled = conn.drain(now, &mut pace, |bytes| {
             sent += 1;
             send(Datagram { to, bytes });
         });
+        if polled.resent > 0 {
+            transport.stats.lane_resent(polled.resent);
+        }
+        if pace.take_deferred() && first_deferred.is_none() {
+            first_deferred = Some(i);
+        }
         state.sessions.earn(player.id, sent);
+    }
+    if let Some(i) = first_deferred {
+        transport.stats.send_deferred();
+        cursor.0 = i;
     }
     farewells.due(now, |to, reason| {
         if let Some(bytes) = encode(ServerDisconnect { reason }) {

@@ -86,6 +86,11 @@ impl ShownSets {
         }
     }
 
+    /// Keys shown, all recipients together (the metrics' streamed-set size).
+    pub fn total(&self) -> usize {
+        self.shown.iter().map(Vec::len).sum()
+    }
+
     /// The keys shown to `recipient`, ascending.
     pub fn of(&self, recipient: PlayerId) -> &[u32] {
         self.shown.get(slot(recipient)).map_or(&[], Vec::as_slice)

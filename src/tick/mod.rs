@@ -9,6 +9,6 @@ mod transport;
 
 pub use sets::{GameplaySystems, ServerSystems, StreamingSystems};
 pub use shutdown::{ServerShutdown, ShutdownFlag, ShutdownPlugin};
-pub use transport::Transport;
+pub use transport::{StepDeadline, Transport};
 
 pub(crate) use sets::configure;

@@ -2,6 +2,7 @@
 //! thread owns the socket (ADR 0025).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use bevy_ecs::resource::Resource;
 use crossbeam_channel::Receiver;
@@ -17,3 +18,10 @@ pub struct Transport {
     pub outbound: Outbound,
     pub stats: Arc<NetStats>,
 }
+
+/// The deadline of the step being run: ingest takes only the datagrams that arrived
+/// before it ([`crate::net::Inbound::at`]); later ones wait for the next step. The run
+/// loop sets it to the step's absolute deadline before each step, the harness to the
+/// end of the step on its manual clock. Without it a step takes everything queued.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepDeadline(pub Instant);

@@ -92,6 +92,11 @@ pub struct PlayerCheckpoints {
 }
 
 impl PlayerCheckpoints {
+    /// The checkpoints the player is shown now.
+    pub fn shown(&self) -> &[MarkerId] {
+        &self.shown
+    }
+
     /// The checkpoints the player stands in, as the last crossings left it.
     pub fn inside(&self) -> &[MarkerId] {
         &self.inside

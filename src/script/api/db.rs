@@ -74,7 +74,8 @@ impl ScriptDb {
         callback: Option<Function>,
     ) -> std::result::Result<(), DbError> {
         let submitted = match &mut self.client {
-            Ok(client) => client.submit(op),
+            // One resource's queries run on one connection, in its order (ADR 0044).
+            Ok(client) => client.submit_keyed(u64::from(resource.0), op),
             Err(e) => Err(DbError(format!("no database: {e}"))),
         };
         let (id, result, outcome) = match submitted {
