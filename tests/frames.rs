@@ -638,6 +638,7 @@ dlmp.on("player_pause", function(p, paused) say(p, "pause " .. tostring(paused) 
 dlmp.on("player_weapon_reload", function(p, w) say(p, "reload " .. w) end)
 dlmp.on("player_state_change", function(p, s, prev) say(p, "state " .. s .. " " .. prev) end)
 dlmp.on("player_interior_change", function(p, i, prev) say(p, "interior " .. i .. " " .. prev) end)
+dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
 dlmp.on("player_command", function(p, name)
     if name == "target" then
         local t = p:target()
@@ -760,51 +761,66 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
 #[test]
 fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control() {
     let (_s, mut h, a) = scripted("reload-rules");
-    h.with::<Inventory>(a, |i| {
-        i.held.set(4, true);
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-    });
-    let mut seq = 0;
+    // The inventory by the gamemode's GiveWeapon (weapon_rev 1, 2); frames echo it.
+    h.chat(a, "/give 4 1");
+    h.chat(a, "/give 24 30");
+    h.steps(2);
+    // The next seq of Alice's frames.
+    let next = |h: &Harness| h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
     // A reload start of `f`'s weapon, 300 ms after the last: what the script heard.
-    let mut reload = |h: &mut Harness, mut f: Frame| {
+    let reload = |h: &mut Harness, mut f: Frame| {
         h.advance(std::time::Duration::from_millis(300));
         f.state = 0;
-        seq += 1;
-        h.sync(a, seq, f);
+        h.sync(a, next(h), f);
         f.state = 2;
-        seq += 1;
-        h.sync(a, seq, f);
+        h.sync(a, next(h), f);
         h.take_chat_lines(a)
     };
     let mut f = frame();
     f.weapon = 24;
     f.clip = 7;
     f.total = 30;
+    f.weapon_rev = Revision(2);
     assert_eq!(reload(&mut h, f), ["reload 24"]);
 
     let mut knife = f;
     knife.weapon = 4;
     assert!(reload(&mut h, knife).is_empty(), "a melee weapon");
 
-    h.with::<Inventory>(a, |i| i.ammo[24] = 0);
-    assert!(reload(&mut h, f).is_empty(), "no ammo by the inventory");
-    h.with::<Inventory>(a, |i| {
-        i.ammo[24] = 30;
-        i.clip = 7;
-    });
+    // The client's own count at the current echo lowers the inventory to no ammo.
+    let mut empty = f;
+    (empty.clip, empty.total) = (0, 0);
+    assert!(reload(&mut h, empty).is_empty(), "no ammo by the inventory");
+    assert_eq!(h.get::<Inventory>(a).ammo[24], 0);
+    h.chat(a, "/give 24 30");
+    h.steps(2);
+    f.weapon_rev = Revision(3);
+    assert!(
+        reload(&mut h, {
+            let mut stale = f;
+            stale.weapon_rev = Revision(2);
+            stale
+        })
+        .is_empty(),
+        "a frame that overtook the last weapon change"
+    );
 
     h.freeze(a, true);
     assert!(reload(&mut h, f).is_empty(), "frozen");
     h.freeze(a, false);
 
-    // Written: with the pause carried only by these frames a reload was still raised,
-    // and the one-change-a-second limit would keep the next frames paused.
-    h.with::<Body>(a, |b| b.paused = true);
+    // Paused by the frames themselves: the first paused frame is an accepted change.
     let mut paused = f;
     paused.paused = true;
-    assert!(reload(&mut h, paused).is_empty(), "paused");
-    h.with::<Body>(a, |b| b.paused = false);
+    assert_eq!(
+        reload(&mut h, paused),
+        ["pause true true"],
+        "paused: no reload"
+    );
+    // A second later the return is accepted.
+    h.advance(std::time::Duration::from_secs(1));
+    h.sync(a, next(&h), f);
+    assert_eq!(h.take_chat_lines(a), ["pause false false"]);
 
     let mut old_life = f;
     old_life.death_epoch = 1;
@@ -813,6 +829,43 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
         "a frame of another life"
     );
     assert_eq!(reload(&mut h, f), ["reload 24"]);
+}
+
+/// player.md, paused: "A paused frame has its keys zeroed before every consumer", and a
+/// reload counts only "while the player is in control (not paused, not frozen)". A paused
+/// frame within a second of the last accepted change leaves the server's pause state as it
+/// was, but the player is in its menu all the same: no reload (ADR 0041).
+#[test]
+fn a_paused_frame_raises_no_reload_while_its_pause_waits_for_the_rate_limit() {
+    let (_s, mut h, a) = scripted("reload-paused-rate");
+    h.chat(a, "/give 24 30");
+    h.steps(2);
+    let mut f = frame();
+    f.weapon = 24;
+    (f.clip, f.total) = (7, 30);
+    f.weapon_rev = Revision(1);
+    let mut paused = f;
+    paused.paused = true;
+    h.sync(a, 1, paused);
+    h.advance(std::time::Duration::from_secs(1));
+    h.sync(a, 2, f);
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["pause true true", "pause false false"]
+    );
+    // Within the second: the pause is refused, the frames still say the menu is open.
+    h.advance(std::time::Duration::from_millis(300));
+    h.sync(a, 3, paused);
+    paused.state = 2;
+    h.sync(a, 4, paused);
+    assert!(!h.get::<Body>(a).paused, "the change waits for the rate limit");
+    assert!(h.take_chat_lines(a).is_empty(), "no reload from a paused frame");
+    // In control again: the reload counts.
+    h.advance(std::time::Duration::from_millis(300));
+    h.sync(a, 5, f);
+    f.state = 2;
+    h.sync(a, 6, f);
+    assert_eq!(h.take_chat_lines(a), ["reload 24"]);
 }
 
 #[test]
