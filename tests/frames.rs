@@ -8,14 +8,16 @@ use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::frame::{FrameDrops, FrameState};
 use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
 use dlmp::player::{
-    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState,
-    Team, Viewers,
+    Body, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
 };
+use dlmp::protocol::connection::weapons::{GiveArmor, GiveHealth};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
 use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::control::SetSpecialAction;
 use dlmp::protocol::player::physics::{SetGravity, SetVelocity};
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
+use dlmp::serial::Serial;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
@@ -40,40 +42,62 @@ fn last_relay(h: &Harness, c: ClientId) -> RemotePlayerSync {
     relays(h, c).pop().expect("a RemotePlayerSync")
 }
 
+/// The gamemode's commands the relay table test sets its subject up with.
+const SETUP: &str = r#"
+dlmp.add_command("team", function(p, args) p:set_team(tonumber(args[1])) end)
+dlmp.add_command("setup", function(p)
+    p:set_skin(7, 2)
+    p:set_walking_style(127)
+    p:set_fighting_style("kung_fu")
+    p:set_headless(true)
+    p:set_health(80)
+    p:set_armor(20)
+    p:give_weapon(24, 30)
+    p:set_gravity(0.005)
+    p:set_special_action("jetpack")
+end)
+"#;
+
 #[test]
 fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
-    let (mut h, a, b) = two();
-    h.with::<Appearance>(a, |l| {
-        *l = Appearance {
-            skin: 7,
-            variant: 2,
-            walk_style: 3,
-            fight_style: 6,
-            headless: true,
-        }
-    });
-    h.with::<Team>(a, |t| {
-        *t = Team {
-            group: 5,
-            relation_rev: 2,
-        }
-    });
-    h.with::<Team>(b, |t| t.group = 5);
-    // Written: armor comes only from a script's `set_armor`, and this player is unscripted.
-    h.with::<Ledger>(a, |l| {
-        l.health = 80.0;
-        l.armor = 20.0;
-    });
-    h.with::<Inventory>(a, |i| {
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-    });
-    // Written: the commands would need echoes in this frame, which asserts rev 0 relayed.
-    h.with::<Body>(a, |b| {
-        b.gravity = 0.005;
-        b.special_action = SpecialAction::Jetpack;
-    });
-    h.with::<DeathEpoch>(a, |e| e.0 = 3);
+    let scripts = TempScripts::new("relay-table");
+    scripts.resource("gm", SETUP);
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(SPAWN);
+    // Three lives lost and granted again, each confirmed by a living frame (as
+    // SetSpecialAction requires): the server's death_epoch is 3.
+    for _ in 0..3 {
+        h.die_and_respawn(a);
+        h.live(a);
+    }
+    h.chat(a, "/team 5");
+    h.chat(b, "/team 5");
+    h.chat(a, "/setup");
+    h.steps(2);
+    let health = h.packets::<GiveHealth>(a);
+    let armor = h.packets::<GiveArmor>(a);
+    assert_eq!(
+        (health.len(), armor.len()),
+        (1, 1),
+        "GiveHealth and GiveArmor"
+    );
+    assert_eq!((health[0].health, armor[0].armor), (80.0, 20.0));
+    assert_eq!(
+        armor[0].vital_rev,
+        health[0].vital_rev.next(),
+        "each health or armor command raises vital_rev (connection.md §6)"
+    );
+    let gravity = h.packets::<SetGravity>(a);
+    assert_eq!(gravity.len(), 1);
+    assert_eq!(
+        (gravity[0].gravity, gravity[0].rev),
+        (0.005, Revision(1)),
+        "the first physics command of the connection"
+    );
+    let action = h.packets::<SetSpecialAction>(a);
+    assert_eq!(action.len(), 1);
+    assert_eq!(action[0].action, SpecialAction::Jetpack);
+    h.clear(b);
 
     let sent = Frame {
         pos: Vec3::new(100.5, 200.0, 10.0),
@@ -100,15 +124,20 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         paused: false,
         on_fire: true,
         special_action: SpecialAction::Jetpack,
-        special_rev: Revision(4),
+        // The echo of SetSpecialAction: the owner's value, relayed as it is.
+        special_rev: action[0].rev,
         jet_thrust: 1,
         jet_stop: true,
         jet_strafe: 5.0,
         jet_angle: -2.0,
         aim_target: 3,
-        physics_rev: Revision(0),
-        vital_rev: Revision(4),
-        damage_seq: Seq(7),
+        // SetGravity applied: its echo makes the server take the gravity (player.md,
+        // physics_rev).
+        physics_rev: gravity[0].rev,
+        // The current vital_rev: the frame is in the client's order, but its hp and
+        // armor are above the ledger, which a frame can only lower (connection.md §6).
+        vital_rev: armor[0].vital_rev,
+        damage_seq: h.get::<Ledger>(a).damage_seq,
     };
     h.sync(a, 11, sent);
 
@@ -148,7 +177,7 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
     assert!(!f.paused);
     assert!(f.on_fire, "the server took the first change");
     assert_eq!(f.special_action, SpecialAction::Jetpack, "the server's");
-    assert_eq!(f.special_rev, Revision(4));
+    assert_eq!(f.special_rev, action[0].rev, "the owner's");
     assert_eq!((f.jet_thrust, f.jet_stop), (1, true));
     assert_eq!((f.jet_strafe, f.jet_angle), (3.0, -1.5), "clamped");
     assert_eq!(f.aim_target, 0xFFFF);
@@ -157,13 +186,18 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         (Revision(0), Revision(0), Seq(0))
     );
     assert_eq!((r.skin, r.variant), (7, 2));
-    assert_eq!((r.walk_style, r.fight_style, r.headless), (3, 6, true));
-    assert_eq!((r.damage_group, r.relation_rev), (5, 2));
+    assert_eq!((r.walk_style, r.fight_style, r.headless), (127, 6, true));
+    assert_eq!(
+        (r.damage_group, r.relation_rev),
+        (5, 1),
+        "one change of group"
+    );
     assert!(r.teammate, "same group as the recipient");
-    assert_eq!(r.gravity, 0.005);
+    assert_eq!(r.gravity, 0.005, "taken with the echo");
 
     // Bob's frame goes to Alice; Alice's group is not 0 but Bob's differs now.
-    h.with::<Team>(b, |t| t.group = 6);
+    h.chat(b, "/team 6");
+    h.steps(2);
     h.sync(a, 12, frame());
     assert!(!last_relay(&h, b).teammate);
 }
@@ -858,8 +892,14 @@ fn a_paused_frame_raises_no_reload_while_its_pause_waits_for_the_rate_limit() {
     h.sync(a, 3, paused);
     paused.state = 2;
     h.sync(a, 4, paused);
-    assert!(!h.get::<Body>(a).paused, "the change waits for the rate limit");
-    assert!(h.take_chat_lines(a).is_empty(), "no reload from a paused frame");
+    assert!(
+        !h.get::<Body>(a).paused,
+        "the change waits for the rate limit"
+    );
+    assert!(
+        h.take_chat_lines(a).is_empty(),
+        "no reload from a paused frame"
+    );
     // In control again: the reload counts.
     h.advance(std::time::Duration::from_millis(300));
     h.sync(a, 5, f);
