@@ -571,9 +571,10 @@ impl Harness {
 
     /// Component-writing shortcut: puts the client's player at `at` as a granted connect
     /// spawn leaves it (spawned, alive, there, with `at` as its spawn info) without the
-    /// RequestSpawn, the SpawnPlayer or a tick. Prefer [`spawn`](Self::spawn), the real
-    /// path; this stays for tests that need the state without its packets in the same
-    /// tick.
+    /// RequestSpawn, the SpawnPlayer or a tick. Only for `benches/tick.rs`, which spawns a
+    /// thousand players outside its measured ticks; tests use [`spawn`](Self::spawn), the
+    /// real path.
+    #[doc(hidden)]
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
         self.with::<SpawnState>(client, |s| {

@@ -20,7 +20,7 @@ fn server(table: &str) -> Harness {
 fn spawned(h: &mut Harness) -> ClientId {
     let alice = h.connect("alice");
     h.step();
-    h.spawn_at(alice, Vec3::new(0.0, 0.0, 3.0));
+    h.spawn(alice, Vec3::new(0.0, 0.0, 3.0));
     h.live(alice);
     h.clear(alice);
     alice
