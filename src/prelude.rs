@@ -7,7 +7,9 @@ pub use bevy_ecs::prelude::*;
 
 pub use crate::chat::{PlayerChat, notify, say};
 pub use crate::config::Config;
-pub use crate::player::admission::{AdmissionRefused, RateLimit, RefusalKind, RefusalReason};
+pub use crate::player::admission::{
+    AdmissionRefused, CheatSuspected, CheatVerdict, RateLimit, RefusalKind, RefusalReason,
+};
 pub use crate::player::ledger::LedgerEvent;
 pub use crate::player::{
     Body, Inventory, LastFrame, Ledger, Position, RespawnGranted, Scope, SpawnGranted, SpawnState,
