@@ -258,9 +258,9 @@ impl ScriptHost {
         &self.lua
     }
 
-    /// Script errors so far.
+    /// Script errors so far, those of handlers run by `dlmp.emit` included.
     pub fn errors(&self) -> u64 {
-        self.errors
+        self.errors + self.state().emit_errors
     }
 
     /// What the limits stopped so far.
