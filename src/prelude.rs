@@ -25,3 +25,11 @@ pub use crate::session::{
     Received,
 };
 pub use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+// The world kinds (world.md) as they landed: their components, the gamemode's commands
+// and what players crossing or touching them announce.
+pub use crate::world::checkpoint::{Checkpoint, CheckpointCommand, CheckpointCrossed};
+pub use crate::world::clock::{Environment, EnvironmentCommand};
+pub use crate::world::colshape::{Colshape, ColshapeCommand, ColshapeCrossed};
+pub use crate::world::gang_zone::{GangZone, GangZoneCommand};
+pub use crate::world::pickup::{Pickup, PickupCommand, PickupInteracted};
+pub use crate::world::waypoint::{Waypoint, WaypointChanged, WaypointCommand};
