@@ -7,9 +7,7 @@ use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::frame::{FrameDrops, FrameState};
 use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
-use dlmp::player::{
-    Body, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
-};
+use dlmp::player::{Body, Inventory, LastFrame, Ledger, Life, Position, SpawnState, Viewers};
 use dlmp::protocol::connection::weapons::{GiveArmor, GiveHealth};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
@@ -26,6 +24,21 @@ fn two() -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
     let (a, b) = h.connect_pair_at(SPAWN);
     (h, a, b)
+}
+
+/// [`two`] with the gamemode's commands of [`SETUP`] (`/give weapon ammo` among them).
+fn armed(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
+    let scripts = TempScripts::new(test);
+    scripts.resource("gm", SETUP);
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(SPAWN);
+    (scripts, h, a, b)
+}
+
+/// The gamemode's `give_weapon(weapon, ammo)` to `c` (GiveWeapon, the next weapon_rev).
+fn give(h: &mut Harness, c: ClientId, weapon: u8, ammo: u16) {
+    h.chat(c, &format!("/give {weapon} {ammo}"));
+    h.steps(2);
 }
 
 /// A living frame standing at [`SPAWN`].
@@ -45,6 +58,7 @@ fn last_relay(h: &Harness, c: ClientId) -> RemotePlayerSync {
 /// The gamemode's commands the relay table test sets its subject up with.
 const SETUP: &str = r#"
 dlmp.add_command("team", function(p, args) p:set_team(tonumber(args[1])) end)
+dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
 dlmp.add_command("setup", function(p)
     p:set_skin(7, 2)
     p:set_walking_style(127)
@@ -204,8 +218,8 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
 
 #[test]
 fn without_ammo_the_fire_bit_is_cleared_and_without_a_jetpack_jet_fields_are_zero() {
-    let (mut h, a, b) = two();
-    h.with::<Inventory>(a, |i| i.held.set(24, true));
+    let (_s, mut h, a, b) = armed("no-ammo");
+    give(&mut h, a, 24, 0);
     let mut f = frame();
     f.weapon = 24;
     f.keys = Keys::FIRE | Keys::AIM;
@@ -285,11 +299,11 @@ fn frames_go_only_to_the_subjects_viewers() {
     let c = h.connect("carol");
     h.step();
     h.spawn(c, SPAWN);
-    h.with::<Scope>(c, |s| s.virtual_world = 7);
+    h.set_scope(c, Some(7), None);
     h.sync(a, 1, frame());
     assert_eq!(relays(&h, b).len(), 1);
     assert!(relays(&h, c).is_empty(), "carol is not shown alice");
-    h.with::<Scope>(b, |s| s.virtual_world = 7);
+    h.set_scope(b, Some(7), None);
     h.sync(a, 2, frame());
     assert_eq!(relays(&h, b).len(), 1, "hidden: no more relays");
     assert!(!h.get::<Viewers>(a).contains(h.player_id(b)));
@@ -486,12 +500,10 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
 
 #[test]
 fn weapons_reconcile_only_with_the_current_weapon_rev() {
-    let (mut h, a, b) = two();
-    h.with::<Inventory>(a, |i| {
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-        i.weapon_rev = Revision(2);
-    });
+    let (_s, mut h, a, b) = armed("reconcile");
+    // Two weapon changes: weapon_rev 2, 30 rounds.
+    give(&mut h, a, 24, 30);
+    give(&mut h, a, 24, 0);
     let mut f = frame();
     f.weapon = 24;
     f.clip = 7;
@@ -756,14 +768,12 @@ fn pause_raises_player_pause_and_releases_keys() {
 #[test]
 fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     let (_s, mut h, a) = scripted("reload");
-    h.with::<Inventory>(a, |i| {
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-    });
+    give(&mut h, a, 24, 30);
     let mut f = frame();
     f.weapon = 24;
     f.clip = 7;
     f.total = 30;
+    f.weapon_rev = Revision(1);
     f.state = 2;
     h.sync(a, 1, f);
     assert_eq!(h.take_chat_lines(a), ["reload 24"]);
@@ -782,8 +792,8 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     f.state = 2;
     h.sync(a, 6, f);
     assert_eq!(h.take_chat_lines(a), ["reload 24"]);
-    // An overtaken weapon_rev, or a weapon not held, raises nothing.
-    h.with::<Inventory>(a, |i| i.weapon_rev = Revision(1));
+    // A frame that overtook the next weapon change raises nothing.
+    give(&mut h, a, 24, 0);
     h.advance(std::time::Duration::from_millis(300));
     f.state = 0;
     h.sync(a, 7, f);
@@ -915,22 +925,21 @@ fn state_and_interior_changes_come_from_the_server_pass() {
     h.steps(4);
     assert_eq!(h.take_chat_lines(a), ["state dead on_foot"]);
 
-    h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
-    let mut seen = Vec::new();
+    h.set_scope(a, None, Some(3));
+    let mut seen = h.take_chat_lines(a);
     for _ in 0..4 {
-        h.step();
-        seen = h.take_chat_lines(a);
         if !seen.is_empty() {
             break;
         }
+        h.step();
+        seen = h.take_chat_lines(a);
     }
     assert_eq!(seen, ["interior 3 0"]);
     // That tick was a pass; the next comes 50 ms later. A change and its reversal before it
     // raise nothing.
-    h.with::<dlmp::player::Scope>(a, |s| s.interior = 5);
-    h.step();
-    h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
-    h.steps(5);
+    h.set_scope(a, None, Some(5));
+    h.set_scope(a, None, Some(3));
+    h.steps(4);
     assert!(h.take_chat_lines(a).is_empty());
 }
 
@@ -1168,11 +1177,8 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
 
 #[test]
 fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
-    let (mut h, a, _) = two();
-    h.with::<Inventory>(a, |i| {
-        i.held.set(37, true);
-        i.ammo[37] = 100;
-    });
+    let (_s, mut h, a, _) = armed("spray");
+    give(&mut h, a, 37, 100);
     let mut f = frame();
     f.weapon = 37;
     f.total = 100;

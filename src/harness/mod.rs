@@ -635,6 +635,26 @@ impl Harness {
         self.step();
     }
 
+    /// The gamemode moves the client's player to another world scope (what
+    /// `player:set_virtual_world` / `player:set_interior` do; `None` keeps that part) with
+    /// the command a gameplay plugin writes, and one tick: ScopeChanged goes out and
+    /// streaming reconciles the new scope in that tick (player.md, ScopeChanged).
+    pub fn set_scope(
+        &mut self,
+        client: ClientId,
+        virtual_world: Option<u32>,
+        interior: Option<u8>,
+    ) {
+        let player = self.entity(client);
+        self.world_mut()
+            .write_message(crate::player::scope::SetScope {
+                player,
+                virtual_world,
+                interior,
+            });
+        self.step();
+    }
+
     /// A living frame from the client where the server has it, with the next seq and the
     /// current life's death_epoch, and one tick: what a (re)spawned client's game sends,
     /// confirming its life (player.md, RespawnPlayer).
