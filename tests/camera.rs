@@ -361,8 +361,7 @@ fn a_spectate_target_is_shown_at_any_distance_and_centers_the_stream() {
     assert_eq!(center.camera, Some(far));
     // The center follows the target.
     let moved = Vec3::new(far.x + 30.0, far.y, far.z);
-    h.with::<dlmp::player::Position>(b, |p| p.0 = moved);
-    h.step();
+    h.teleport(b, moved);
     assert_eq!(h.get::<StreamCenter>(a).camera, Some(moved));
 }
 

@@ -655,6 +655,23 @@ impl Harness {
         self.step();
     }
 
+    /// The gamemode teleports the client's player to `at` (what `player:set_position`
+    /// does: TeleportPlayer, the heading and the interior kept) with the command a
+    /// gameplay plugin writes, and one tick: the server's position is `at` from that tick
+    /// and the movement check starts there (player.md, TeleportPlayer).
+    pub fn teleport(&mut self, client: ClientId, at: Vec3) {
+        let player = self.entity(client);
+        self.world_mut()
+            .write_message(crate::player::teleport::Teleport {
+                player,
+                pos: at,
+                heading: None,
+                interior: None,
+                ground: false,
+            });
+        self.step();
+    }
+
     /// A living frame from the client where the server has it, with the next seq and the
     /// current life's death_epoch, and one tick: what a (re)spawned client's game sends,
     /// confirming its life (player.md, RespawnPlayer).
