@@ -7,7 +7,9 @@ pub use bevy_ecs::prelude::*;
 
 pub use crate::chat::{PlayerChat, notify, say};
 pub use crate::config::Config;
-pub use crate::player::admission::{AdmissionRefused, RateLimit, RefusalKind, RefusalReason};
+pub use crate::player::admission::{
+    AdmissionRefused, CheatSuspected, CheatVerdict, RateLimit, RefusalKind, RefusalReason,
+};
 pub use crate::player::ledger::LedgerEvent;
 pub use crate::player::{
     Body, Inventory, LastFrame, Ledger, Position, RespawnGranted, Scope, SpawnGranted, SpawnState,
@@ -23,3 +25,11 @@ pub use crate::session::{
     Received,
 };
 pub use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+// The world kinds (world.md) as they landed: their components, the gamemode's commands
+// and what players crossing or touching them announce.
+pub use crate::world::checkpoint::{Checkpoint, CheckpointCommand, CheckpointCrossed};
+pub use crate::world::clock::{Environment, EnvironmentCommand};
+pub use crate::world::colshape::{Colshape, ColshapeCommand, ColshapeCrossed};
+pub use crate::world::gang_zone::{GangZone, GangZoneCommand};
+pub use crate::world::pickup::{Pickup, PickupCommand, PickupInteracted};
+pub use crate::world::waypoint::{Waypoint, WaypointChanged, WaypointCommand};

@@ -26,7 +26,7 @@ fn rate_limited_toggles_and_dropped_shots_are_announced() {
     let alice = h.connect("alice");
     h.step();
     let at = Vec3::new(0.0, 0.0, 3.0);
-    h.spawn_at(alice, at);
+    h.spawn(alice, at);
     h.live(alice);
     h.advance(Duration::from_secs(2));
     let seq = h.get::<LastFrame>(alice).seq.expect("a frame").0;

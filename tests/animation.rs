@@ -421,13 +421,13 @@ fn die(h: &mut Harness, c: ClientId) {
 /// Moves Carol next to the others and steps until Alice is shown to her; returns the
 /// server time of that show.
 fn bring_carol(h: &mut Harness, a: ClientId, c: ClientId) -> Duration {
-    h.with::<Position>(c, |p| p.0 = SPAWN);
+    h.teleport(c, SPAWN);
     let carol = h.player_id(c);
     for _ in 0..10 {
-        h.step();
         if h.get::<Viewers>(a).contains(carol) {
             return h.now();
         }
+        h.step();
     }
     panic!("Alice was not shown to Carol");
 }

@@ -9,7 +9,7 @@ use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::control::camera::CameraSetting;
 use dlmp::player::control::{Control, ControlCommand};
 use dlmp::player::frame::FrameState;
-use dlmp::player::{Life, Scope, StreamCenter, Viewers};
+use dlmp::player::{Life, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::PlayerToken;
@@ -245,10 +245,10 @@ fn a_spectate_target_must_be_spawned_in_scope_and_not_the_player() {
     let (mut h, a, b) = two(HERE);
     let s = spectating(&h, a);
     camera(&mut h, a, s);
-    h.with::<Scope>(b, |s| s.virtual_world = 3);
+    h.set_scope(b, Some(3), None);
     let s = spectating(&h, b);
     camera(&mut h, a, s);
-    h.with::<Scope>(b, |s| s.virtual_world = 0);
+    h.set_scope(b, Some(0), None);
     // No packet takes a spawned player back to unspawned; the write stands for one.
     h.with::<Life>(b, |l| l.spawned = false);
     let s = spectating(&h, b);
@@ -361,8 +361,7 @@ fn a_spectate_target_is_shown_at_any_distance_and_centers_the_stream() {
     assert_eq!(center.camera, Some(far));
     // The center follows the target.
     let moved = Vec3::new(far.x + 30.0, far.y, far.z);
-    h.with::<dlmp::player::Position>(b, |p| p.0 = moved);
-    h.step();
+    h.teleport(b, moved);
     assert_eq!(h.get::<StreamCenter>(a).camera, Some(moved));
 }
 
@@ -372,8 +371,7 @@ fn the_targets_scope_change_ends_spectating() {
     let s = spectating(&h, b);
     camera(&mut h, a, s);
     log(&mut h, a);
-    h.with::<Scope>(b, |s| s.interior = 5);
-    h.step();
+    h.set_scope(b, None, Some(5));
     assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
     assert_eq!(h.get::<Control>(a).camera, CameraSetting::Own);
     assert_eq!(h.get::<StreamCenter>(a), StreamCenter::default());
@@ -652,8 +650,7 @@ fn lua_refuses_bad_cameras_with_clear_errors() {
     }
     h.request_spawn(b);
     h.step();
-    h.with::<Scope>(b, |s| s.virtual_world = 2);
-    h.step();
+    h.set_scope(b, Some(2), None);
     assert_eq!(
         lua(&mut h, a, "p:spectate(others[2])"),
         "error spectate: target bob is in virtual world 2 interior 0, not in the player's (virtual world 0 interior 0)"
@@ -730,15 +727,14 @@ fn spectate_lost_fires_on_the_targets_scope_change_and_disconnect() {
     let (_s, mut h, a, b) = spawned_pair("control-spectate-lost");
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
-    h.with::<Scope>(b, |s| s.virtual_world = 9);
-    h.steps(2);
+    h.set_scope(b, Some(9), None);
+    h.step();
     let said = h.chat_lines(a);
     assert_eq!(said, ["lost bob"]);
     assert_eq!(log(&mut h, a), ["camera Own", "frozen 0"]);
     assert_eq!(lua(&mut h, a, "return p:camera()"), "ok own");
 
-    h.with::<Scope>(b, |s| s.virtual_world = 0);
-    h.step();
+    h.set_scope(b, Some(0), None);
     lua(&mut h, a, "p:spectate(others[2])");
     h.clear(a);
     h.disconnect(b);

@@ -171,7 +171,8 @@ fn players_lists_id_name_and_address() {
     assert_eq!(run(&mut h, "players"), ["no players connected"]);
     let a = h.connect("alice");
     let b = h.connect("bob");
-    h.spawn_at(b, dlmp::protocol::geometry::Vec3::new(1.0, 2.0, 3.0));
+    h.step();
+    h.spawn(b, dlmp::protocol::geometry::Vec3::new(1.0, 2.0, 3.0));
     let out = run(&mut h, "players");
     assert_eq!(out[0], "2 players:");
     assert_eq!(out.len(), 4);

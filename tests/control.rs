@@ -109,7 +109,7 @@ fn a_teleport_into_another_interior_changes_the_scope_and_streaming_in_the_same_
     let c = h.connect("carol");
     h.step();
     h.spawn(c, FAR);
-    h.with::<Scope>(c, |s| s.interior = 3);
+    h.set_scope(c, None, Some(3));
     h.sync(c, 1, Frame::standing(FAR));
     h.steps(2);
     let (ida, idb, idc) = (h.player_id(a), h.player_id(b), h.player_id(c));

@@ -7,15 +7,15 @@ use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::frame::{FrameDrops, FrameState};
 use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
-use dlmp::player::{
-    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState,
-    Team, Viewers,
-};
+use dlmp::player::{Body, Inventory, LastFrame, Ledger, Life, Position, SpawnState, Viewers};
+use dlmp::protocol::connection::weapons::{GiveArmor, GiveHealth};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
 use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::control::SetSpecialAction;
 use dlmp::protocol::player::physics::{SetGravity, SetVelocity};
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
+use dlmp::serial::Serial;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
@@ -24,6 +24,21 @@ fn two() -> (Harness, ClientId, ClientId) {
     let mut h = Harness::new();
     let (a, b) = h.connect_pair_at(SPAWN);
     (h, a, b)
+}
+
+/// [`two`] with the gamemode's commands of [`SETUP`] (`/give weapon ammo` among them).
+fn armed(test: &str) -> (TempScripts, Harness, ClientId, ClientId) {
+    let scripts = TempScripts::new(test);
+    scripts.resource("gm", SETUP);
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(SPAWN);
+    (scripts, h, a, b)
+}
+
+/// The gamemode's `give_weapon(weapon, ammo)` to `c` (GiveWeapon, the next weapon_rev).
+fn give(h: &mut Harness, c: ClientId, weapon: u8, ammo: u16) {
+    h.chat(c, &format!("/give {weapon} {ammo}"));
+    h.steps(2);
 }
 
 /// A living frame standing at [`SPAWN`].
@@ -40,40 +55,63 @@ fn last_relay(h: &Harness, c: ClientId) -> RemotePlayerSync {
     relays(h, c).pop().expect("a RemotePlayerSync")
 }
 
+/// The gamemode's commands the relay table test sets its subject up with.
+const SETUP: &str = r#"
+dlmp.add_command("team", function(p, args) p:set_team(tonumber(args[1])) end)
+dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
+dlmp.add_command("setup", function(p)
+    p:set_skin(7, 2)
+    p:set_walking_style(127)
+    p:set_fighting_style("kung_fu")
+    p:set_headless(true)
+    p:set_health(80)
+    p:set_armor(20)
+    p:give_weapon(24, 30)
+    p:set_gravity(0.005)
+    p:set_special_action("jetpack")
+end)
+"#;
+
 #[test]
 fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
-    let (mut h, a, b) = two();
-    h.with::<Appearance>(a, |l| {
-        *l = Appearance {
-            skin: 7,
-            variant: 2,
-            walk_style: 3,
-            fight_style: 6,
-            headless: true,
-        }
-    });
-    h.with::<Team>(a, |t| {
-        *t = Team {
-            group: 5,
-            relation_rev: 2,
-        }
-    });
-    h.with::<Team>(b, |t| t.group = 5);
-    // Written: armor comes only from a script's `set_armor`, and this player is unscripted.
-    h.with::<Ledger>(a, |l| {
-        l.health = 80.0;
-        l.armor = 20.0;
-    });
-    h.with::<Inventory>(a, |i| {
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-    });
-    // Written: the commands would need echoes in this frame, which asserts rev 0 relayed.
-    h.with::<Body>(a, |b| {
-        b.gravity = 0.005;
-        b.special_action = SpecialAction::Jetpack;
-    });
-    h.with::<DeathEpoch>(a, |e| e.0 = 3);
+    let scripts = TempScripts::new("relay-table");
+    scripts.resource("gm", SETUP);
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(SPAWN);
+    // Three lives lost and granted again, each confirmed by a living frame (as
+    // SetSpecialAction requires): the server's death_epoch is 3.
+    for _ in 0..3 {
+        h.die_and_respawn(a);
+        h.live(a);
+    }
+    h.chat(a, "/team 5");
+    h.chat(b, "/team 5");
+    h.chat(a, "/setup");
+    h.steps(2);
+    let health = h.packets::<GiveHealth>(a);
+    let armor = h.packets::<GiveArmor>(a);
+    assert_eq!(
+        (health.len(), armor.len()),
+        (1, 1),
+        "GiveHealth and GiveArmor"
+    );
+    assert_eq!((health[0].health, armor[0].armor), (80.0, 20.0));
+    assert_eq!(
+        armor[0].vital_rev,
+        health[0].vital_rev.next(),
+        "each health or armor command raises vital_rev (connection.md §6)"
+    );
+    let gravity = h.packets::<SetGravity>(a);
+    assert_eq!(gravity.len(), 1);
+    assert_eq!(
+        (gravity[0].gravity, gravity[0].rev),
+        (0.005, Revision(1)),
+        "the first physics command of the connection"
+    );
+    let action = h.packets::<SetSpecialAction>(a);
+    assert_eq!(action.len(), 1);
+    assert_eq!(action[0].action, SpecialAction::Jetpack);
+    h.clear(b);
 
     let sent = Frame {
         pos: Vec3::new(100.5, 200.0, 10.0),
@@ -100,15 +138,20 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         paused: false,
         on_fire: true,
         special_action: SpecialAction::Jetpack,
-        special_rev: Revision(4),
+        // The echo of SetSpecialAction: the owner's value, relayed as it is.
+        special_rev: action[0].rev,
         jet_thrust: 1,
         jet_stop: true,
         jet_strafe: 5.0,
         jet_angle: -2.0,
         aim_target: 3,
-        physics_rev: Revision(0),
-        vital_rev: Revision(4),
-        damage_seq: Seq(7),
+        // SetGravity applied: its echo makes the server take the gravity (player.md,
+        // physics_rev).
+        physics_rev: gravity[0].rev,
+        // The current vital_rev: the frame is in the client's order, but its hp and
+        // armor are above the ledger, which a frame can only lower (connection.md §6).
+        vital_rev: armor[0].vital_rev,
+        damage_seq: h.get::<Ledger>(a).damage_seq,
     };
     h.sync(a, 11, sent);
 
@@ -148,7 +191,7 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
     assert!(!f.paused);
     assert!(f.on_fire, "the server took the first change");
     assert_eq!(f.special_action, SpecialAction::Jetpack, "the server's");
-    assert_eq!(f.special_rev, Revision(4));
+    assert_eq!(f.special_rev, action[0].rev, "the owner's");
     assert_eq!((f.jet_thrust, f.jet_stop), (1, true));
     assert_eq!((f.jet_strafe, f.jet_angle), (3.0, -1.5), "clamped");
     assert_eq!(f.aim_target, 0xFFFF);
@@ -157,21 +200,26 @@ fn a_frame_is_relayed_to_a_viewer_with_every_field_by_the_table() {
         (Revision(0), Revision(0), Seq(0))
     );
     assert_eq!((r.skin, r.variant), (7, 2));
-    assert_eq!((r.walk_style, r.fight_style, r.headless), (3, 6, true));
-    assert_eq!((r.damage_group, r.relation_rev), (5, 2));
+    assert_eq!((r.walk_style, r.fight_style, r.headless), (127, 6, true));
+    assert_eq!(
+        (r.damage_group, r.relation_rev),
+        (5, 1),
+        "one change of group"
+    );
     assert!(r.teammate, "same group as the recipient");
-    assert_eq!(r.gravity, 0.005);
+    assert_eq!(r.gravity, 0.005, "taken with the echo");
 
     // Bob's frame goes to Alice; Alice's group is not 0 but Bob's differs now.
-    h.with::<Team>(b, |t| t.group = 6);
+    h.chat(b, "/team 6");
+    h.steps(2);
     h.sync(a, 12, frame());
     assert!(!last_relay(&h, b).teammate);
 }
 
 #[test]
 fn without_ammo_the_fire_bit_is_cleared_and_without_a_jetpack_jet_fields_are_zero() {
-    let (mut h, a, b) = two();
-    h.with::<Inventory>(a, |i| i.held.set(24, true));
+    let (_s, mut h, a, b) = armed("no-ammo");
+    give(&mut h, a, 24, 0);
     let mut f = frame();
     f.weapon = 24;
     f.keys = Keys::FIRE | Keys::AIM;
@@ -251,11 +299,11 @@ fn frames_go_only_to_the_subjects_viewers() {
     let c = h.connect("carol");
     h.step();
     h.spawn(c, SPAWN);
-    h.with::<Scope>(c, |s| s.virtual_world = 7);
+    h.set_scope(c, Some(7), None);
     h.sync(a, 1, frame());
     assert_eq!(relays(&h, b).len(), 1);
     assert!(relays(&h, c).is_empty(), "carol is not shown alice");
-    h.with::<Scope>(b, |s| s.virtual_world = 7);
+    h.set_scope(b, Some(7), None);
     h.sync(a, 2, frame());
     assert_eq!(relays(&h, b).len(), 1, "hidden: no more relays");
     assert!(!h.get::<Viewers>(a).contains(h.player_id(b)));
@@ -452,12 +500,10 @@ fn the_owner_ends_a_special_action_only_with_the_current_echo() {
 
 #[test]
 fn weapons_reconcile_only_with_the_current_weapon_rev() {
-    let (mut h, a, b) = two();
-    h.with::<Inventory>(a, |i| {
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-        i.weapon_rev = Revision(2);
-    });
+    let (_s, mut h, a, b) = armed("reconcile");
+    // Two weapon changes: weapon_rev 2, 30 rounds.
+    give(&mut h, a, 24, 30);
+    give(&mut h, a, 24, 0);
     let mut f = frame();
     f.weapon = 24;
     f.clip = 7;
@@ -638,6 +684,7 @@ dlmp.on("player_pause", function(p, paused) say(p, "pause " .. tostring(paused) 
 dlmp.on("player_weapon_reload", function(p, w) say(p, "reload " .. w) end)
 dlmp.on("player_state_change", function(p, s, prev) say(p, "state " .. s .. " " .. prev) end)
 dlmp.on("player_interior_change", function(p, i, prev) say(p, "interior " .. i .. " " .. prev) end)
+dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
 dlmp.on("player_command", function(p, name)
     if name == "target" then
         local t = p:target()
@@ -721,14 +768,12 @@ fn pause_raises_player_pause_and_releases_keys() {
 #[test]
 fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     let (_s, mut h, a) = scripted("reload");
-    h.with::<Inventory>(a, |i| {
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-    });
+    give(&mut h, a, 24, 30);
     let mut f = frame();
     f.weapon = 24;
     f.clip = 7;
     f.total = 30;
+    f.weapon_rev = Revision(1);
     f.state = 2;
     h.sync(a, 1, f);
     assert_eq!(h.take_chat_lines(a), ["reload 24"]);
@@ -747,8 +792,8 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
     f.state = 2;
     h.sync(a, 6, f);
     assert_eq!(h.take_chat_lines(a), ["reload 24"]);
-    // An overtaken weapon_rev, or a weapon not held, raises nothing.
-    h.with::<Inventory>(a, |i| i.weapon_rev = Revision(1));
+    // A frame that overtook the next weapon change raises nothing.
+    give(&mut h, a, 24, 0);
     h.advance(std::time::Duration::from_millis(300));
     f.state = 0;
     h.sync(a, 7, f);
@@ -760,51 +805,66 @@ fn a_reload_start_raises_player_weapon_reload_at_most_every_250_ms() {
 #[test]
 fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control() {
     let (_s, mut h, a) = scripted("reload-rules");
-    h.with::<Inventory>(a, |i| {
-        i.held.set(4, true);
-        i.held.set(24, true);
-        i.ammo[24] = 30;
-    });
-    let mut seq = 0;
+    // The inventory by the gamemode's GiveWeapon (weapon_rev 1, 2); frames echo it.
+    h.chat(a, "/give 4 1");
+    h.chat(a, "/give 24 30");
+    h.steps(2);
+    // The next seq of Alice's frames.
+    let next = |h: &Harness| h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
     // A reload start of `f`'s weapon, 300 ms after the last: what the script heard.
-    let mut reload = |h: &mut Harness, mut f: Frame| {
+    let reload = |h: &mut Harness, mut f: Frame| {
         h.advance(std::time::Duration::from_millis(300));
         f.state = 0;
-        seq += 1;
-        h.sync(a, seq, f);
+        h.sync(a, next(h), f);
         f.state = 2;
-        seq += 1;
-        h.sync(a, seq, f);
+        h.sync(a, next(h), f);
         h.take_chat_lines(a)
     };
     let mut f = frame();
     f.weapon = 24;
     f.clip = 7;
     f.total = 30;
+    f.weapon_rev = Revision(2);
     assert_eq!(reload(&mut h, f), ["reload 24"]);
 
     let mut knife = f;
     knife.weapon = 4;
     assert!(reload(&mut h, knife).is_empty(), "a melee weapon");
 
-    h.with::<Inventory>(a, |i| i.ammo[24] = 0);
-    assert!(reload(&mut h, f).is_empty(), "no ammo by the inventory");
-    h.with::<Inventory>(a, |i| {
-        i.ammo[24] = 30;
-        i.clip = 7;
-    });
+    // The client's own count at the current echo lowers the inventory to no ammo.
+    let mut empty = f;
+    (empty.clip, empty.total) = (0, 0);
+    assert!(reload(&mut h, empty).is_empty(), "no ammo by the inventory");
+    assert_eq!(h.get::<Inventory>(a).ammo[24], 0);
+    h.chat(a, "/give 24 30");
+    h.steps(2);
+    f.weapon_rev = Revision(3);
+    assert!(
+        reload(&mut h, {
+            let mut stale = f;
+            stale.weapon_rev = Revision(2);
+            stale
+        })
+        .is_empty(),
+        "a frame that overtook the last weapon change"
+    );
 
     h.freeze(a, true);
     assert!(reload(&mut h, f).is_empty(), "frozen");
     h.freeze(a, false);
 
-    // Written: with the pause carried only by these frames a reload was still raised,
-    // and the one-change-a-second limit would keep the next frames paused.
-    h.with::<Body>(a, |b| b.paused = true);
+    // Paused by the frames themselves: the first paused frame is an accepted change.
     let mut paused = f;
     paused.paused = true;
-    assert!(reload(&mut h, paused).is_empty(), "paused");
-    h.with::<Body>(a, |b| b.paused = false);
+    assert_eq!(
+        reload(&mut h, paused),
+        ["pause true true"],
+        "paused: no reload"
+    );
+    // A second later the return is accepted.
+    h.advance(std::time::Duration::from_secs(1));
+    h.sync(a, next(&h), f);
+    assert_eq!(h.take_chat_lines(a), ["pause false false"]);
 
     let mut old_life = f;
     old_life.death_epoch = 1;
@@ -815,6 +875,49 @@ fn a_reload_is_raised_only_for_a_firearm_held_with_ammo_by_a_player_in_control()
     assert_eq!(reload(&mut h, f), ["reload 24"]);
 }
 
+/// player.md, paused: "A paused frame has its keys zeroed before every consumer", and a
+/// reload counts only "while the player is in control (not paused, not frozen)". A paused
+/// frame within a second of the last accepted change leaves the server's pause state as it
+/// was, but the player is in its menu all the same: no reload (ADR 0041).
+#[test]
+fn a_paused_frame_raises_no_reload_while_its_pause_waits_for_the_rate_limit() {
+    let (_s, mut h, a) = scripted("reload-paused-rate");
+    h.chat(a, "/give 24 30");
+    h.steps(2);
+    let mut f = frame();
+    f.weapon = 24;
+    (f.clip, f.total) = (7, 30);
+    f.weapon_rev = Revision(1);
+    let mut paused = f;
+    paused.paused = true;
+    h.sync(a, 1, paused);
+    h.advance(std::time::Duration::from_secs(1));
+    h.sync(a, 2, f);
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["pause true true", "pause false false"]
+    );
+    // Within the second: the pause is refused, the frames still say the menu is open.
+    h.advance(std::time::Duration::from_millis(300));
+    h.sync(a, 3, paused);
+    paused.state = 2;
+    h.sync(a, 4, paused);
+    assert!(
+        !h.get::<Body>(a).paused,
+        "the change waits for the rate limit"
+    );
+    assert!(
+        h.take_chat_lines(a).is_empty(),
+        "no reload from a paused frame"
+    );
+    // In control again: the reload counts.
+    h.advance(std::time::Duration::from_millis(300));
+    h.sync(a, 5, f);
+    f.state = 2;
+    h.sync(a, 6, f);
+    assert_eq!(h.take_chat_lines(a), ["reload 24"]);
+}
+
 #[test]
 fn state_and_interior_changes_come_from_the_server_pass() {
     let (_s, mut h, a) = scripted("state");
@@ -822,22 +925,21 @@ fn state_and_interior_changes_come_from_the_server_pass() {
     h.steps(4);
     assert_eq!(h.take_chat_lines(a), ["state dead on_foot"]);
 
-    h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
-    let mut seen = Vec::new();
+    h.set_scope(a, None, Some(3));
+    let mut seen = h.take_chat_lines(a);
     for _ in 0..4 {
-        h.step();
-        seen = h.take_chat_lines(a);
         if !seen.is_empty() {
             break;
         }
+        h.step();
+        seen = h.take_chat_lines(a);
     }
     assert_eq!(seen, ["interior 3 0"]);
     // That tick was a pass; the next comes 50 ms later. A change and its reversal before it
     // raise nothing.
-    h.with::<dlmp::player::Scope>(a, |s| s.interior = 5);
-    h.step();
-    h.with::<dlmp::player::Scope>(a, |s| s.interior = 3);
-    h.steps(5);
+    h.set_scope(a, None, Some(5));
+    h.set_scope(a, None, Some(3));
+    h.steps(4);
     assert!(h.take_chat_lines(a).is_empty());
 }
 
@@ -1075,11 +1177,8 @@ fn the_aim_target_needs_a_living_target_and_a_sender_in_control() {
 
 #[test]
 fn a_continuous_weapon_spends_ten_rounds_a_second_of_fire_held() {
-    let (mut h, a, _) = two();
-    h.with::<Inventory>(a, |i| {
-        i.held.set(37, true);
-        i.ammo[37] = 100;
-    });
+    let (_s, mut h, a, _) = armed("spray");
+    give(&mut h, a, 37, 100);
     let mut f = frame();
     f.weapon = 37;
     f.total = 100;

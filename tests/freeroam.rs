@@ -2,10 +2,11 @@
 //! and leave lines, and its chat commands. Runs from the crate root (cargo's working dir).
 
 use dlmp::config::Config;
-use dlmp::harness::{ClientId, Harness};
+use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::Position;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::control::TeleportPlayer;
+use dlmp::protocol::player::hud::SetMoney;
 use dlmp::protocol::player::life::SpawnPlayer;
 
 /// scripts/freeroam/main.lua's SPAWNS: x, y, z, heading in degrees.
@@ -290,7 +291,26 @@ fn anim_plays_a_named_animation_and_stop_clears_it() {
 
 #[test]
 fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
-    let mut h = freeroam();
+    // Freeroam has no money command: a second resource of the same folder sets the balance
+    // with the API's `set_money`, as a shop or a job would.
+    let scripts = TempScripts::new("freeroam-money");
+    let copy = scripts.path().join("freeroam");
+    std::fs::create_dir_all(&copy).expect("a writable temp dir");
+    for file in ["resource.toml", "main.lua"] {
+        std::fs::copy(
+            std::path::Path::new("scripts/freeroam").join(file),
+            copy.join(file),
+        )
+        .expect("scripts/freeroam");
+    }
+    scripts.resource(
+        "cash",
+        r#"dlmp.add_command("cash", function(p, args) p:set_money(tonumber(args[1])) end)"#,
+    );
+    let mut h = scripts.harness_with(|c| Config {
+        resources: vec!["freeroam".into(), "cash".into()],
+        ..c
+    });
     let a = h.connect("alice");
     h.steps(2);
     assert_eq!(
@@ -301,7 +321,12 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
     let saved = Vec3::new(100.0, -250.0, 12.5);
     h.spawn(a, saved);
     say(&mut h, a, "/skin 230");
-    h.with::<dlmp::player::Hud>(a, |hud| hud.money = 1234);
+    say(&mut h, a, "/cash 1234");
+    assert_eq!(
+        h.packets::<SetMoney>(a).last().map(|m| m.amount),
+        Some(1234),
+        "SetMoney (player.md)"
+    );
     h.advance(std::time::Duration::from_secs(2));
     h.disconnect(a);
     h.steps(3);

@@ -743,15 +743,36 @@ mod shots {
     use super::*;
     use dlmp::player::Body;
     use dlmp::player::Inventory;
+    use dlmp::player::scope::SetScope;
     use dlmp::player::shots::ShotDrops;
     use dlmp::protocol::connection::rewind::RewindTarget;
     use dlmp::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
 
+    /// The gamemode's commands these tests arm and team their players with.
+    const GM: &str = r#"
+    dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
+    dlmp.add_command("team", function(p, args) p:set_team(tonumber(args[1])) end)
+    "#;
+
+    /// Alice and Bob at [`SPAWN`], shown to each other, with [`GM`] running.
+    fn two() -> (TempScripts, Harness, ClientId, ClientId) {
+        let scripts = TempScripts::new("ledger-shots");
+        scripts.resource("gm", GM);
+        let mut h = scripts.harness();
+        let (a, b) = h.connect_pair_at(SPAWN);
+        (scripts, h, a, b)
+    }
+
+    /// The gamemode's `give_weapon(weapon, ammo)` (GiveWeapon; the rounds are added).
     fn armed(h: &mut Harness, c: ClientId, weapon: u8, ammo: u16) {
-        h.with::<Inventory>(c, |inv| {
-            inv.held.set(usize::from(weapon), true);
-            inv.ammo[usize::from(weapon)] = ammo;
-        });
+        h.chat(c, &format!("/give {weapon} {ammo}"));
+        h.steps(2);
+    }
+
+    /// The gamemode's `set_team(group)`.
+    fn team(h: &mut Harness, c: ClientId, group: u32) {
+        h.chat(c, &format!("/team {group}"));
+        h.steps(2);
     }
 
     fn shot(h: &Harness, c: ClientId, order: u32, weapon: u8, hit: Vec3) -> WeaponShot {
@@ -783,14 +804,13 @@ mod shots {
 
     #[test]
     fn a_hide_carries_the_order_of_the_shooters_last_accepted_shot() {
-        use dlmp::player::Scope;
         use dlmp::protocol::player::streaming::PlayerStreamOut;
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         armed(&mut h, a, 31, 10);
         fire_at(&mut h, a, 7, 31, ahead(20.0));
         fire_at(&mut h, a, 9, 31, ahead(20.0));
-        h.with::<Scope>(b, |s| s.virtual_world = 3);
-        h.steps(2);
+        h.set_scope(b, Some(3), None);
+        h.step();
         let hides = h.packets::<PlayerStreamOut>(b);
         assert_eq!(hides.len(), 1);
         assert_eq!(
@@ -801,7 +821,7 @@ mod shots {
 
     #[test]
     fn an_accepted_shot_spends_a_round_and_is_relayed_with_the_rewind() {
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         armed(&mut h, a, 31, 10);
         let bob_at = h.get::<Position>(b).0;
         h.clear(b);
@@ -830,7 +850,7 @@ mod shots {
     #[test]
     fn a_relayed_shot_carries_every_field_of_the_shot_and_the_rewind() {
         use dlmp::protocol::connection::rewind::ShotRewind;
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         armed(&mut h, a, 31, 10);
         let moved = Vec3::new(SPAWN.x + 1.0, SPAWN.y, SPAWN.z);
         h.sync(a, 1, Frame::standing(moved));
@@ -886,7 +906,7 @@ mod shots {
 
     #[test]
     fn the_rewind_stands_a_moving_target_where_it_was_at_the_shooters_last_frame() {
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         armed(&mut h, a, 31, 10);
         let at = |dx: f32| Vec3::new(SPAWN.x + dx, SPAWN.y, SPAWN.z);
         // Alice's last frame comes in the tick Bob stands at +1 m.
@@ -921,13 +941,17 @@ mod shots {
 
     #[test]
     fn a_shot_in_the_tick_of_a_hide_is_not_relayed_to_the_hidden_viewer() {
-        use dlmp::player::Scope;
         use dlmp::protocol::player::streaming::PlayerStreamOut;
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         armed(&mut h, a, 31, 10);
         h.clear(b);
         // Bob leaves Alice's scope in the tick her shot is admitted.
-        h.with::<Scope>(b, |s| s.virtual_world = 3);
+        let player = h.entity(b);
+        h.world_mut().write_message(SetScope {
+            player,
+            virtual_world: Some(3),
+            interior: None,
+        });
         fire_at(&mut h, a, 4, 31, ahead(20.0));
         h.step();
         assert!(h.packets::<RemoteWeaponShot>(b).is_empty());
@@ -939,17 +963,22 @@ mod shots {
 
     #[test]
     fn a_shot_in_the_tick_of_a_show_reaches_the_new_viewer_with_the_show() {
-        use dlmp::player::Scope;
         use dlmp::protocol::ServerPacket;
-        let (mut h, a, _) = two();
+        let (_s, mut h, a, _) = two();
         let c = h.connect("carol");
         h.step();
         h.spawn(c, SPAWN);
-        h.with::<Scope>(c, |s| s.virtual_world = 3);
-        h.steps(2);
+        h.set_scope(c, Some(3), None);
+        h.step();
         armed(&mut h, a, 31, 10);
         h.clear(c);
-        h.with::<Scope>(c, |s| s.virtual_world = 0);
+        // Carol comes back in the tick of the shot.
+        let player = h.entity(c);
+        h.world_mut().write_message(SetScope {
+            player,
+            virtual_world: Some(0),
+            interior: None,
+        });
         fire_at(&mut h, a, 1, 31, ahead(20.0));
         // The show is decided before the relay: the shot goes out in the same tick as the
         // snapshot (a tick's unreliable packets leave ahead of its events; the receiver
@@ -971,7 +1000,7 @@ mod shots {
 
     #[test]
     fn refused_shots_are_dropped_and_counted() {
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         h.clear(b);
         // No weapon.
         fire_at(&mut h, a, 1, 31, ahead(10.0));
@@ -1017,7 +1046,7 @@ mod shots {
 
     #[test]
     fn a_frozen_shooter_is_not_in_control() {
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         armed(&mut h, a, 31, 5);
         h.clear(b);
         h.freeze(a, true);
@@ -1033,7 +1062,7 @@ mod shots {
     #[test]
     fn a_set_weapon_range_bounds_the_ray() {
         use dlmp::player::ledger::WeaponRanges;
-        let (mut h, a, _) = two();
+        let (_s, mut h, a, _) = two();
         armed(&mut h, a, 34, 5);
         h.world_mut().resource_mut::<WeaponRanges>().set(34, 600.0);
         fire_at(&mut h, a, 1, 34, ahead(550.0));
@@ -1042,16 +1071,13 @@ mod shots {
 
     #[test]
     fn the_relay_says_teammate_per_recipient() {
-        let (mut h, a, b) = two();
+        let (_s, mut h, a, b) = two();
         let c = h.connect("carol");
         h.step();
         h.spawn(c, SPAWN);
         assert!(h.is_shown(a, c));
         for (p, g) in [(a, 2), (b, 2), (c, 5)] {
-            h.with::<Team>(p, |t| {
-                t.group = g;
-                t.relation_rev = 7;
-            });
+            team(&mut h, p, g);
         }
         armed(&mut h, a, 31, 5);
         h.clear(b);
@@ -1061,7 +1087,11 @@ mod shots {
         let to_c = h.packets::<RemoteWeaponShot>(c);
         assert_eq!((to_b.len(), to_c.len()), (1, 1));
         assert!(to_b[0].teammate && !to_c[0].teammate);
-        assert_eq!((to_b[0].relation_rev, to_c[0].relation_rev), (7, 7));
+        assert_eq!(
+            (to_b[0].relation_rev, to_c[0].relation_rev),
+            (1, 1),
+            "one change of group"
+        );
         assert!(!to_b[0].rewind.rewound);
     }
 }

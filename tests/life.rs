@@ -653,6 +653,8 @@ fn a_full_life_seen_by_a_watcher_who_follows_and_one_who_stays() {
     h.sync(a, 3, dead_frame(SPAWN));
     h.advance(DELAY);
     // Bob goes into the interior of the point as Alice respawns there; Carol stays.
+    // Written: his scope and body change in the very tick of her grant, which a teleport
+    // (acked, then a frame) cannot place.
     h.with::<Scope>(b, |s| s.interior = 3);
     h.with::<Position>(b, |p| p.0 = ELSEWHERE);
     h.request_respawn(a);

@@ -485,8 +485,8 @@ mod skills {
         let b = h.connect("bob");
         h.step();
         h.spawn(b, AT);
-        h.with::<dlmp::player::Position>(a, |p| p.0 = AT);
-        h.steps(2);
+        h.teleport(a, AT);
+        h.step();
         let shown: Vec<PlayerSkills> = h
             .packets::<PlayerSkills>(b)
             .into_iter()

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::lane::Delivery;
-use dlmp::player::{Position, Scope};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::EventId;
 use dlmp::protocol::world::pickup::{PickupId, PickupSync, PickupTouch};
@@ -71,8 +70,9 @@ fn stand(h: &mut Harness, c: ClientId, x: f32) {
     h.live(c);
 }
 
+/// The gamemode moves `c` to (x, 0, 0) and its game confirms it there with a frame.
 fn walk(h: &mut Harness, c: ClientId, x: f32) {
-    h.with::<Position>(c, |p| p.0 = Vec3::new(x, 0.0, 0.0));
+    h.teleport(c, Vec3::new(x, 0.0, 0.0));
     h.live(c);
 }
 
@@ -138,11 +138,9 @@ fn only_the_players_scope_sees_a_pickup() {
     stand(&mut h, a, 0.0);
     h.step();
     assert!(lines(&h, a).is_empty());
-    h.with::<Scope>(a, |s| s.virtual_world = 2);
-    h.step();
+    h.set_scope(a, Some(2), None);
     assert_eq!(lines(&h, a), [show(1, 10.0)]);
-    h.with::<Scope>(a, |s| s.virtual_world = 0);
-    h.step();
+    h.set_scope(a, Some(0), None);
     assert_eq!(lines(&h, a), [show(1, 10.0), hide(1)]);
 }
 
@@ -314,11 +312,9 @@ fn a_touch_is_refused_unless_alive_near_active_and_shown() {
     touch(&mut h, a, 9); // no such pickup
     touch(&mut h, a, 3); // 50 m away
     touch(&mut h, a, 2); // near, but in another scope: never shown
-    h.with::<Scope>(a, |s| s.interior = 3);
-    h.step(); // removed from view
+    h.set_scope(a, None, Some(3)); // removed from view
     touch(&mut h, a, 1); // a delayed packet of a pickup no longer shown
-    h.with::<Scope>(a, |s| s.interior = 0);
-    h.step();
+    h.set_scope(a, None, Some(0));
     h.die(a);
     touch(&mut h, a, 1); // dead
     assert!(touches(&h, a).is_empty());

@@ -603,6 +603,8 @@ fn a_show_carries_the_subjects_slow_state_and_none_of_its_own_commands() {
     let carol = h.player_id(c);
     assert!(!h.get::<Viewers>(a).contains(carol), "carol is far away");
     h.clear(c);
+    // Written: a teleport would put Carol's own TeleportPlayer among what this test
+    // checks she never receives about Alice.
     h.with::<Position>(c, |p| p.0 = AT);
     for _ in 0..10 {
         if h.get::<Viewers>(a).contains(carol) {

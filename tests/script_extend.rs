@@ -150,6 +150,43 @@ fn custom_events_reach_every_resource_and_a_typo_of_a_built_in_is_refused() {
 }
 
 #[test]
+fn an_error_in_a_handler_that_emit_ran_counts_as_a_script_error() {
+    let s = TempScripts::new("emit-errors");
+    s.resource(
+        "race",
+        r#"
+        dlmp.on("player_chat", function(p, text)
+            local n = dlmp.emit("race:finish", p)
+            dlmp.send_chat("handlers " .. n, nil, {p})
+            return false
+        end)
+        "#,
+    );
+    s.resource(
+        "scores",
+        r#"
+        dlmp.on("race:finish", function() error("a broken listener") end)
+        dlmp.on("race:finish", function(p) dlmp.send_chat("scored " .. p:name(), nil, {p}) end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(h.script_host().errors(), 0);
+    h.chat(a, "go");
+    h.step();
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["scored alice", "handlers 2"],
+        "the next handler and the emitting call go on"
+    );
+    assert_eq!(h.script_host().errors(), 1, "counted with the other errors");
+    h.chat(a, "again");
+    h.step();
+    assert_eq!(h.script_host().errors(), 2);
+}
+
+#[test]
 fn add_command_gets_its_words_and_a_failing_command_tells_the_player_it_failed() {
     let s = TempScripts::new("commands");
     s.resource(

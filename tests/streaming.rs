@@ -8,7 +8,8 @@ use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
 use dlmp::player::control::ControlCommand;
 use dlmp::player::control::camera::CameraSetting;
-use dlmp::player::{LastFrame, Position, Scope, StreamCenter, Viewers};
+use dlmp::player::scope::SetScope;
+use dlmp::player::{LastFrame, Position, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, Seq};
@@ -30,6 +31,9 @@ fn spawn_x(h: &mut Harness, c: ClientId, x: f32) {
     h.spawn(c, Vec3::new(x, 0.0, 0.0));
 }
 
+/// Written: streaming's distance rules need bodies kilometres apart from one tick to the
+/// next, further than the movement check lets a frame go; a teleport would add its own
+/// packets and landing to every log.
 fn move_to(h: &mut Harness, c: ClientId, x: f32) {
     let e = entity(h, c);
     h.world_mut()
@@ -37,11 +41,14 @@ fn move_to(h: &mut Harness, c: ClientId, x: f32) {
         .insert(Position(Vec3::new(x, 0.0, 0.0)));
 }
 
+/// The gamemode's scope setter (`SetScope`), applied in the next tick before streaming
+/// reconciles it.
 fn set_scope(h: &mut Harness, c: ClientId, virtual_world: u32, interior: u8) {
-    let e = entity(h, c);
-    h.world_mut().entity_mut(e).insert(Scope {
-        virtual_world,
-        interior,
+    let player = entity(h, c);
+    h.world_mut().write_message(SetScope {
+        player,
+        virtual_world: Some(virtual_world),
+        interior: Some(interior),
     });
 }
 

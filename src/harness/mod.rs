@@ -596,9 +596,10 @@ impl Harness {
 
     /// Component-writing shortcut: puts the client's player at `at` as a granted connect
     /// spawn leaves it (spawned, alive, there, with `at` as its spawn info) without the
-    /// RequestSpawn, the SpawnPlayer or a tick. Prefer [`spawn`](Self::spawn), the real
-    /// path; this stays for tests that need the state without its packets in the same
-    /// tick.
+    /// RequestSpawn, the SpawnPlayer or a tick. Only for `benches/tick.rs`, which spawns a
+    /// thousand players outside its measured ticks; tests use [`spawn`](Self::spawn), the
+    /// real path.
+    #[doc(hidden)]
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
         self.with::<SpawnState>(client, |s| {
@@ -656,6 +657,43 @@ impl Harness {
         let player = self.entity(client);
         self.world_mut()
             .write_message(crate::player::control::ControlCommand::Freeze { player, frozen });
+        self.step();
+    }
+
+    /// The gamemode moves the client's player to another world scope (what
+    /// `player:set_virtual_world` / `player:set_interior` do; `None` keeps that part) with
+    /// the command a gameplay plugin writes, and one tick: ScopeChanged goes out and
+    /// streaming reconciles the new scope in that tick (player.md, ScopeChanged).
+    pub fn set_scope(
+        &mut self,
+        client: ClientId,
+        virtual_world: Option<u32>,
+        interior: Option<u8>,
+    ) {
+        let player = self.entity(client);
+        self.world_mut()
+            .write_message(crate::player::scope::SetScope {
+                player,
+                virtual_world,
+                interior,
+            });
+        self.step();
+    }
+
+    /// The gamemode teleports the client's player to `at` (what `player:set_position`
+    /// does: TeleportPlayer, the heading and the interior kept) with the command a
+    /// gameplay plugin writes, and one tick: the server's position is `at` from that tick
+    /// and the movement check starts there (player.md, TeleportPlayer).
+    pub fn teleport(&mut self, client: ClientId, at: Vec3) {
+        let player = self.entity(client);
+        self.world_mut()
+            .write_message(crate::player::teleport::Teleport {
+                player,
+                pos: at,
+                heading: None,
+                interior: None,
+                ground: false,
+            });
         self.step();
     }
 

@@ -90,3 +90,35 @@ impl RefusalKind {
         }
     }
 }
+
+/// What an anti-cheat decided about a player past its threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheatVerdict {
+    Warned,
+    Kicked,
+}
+
+impl CheatVerdict {
+    /// `warned`, `kicked`: the word scripts read.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheatVerdict::Warned => "warned",
+            CheatVerdict::Kicked => "kicked",
+        }
+    }
+}
+
+/// A player an anti-cheat plugin (`plugins/anticheat`) judged past a threshold of its
+/// [`AdmissionRefused`] counts. Written before [`GameplaySystems::Scripts`] (the reporter
+/// writes it in `Intake`), it reaches other plugins and, as
+/// `player_cheat_suspected(player, verdict, counts)`, every resource in the same tick; a
+/// kick ends the session after that (ADR 0042).
+///
+/// [`GameplaySystems::Scripts`]: crate::tick::GameplaySystems::Scripts
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct CheatSuspected {
+    pub player: Entity,
+    pub verdict: CheatVerdict,
+    /// The refusals of the window that passed the threshold, by kind.
+    pub counts: std::collections::BTreeMap<RefusalKind, u32>,
+}

@@ -1,6 +1,7 @@
 //! docs/protocol.md, generated from the packet declarations ([`ClientPacket::DOCS`],
 //! [`ServerPacket::DOCS`]): every packet's id, name, direction, lane, size and fields,
-//! with the doc comments the declarations carry (which name the pages' ranges and rules).
+//! nested structures' fields by their path, with the doc comments the declarations carry
+//! and the values the decoder accepts ([`super::probe`], from the fixtures).
 //! `cargo run --example protocol_doc` writes the file; `tests/protocol_doc.rs` keeps it
 //! equal to the code.
 
@@ -8,6 +9,8 @@ use std::fmt::Write;
 
 use super::dispatch::PacketDoc;
 use super::packet::FieldDoc;
+use super::probe::{At, accepted};
+use super::sample::Sample;
 use super::{ClientPacket, ServerPacket};
 
 /// The page, in Markdown.
@@ -22,8 +25,14 @@ pub fn protocol_markdown() -> String {
          (connection.md §3); the others are unreliable. *Size* counts the bytes after \
          `packet_id`; `≥ N` is the smallest encoding of a variable-size packet. A field's \
          range is its type's unless its description says more; the decoder enforces both \
-         and the encoder checks the same.\n",
+         and the encoder checks the same. A structure's fields follow it as \
+         `name.field` rows. *Accepts* is found by the decoder itself: the packet's \
+         fixture (`fixtures/`) with that one field changed, every value of a byte and \
+         the ends of the accepted interval of a wider number (an array: of its first \
+         element), so it holds with the other fields as in the fixture; a rule that \
+         depends on another field is in the description. Every `f32` must be finite.\n",
     );
+    let samples = super::sample::all();
     for (title, docs) in [
         ("Client → Server", ClientPacket::DOCS),
         ("Server → Client", ServerPacket::DOCS),
@@ -46,7 +55,11 @@ pub fn protocol_markdown() -> String {
             );
         }
         for p in sorted {
-            packet(&mut out, p);
+            let sample = samples
+                .iter()
+                .find(|s| s.id() == p.id && s.direction() == p.direction)
+                .map(|s| &**s);
+            packet(&mut out, p, sample);
         }
     }
     out
@@ -64,7 +77,7 @@ fn size(size: usize, fixed: bool) -> String {
     }
 }
 
-fn packet(out: &mut String, p: &PacketDoc) {
+fn packet(out: &mut String, p: &PacketDoc, sample: Option<&dyn Sample>) {
     let _ = write!(
         out,
         "\n### {}\n\n0x{:02X}, {}, {}, {} bytes.",
@@ -86,21 +99,51 @@ fn packet(out: &mut String, p: &PacketDoc) {
         out.push_str("\nNo fields after `packet_id`.\n");
         return;
     }
-    out.push_str("\n| field | type | bytes | description |\n| --- | --- | --- | --- |\n");
-    for f in p.fields {
-        field(out, f);
+    if sample.is_none() {
+        out.push_str("\nNo fixture: *accepts* is not probed.\n");
     }
+    out.push_str(
+        "\n| field | type | bytes | accepts | description |\n| --- | --- | --- | --- | --- |\n",
+    );
+    fields(out, "", p.fields, Some(1), sample);
 }
 
-fn field(out: &mut String, f: &FieldDoc) {
-    let _ = writeln!(
-        out,
-        "| `{}` | `{}` | {} | {} |",
-        f.name,
-        f.ty.replace(' ', ""),
-        size(f.size, f.fixed),
-        doc_text(f.attrs).replace('|', "\\|")
-    );
+/// Rows for `list`, the first starting `offset` bytes into the encoded packet (`None`
+/// once a variable-size field came before), nested structures after their field.
+fn fields(
+    out: &mut String,
+    prefix: &str,
+    list: &[FieldDoc],
+    mut offset: Option<usize>,
+    sample: Option<&dyn Sample>,
+) {
+    for f in list {
+        let name = format!("{prefix}{}", f.name);
+        let probed = offset
+            .zip(sample)
+            .and_then(|(at, s)| accepted(s, At::of(f, at)))
+            .map(|a| {
+                if f.ty.trim_start().starts_with('[') {
+                    format!("each: {a}")
+                } else {
+                    a
+                }
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| `{}` | `{}` | {} | {} | {} |",
+            name,
+            f.ty.replace(' ', ""),
+            size(f.size, f.fixed),
+            probed,
+            doc_text(f.attrs).replace('|', "\\|")
+        );
+        if !f.nested.is_empty() {
+            fields(out, &format!("{name}."), f.nested, offset, sample);
+        }
+        offset = offset.filter(|_| f.fixed).map(|at| at + f.size);
+    }
 }
 
 /// The doc comment among `attrs` (`doc = "..."`, as `stringify!` gives them), one line.

@@ -14,6 +14,7 @@ pub mod geometry;
 pub mod ids;
 pub mod packet;
 pub mod player;
+pub mod probe;
 pub mod query;
 pub mod sample;
 pub mod text;

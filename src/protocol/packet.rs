@@ -29,6 +29,23 @@ pub struct FieldDoc {
     pub fixed: bool,
     /// The field's attributes as source text (`doc = "..."` for its doc comment).
     pub attrs: &'static [&'static str],
+    /// What kind of number the field is on the wire (an array's: its elements').
+    pub kind: DocKind,
+    /// Bytes of one value: the field's size, or an array element's.
+    pub value_size: usize,
+    /// The fields of a nested structure (an array's: its elements'), in wire order.
+    pub nested: &'static [FieldDoc],
+}
+
+/// A field's wire form as far as the reference probes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocKind {
+    /// A little-endian integer (enums, flags and newtypes over one included).
+    Int { signed: bool },
+    /// A finite `f32`.
+    Float,
+    /// Text, a structure, a list: described, not probed.
+    Other,
 }
 
 /// A packet of one direction, declared with [`packet!`](crate::packet).
@@ -160,15 +177,8 @@ macro_rules! packet {
             const NAME: &'static str = stringify!($name);
             const DIRECTION: $crate::protocol::packet::Direction =
                 $crate::protocol::packet::Direction::$dir;
-            const FIELDS: &'static [$crate::protocol::packet::FieldDoc] = &[$(
-                $crate::protocol::packet::FieldDoc {
-                    name: stringify!($field),
-                    ty: stringify!($ty),
-                    size: <$ty as $crate::protocol::wire::Wire>::SIZE,
-                    fixed: <$ty as $crate::protocol::wire::Wire>::FIXED,
-                    attrs: &[$(stringify!($fmeta)),*],
-                }
-            ),*];
+            const FIELDS: &'static [$crate::protocol::packet::FieldDoc] =
+                <$name as $crate::protocol::wire::Wire>::DOC_FIELDS;
             const DOC: &'static [&'static str] = &[$(stringify!($meta)),*];
 
             fn byte_offset(field: &str) -> Option<usize> {

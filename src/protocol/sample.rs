@@ -22,6 +22,9 @@ pub trait Sample: Send + Sync {
     fn encode(&self) -> Result<Vec<u8>, EncodeError>;
     /// Decodes `bytes` as this packet type and compares every field with the entry.
     fn check(&self, bytes: &[u8]) -> Result<(), String>;
+    /// Whether `bytes` decode as this packet type (docs/protocol.md probes the decoder
+    /// with the fixture's bytes, one field changed).
+    fn accepts(&self, bytes: &[u8]) -> bool;
 }
 
 struct Typed<P> {
@@ -44,6 +47,9 @@ impl<P: Packet + Send + Sync + Debug> Sample for Typed<P> {
     }
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         self.packet.to_bytes()
+    }
+    fn accepts(&self, bytes: &[u8]) -> bool {
+        P::decode(bytes).is_ok()
     }
     fn check(&self, bytes: &[u8]) -> Result<(), String> {
         let decoded = P::decode(bytes).map_err(|e| format!("{}: {e}", self.file))?;
@@ -84,6 +90,9 @@ impl Sample for BundleSample {
     }
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         bundle::to_bytes(&self.packets)
+    }
+    fn accepts(&self, bytes: &[u8]) -> bool {
+        bundle::Bundle::parse(bytes).is_ok_and(|b| b.packets().all(|p| p.is_ok()))
     }
     fn check(&self, bytes: &[u8]) -> Result<(), String> {
         let parsed = bundle::Bundle::parse(bytes).map_err(|e| format!("{}: {e}", self.file))?;

@@ -5,6 +5,7 @@
 //! [`wire_struct!`](crate::wire_struct) and [`packet!`](crate::packet).
 
 use super::error::{FieldError, Rule};
+use super::packet::{DocKind, FieldDoc};
 
 /// A cursor over an inbound datagram. Reads never panic: running out is [`Rule::Truncated`].
 pub struct Reader<'a> {
@@ -118,6 +119,12 @@ pub trait Wire: Sized {
     const SIZE: usize;
     /// Whether every value takes exactly [`Wire::SIZE`] bytes.
     const FIXED: bool = true;
+    /// The number form docs/protocol.md probes the decoder with.
+    const DOC_KIND: DocKind = DocKind::Other;
+    /// Bytes of one probed value (an array's element).
+    const DOC_VALUE_SIZE: usize = Self::SIZE;
+    /// A structure's fields, for docs/protocol.md.
+    const DOC_FIELDS: &'static [FieldDoc] = &[];
 
     /// Reads the value, checking what the type itself guarantees (finite floats, known
     /// enum values, valid text). Page rules on combinations belong to [`Validate`].
@@ -150,6 +157,7 @@ macro_rules! impl_int {
     ($($t:ty),*) => {$(
         impl Wire for $t {
             const SIZE: usize = size_of::<$t>();
+            const DOC_KIND: DocKind = DocKind::Int { signed: <$t>::MIN != 0 };
             #[inline]
             fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
                 Ok(<$t>::from_le_bytes(r.array()?))
@@ -167,6 +175,7 @@ impl_int!(u8, u16, u32, u64, i8, i16, i32, i64);
 /// newtype of its own.
 impl Wire for f32 {
     const SIZE: usize = 4;
+    const DOC_KIND: DocKind = DocKind::Float;
     #[inline]
     fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
         let v = f32::from_le_bytes(r.array()?);
@@ -193,6 +202,7 @@ impl Wire for f32 {
 /// A `u8` that is 0 or 1; any other value is an unknown enum value.
 impl Wire for bool {
     const SIZE: usize = 1;
+    const DOC_KIND: DocKind = DocKind::Int { signed: false };
     #[inline]
     fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
         match u8::read(r)? {
@@ -211,6 +221,9 @@ impl Wire for bool {
 impl<T: Wire + Copy + Default, const N: usize> Wire for [T; N] {
     const SIZE: usize = T::SIZE * N;
     const FIXED: bool = T::FIXED;
+    const DOC_KIND: DocKind = T::DOC_KIND;
+    const DOC_VALUE_SIZE: usize = T::DOC_VALUE_SIZE;
+    const DOC_FIELDS: &'static [FieldDoc] = T::DOC_FIELDS;
     #[inline]
     fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
         let mut out = [T::default(); N];
@@ -318,6 +331,18 @@ macro_rules! wire_struct {
         impl $crate::protocol::wire::Wire for $name {
             const SIZE: usize = 0 $( + <$ty as $crate::protocol::wire::Wire>::SIZE )*;
             const FIXED: bool = true $( && <$ty as $crate::protocol::wire::Wire>::FIXED )*;
+            const DOC_FIELDS: &'static [$crate::protocol::packet::FieldDoc] = &[$(
+                $crate::protocol::packet::FieldDoc {
+                    name: stringify!($field),
+                    ty: stringify!($ty),
+                    size: <$ty as $crate::protocol::wire::Wire>::SIZE,
+                    fixed: <$ty as $crate::protocol::wire::Wire>::FIXED,
+                    attrs: &[$(stringify!($fmeta)),*],
+                    kind: <$ty as $crate::protocol::wire::Wire>::DOC_KIND,
+                    value_size: <$ty as $crate::protocol::wire::Wire>::DOC_VALUE_SIZE,
+                    nested: <$ty as $crate::protocol::wire::Wire>::DOC_FIELDS,
+                }
+            ),*];
 
             // Always inlined, so that a packet's decoder builds the value in place rather
             // than copying it out of each nested structure's `Result`.
@@ -378,6 +403,8 @@ macro_rules! wire_newtype {
 
         impl $crate::protocol::wire::Wire for $name {
             const SIZE: usize = <$inner as $crate::protocol::wire::Wire>::SIZE;
+            const DOC_KIND: $crate::protocol::packet::DocKind =
+                <$inner as $crate::protocol::wire::Wire>::DOC_KIND;
             #[inline]
             fn read(
                 r: &mut $crate::protocol::wire::Reader<'_>,
@@ -433,6 +460,8 @@ macro_rules! wire_enum {
 
         impl $crate::protocol::wire::Wire for $name {
             const SIZE: usize = <$repr as $crate::protocol::wire::Wire>::SIZE;
+            const DOC_KIND: $crate::protocol::packet::DocKind =
+                <$repr as $crate::protocol::wire::Wire>::DOC_KIND;
             #[inline]
             fn read(
                 r: &mut $crate::protocol::wire::Reader<'_>,

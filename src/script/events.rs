@@ -78,6 +78,24 @@ impl EventArg for Vec<String> {
     }
 }
 
+/// Counts by name (an anti-cheat's refusals by kind), as a Lua table `{ movement = 3 }`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Counts(pub Vec<(&'static str, u32)>);
+
+impl EventArg for Counts {
+    type Lua<'a> = &'a Counts;
+    fn lua_arg(&self) -> &Counts {
+        self
+    }
+}
+
+impl IntoLua for &Counts {
+    fn into_lua(self, lua: &Lua) -> Result<Value> {
+        lua.create_table_from(self.0.iter().copied())
+            .map(Value::Table)
+    }
+}
+
 /// A list of strings, as a Lua sequence.
 struct StrList<'a>(&'a [String]);
 
@@ -186,6 +204,11 @@ script_events! {
     /// The server refused a WeaponShot of the player (`reason`: "not_in_control",
     /// "no_ammo", "stale", "origin", "range"); rate-limited like frames.
     PlayerShotRefused => "player_shot_refused" (player: LuaPlayer, reason: &'static str),
+    /// An anti-cheat plugin judged the player past a threshold of its refused input
+    /// (`verdict`: "warned" or "kicked"; a kicked player leaves after the handlers ran);
+    /// `counts` are the window's refusals by kind (`frame`, `movement`, `rate_limit`,
+    /// `shot`). Raised only while such a plugin is enabled.
+    PlayerCheatSuspected => "player_cheat_suspected" (player: LuaPlayer, verdict: &'static str, counts: Counts),
     /// A resource started (sent to every resource, the new one included).
     ResourceStart => "resource_start" (name: String),
     /// A resource is stopping (sent before its handlers are removed).

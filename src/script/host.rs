@@ -262,9 +262,9 @@ impl ScriptHost {
         &self.lua
     }
 
-    /// Script errors so far.
+    /// Script errors so far, those of handlers run by `dlmp.emit` included.
     pub fn errors(&self) -> u64 {
-        self.errors
+        self.errors + self.state().emit_errors
     }
 
     /// The time each running resource's calls took since the last take, by resource name

@@ -210,6 +210,11 @@ pub(crate) struct ScriptState {
     /// Answers taken from the worker, not yet delivered.
     pub(crate) answers: Vec<super::fetch::Answer>,
     pub(crate) last_uid: u64,
+    /// Errors of handlers that `dlmp.emit` ran inside another call, where the host's own
+    /// count cannot be reached; [`ScriptHost::errors`] adds them (ADR 0042).
+    ///
+    /// [`ScriptHost::errors`]: super::host::ScriptHost::errors
+    pub(crate) emit_errors: u64,
 }
 
 impl ScriptState {

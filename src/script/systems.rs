@@ -4,7 +4,7 @@
 
 use bevy_ecs::entity::EntityHashMap;
 
-use crate::player::admission::{AdmissionRefused, RateLimit, RefusalReason};
+use crate::player::admission::{AdmissionRefused, CheatSuspected, RateLimit, RefusalReason};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ use tracing::{debug, error};
 
 use super::api::player::LuaPlayer;
 use super::api::world::{LuaCheckpoint, LuaColshape};
-use super::events::{ScriptEvent, reason_name};
+use super::events::{Counts, ScriptEvent, reason_name};
 use super::host::{ScriptHost, ScriptLimits};
 use super::ownership::{ResourceStopped, despawn_owned};
 use super::state::{PlayerView, ScriptCommand};
@@ -95,6 +95,7 @@ impl Plugin for ScriptPlugin {
         }
         app.insert_resource(self.settings.clone())
             .add_message::<ResourceStopped>()
+            .add_message::<CheatSuspected>()
             .add_systems(Startup, start_resources)
             .add_systems(
                 FixedUpdate,
@@ -212,6 +213,7 @@ pub(crate) struct TickMessages<'w, 's> {
     world: WorldEvents<'w, 's>,
     pickups: MessageReader<'w, 's, PickupInteracted>,
     seats: MessageReader<'w, 's, crate::vehicle::seats::SeatChanged>,
+    cheats: MessageReader<'w, 's, CheatSuspected>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -285,6 +287,14 @@ fn tick_events(
                 model: t.model,
             }),
     );
+    events.extend(messages.cheats.read().filter_map(|c| {
+        let (entity, player, ..) = players.get(c.player).ok()?;
+        Some(ScriptEvent::PlayerCheatSuspected {
+            player: handle(entity, player),
+            verdict: c.verdict.name(),
+            counts: Counts(c.counts.iter().map(|(k, n)| (k.name(), *n)).collect()),
+        })
+    }));
     events.extend(
         messages
             .seats

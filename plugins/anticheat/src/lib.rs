@@ -1,7 +1,8 @@
 //! Anti-cheat reporter: counts each player's admission refusals
 //! ([`AdmissionRefused`]: frames dropped, movement held back, toggles past their rate
 //! limit, shots dropped) over a window, warns the player and the log past `warn_at`, kicks
-//! past `kick_at`, and announces both as [`CheatSuspected`] for other plugins. Enabled by a
+//! past `kick_at`, and announces both as [`CheatSuspected`] for other plugins and, as the
+//! Lua event `player_cheat_suspected(player, verdict, counts)`, for gamemodes. Enabled by a
 //! `[plugins.anticheat]` table (see README.md).
 
 use std::collections::BTreeMap;
@@ -53,20 +54,9 @@ impl RefusalCounts {
     }
 }
 
-/// What the reporter did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Warned,
-    Kicked,
-}
-
-/// A player past a threshold, written in [`GameplaySystems::Intake`] of the tick it passed.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
-pub struct CheatSuspected {
-    pub player: Entity,
-    pub verdict: Verdict,
-    pub counts: BTreeMap<RefusalKind, u32>,
-}
+/// The verdicts and their message are the server's, so that gamemodes hear them
+/// (`player_cheat_suspected`) and other plugins read them without this crate.
+pub use dlmp::prelude::{CheatSuspected, CheatVerdict};
 
 pub struct AntiCheatPlugin;
 
@@ -121,10 +111,10 @@ fn judge(
         };
         let total = c.total();
         let verdict = if settings.kick_at > 0 && total >= settings.kick_at {
-            Some(Verdict::Kicked)
+            Some(CheatVerdict::Kicked)
         } else if settings.warn_at > 0 && total >= settings.warn_at && !c.warned {
             c.warned = true;
-            Some(Verdict::Warned)
+            Some(CheatVerdict::Warned)
         } else {
             None
         };
@@ -132,10 +122,10 @@ fn judge(
             let counts = c.by_kind.clone();
             warn!(name = name.as_str(), ?verdict, ?counts, "anti-cheat");
             match verdict {
-                Verdict::Warned => {
+                CheatVerdict::Warned => {
                     notify(&mut conn, "Anti-cheat: your game's input is being refused.")
                 }
-                Verdict::Kicked => {
+                CheatVerdict::Kicked => {
                     notify(&mut conn, "Kicked by the anti-cheat.");
                     ends.write(EndSession {
                         player,

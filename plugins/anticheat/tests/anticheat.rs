@@ -1,7 +1,7 @@
 //! The reporter through the public API: refusals the server makes (stale frames, held-back
 //! movement) reach its counters; past the thresholds it warns, then kicks.
 
-use dlmp::harness::{ClientId, Harness};
+use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::prelude::*;
 use dlmp::protocol::connection::handshake::ServerDisconnect;
 use dlmp::protocol::player::sync::Frame;
@@ -20,7 +20,7 @@ fn server(table: &str) -> Harness {
 fn spawned(h: &mut Harness) -> ClientId {
     let alice = h.connect("alice");
     h.step();
-    h.spawn_at(alice, Vec3::new(0.0, 0.0, 3.0));
+    h.spawn(alice, Vec3::new(0.0, 0.0, 3.0));
     h.live(alice);
     h.clear(alice);
     alice
@@ -90,4 +90,51 @@ fn off_without_a_table_and_a_bad_table_is_an_error() {
         "{}",
         errors[0]
     );
+}
+
+/// What the gamemode heard: `player_cheat_suspected` with the verdict and the counts.
+const LISTENER: &str = r#"
+dlmp.on("player_cheat_suspected", function(p, verdict, counts)
+    dlmp.send_chat("heard " .. p:name() .. " " .. verdict .. " frame=" .. tostring(counts.frame)
+        .. " shot=" .. tostring(counts.shot), nil, { p })
+end)
+"#;
+
+#[test]
+fn gamemodes_hear_each_verdict_as_player_cheat_suspected() {
+    let scripts = TempScripts::new("anticheat-event");
+    scripts.resource("gm", LISTENER);
+    let mut config = scripts.config();
+    config.plugins.insert(
+        "anticheat".into(),
+        toml::from_str("warn_at = 2\nkick_at = 4\ncount = [\"frame\"]").expect("TOML"),
+    );
+    let mut h = Harness::with_app(config, |app| {
+        app.add_plugins(AntiCheatPlugin);
+    });
+    let alice = spawned(&mut h);
+    stale_frame(&mut h, alice);
+    assert!(h.chat_lines(alice).is_empty(), "below warn_at");
+    stale_frame(&mut h, alice);
+    assert_eq!(
+        h.take_chat_lines(alice),
+        [
+            "Anti-cheat: your game's input is being refused.",
+            "heard alice warned frame=2 shot=nil"
+        ],
+        "in the tick of the verdict"
+    );
+    stale_frame(&mut h, alice);
+    assert!(h.take_chat_lines(alice).is_empty(), "warned once a window");
+    stale_frame(&mut h, alice);
+    h.step();
+    assert_eq!(
+        h.chat_lines(alice),
+        [
+            "Kicked by the anti-cheat.",
+            "heard alice kicked frame=4 shot=nil"
+        ],
+        "the handlers run before the session ends"
+    );
+    assert!(!h.packets::<ServerDisconnect>(alice).is_empty(), "kicked");
 }

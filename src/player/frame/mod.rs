@@ -481,9 +481,12 @@ fn admit(
 
     let reload_start = f.weapon_state() == WeaponState::Reloading && state.last_state != f.state;
     state.last_state = f.state;
+    // In control: neither the server's pause state nor this frame's menu (a paused frame
+    // whose change waits for the rate limit is still the menu; ADR 0041), not frozen.
     if reload_start
         && current
         && !body.paused
+        && !f.paused
         && !frozen
         && rules::uses_ammo(f.weapon)
         && inv.holds(f.weapon)

@@ -83,6 +83,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
                         return Err(e);
                     }
                     error!(resource = owner, "{name}: {e}");
+                    state_mut(lua)?.emit_errors += 1;
                 }
             }
             Ok(ran)
