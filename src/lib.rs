@@ -108,6 +108,7 @@ pub mod session;
 pub mod stats;
 pub mod streaming;
 pub mod tick;
+pub mod vehicle;
 pub mod world;
 
 pub use server::Server;

@@ -1,0 +1,4 @@
+//! Vehicles (vehicles.md).
+
+pub mod frame;
+pub mod syncer;

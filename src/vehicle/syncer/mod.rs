@@ -1,0 +1,3 @@
+//! The syncer of a vehicle without a driver (vehicles.md, VehicleSyncer).
+
+pub mod elect;
