@@ -30,6 +30,7 @@ use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use crate::stats::{StatsPlugin, StatsSettings};
 use crate::streaming::StreamingPlugin;
 use crate::tick::{ShutdownFlag, ShutdownPlugin, Transport};
+use crate::vehicle::VehiclePlugin;
 use crate::world::WorldPlugin;
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
@@ -62,6 +63,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         PlayerPlugin,
         StreamingPlugin,
         WorldPlugin,
+        VehiclePlugin,
         QueryPlugin,
         ScriptPlugin {
             settings: ScriptSettings {

@@ -63,13 +63,12 @@ pub fn is_train(model: u16) -> bool {
     TRAIN_MODELS.contains(&model)
 }
 
-/// What the server holds of the fields it rewrites, per vehicle: the values it relayed
-/// last and what the rules remember between frames. A respawn resets it (a new life), but
-/// for the tuning parts and the siren's presence, which are kept.
+/// What the rules remember of a vehicle between frames beyond its own components
+/// ([`ServerFields`]): the part's target and banked time, the searchlight, the rerail,
+/// the train's speed, the nitro and hydraulics tuning with their state. A respawn resets
+/// it (a new life) but for the tuning parts, which are kept.
 #[derive(Component, Debug, Clone, PartialEq)]
 pub struct HeldFields {
-    /// The moving part the server relayed (a VehicleSync show carries it).
-    pub part: u16,
     /// The pilot's last value of a rated part, which the server's part moves toward.
     pub part_target: u16,
     /// Banked movement time of a rated part, at most [`PART_MARGIN`].
@@ -77,14 +76,6 @@ pub struct HeldFields {
     /// When the part's movement was last paid.
     part_at: Option<Duration>,
     pub searchlight: bool,
-    /// The siren as the server holds it (VehicleParams bit6).
-    pub siren: bool,
-    /// The vehicle has a siren (VehicleParams bit8): by model, or the gamemode's.
-    pub has_siren: bool,
-    /// The helicopter has a winch (VehicleParams bit3 or bit4).
-    pub winch: bool,
-    /// The train is derailed (VehicleSync flags bit3).
-    pub derailed: bool,
     /// The gamemode put the train back on its rails since the last frame without the
     /// derailed bit: the bit does not derail it again until such a frame.
     pub rerailed: bool,
@@ -109,15 +100,10 @@ pub struct HeldFields {
 impl Default for HeldFields {
     fn default() -> Self {
         HeldFields {
-            part: 0,
             part_target: 0,
             part_credit: PART_MARGIN,
             part_at: None,
             searchlight: false,
-            siren: false,
-            has_siren: false,
-            winch: false,
-            derailed: false,
             rerailed: false,
             rail_speed: 0.0,
             nitro_part: false,
@@ -132,20 +118,10 @@ impl Default for HeldFields {
 }
 
 impl HeldFields {
-    /// A new vehicle: everything off, a siren where the model has one.
-    pub fn new(has_siren: bool) -> Self {
-        HeldFields {
-            has_siren,
-            ..HeldFields::default()
-        }
-    }
-
-    /// A respawn: a new life with default parameters (the part reset, the siren, the
-    /// winch and the searchlight off, on the rails, nitro refilled); the tuning parts and
-    /// a given or removed siren stay. `charges` are the installed part's full charges.
+    /// A respawn: a new life (the searchlight off, nitro refilled); the tuning parts stay.
+    /// `charges` are the installed part's full charges.
     pub fn respawn(&mut self, charges: u8) {
         *self = HeldFields {
-            has_siren: self.has_siren,
             nitro_part: self.nitro_part,
             nitro_charges: if self.nitro_part { charges } else { 0 },
             hydraulics_part: self.hydraulics_part,
@@ -153,9 +129,8 @@ impl HeldFields {
         };
     }
 
-    /// The gamemode puts the train back on its rails.
+    /// The gamemode put the train back on its rails (with `Train::derailed` cleared).
     pub fn rerail(&mut self) {
-        self.derailed = false;
         self.rerailed = true;
     }
 
@@ -163,6 +138,23 @@ impl HeldFields {
     pub fn nitro_burning(&self) -> bool {
         self.burning_since.is_some()
     }
+}
+
+/// The server's values the rules read and write that live in the vehicle's components:
+/// [`Part`](crate::vehicle::Part), the siren bits and the winch of
+/// [`Params`](crate::vehicle::Params), [`Train::derailed`](crate::vehicle::Train).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServerFields {
+    /// The moving part the server relayed (a VehicleSync show carries it).
+    pub part: u16,
+    /// The siren is on (VehicleParams bit6).
+    pub siren: bool,
+    /// The vehicle has a siren (bit8).
+    pub has_siren: bool,
+    /// The helicopter has a winch (bit3 or bit4).
+    pub winch: bool,
+    /// The train is derailed.
+    pub derailed: bool,
 }
 
 /// What [`rewrite`] needs to know of the vehicle and the frame.
@@ -189,11 +181,13 @@ pub struct FieldOutcome {
     pub nitro_removed: bool,
 }
 
-/// Rewrites `state` by the field rules, in place, against `held` (which takes the new
-/// server values). `siren_budget` is the pilot's switch limit over all its vehicles.
+/// Rewrites `state` by the field rules, in place, against the server's values (`server`
+/// and `held` take the new ones). `siren_budget` is the pilot's switch limit over all
+/// its vehicles.
 pub fn rewrite(
     state: &mut VehicleState,
     inputs: &FieldInputs,
+    server: &mut ServerFields,
     held: &mut HeldFields,
     siren_budget: &mut TokenBucket,
 ) -> FieldOutcome {
@@ -211,7 +205,7 @@ pub fn rewrite(
         state.turret_pitch = 0.0;
     }
 
-    state.part = move_part(state.part, inputs, held);
+    state.part = move_part(state.part, inputs, &mut server.part, held);
 
     // Searchlight: 497 only, switched by a live pilot; off without a pilot.
     if model != SEARCHLIGHT_MODEL {
@@ -223,27 +217,30 @@ pub fn rewrite(
     }
     set_flag(&mut state.flags, flag::SEARCHLIGHT, held.searchlight);
 
-    state.rope = if held.winch {
+    state.rope = if server.winch {
         state.rope.min(ROPE_MAX)
     } else {
         0.0
     };
 
-    train(state, inputs, held);
+    train(state, inputs, &mut server.derailed, held);
 
     // Siren: a live pilot with the current revision switches it, within its budget.
     let wants = state.flags & flag::SIREN != 0;
-    if !held.has_siren {
-        held.siren = false;
-    } else if pilot
+    if server.has_siren
+        && pilot
         && state.siren_rev == inputs.siren_rev
-        && wants != held.siren
+        && wants != server.siren
         && siren_budget.try_take(inputs.now)
     {
-        held.siren = wants;
+        server.siren = wants;
         outcome.siren_switched = true;
     }
-    set_flag(&mut state.flags, flag::SIREN, held.siren);
+    set_flag(
+        &mut state.flags,
+        flag::SIREN,
+        server.has_siren && server.siren,
+    );
     state.siren_rev = inputs.siren_rev;
 
     nitro(state, inputs, live, held, &mut outcome);
@@ -271,7 +268,7 @@ fn set_flag(flags: &mut u8, bit: u8, on: bool) {
 
 /// The part the relay carries: clamped per model; set by a live pilot (the boom by any
 /// controller); a rated part moves toward the pilot's last value at the game's rates.
-fn move_part(frame: u16, inputs: &FieldInputs, held: &mut HeldFields) -> u16 {
+fn move_part(frame: u16, inputs: &FieldInputs, part: &mut u16, held: &mut HeldFields) -> u16 {
     let rule = part_rule(inputs.model);
     let wanted = frame.min(rule.max);
     let elapsed = held
@@ -281,17 +278,17 @@ fn move_part(frame: u16, inputs: &FieldInputs, held: &mut HeldFields) -> u16 {
     held.part_credit = (held.part_credit + elapsed).min(PART_MARGIN);
     let Some((up, down)) = rule.rates else {
         if rule.max == 0 {
-            held.part = 0;
+            *part = 0;
         } else if inputs.role.is_live_pilot() || BOOM_MODELS.contains(&inputs.model) {
-            held.part = wanted;
+            *part = wanted;
         }
-        held.part_target = held.part;
-        return held.part;
+        held.part_target = *part;
+        return *part;
     };
     if inputs.role.is_live_pilot() {
         held.part_target = wanted;
     }
-    let (from, to) = (f32::from(held.part), f32::from(held.part_target));
+    let (from, to) = (f32::from(*part), f32::from(held.part_target));
     let rate = if to >= from { up } else { down };
     let reach = rate * held.part_credit.as_secs_f32();
     let step = (to - from).abs().min(reach);
@@ -304,15 +301,20 @@ fn move_part(frame: u16, inputs: &FieldInputs, held: &mut HeldFields) -> u16 {
         clippy::cast_sign_loss,
         reason = "between two u16 values"
     )]
-    let part = moved.round().clamp(0.0, f32::from(rule.max)) as u16;
-    held.part = part;
-    part
+    let next = moved.round().clamp(0.0, f32::from(rule.max)) as u16;
+    *part = next;
+    next
 }
 
 /// The train fields: zeroed on other models; on a train the derailed bit derails only a
 /// live driver's train at speed, not after the gamemode put it back on its rails until a
 /// frame without the bit; the relay carries the server's bit.
-fn train(state: &mut VehicleState, inputs: &FieldInputs, held: &mut HeldFields) {
+fn train(
+    state: &mut VehicleState,
+    inputs: &FieldInputs,
+    derailed: &mut bool,
+    held: &mut HeldFields,
+) {
     if !is_train(inputs.model) {
         state.rail = 0.0;
         state.rail_speed = 0.0;
@@ -325,13 +327,13 @@ fn train(state: &mut VehicleState, inputs: &FieldInputs, held: &mut HeldFields) 
         held.rerailed = false;
     }
     let fast = state.rail_speed.abs() >= DERAIL_SPEED || held.rail_speed.abs() >= DERAIL_SPEED;
-    if bit && !held.derailed && !held.rerailed && inputs.role.is_live_pilot() && fast {
-        held.derailed = true;
+    if bit && !*derailed && !held.rerailed && inputs.role.is_live_pilot() && fast {
+        *derailed = true;
     }
-    if !held.derailed {
+    if !*derailed {
         held.rail_speed = state.rail_speed;
     }
-    set_flag(&mut state.flags, flag::TRAIN_DERAILED, held.derailed);
+    set_flag(&mut state.flags, flag::TRAIN_DERAILED, *derailed);
 }
 
 /// Nitro: 1 without the part; a live pilot of an intact vehicle lights a charge by a frame
@@ -452,10 +454,39 @@ mod tests {
         }
     }
 
-    fn run(s: VehicleState, i: &FieldInputs, held: &mut HeldFields) -> VehicleState {
+    /// A vehicle's server values and rule memory.
+    #[derive(Default)]
+    struct Both {
+        s: ServerFields,
+        h: HeldFields,
+    }
+
+    impl Both {
+        fn of(h: HeldFields) -> Self {
+            Both {
+                s: ServerFields::default(),
+                h,
+            }
+        }
+    }
+
+    impl std::ops::Deref for Both {
+        type Target = HeldFields;
+        fn deref(&self) -> &HeldFields {
+            &self.h
+        }
+    }
+
+    impl std::ops::DerefMut for Both {
+        fn deref_mut(&mut self) -> &mut HeldFields {
+            &mut self.h
+        }
+    }
+
+    fn run(s: VehicleState, i: &FieldInputs, held: &mut Both) -> VehicleState {
         let mut s = s;
         let mut budget = TokenBucket::new(SIREN_SWITCHES, Duration::ZERO);
-        rewrite(&mut s, i, held, &mut budget);
+        rewrite(&mut s, i, &mut held.s, &mut held.h, &mut budget);
         s
     }
 
@@ -473,7 +504,7 @@ mod tests {
             flags: sent,
             ..state()
         };
-        let out = run(s, &inputs(model, PILOT, 0), &mut HeldFields::default());
+        let out = run(s, &inputs(model, PILOT, 0), &mut Both::default());
         assert_eq!(out.flags, relayed);
     }
 
@@ -488,7 +519,7 @@ mod tests {
             turret_pitch: -0.5,
             ..state()
         };
-        let out = run(s, &inputs(model, PILOT, 0), &mut HeldFields::default());
+        let out = run(s, &inputs(model, PILOT, 0), &mut Both::default());
         assert_eq!((out.turret_yaw, out.turret_pitch) != (0.0, 0.0), kept);
     }
 
@@ -504,7 +535,7 @@ mod tests {
             ..state()
         };
         assert_eq!(
-            run(s, &inputs(model, PILOT, 0), &mut HeldFields::default()).part,
+            run(s, &inputs(model, PILOT, 0), &mut Both::default()).part,
             relayed
         );
     }
@@ -520,7 +551,7 @@ mod tests {
             ..state()
         };
         assert_eq!(
-            run(s, &inputs(model, role, 0), &mut HeldFields::default()).part,
+            run(s, &inputs(model, role, 0), &mut Both::default()).part,
             relayed
         );
     }
@@ -536,7 +567,7 @@ mod tests {
         #[case] up: f32,
         #[case] down: f32,
     ) {
-        let mut held = HeldFields::default();
+        let mut held = Both::default();
         let raise = VehicleState {
             part: 2500,
             ..state()
@@ -554,11 +585,11 @@ mod tests {
         let part = run(syncer, &inputs(model, Role::Syncer, 200), &mut held).part as f32;
         assert_eq!(part, up * 0.7);
         // Down, after a rest long enough to bank the whole margin again.
-        let mut held = HeldFields {
-            part: 2500,
+        let mut held = Both::of(HeldFields {
             part_target: 2500,
             ..HeldFields::default()
-        };
+        });
+        held.s.part = 2500;
         let lower = VehicleState { part: 0, ..state() };
         let part = run(lower, &inputs(model, PILOT, 1000), &mut held).part as f32;
         assert_eq!(part, 2500.0 - (down * 0.5).min(2500.0));
@@ -569,10 +600,10 @@ mod tests {
     #[case::a_syncer_keeps_the_paused_pilots(Role::Syncer, true, true)]
     #[case::off_without_a_pilot(Role::Syncer, false, false)]
     fn searchlight(#[case] role: Role, #[case] has_driver: bool, #[case] relayed: bool) {
-        let mut held = HeldFields {
+        let mut held = Both::of(HeldFields {
             searchlight: true,
             ..HeldFields::default()
-        };
+        });
         let i = FieldInputs {
             has_driver,
             ..inputs(SEARCHLIGHT_MODEL, role, 0)
@@ -586,10 +617,8 @@ mod tests {
     #[case::winch_within(true, 0.5, 0.5)]
     #[case::winch_clamped(true, 1.0, ROPE_MAX)]
     fn rope(#[case] winch: bool, #[case] sent: f32, #[case] relayed: f32) {
-        let mut held = HeldFields {
-            winch,
-            ..HeldFields::default()
-        };
+        let mut held = Both::default();
+        held.s.winch = winch;
         let s = VehicleState {
             rope: sent,
             ..state()
@@ -608,9 +637,9 @@ mod tests {
             track: 2,
             ..state()
         };
-        let out = run(s, &inputs(411, PILOT, 0), &mut HeldFields::default());
+        let out = run(s, &inputs(411, PILOT, 0), &mut Both::default());
         assert_eq!((out.rail, out.rail_speed, out.track), (0.0, 0.0, 0));
-        let out = run(s, &inputs(537, PILOT, 0), &mut HeldFields::default());
+        let out = run(s, &inputs(537, PILOT, 0), &mut Both::default());
         assert_eq!((out.rail, out.rail_speed, out.track), (500.0, 1.0, 2));
     }
 
@@ -634,12 +663,12 @@ mod tests {
         #[case] before: f32,
         #[case] derails: bool,
     ) {
-        let mut held = HeldFields {
+        let mut held = Both::of(HeldFields {
             rail_speed: before,
             ..HeldFields::default()
-        };
+        });
         let out = run(derail_frame(speed), &inputs(538, role, 0), &mut held);
-        assert_eq!(held.derailed, derails);
+        assert_eq!(held.s.derailed, derails);
         assert_eq!(
             out.flags & flag::TRAIN_DERAILED != 0,
             derails,
@@ -649,14 +678,15 @@ mod tests {
 
     #[test]
     fn a_frame_cannot_rerail_and_a_rerail_holds_until_a_frame_without_the_bit() {
-        let mut held = HeldFields::default();
+        let mut held = Both::default();
         run(derail_frame(1.0), &inputs(537, PILOT, 0), &mut held);
-        assert!(held.derailed);
+        assert!(held.s.derailed);
         let out = run(state(), &inputs(537, PILOT, 20), &mut held);
-        assert!(held.derailed && out.flags & flag::TRAIN_DERAILED != 0);
+        assert!(held.s.derailed && out.flags & flag::TRAIN_DERAILED != 0);
         held.rerail();
+        held.s.derailed = false;
         run(derail_frame(1.0), &inputs(537, PILOT, 40), &mut held);
-        assert!(!held.derailed, "the copy still shows the old derailment");
+        assert!(!held.s.derailed, "the copy still shows the old derailment");
         run(
             VehicleState {
                 rail_speed: 1.0,
@@ -666,7 +696,7 @@ mod tests {
             &mut held,
         );
         run(derail_frame(1.0), &inputs(537, PILOT, 80), &mut held);
-        assert!(held.derailed);
+        assert!(held.s.derailed);
     }
 
     fn siren_frame(on: bool, rev: u16) -> VehicleState {
@@ -683,13 +713,14 @@ mod tests {
     #[case::paused_pilot(PAUSED, 3, false)]
     #[case::syncer(Role::Syncer, 3, false)]
     fn siren_switch(#[case] role: Role, #[case] rev: u16, #[case] switched: bool) {
-        let mut held = HeldFields::new(true);
+        let mut held = Both::default();
+        held.s.has_siren = true;
         let i = FieldInputs {
             siren_rev: Revision(3),
             ..inputs(411, role, 0)
         };
         let out = run(siren_frame(true, rev), &i, &mut held);
-        assert_eq!(held.siren, switched);
+        assert_eq!(held.s.siren, switched);
         assert_eq!(out.flags & flag::SIREN != 0, switched);
         assert_eq!(
             out.siren_rev,
@@ -700,30 +731,38 @@ mod tests {
 
     #[test]
     fn siren_switches_four_a_second_two_at_once_then_the_next_frame_takes_it() {
-        let mut held = HeldFields::new(true);
+        let mut held = Both::default();
+        held.s.has_siren = true;
         let mut budget = TokenBucket::new(SIREN_SWITCHES, Duration::ZERO);
-        let mut at = |on: bool, ms: u64, held: &mut HeldFields| {
+        let mut at = |on: bool, ms: u64, held: &mut Both| {
             let mut s = siren_frame(on, 0);
-            rewrite(&mut s, &inputs(411, PILOT, ms), held, &mut budget).siren_switched
+            rewrite(
+                &mut s,
+                &inputs(411, PILOT, ms),
+                &mut held.s,
+                &mut held.h,
+                &mut budget,
+            )
+            .siren_switched
         };
         assert!(at(true, 0, &mut held));
         assert!(at(false, 0, &mut held));
         assert!(!at(true, 0, &mut held), "a third switch at once waits");
-        assert!(!held.siren);
+        assert!(!held.s.siren);
         assert!(!at(true, 249, &mut held));
         assert!(
             at(true, 250, &mut held),
             "the next frame once the limit allows"
         );
-        assert!(held.siren);
+        assert!(held.s.siren);
     }
 
-    fn nitro_held(charges: u8) -> HeldFields {
-        HeldFields {
+    fn nitro_held(charges: u8) -> Both {
+        Both::of(HeldFields {
             nitro_part: true,
             nitro_charges: charges,
             ..HeldFields::default()
-        }
+        })
     }
 
     fn nitro_frame(level: f32) -> VehicleState {
@@ -738,7 +777,7 @@ mod tests {
         let out = run(
             nitro_frame(-0.5),
             &inputs(411, PILOT, 0),
-            &mut HeldFields::default(),
+            &mut Both::default(),
         );
         assert_eq!(out.nitro, 1.0);
     }
@@ -747,9 +786,15 @@ mod tests {
     fn lighting_spends_a_charge_and_the_last_burn_out_removes_the_part() {
         let mut held = nitro_held(2);
         let mut budget = TokenBucket::new(SIREN_SWITCHES, Duration::ZERO);
-        let mut frame = |level: f32, s: u64, held: &mut HeldFields| {
+        let mut frame = |level: f32, s: u64, held: &mut Both| {
             let mut st = nitro_frame(level);
-            let o = rewrite(&mut st, &inputs(411, PILOT, s * 1000), held, &mut budget);
+            let o = rewrite(
+                &mut st,
+                &inputs(411, PILOT, s * 1000),
+                &mut held.s,
+                &mut held.h,
+                &mut budget,
+            );
             (st.nitro, o)
         };
         let (level, o) = frame(-0.9, 0, &mut held);
@@ -803,10 +848,10 @@ mod tests {
         #[case] state_kept: u16,
         #[case] axis: i16,
     ) {
-        let mut held = HeldFields {
+        let mut held = Both::of(HeldFields {
             hydraulics_part: true,
             ..HeldFields::default()
-        };
+        });
         let s = VehicleState {
             hydraulics: 42,
             hydraulic_lr: 50,
@@ -822,7 +867,7 @@ mod tests {
             (out.hydraulics, out.hydraulic_lr, out.hydraulic_ud),
             (state_kept, axis, axis)
         );
-        let out = run(s, &inputs(411, PILOT, 0), &mut HeldFields::default());
+        let out = run(s, &inputs(411, PILOT, 0), &mut Both::default());
         assert_eq!(
             (out.hydraulics, out.hydraulic_lr),
             (0, 0),

@@ -1,0 +1,325 @@
+//! A vehicle entity's components (vehicles.md: "The server owns every vehicle's existence
+//! and life"). Fields are public: the frame feature (VehicleFrame acceptance, the relay,
+//! the syncer election) writes the pose, health, part, serial and syncer; seats and
+//! streaming write the rest. Revisions are one newtype each so a health revision is never
+//! compared with a pose revision.
+
+use bevy_ecs::prelude::*;
+
+use crate::player::Scope;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
+use crate::protocol::vehicle::damage::VehicleDamageStatus;
+
+/// The vehicle itself: its wire id and model (fixed for its whole existence).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vehicle {
+    pub id: VehicleId,
+    /// 400..=611, never a carriage.
+    pub model: u16,
+}
+
+/// The world scope the vehicle lives in (virtual world and interior; never on the wire).
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VehicleScope(pub Scope);
+
+/// Where the gamemode spawned it (a respawn returns there).
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct SpawnPoint {
+    pub position: Vec3,
+    /// Degrees.
+    pub heading: f32,
+}
+
+/// The server's pose: the last accepted frame's, or the gamemode's (VehicleTransform).
+/// It drives streaming, a show to a new recipient and the Lua reads.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    pub position: Vec3,
+    /// Unit quaternion x, y, z, w (axes: x right, y forward, z up), as VehicleState.rot.
+    pub rotation: [f32; 4],
+    /// Game units per physics step.
+    pub velocity: Vec3,
+    /// Radians per physics step.
+    pub turn_velocity: Vec3,
+}
+
+impl Pose {
+    /// Standing level at `position`, facing `heading_deg` (0 = north, counter-clockwise,
+    /// the game's heading), still.
+    pub fn level(position: Vec3, heading_deg: f32) -> Self {
+        let half = heading_deg.to_radians() / 2.0;
+        Pose {
+            position,
+            rotation: [0.0, 0.0, half.sin(), half.cos()],
+            velocity: Vec3::ZERO,
+            turn_velocity: Vec3::ZERO,
+        }
+    }
+
+    /// The heading of the rotation about z, degrees 0..360 (a show's `heading`).
+    pub fn heading(&self) -> f32 {
+        let [x, y, z, w] = self.rotation;
+        let yaw = (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z));
+        let deg = yaw.to_degrees();
+        if deg.is_finite() {
+            deg.rem_euclid(360.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The vehicle's health: the last value accepted from the controlling player or set by
+/// the gamemode; 0 for a wreck that exploded. 1000 is full.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Health(pub f32);
+
+/// Full health.
+pub const FULL_HEALTH: f32 = 1000.0;
+
+/// The vehicle's life: its generation and whether it is a wreck.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Life {
+    /// Grows on every respawn.
+    pub epoch: VehicleEpoch,
+    pub wrecked: bool,
+    /// Sunk (only with `wrecked`): looks intact, never explodes.
+    pub drowned: bool,
+}
+
+/// The vehicle's relay serial (RemoteVehicleFrame.seq): +1 for every accepted frame,
+/// whoever controls it; a respawn does not reset it.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RelaySerial(pub Seq);
+
+/// Revision of the last gamemode transform (VehicleTransform.pose_rev).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct PoseRev(pub Revision);
+/// Revision of the last gamemode health command (VehicleHealth.health_rev).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct HealthRev(pub Revision);
+/// Revision of the last gamemode damage command (RemoteVehicleDamage.damage_rev).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct DamageRev(pub Revision);
+/// Revision of the last gamemode siren switch (VehicleParams.siren_rev).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct SirenRev(pub Revision);
+
+/// The gamemode's command revisions a show carries and frames echo.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Revisions {
+    pub pose: PoseRev,
+    pub health: HealthRev,
+    pub damage: DamageRev,
+    pub siren: SirenRev,
+}
+
+/// The stored damage status (VehicleDamage), shown to late joiners; a respawn clears it.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Damage(pub VehicleDamageStatus);
+
+impl Default for Damage {
+    fn default() -> Self {
+        Damage(VehicleDamageStatus::INTACT)
+    }
+}
+
+/// The colors the gamemode last set, 0..=127 each.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Colors {
+    pub color1: u8,
+    pub color2: u8,
+}
+
+/// The gamemode's vehicle freeze (VehicleTransform bit4): frames keep the server's pose.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Frozen(pub bool);
+
+/// The moving part the server last relayed (VehicleState.part); a respawn resets it.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Part(pub u16);
+
+/// One player's own parameters of this vehicle (VehicleParams: "a parameter of one
+/// player goes to that player only").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlayerParams {
+    /// The player's own lock, overriding the vehicle's; `None` = the vehicle's lock.
+    pub locked: Option<bool>,
+    pub objective: bool,
+}
+
+/// The parameters (VehicleParams): the vehicle's bits and doors, and per player its own
+/// lock and objective marker.
+#[derive(Component, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params {
+    /// [`param`](crate::protocol::vehicle::params::param) bits of the vehicle itself
+    /// (bit2 is the vehicle's lock; bit7 is never set here).
+    pub bits: u16,
+    /// Doors open by the last command.
+    pub doors: u8,
+    /// Per player, by slot and generation.
+    pub per_player: Vec<(PlayerId, PlayerToken, PlayerParams)>,
+}
+
+impl Params {
+    /// The player's own parameters, if the gamemode set any.
+    pub fn of(&self, player: PlayerId, token: PlayerToken) -> PlayerParams {
+        self.per_player
+            .iter()
+            .find(|(id, t, _)| *id == player && *t == token)
+            .map(|(.., p)| *p)
+            .unwrap_or_default()
+    }
+
+    /// Whether the vehicle is locked for this player: its own lock if set, otherwise the
+    /// vehicle's (VehicleEnter).
+    pub fn locked_for(&self, player: PlayerId, token: PlayerToken) -> bool {
+        use crate::protocol::vehicle::params::param;
+        self.of(player, token)
+            .locked
+            .unwrap_or(self.bits & param::LOCKED != 0)
+    }
+
+    /// The params word for this recipient: its own lock and objective (VehicleSync,
+    /// VehicleParams bit2 and bit7).
+    pub fn for_recipient(&self, player: PlayerId, token: PlayerToken) -> u16 {
+        use crate::protocol::vehicle::params::param;
+        let own = self.of(player, token);
+        let mut bits = self.bits & !(param::LOCKED | param::OBJECTIVE);
+        if self.locked_for(player, token) {
+            bits |= param::LOCKED;
+        }
+        if own.objective {
+            bits |= param::OBJECTIVE;
+        }
+        bits
+    }
+}
+
+/// What hangs the vehicle on another: its tractor (VehicleTrailer) and the helicopter
+/// whose winch carries it (VehicleLift). Nothing sets them until towing exists.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hitch {
+    pub tractor: Option<VehicleId>,
+    pub lifter: Option<VehicleId>,
+}
+
+/// A train's own state (VehicleSync flags bit2, bit3).
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Train {
+    /// Faces along the track (clockwise).
+    pub along: bool,
+    pub derailed: bool,
+}
+
+/// A seated player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Occupant {
+    pub entity: Entity,
+    pub id: PlayerId,
+    pub token: PlayerToken,
+}
+
+/// Who sits where: one entry per seat of the model (index = seat, 0 = driver).
+#[derive(Component, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seats(pub Vec<Option<Occupant>>);
+
+impl Seats {
+    /// `n` free seats.
+    pub fn new(n: u8) -> Self {
+        Seats(vec![None; usize::from(n)])
+    }
+
+    /// The driver, if seat 0 exists and is taken.
+    pub fn driver(&self) -> Option<Occupant> {
+        self.0.first().copied().flatten()
+    }
+
+    /// Every occupant with its seat, in seat order.
+    pub fn occupied(&self) -> impl Iterator<Item = (u8, Occupant)> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .filter_map(|(s, o)| o.map(|o| (s as u8, o)))
+    }
+
+    /// Whether `seat` exists on the model.
+    pub fn exists(&self, seat: u8) -> bool {
+        usize::from(seat) < self.0.len()
+    }
+
+    /// The occupant of `seat`.
+    pub fn at(&self, seat: u8) -> Option<Occupant> {
+        self.0.get(usize::from(seat)).copied().flatten()
+    }
+
+    /// The seat of `player`, if it sits here.
+    pub fn seat_of(&self, player: Entity) -> Option<u8> {
+        self.occupied()
+            .find(|(_, o)| o.entity == player)
+            .map(|(s, _)| s)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+}
+
+/// The syncer of a vehicle without a driver (VehicleSyncer). The syncer election writes
+/// it; seats and streaming only read it (`vehicle:syncer()`).
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Syncer(pub Option<Occupant>);
+
+/// On a player: the seat it holds (inserted on seating, removed when the seat is freed).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seated {
+    pub vehicle: Entity,
+    pub id: VehicleId,
+    pub seat: u8,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_level_pose_turns_back_into_its_heading() {
+        for h in [0.0f32, 45.0, 90.0, 180.0, 270.0, 359.0] {
+            let got = Pose::level(Vec3::ZERO, h).heading();
+            assert!((got - h).abs() < 1e-3, "{h}: {got}");
+        }
+    }
+
+    #[test]
+    fn the_recipients_own_lock_wins_and_the_objective_is_its_own() {
+        use crate::protocol::vehicle::params::param;
+        let me = (PlayerId(1), PlayerToken(7));
+        let mut p = Params {
+            bits: param::LOCKED | param::ENGINE,
+            ..Params::default()
+        };
+        assert!(p.locked_for(me.0, me.1));
+        p.per_player.push((
+            me.0,
+            me.1,
+            PlayerParams {
+                locked: Some(false),
+                objective: true,
+            },
+        ));
+        assert!(!p.locked_for(me.0, me.1));
+        assert_eq!(
+            p.for_recipient(me.0, me.1),
+            param::ENGINE | param::OBJECTIVE
+        );
+        assert_eq!(
+            p.for_recipient(PlayerId(2), PlayerToken(8)),
+            param::ENGINE | param::LOCKED
+        );
+        assert!(
+            p.locked_for(me.0, PlayerToken(9)),
+            "another generation has its own params"
+        );
+    }
+}
