@@ -392,7 +392,7 @@ fn burn_out(held: &mut HeldFields, at: Duration, outcome: &mut FieldOutcome) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use rstest::rstest;
 
     use super::*;
