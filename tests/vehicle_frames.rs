@@ -3,7 +3,7 @@
 //! controller, the rate limits at their edges), what an accepted frame changes (pose,
 //! health), each field rule through the decoder and the admission path, and the relay.
 
-mod vehicle_support;
+mod vframe_support;
 
 use bevy_ecs::prelude::*;
 use dlmp::harness::{ClientId, Harness};
@@ -15,7 +15,7 @@ use dlmp::vehicle::frame::accept::VehicleFrameDrops;
 use dlmp::vehicle::frame::fields::HeldFields;
 use dlmp::vehicle::{Frozen, Health, Life, Params, Part, Pose, RelaySerial, Revisions, Train};
 use rstest::rstest;
-use vehicle_support::{HERE, frame, make_syncer, seat, send_frame, state, unseat, vehicle};
+use vframe_support::{HERE, frame, make_syncer, seat, send_frame, state, unseat, vehicle};
 
 /// Alice and Bob spawned at [`HERE`], a vehicle of `model` beside them, Alice driving.
 fn driven(model: u16) -> (Harness, ClientId, ClientId, Entity, VehicleId) {

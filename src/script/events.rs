@@ -8,6 +8,7 @@ use super::api::handles::Cached;
 use super::api::player::LuaPlayer;
 use super::api::world::{LuaCheckpoint, LuaColshape};
 use crate::protocol::connection::handshake::LeaveReason;
+use crate::vehicle::script::LuaVehicle;
 use crate::world::pickup::script::LuaPickup;
 
 /// An event argument handed to a handler without an owned copy: strings go to Lua
@@ -66,7 +67,8 @@ copied_arg!(
     Option<f64>,
     LuaCheckpoint,
     LuaColshape,
-    LuaPickup
+    LuaPickup,
+    LuaVehicle
 );
 
 impl EventArg for Vec<String> {
@@ -167,6 +169,15 @@ script_events! {
     /// consume it with `dlmp.collect_pickup`; fires again while the player stays) or
     /// "static" (once per entry).
     PickupInteract => "pickup_interact" (player: LuaPlayer, pickup: LuaPickup, behavior: &'static str, model: u32),
+    /// A seat request passed the checks (vehicles.md VehicleEnter); `jacked` is the driver a
+    /// jack would pull out, or nil. A handler returning false denies it.
+    VehicleStartEnter => "vehicle_start_enter" (vehicle: LuaVehicle, player: LuaPlayer, seat: u8, jacked: Option<LuaPlayer>),
+    /// A jack passed the checks; a handler returning false denies it.
+    VehicleJack => "vehicle_jack" (vehicle: LuaVehicle, jacker: LuaPlayer, victim: LuaPlayer),
+    /// The player took a seat: its request, a jack, or `dlmp.put_player_in_vehicle`.
+    PlayerEnterVehicle => "player_enter_vehicle" (player: LuaPlayer, vehicle: LuaVehicle, seat: u8),
+    /// The player's seat was freed: an exit, a death, a jack, the server (not a disconnect).
+    PlayerExitVehicle => "player_exit_vehicle" (player: LuaPlayer, vehicle: LuaVehicle, seat: u8),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",
     /// "stale"); at most [`REFUSALS_PER_SECOND`] a second per player, the rest counted.
     ///

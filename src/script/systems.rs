@@ -157,6 +157,7 @@ fn run_scripts(
     mut ended: MessageWriter<EndSession>,
     mut last_tick: Local<Option<Duration>>,
     mut gm: Gamemode,
+    mut enters: ResMut<crate::vehicle::seats::PendingEnters>,
 ) {
     let now = time.elapsed();
     host.begin_tick();
@@ -178,6 +179,7 @@ fn run_scripts(
         host.forget_entity(departed.player);
     }
     emit_chat(&mut host, &mut pending, &players);
+    crate::vehicle::seats::emit_start_enters(&mut host, &mut enters);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }
@@ -209,6 +211,7 @@ pub(crate) struct TickMessages<'w, 's> {
     streamed: MessageReader<'w, 's, StreamChange>,
     world: WorldEvents<'w, 's>,
     pickups: MessageReader<'w, 's, PickupInteracted>,
+    seats: MessageReader<'w, 's, crate::vehicle::seats::SeatChanged>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -281,6 +284,13 @@ fn tick_events(
                 behavior: t.behavior.name(),
                 model: t.model,
             }),
+    );
+    events.extend(
+        messages
+            .seats
+            .read()
+            .filter(|c| players.contains(c.player.entity))
+            .map(|c| crate::vehicle::seats::seat_event(c)),
     );
     events.extend(
         spectate_lost

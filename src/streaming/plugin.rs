@@ -350,7 +350,7 @@ impl StreamState {
 }
 
 /// What a show's snapshot reads of its subject.
-type Look = (
+pub(crate) type Look = (
     &'static Player,
     &'static Name,
     &'static NametagColor,
@@ -359,7 +359,7 @@ type Look = (
 );
 
 /// The events of a show of the subject at `now`, in lane order.
-fn snapshot(
+pub(crate) fn snapshot(
     (player, name, color, skills, animation): (
         &Player,
         &Name,

@@ -15,16 +15,28 @@ use tracing::{debug, warn};
 use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
-use crate::protocol::ids::PlayerId;
-use crate::session::{Connection, PlayerIndex, SendError};
+use crate::protocol::ids::{EventId, PlayerId};
+use crate::session::{Connection, PlayerIndex};
 use bevy_ecs::system::Query;
 
 /// One kind's shown sets and pending hides, by recipient slot.
 #[derive(Debug, Clone, Default)]
 pub struct ShownSets {
     shown: Vec<Vec<u32>>,
-    pending: Vec<VecDeque<u32>>,
+    pending: Vec<VecDeque<Pending>>,
 }
+
+/// A hide decided but not yet in the lane: its key and its packets, built when it was
+/// decided (a vehicle's hide carries the hides of its occupants, player.md).
+#[derive(Debug, Clone)]
+struct Pending {
+    key: u32,
+    packets: Vec<ServerPacket>,
+}
+
+/// The packets of one show, in lane order, each with its delivery: queued whole or not
+/// at all (a vehicle's show: its occupants, the vehicle, its seats; player.md).
+pub type Group = Vec<(ServerPacket, Delivery)>;
 
 /// The entry of `key` in `sorted` (ascending by key): how a kind finds the item a show
 /// names among the items it gathered this pass.
@@ -90,7 +102,7 @@ impl ShownSets {
             .get(slot(recipient))
             .into_iter()
             .flatten()
-            .copied()
+            .map(|p| p.key)
     }
 
     /// Whether no hide waits for `recipient` (a pass with nothing to decide skips it).
@@ -141,39 +153,91 @@ impl ShownSets {
         mut show: impl FnMut(u32) -> Option<ServerPacket>,
         applied: &mut Applied,
     ) {
+        self.apply_groups(
+            recipient,
+            decision,
+            conn,
+            |key| vec![hide(key)],
+            |key| show(key).map(|p| vec![(p, Delivery::Droppable)]),
+            |_, _| {},
+            applied,
+        );
+    }
+
+    /// [`apply`](Self::apply) for a kind whose show and hide are several packets that go
+    /// together: `hide` is built when the hide is decided and waits as a whole until the
+    /// lane has room for all of it; a show goes only if the lane has room for its whole
+    /// group (room is counted at the droppable limit); `queued` hears each show queued,
+    /// with its last event.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the recipient, its lane, and the kind's three builders"
+    )]
+    pub fn apply_groups(
+        &mut self,
+        recipient: PlayerId,
+        decision: &Decision,
+        conn: &mut Connection,
+        mut hide: impl FnMut(u32) -> Vec<ServerPacket>,
+        mut show: impl FnMut(u32) -> Option<Group>,
+        mut queued: impl FnMut(u32, EventId),
+        applied: &mut Applied,
+    ) {
         let i = slot(recipient);
         self.grow(i);
         let (set, queue) = (&mut self.shown[i], &mut self.pending[i]);
         for key in &decision.hides {
             if let Ok(at) = set.binary_search(key) {
                 set.remove(at);
-                queue.push_back(*key);
+                queue.push_back(Pending {
+                    key: *key,
+                    packets: hide(*key),
+                });
                 applied.hidden.push(*key);
             }
         }
-        while let Some(&key) = queue.front() {
-            match conn.send_event(hide(key), Delivery::Droppable) {
-                Ok(_) => {}
-                Err(SendError::QueueFull) => break,
-                Err(e) => warn!(key, "a stream hide not sent: {e}"),
+        while let Some(front) = queue.front() {
+            if conn.room(Delivery::Droppable) < front.packets.len().max(1) {
+                break;
             }
-            queue.pop_front();
+            let Some(Pending { key, packets }) = queue.pop_front() else {
+                break;
+            };
+            for packet in packets {
+                if let Err(e) = conn.send_event(packet, Delivery::Droppable) {
+                    warn!(key, "a stream hide not sent: {e}");
+                }
+            }
         }
         for &key in &decision.shows {
-            if queue.contains(&key) {
+            if queue.iter().any(|p| p.key == key) {
                 continue;
             }
             let Err(at) = set.binary_search(&key) else {
                 continue;
             };
-            let Some(packet) = show(key) else { continue };
-            match conn.send_event(packet, Delivery::Droppable) {
-                Ok(_) => {
-                    set.insert(at, key);
-                    applied.shown.push(key);
+            if conn.room(Delivery::Droppable) == 0 {
+                break;
+            }
+            let Some(group) = show(key) else { continue };
+            if conn.room(Delivery::Droppable) < group.len() {
+                break;
+            }
+            let mut last = None;
+            for (packet, delivery) in group {
+                match conn.send_event(packet, delivery) {
+                    Ok(id) => last = Some(id),
+                    Err(e) => {
+                        debug!(key, "a stream show not sent: {e}");
+                        last = None;
+                        break;
+                    }
                 }
-                Err(SendError::QueueFull) => break,
-                Err(e) => debug!(key, "a stream show not sent: {e}"),
+            }
+            if let Some(last) = last {
+                set.insert(at, key);
+                applied.shown.push(key);
+                queued(key, last);
             }
         }
     }

@@ -5,17 +5,24 @@
 //! - [`models`]: the per-model table (`assets/vehicles.tsv`): class, seats, siren, name.
 //! - [`components`]: a vehicle entity's components and the player's [`Seated`].
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
+//! - [`stream`]: the reconcile on the engine, with seated players in one transition.
+//! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
+//! - [`script`]: the Lua API.
 
 pub mod components;
 pub mod frame;
 pub mod lifecycle;
 pub mod models;
+pub mod script;
+pub mod seats;
+pub mod stream;
 pub mod syncer;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::tick::GameplaySystems;
+use crate::player::teleport::MoveSystems;
+use crate::tick::{GameplaySystems, StreamingSystems};
 
 pub use components::{
     Colors, Damage, DamageRev, Frozen, Health, HealthRev, Hitch, Life, Occupant, Params, Part,
@@ -26,12 +33,16 @@ pub use lifecycle::{
     VehicleCommand, VehicleError, VehicleSpec, Vehicles, create_vehicle, destroy_vehicle,
 };
 pub use models::{ModelInfo, VehicleClass, VehicleModels};
+pub use seats::{Deny, Jacking, JackingCommand, SeatChanged, SeatCommand, SeatStats};
+pub use stream::{STREAM_DISTANCE, VehicleStream};
 
-/// Where the vehicle set changes, inside [`GameplaySystems::Apply`]: the scripts' creates
-/// and destroys, then the cleanup of despawned vehicles.
+/// Where vehicles change, inside [`GameplaySystems::Apply`]: the scripts' creates and
+/// destroys (a destroyed vehicle's seats freed first), then the seats: waiting requests,
+/// the server's seating.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VehicleSystems {
     Lifecycle,
+    Seats,
 }
 
 /// Adds vehicles.
@@ -41,16 +52,47 @@ impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
+            .init_resource::<VehicleStream>()
+            .init_resource::<Jacking>()
+            .init_resource::<SeatStats>()
+            .init_resource::<seats::PendingEnters>()
             .add_message::<VehicleCommand>()
+            .add_message::<SeatCommand>()
+            .add_message::<SeatChanged>()
+            .add_message::<JackingCommand>()
             .configure_sets(
                 FixedUpdate,
-                VehicleSystems::Lifecycle.in_set(GameplaySystems::Apply),
+                (VehicleSystems::Lifecycle, VehicleSystems::Seats)
+                    .chain()
+                    .in_set(GameplaySystems::Apply)
+                    .before(MoveSystems::Unseat),
             )
             .add_systems(
                 FixedUpdate,
-                (lifecycle::apply, lifecycle::forget_despawned)
-                    .chain()
-                    .in_set(VehicleSystems::Lifecycle),
+                (
+                    (seats::free_lost_seats, seats::intake, script::refresh_view)
+                        .chain()
+                        .in_set(GameplaySystems::Intake),
+                    (
+                        seats::empty_destroyed,
+                        lifecycle::apply,
+                        lifecycle::forget_despawned,
+                    )
+                        .chain()
+                        .in_set(VehicleSystems::Lifecycle),
+                    (
+                        seats::apply_jacking,
+                        seats::seat_pending,
+                        seats::apply_commands,
+                    )
+                        .chain()
+                        .in_set(VehicleSystems::Seats),
+                    seats::unseat_moved.in_set(MoveSystems::Unseat),
+                    (stream::reconcile, stream::keep_overrides)
+                        .chain()
+                        .in_set(StreamingSystems::Reconcile)
+                        .before(crate::streaming::plugin::reconcile),
+                ),
             );
     }
 }

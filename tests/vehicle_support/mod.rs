@@ -1,125 +1,129 @@
-//! Shared scenario helpers for the vehicle frame and syncer tests: a vehicle created as a
-//! gameplay plugin creates it, seats and syncers, and frames sent through the decoder.
+//! What the vehicle scenarios share: vehicles made through the Rust API, players placed
+//! and moved by the harness, seat requests through the decoder's packets, and the vehicle
+//! packets each client got, as short lines.
 
-#![allow(
-    dead_code,
-    unreachable_pub,
-    reason = "each test file uses its own part of the helpers"
-)]
+#![allow(dead_code, unreachable_pub, reason = "each test file uses part of it")]
 
-use bevy_ecs::prelude::*;
 use dlmp::harness::{ClientId, Harness};
+use dlmp::player::Position;
+use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
-use dlmp::protocol::ids::{Revision, Seq, VehicleEpoch, VehicleId};
-use dlmp::protocol::vehicle::frame::VehicleFrame;
-use dlmp::protocol::vehicle::state::VehicleState;
-use dlmp::vehicle::{Occupant, Seated, Seats, Syncer, Vehicle, VehicleSpec, create_vehicle};
+use dlmp::protocol::ids::{EventId, VehicleId};
+use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleEnter, VehicleExit, VehicleOccupancy};
+use dlmp::protocol::vehicle::sync::VehicleSync;
+use dlmp::vehicle::{SeatCommand, VehicleSpec, Vehicles, create_vehicle};
 
-/// Where the scenarios happen.
-pub const HERE: Vec3 = Vec3::new(100.0, 200.0, 10.0);
-
-/// A vehicle of `model` at `at`, created now.
-pub fn vehicle(h: &mut Harness, model: u16, at: Vec3) -> (Entity, VehicleId) {
-    let entity = create_vehicle(h.world_mut(), VehicleSpec::new(model, at, 0.0), None)
-        .expect("a valid vehicle");
-    h.step();
-    let id = h.world().get::<Vehicle>(entity).expect("a vehicle").id;
-    (entity, id)
+pub fn at(x: f32) -> Vec3 {
+    Vec3::new(x, 0.0, 3.0)
 }
 
-fn occupant(h: &Harness, c: ClientId) -> Occupant {
-    Occupant {
-        entity: h.entity(c),
-        id: h.player_id(c),
-        token: h.hello(c).player_token,
-    }
-}
-
-/// Seats the client's player (component-writing, as the seat feature does).
-pub fn seat(h: &mut Harness, c: ClientId, vehicle: Entity, seat: u8) {
-    let o = occupant(h, c);
-    let id = h.world().get::<Vehicle>(vehicle).expect("a vehicle").id;
-    h.world_mut().get_mut::<Seats>(vehicle).expect("seats").0[usize::from(seat)] = Some(o);
-    h.world_mut()
-        .entity_mut(o.entity)
-        .insert(Seated { vehicle, id, seat });
-}
-
-/// Frees every seat of the client's player.
-pub fn unseat(h: &mut Harness, c: ClientId, vehicle: Entity) {
-    let e = h.entity(c);
-    for s in &mut h.world_mut().get_mut::<Seats>(vehicle).expect("seats").0 {
-        if s.is_some_and(|o| o.entity == e) {
-            *s = None;
-        }
-    }
-    h.world_mut().entity_mut(e).remove::<Seated>();
-}
-
-/// Makes the client the vehicle's syncer (component-writing, as the election does).
-pub fn make_syncer(h: &mut Harness, c: Option<ClientId>, vehicle: Entity) {
-    let o = c.map(|c| occupant(h, c));
-    h.world_mut()
-        .get_mut::<Syncer>(vehicle)
-        .expect("a syncer")
-        .0 = o;
-}
-
-/// A still state at `at`, full health, epoch 0, every revision 0.
-pub fn state(at: Vec3) -> VehicleState {
-    VehicleState {
-        pos: at,
-        rot: [0.0, 0.0, 0.0, 1.0],
-        move_speed: Vec3::ZERO,
-        turn_speed: Vec3::ZERO,
-        raw_steer: 0.0,
-        steer: 0.0,
-        gas: 0.0,
-        brake: 0.0,
-        flags: 0,
-        health: 1000.0,
-        epoch: VehicleEpoch(0),
-        doors: [0; 6],
-        lean: 0.0,
-        lean_angle: 0.0,
-        pedal: 0.0,
-        hop: 0.0,
-        yaw: 0.0,
-        pitch: 0.0,
-        roll: 0.0,
-        throttle: 0.0,
-        rotor: 0.0,
-        part: 0,
-        gear: 0,
-        health_rev: Revision(0),
-        turret_yaw: 0.0,
-        turret_pitch: 0.0,
-        rail: 0.0,
-        rail_speed: 0.0,
-        track: 0,
-        rope: 0.0,
-        siren_rev: Revision(0),
-        nitro: 1.0,
-        hydraulics: 0,
-        hydraulic_lr: 0,
-        hydraulic_ud: 0,
-        pose_rev: Revision(0),
-    }
-}
-
-/// Queues a VehicleFrame from the client (no tick).
-pub fn send_frame(h: &mut Harness, c: ClientId, seq: u32, vehicle: VehicleId, state: VehicleState) {
-    let packet = VehicleFrame {
-        session_token: h.token(c),
-        seq: Seq(seq),
-        vehicle_id: vehicle,
-        state,
+/// A vehicle of `model` at `pos`, heading 0, colors 1 and 2, made by a Rust plugin.
+pub fn vehicle(h: &mut Harness, model: u16, pos: Vec3) -> VehicleId {
+    let spec = VehicleSpec {
+        color1: 1,
+        color2: 2,
+        ..VehicleSpec::new(model, pos, 0.0)
     };
-    h.send(c, packet);
+    let e = create_vehicle(h.world_mut(), spec, None).expect("a valid spec");
+    h.world()
+        .get::<dlmp::vehicle::Vehicle>(e)
+        .expect("a vehicle")
+        .id
 }
 
-/// Sends a VehicleFrame and runs one tick.
-pub fn frame(h: &mut Harness, c: ClientId, seq: u32, vehicle: VehicleId, state: VehicleState) {
-    send_frame(h, c, seq, vehicle, state);
+pub fn entity(h: &Harness, id: VehicleId) -> bevy_ecs::entity::Entity {
+    h.world().resource::<Vehicles>().entity(id).expect("exists")
+}
+
+/// Changes a component of the vehicle (what the gamemode or a frame would).
+pub fn with_vehicle<
+    T: bevy_ecs::component::Component<Mutability = bevy_ecs::component::Mutable>,
+>(
+    h: &mut Harness,
+    id: VehicleId,
+    f: impl FnOnce(&mut T),
+) {
+    let e = entity(h, id);
+    let mut c = h.world_mut().get_mut::<T>(e).expect("the component");
+    f(&mut c);
+}
+
+/// Spawns `c` at `pos` with a living frame there.
+pub fn stand(h: &mut Harness, c: ClientId, pos: Vec3) {
+    h.spawn(c, pos);
+    h.live(c);
+}
+
+/// Moves `c`'s server position to `pos` with a frame there, one tick.
+pub fn walk(h: &mut Harness, c: ClientId, pos: Vec3) {
+    h.with::<Position>(c, |p| p.0 = pos);
+    h.live(c);
+}
+
+/// VehicleEnter from `c` and one tick (the request waits for the scripts of that tick).
+pub fn enter(h: &mut Harness, c: ClientId, id: VehicleId, seat: u8) {
+    let packet = VehicleEnter {
+        session_token: h.token(c),
+        event_id: EventId(0),
+        vehicle_id: id,
+        seat,
+    };
+    h.send_event(c, packet);
     h.step();
+}
+
+pub fn exit(h: &mut Harness, c: ClientId, id: VehicleId) {
+    let packet = VehicleExit {
+        session_token: h.token(c),
+        event_id: EventId(0),
+        vehicle_id: id,
+    };
+    h.send_event(c, packet);
+    h.step();
+}
+
+/// The server seats `c` (what `dlmp.put_player_in_vehicle` queues), one tick.
+pub fn put(h: &mut Harness, c: ClientId, id: VehicleId, seat: u8) {
+    let player = h.entity(c);
+    let token = h.get::<dlmp::session::Player>(c).token;
+    h.world_mut().write_message(SeatCommand::Put {
+        player,
+        token,
+        vehicle: id,
+        seat,
+    });
+    h.step();
+}
+
+/// (vehicle, player slot, seat, kind) of every VehicleOccupancy `c` got.
+pub fn seats(h: &Harness, c: ClientId) -> Vec<(u32, u32, u8, OccupancyKind)> {
+    h.packets::<VehicleOccupancy>(c)
+        .iter()
+        .map(|o| (o.vehicle_id.0, o.player_id.0, o.seat, o.kind))
+        .collect()
+}
+
+/// (vehicle, shown) of every VehicleSync `c` got.
+pub fn syncs(h: &Harness, c: ClientId) -> Vec<(u32, bool)> {
+    h.packets::<VehicleSync>(c)
+        .iter()
+        .map(|s| (s.vehicle_id.0, s.active))
+        .collect()
+}
+
+/// What `c` got about vehicles and players' streaming, in lane order, as words.
+pub fn transitions(h: &Harness, c: ClientId) -> Vec<String> {
+    h.received(c)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::VehicleSync(s) if s.active => Some(format!("show {}", s.vehicle_id.0)),
+            ServerPacket::VehicleSync(s) => Some(format!("hide {}", s.vehicle_id.0)),
+            ServerPacket::VehicleOccupancy(o) => {
+                Some(format!("{:?} {} seat {}", o.kind, o.player_id.0, o.seat))
+            }
+            ServerPacket::PlayerSkills(s) => Some(format!("skills {}", s.id.0)),
+            ServerPacket::PlayerStreamOut(s) => Some(format!("out {}", s.player_id.0)),
+            _ => None,
+        })
+        .collect()
 }

@@ -249,6 +249,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     ban::install(lua, &dlmp, name)?;
     world::install(lua, &dlmp, resource)?;
     crate::world::pickup::script::install(lua, &dlmp, resource)?;
+    crate::vehicle::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

@@ -240,10 +240,10 @@ impl UserData for LuaPlayer {
             )
         });
         methods.add_method("team", |lua, this, ()| this.with(lua, "team", |p| p.team));
-        // lua-api.md, the core: `player:vehicle() --> Vehicle or nil, seat`. No vehicle
-        // exists yet (vehicles.md is not built), so every player is on foot.
+        // lua-api.md, the core: `player:vehicle() --> Vehicle or nil, seat`.
         methods.add_method("vehicle", |lua, this, ()| {
-            this.with(lua, "vehicle", |_| Value::Nil)
+            this.with(lua, "vehicle", |_| ())?;
+            crate::vehicle::script::player_vehicle(lua, this.entity)
         });
         super::looks::add_methods(methods);
         super::respawn::add_methods(methods);

@@ -116,6 +116,22 @@ fn every_pickup_method_is_documented_with_an_example_and_every_documented_one_ex
 }
 
 #[test]
+fn every_vehicle_method_is_documented_with_an_example_and_every_documented_one_exists() {
+    let lua = lua();
+    let vehicle = crate::vehicle::script::LuaVehicle {
+        id: crate::protocol::ids::VehicleId(1),
+    };
+    assert_eq!(methods(&lua, vehicle), documented("vehicle:", true));
+    let examples = examples();
+    for name in methods(&lua, vehicle) {
+        assert!(
+            examples.contains(&format!(":{name}(")),
+            "no example calls vehicle:{name}"
+        );
+    }
+}
+
+#[test]
 fn every_timer_method_is_documented_and_every_documented_one_exists() {
     let lua = lua();
     assert_eq!(

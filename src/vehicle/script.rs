@@ -1,0 +1,480 @@
+//! The vehicle API (lua-api.md: `dlmp.create_vehicle`, `destroy_vehicle`, `vehicles`,
+//! `put_player_in_vehicle`, `remove_player_from_vehicle`, `set_vehicle_jacking`, the
+//! `Vehicle` reads, `player:vehicle()`). Scripts read vehicles from [`VehicleBook`], the Lua
+//! app data refreshed from the ECS before the scripts run each tick and updated at once by
+//! the calls themselves; writes are messages applied in the same tick.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
+
+use bevy_ecs::prelude::*;
+use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value, Variadic};
+
+use super::components::{Colors, Health, Hitch, Life, Pose, Seats, Syncer, Vehicle, VehicleScope};
+use super::lifecycle::{VehicleCommand, VehicleSpec, Vehicles, reserve};
+use super::models::VehicleModels;
+use super::seats::{JackingCommand, SeatCommand};
+use crate::player::Scope;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::VehicleId;
+use crate::script::api::args;
+use crate::script::api::player::LuaPlayer;
+use crate::script::api::queue_message;
+use crate::script::state::ScriptState;
+use crate::script::{ResourceId, ScriptHost};
+use crate::session::Player;
+
+/// What scripts see of one vehicle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VehicleInfo {
+    pub model: u16,
+    pub pose: Pose,
+    pub health: f32,
+    pub epoch: u8,
+    pub wrecked: bool,
+    pub colors: (u8, u8),
+    pub scope: Scope,
+    pub seats: u8,
+    /// Occupied seats in seat order.
+    pub occupants: Vec<(u8, LuaPlayer)>,
+    pub syncer: Option<LuaPlayer>,
+    pub tractor: Option<VehicleId>,
+    pub trailer: Option<VehicleId>,
+}
+
+/// The scripts' view of the vehicles (Lua app data).
+#[derive(Debug, Default)]
+pub struct VehicleBook {
+    last: Arc<AtomicU32>,
+    vehicles: HashMap<u32, VehicleInfo>,
+    /// Seated players: their vehicle and seat.
+    seated: HashMap<Entity, (VehicleId, u8)>,
+}
+
+/// Whether `player` sits in a vehicle, as the scripts' view says (a seat taken or freed
+/// by a call earlier in this pass included).
+pub fn is_seated(lua: &Lua, player: Entity) -> bool {
+    lua.app_data_ref::<VehicleBook>()
+        .is_some_and(|b| b.seated.contains_key(&player))
+}
+
+/// A Lua handle to a vehicle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LuaVehicle {
+    pub id: VehicleId,
+}
+
+fn book(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, VehicleBook>> {
+    lua.app_data_mut::<VehicleBook>()
+        .ok_or_else(|| Error::runtime("no vehicle state"))
+}
+
+fn gone(method: &str, id: VehicleId) -> Error {
+    Error::runtime(format!("{method}: vehicle {} no longer exists", id.0))
+}
+
+impl LuaVehicle {
+    fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&VehicleInfo) -> R) -> Result<R> {
+        book(lua)?
+            .vehicles
+            .get(&self.id.0)
+            .map(f)
+            .ok_or_else(|| gone(method, self.id))
+    }
+}
+
+fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
+    match v {
+        Value::UserData(u) => u
+            .borrow::<LuaVehicle>()
+            .map(|p| *p)
+            .map_err(|_| Error::runtime(format!("{func}: vehicle must be a Vehicle"))),
+        other => Err(Error::runtime(format!(
+            "{func}: vehicle must be a Vehicle, got {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn triple(v: Vec3) -> (f64, f64, f64) {
+    (f64::from(v.x), f64::from(v.y), f64::from(v.z))
+}
+
+/// The player's view, or the Lua error of a player who left.
+fn player_view(lua: &Lua, func: &str, p: &LuaPlayer) -> Result<(bool, Scope)> {
+    let state = lua
+        .app_data_ref::<ScriptState>()
+        .ok_or_else(|| Error::runtime("no script state"))?;
+    let view = state
+        .player(p.entity, p.token)
+        .filter(|v| v.connected)
+        .ok_or_else(|| Error::runtime(format!("{func}: the player has left the server")))?;
+    Ok((
+        view.spawned && view.alive,
+        Scope {
+            virtual_world: view.virtual_world,
+            interior: view.interior,
+        },
+    ))
+}
+
+/// Adds the vehicle functions to `dlmp` for `resource`.
+pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<()> {
+    if lua.app_data_ref::<VehicleBook>().is_none() {
+        lua.set_app_data(VehicleBook::default());
+    }
+    dlmp.set(
+        "create_vehicle",
+        lua.create_function(move |lua, a: Variadic<Value>| {
+            const F: &str = "create_vehicle";
+            let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Nil);
+            let model = args::integer(F, "model", &arg(0), 0..=i64::from(u16::MAX))? as u16;
+            let position = args::world_point(F, ["x", "y", "z"], [&arg(1), &arg(2), &arg(3)])?;
+            let heading = args::f32_finite(F, "heading_deg", &arg(4))?;
+            let color1 = args::integer_or(F, "color1", &arg(5), 0..=127, 0)? as u8;
+            let color2 = args::integer_or(F, "color2", &arg(6), 0..=127, 0)? as u8;
+            let spec = VehicleSpec {
+                color1,
+                color2,
+                ..VehicleSpec::new(model, position, heading)
+            };
+            let models = lua
+                .app_data_ref::<VehicleModels>()
+                .map(|m| m.clone())
+                .unwrap_or_default();
+            spec.check(&models)
+                .map_err(|e| Error::runtime(format!("{F}: {e}")))?;
+            let seats = models.get(model).map_or(0, |m| m.seats);
+            let id = {
+                let mut book = book(lua)?;
+                let id = reserve(&book.last)
+                    .ok_or_else(|| Error::runtime(format!("{F}: no vehicle ids left")))?;
+                book.vehicles.insert(
+                    id.0,
+                    VehicleInfo {
+                        model,
+                        pose: Pose::level(position, heading),
+                        health: super::components::FULL_HEALTH,
+                        epoch: 0,
+                        wrecked: false,
+                        colors: (color1, color2),
+                        scope: Scope::default(),
+                        seats,
+                        occupants: Vec::new(),
+                        syncer: None,
+                        tractor: None,
+                        trailer: None,
+                    },
+                );
+                id
+            };
+            queue_message(
+                lua,
+                VehicleCommand::Create {
+                    id,
+                    spec,
+                    owner: Some(resource),
+                },
+            )?;
+            Ok(LuaVehicle { id })
+        })?,
+    )?;
+    dlmp.set(
+        "destroy_vehicle",
+        lua.create_function(|lua, v: Value| {
+            let v = vehicle_arg("destroy_vehicle", &v)?;
+            destroy(lua, v, "destroy_vehicle")
+        })?,
+    )?;
+    dlmp.set(
+        "vehicles",
+        lua.create_function(|lua, ()| {
+            let mut ids: Vec<u32> = book(lua)?.vehicles.keys().copied().collect();
+            ids.sort_unstable();
+            lua.create_sequence_from(ids.into_iter().map(|id| LuaVehicle { id: VehicleId(id) }))
+        })?,
+    )?;
+    dlmp.set(
+        "put_player_in_vehicle",
+        lua.create_function(|lua, (p, v, seat): (Value, Value, Value)| {
+            const F: &str = "put_player_in_vehicle";
+            let p = args::player(F, "player", &p)?;
+            let v = vehicle_arg(F, &v)?;
+            let seat = args::integer(F, "seat", &seat, 0..=255)? as u8;
+            let (able, scope) = player_view(lua, F, &p)?;
+            {
+                let mut book = book(lua)?;
+                let info = book.vehicles.get(&v.id.0).ok_or_else(|| gone(F, v.id))?;
+                if !able {
+                    return Err(Error::runtime(format!(
+                        "{F}: the player is not spawned and alive"
+                    )));
+                }
+                if info.wrecked {
+                    return Err(Error::runtime(format!(
+                        "{F}: vehicle {} is a wreck",
+                        v.id.0
+                    )));
+                }
+                if seat >= info.seats {
+                    return Err(Error::runtime(format!(
+                        "{F}: seat {seat} does not exist on model {} ({} seats)",
+                        info.model, info.seats
+                    )));
+                }
+                if info.scope != scope {
+                    return Err(Error::runtime(format!(
+                        "{F}: vehicle {} is in another world scope than the player",
+                        v.id.0
+                    )));
+                }
+                if info
+                    .occupants
+                    .iter()
+                    .any(|(s, o)| *s == seat && o.entity != p.entity)
+                {
+                    return Err(Error::runtime(format!("{F}: seat {seat} is taken")));
+                }
+                seat_in_book(&mut book, p, Some((v.id, seat)));
+            }
+            queue_message(
+                lua,
+                SeatCommand::Put {
+                    player: p.entity,
+                    token: p.token,
+                    vehicle: v.id,
+                    seat,
+                },
+            )
+        })?,
+    )?;
+    dlmp.set(
+        "remove_player_from_vehicle",
+        lua.create_function(|lua, p: Value| {
+            const F: &str = "remove_player_from_vehicle";
+            let p = args::player(F, "player", &p)?;
+            player_view(lua, F, &p)?;
+            seat_in_book(&mut *book(lua)?, p, None);
+            queue_message(
+                lua,
+                SeatCommand::Remove {
+                    player: p.entity,
+                    token: p.token,
+                },
+            )
+        })?,
+    )?;
+    dlmp.set(
+        "set_vehicle_jacking",
+        lua.create_function(|lua, on: Value| {
+            let on = args::boolean("set_vehicle_jacking", "on", &on)?;
+            queue_message(lua, JackingCommand(on))
+        })?,
+    )?;
+    Ok(())
+}
+
+/// A seat taken or freed by a call, in the book at once.
+fn seat_in_book(book: &mut VehicleBook, p: LuaPlayer, to: Option<(VehicleId, u8)>) {
+    if let Some((old, _)) = book.seated.remove(&p.entity)
+        && let Some(info) = book.vehicles.get_mut(&old.0)
+    {
+        info.occupants.retain(|(_, o)| o.entity != p.entity);
+    }
+    if let Some((id, seat)) = to
+        && let Some(info) = book.vehicles.get_mut(&id.0)
+    {
+        info.occupants.push((seat, p));
+        info.occupants.sort_unstable_by_key(|(s, _)| *s);
+        book.seated.insert(p.entity, (id, seat));
+    }
+}
+
+fn destroy(lua: &Lua, v: LuaVehicle, func: &str) -> Result<()> {
+    {
+        let mut book = book(lua)?;
+        let info = book
+            .vehicles
+            .remove(&v.id.0)
+            .ok_or_else(|| gone(func, v.id))?;
+        for (_, o) in info.occupants {
+            book.seated.remove(&o.entity);
+        }
+    }
+    queue_message(lua, VehicleCommand::Destroy { id: v.id })
+}
+
+impl UserData for LuaVehicle {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("id", |_, this, ()| Ok(this.id.0));
+        methods.add_method("exists", |lua, this, ()| {
+            Ok(book(lua)?.vehicles.contains_key(&this.id.0))
+        });
+        methods.add_method("destroy", |lua, this, ()| destroy(lua, *this, "destroy"));
+        methods.add_method("model", |lua, this, ()| {
+            this.with(lua, "model", |v| v.model)
+        });
+        methods.add_method("position", |lua, this, ()| {
+            this.with(lua, "position", |v| triple(v.pose.position))
+        });
+        methods.add_method("heading", |lua, this, ()| {
+            this.with(lua, "heading", |v| f64::from(v.pose.heading()))
+        });
+        methods.add_method("rotation", |lua, this, ()| {
+            this.with(lua, "rotation", |v| {
+                let [x, y, z, w] = v.pose.rotation.map(f64::from);
+                (x, y, z, w)
+            })
+        });
+        methods.add_method("velocity", |lua, this, ()| {
+            this.with(lua, "velocity", |v| triple(v.pose.velocity))
+        });
+        methods.add_method("turn_velocity", |lua, this, ()| {
+            this.with(lua, "turn_velocity", |v| triple(v.pose.turn_velocity))
+        });
+        methods.add_method("health", |lua, this, ()| {
+            this.with(lua, "health", |v| f64::from(v.health))
+        });
+        methods.add_method("epoch", |lua, this, ()| {
+            this.with(lua, "epoch", |v| v.epoch)
+        });
+        methods.add_method("is_wrecked", |lua, this, ()| {
+            this.with(lua, "is_wrecked", |v| v.wrecked)
+        });
+        methods.add_method("colors", |lua, this, ()| {
+            this.with(lua, "colors", |v| v.colors)
+        });
+        methods.add_method("driver", |lua, this, ()| {
+            this.with(lua, "driver", |v| {
+                v.occupants
+                    .first()
+                    .filter(|(s, _)| *s == 0)
+                    .map(|(_, p)| *p)
+            })
+        });
+        methods.add_method("syncer", |lua, this, ()| {
+            this.with(lua, "syncer", |v| v.syncer)
+        });
+        methods.add_method("occupants", |lua, this, ()| {
+            let list = this.with(lua, "occupants", |v| v.occupants.clone())?;
+            let out = lua.create_table()?;
+            for (i, (seat, p)) in list.into_iter().enumerate() {
+                let pair = lua.create_table()?;
+                pair.set("player", p)?;
+                pair.set("seat", seat)?;
+                out.raw_set(i + 1, pair)?;
+            }
+            Ok(out)
+        });
+        methods.add_method("trailer", |lua, this, ()| {
+            this.with(lua, "trailer", |v| v.trailer.map(|id| LuaVehicle { id }))
+        });
+        methods.add_method("tractor", |lua, this, ()| {
+            this.with(lua, "tractor", |v| v.tractor.map(|id| LuaVehicle { id }))
+        });
+        methods.add_meta_method(
+            MetaMethod::Eq,
+            |_, this, other: mlua::UserDataRef<LuaVehicle>| Ok(*this == *other),
+        );
+        methods.add_meta_method(MetaMethod::ToString, |_, this, ()| {
+            Ok(format!("Vehicle({})", this.id.0))
+        });
+    }
+}
+
+/// `player:vehicle()`: the vehicle and seat, or nil.
+pub(crate) fn player_vehicle(
+    lua: &Lua,
+    player: Entity,
+) -> Result<(Option<LuaVehicle>, Option<u8>)> {
+    Ok(book(lua)?
+        .seated
+        .get(&player)
+        .map_or((None, None), |&(id, seat)| {
+            (Some(LuaVehicle { id }), Some(seat))
+        }))
+}
+
+/// What the view reads of a vehicle.
+type Parts = (
+    &'static Vehicle,
+    &'static VehicleScope,
+    &'static Pose,
+    &'static Health,
+    &'static Life,
+    &'static Colors,
+    &'static Seats,
+    &'static Syncer,
+    &'static Hitch,
+);
+
+/// Before the scripts run: the book takes the server's counter and the vehicles as they
+/// are (poses change with every frame, so every tick).
+pub(super) fn refresh_view(
+    host: Option<NonSend<ScriptHost>>,
+    mut registry: ResMut<Vehicles>,
+    models: Res<VehicleModels>,
+    vehicles: Query<Parts>,
+    players: Query<&Player>,
+) {
+    let Some(host) = host else { return };
+    let lua = host.lua();
+    if lua.app_data_ref::<VehicleModels>().is_none() {
+        lua.set_app_data(models.clone());
+    }
+    if lua.app_data_ref::<VehicleBook>().is_none() {
+        lua.set_app_data(VehicleBook::default());
+    }
+    let Some(mut book) = lua.app_data_mut::<VehicleBook>() else {
+        return;
+    };
+    if !Arc::ptr_eq(&book.last, &registry.counter()) {
+        // Ids scripts took before the first pass (at boot) stay taken.
+        registry.adopt_counter(&book.last);
+        book.last = registry.counter();
+    }
+    registry.changed = false;
+    let handle = |o: &super::Occupant| LuaPlayer {
+        entity: o.entity,
+        token: o.token,
+    };
+    book.vehicles.clear();
+    book.seated.clear();
+    let mut trailers: Vec<(VehicleId, VehicleId)> = Vec::new();
+    for (v, scope, pose, health, life, colors, seats, syncer, hitch) in &vehicles {
+        let occupants: Vec<(u8, LuaPlayer)> = seats
+            .occupied()
+            .filter(|(_, o)| players.get(o.entity).is_ok_and(|p| p.token == o.token))
+            .map(|(s, o)| (s, handle(&o)))
+            .collect();
+        for (seat, p) in &occupants {
+            book.seated.insert(p.entity, (v.id, *seat));
+        }
+        if let Some(t) = hitch.tractor {
+            trailers.push((t, v.id));
+        }
+        book.vehicles.insert(
+            v.id.0,
+            VehicleInfo {
+                model: v.model,
+                pose: *pose,
+                health: health.0,
+                epoch: life.epoch.0,
+                wrecked: life.wrecked,
+                colors: (colors.color1, colors.color2),
+                scope: scope.0,
+                seats: models.get(v.model).map_or(0, |m| m.seats),
+                occupants,
+                syncer: syncer.0.as_ref().map(handle),
+                tractor: hitch.tractor,
+                trailer: None,
+            },
+        );
+    }
+    for (tractor, trailer) in trailers {
+        if let Some(info) = book.vehicles.get_mut(&tractor.0) {
+            info.trailer = Some(trailer);
+        }
+    }
+}

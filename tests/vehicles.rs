@@ -1,0 +1,370 @@
+//! vehicles.md VehicleSync ("Streaming", "Revisions", "Attached state") and player.md's
+//! "a seated player is shown exactly when its vehicle is shown", in the harness: vehicles
+//! made through the Rust API, players moved by the harness, and exactly the VehicleSync,
+//! VehicleOccupancy and player streaming packets each client gets, in order.
+
+mod vehicle_support;
+
+use dlmp::harness::{Harness, TempScripts};
+use dlmp::lane::Delivery;
+use dlmp::player::Scope;
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp::protocol::vehicle::damage::VehicleDamageStatus;
+use dlmp::protocol::vehicle::params::param;
+use dlmp::protocol::vehicle::seats::OccupancyKind;
+use dlmp::protocol::vehicle::sync::VehicleSync;
+use dlmp::session::Player;
+use dlmp::vehicle::{
+    Params, PlayerParams, Pose, RelaySerial, Revisions, VehicleScope, destroy_vehicle,
+};
+use vehicle_support::*;
+
+#[test]
+fn a_vehicle_within_200_m_is_shown_with_every_field_and_hidden_beyond_it() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let id = vehicle(&mut h, 411, at(150.0));
+    h.step();
+    assert!(syncs(&h, a).is_empty(), "nothing before the spawn");
+    stand(&mut h, a, at(0.0));
+    h.step();
+    let shows = h.packets::<VehicleSync>(a);
+    assert_eq!(
+        shows,
+        [VehicleSync {
+            event_id: shows[0].event_id,
+            vehicle_id: id,
+            active: true,
+            model: 411,
+            pos: at(150.0),
+            heading: 0.0,
+            color1: 1,
+            color2: 2,
+            health: 1000.0,
+            flags: 0,
+            epoch: VehicleEpoch(0),
+            damage: VehicleDamageStatus::INTACT,
+            params: 0,
+            doors: 0,
+            relay_seq: Seq(0),
+            health_rev: Revision(0),
+            damage_rev: Revision(0),
+            tractor_id: VehicleId::NONE,
+            lifter_id: VehicleId::NONE,
+            part: 0,
+            siren_rev: Revision(0),
+            pose_rev: Revision(0),
+        }]
+    );
+    walk(&mut h, a, at(-49.0)); // 199 m
+    h.step();
+    assert_eq!(syncs(&h, a), [(id.0, true)]);
+    walk(&mut h, a, at(-51.0)); // 201 m
+    h.step();
+    assert_eq!(syncs(&h, a), [(id.0, true), (id.0, false)]);
+    walk(&mut h, a, at(0.0));
+    h.step();
+    assert_eq!(syncs(&h, a), [(id.0, true), (id.0, false), (id.0, true)]);
+}
+
+#[test]
+fn a_show_carries_the_serial_the_revisions_and_the_recipients_own_lock_and_objective() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 407, at(10.0));
+    with_vehicle::<RelaySerial>(&mut h, id, |s| s.0 = Seq(77));
+    with_vehicle::<Revisions>(&mut h, id, |r| {
+        r.health.0 = Revision(3);
+        r.pose.0 = Revision(5);
+    });
+    let me = (h.player_id(a), h.get::<Player>(a).token);
+    with_vehicle::<Params>(&mut h, id, |p| {
+        p.bits |= param::LOCKED;
+        p.per_player.push((
+            me.0,
+            me.1,
+            PlayerParams {
+                locked: Some(false),
+                objective: true,
+            },
+        ));
+    });
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(0.0));
+    h.step();
+    let (sa, sb) = (
+        &h.packets::<VehicleSync>(a)[0],
+        &h.packets::<VehicleSync>(b)[0],
+    );
+    assert_eq!(
+        (sa.relay_seq, sa.health_rev, sa.pose_rev),
+        (Seq(77), Revision(3), Revision(5))
+    );
+    assert_eq!(
+        sa.params,
+        param::HAS_SIREN | param::OBJECTIVE,
+        "alice's own unlock and marker"
+    );
+    assert_eq!(
+        sb.params,
+        param::HAS_SIREN | param::LOCKED,
+        "bob sees the vehicle's lock"
+    );
+    let _ = (PlayerId(0), PlayerToken(0));
+}
+
+#[test]
+fn only_the_players_scope_sees_a_vehicle() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let id = vehicle(&mut h, 400, at(10.0));
+    with_vehicle::<VehicleScope>(&mut h, id, |s| s.0.virtual_world = 3);
+    stand(&mut h, a, at(0.0));
+    h.step();
+    assert!(syncs(&h, a).is_empty());
+    h.with::<Scope>(a, |s| s.virtual_world = 3);
+    h.step();
+    assert_eq!(syncs(&h, a), [(id.0, true)]);
+}
+
+#[test]
+fn the_recipients_own_vehicle_is_always_shown() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let id = vehicle(&mut h, 400, at(5.0));
+    stand(&mut h, a, at(0.0));
+    put(&mut h, a, id, 0);
+    // The vehicle drives off (its server pose, as an accepted frame would set it).
+    with_vehicle::<Pose>(&mut h, id, |p| p.position = at(900.0));
+    h.steps(3);
+    assert_eq!(syncs(&h, a), [(id.0, true)], "still shown, never hidden");
+}
+
+#[test]
+fn the_seat_snapshot_follows_a_show_as_warps_and_a_hide_forgets_the_seats() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(300.0));
+    put(&mut h, a, id, 1);
+    h.step();
+    let (ia, ib) = (h.player_id(a).0, h.player_id(b).0);
+    assert!(syncs(&h, b).is_empty());
+    assert!(
+        !h.is_shown(a, b),
+        "seated: shown only with the vehicle, not at 300 m"
+    );
+    h.clear(b);
+    walk(&mut h, b, at(150.0));
+    h.step();
+    assert_eq!(
+        transitions(&h, b),
+        [
+            format!("skills {ia}"),
+            format!("show {}", id.0),
+            format!("Warp {ia} seat 1"),
+        ],
+        "one transition: the occupant, the vehicle, its seats"
+    );
+    assert!(h.is_shown(a, b));
+    h.clear(b);
+    walk(&mut h, b, at(250.0));
+    h.step();
+    assert_eq!(
+        transitions(&h, b),
+        [format!("out {ia}"), format!("hide {}", id.0)],
+        "the occupant first, then the vehicle"
+    );
+    assert!(!h.is_shown(a, b));
+    h.clear(b);
+    walk(&mut h, b, at(100.0));
+    h.step();
+    assert_eq!(
+        transitions(&h, b),
+        [
+            format!("skills {ia}"),
+            format!("show {}", id.0),
+            format!("Warp {ia} seat 1"),
+        ],
+        "the next show sends whoever sits in it then"
+    );
+    let _ = ib;
+}
+
+#[test]
+fn a_show_with_passengers_on_a_nearly_full_lane_waits_as_a_whole() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(300.0));
+    put(&mut h, a, id, 0);
+    h.step();
+    let ia = h.player_id(a).0;
+    h.set_auto_ack(b, false);
+    // The show is PlayerSkills, PlayerNametag, VehicleSync and one warp: four places.
+    h.fill_lane(b, Delivery::Droppable, 3);
+    h.clear(b);
+    walk(&mut h, b, at(150.0));
+    h.steps(2);
+    assert!(
+        transitions(&h, b).is_empty(),
+        "no part of the show goes alone"
+    );
+    assert!(!h.is_shown(a, b));
+    h.release_lane(b);
+    assert_eq!(
+        transitions(&h, b),
+        [
+            format!("skills {ia}"),
+            format!("show {}", id.0),
+            format!("Warp {ia} seat 0"),
+        ]
+    );
+}
+
+#[test]
+fn a_hide_with_passengers_on_a_full_lane_stops_the_relays_at_once_and_goes_together() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(100.0));
+    put(&mut h, a, id, 0);
+    h.steps(2);
+    assert!(h.is_shown(a, b));
+    let ia = h.player_id(a).0;
+    h.set_auto_ack(b, false);
+    h.fill_lane(b, Delivery::Droppable, 1);
+    h.clear(b);
+    walk(&mut h, b, at(250.0));
+    assert!(!h.is_shown(a, b), "the bit goes at once");
+    assert!(
+        transitions(&h, b).is_empty(),
+        "the two hides need two places"
+    );
+    h.release_lane(b);
+    assert_eq!(
+        transitions(&h, b),
+        [format!("out {ia}"), format!("hide {}", id.0)]
+    );
+}
+
+#[test]
+fn a_destroyed_vehicle_frees_its_seats_then_is_hidden() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(50.0));
+    put(&mut h, a, id, 0);
+    h.step();
+    h.clear(a);
+    h.clear(b);
+    let ia = h.player_id(a).0;
+    let e = entity(&h, id);
+    let _ = e;
+    h.world_mut()
+        .write_message(dlmp::vehicle::VehicleCommand::Destroy { id });
+    h.step();
+    for c in [a, b] {
+        assert_eq!(
+            transitions(&h, c),
+            [format!("Exit {ia} seat 0"), format!("hide {}", id.0)]
+        );
+    }
+    assert!(
+        h.world()
+            .get::<dlmp::vehicle::Seated>(h.entity(a))
+            .is_none()
+    );
+    assert_eq!(destroy_vehicle(h.world_mut(), id).is_err(), true, "gone");
+}
+
+#[test]
+fn a_stopped_resource_takes_its_vehicles_with_it() {
+    let s = TempScripts::new("veh_stop");
+    s.resource(
+        "gm",
+        r#"
+        car = dlmp.create_vehicle(411, 10, 0, 3, 0)
+        dlmp.on("player_command", function(p, name)
+            if name == "count" then dlmp.send_chat("n " .. #dlmp.vehicles(), nil, {p}) return true end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    stand(&mut h, a, at(0.0));
+    h.step();
+    assert_eq!(syncs(&h, a), [(1, true)]);
+    h.world_mut()
+        .non_send_mut::<dlmp::script::ScriptHost>()
+        .stop("gm")
+        .expect("stops");
+    h.steps(2);
+    assert_eq!(syncs(&h, a), [(1, true), (1, false)]);
+    assert_eq!(h.world().resource::<dlmp::vehicle::Vehicles>().len(), 0);
+}
+
+#[test]
+fn the_lua_reads_answer_from_the_server() {
+    let s = TempScripts::new("veh_reads");
+    s.resource(
+        "gm",
+        r#"
+        car = dlmp.create_vehicle(411, 10, 20, 3, 90, 5, 6)
+        ok, err = pcall(dlmp.create_vehicle, 570, 0, 0, 0, 0)
+        dlmp.on("player_command", function(p, name)
+            if name == "read" then
+                local x, y, z = car:position()
+                local c1, c2 = car:colors()
+                local v, seat = p:vehicle()
+                dlmp.send_chat(string.format("%d %d %.0f %.0f %.0f %.0f %.0f %d %s %d %d %d %s %s %s",
+                    car:id(), car:model(), x, y, z, car:heading(), car:health(), car:epoch(),
+                    tostring(car:is_wrecked()), c1, c2, #car:occupants(),
+                    tostring(v and v:id()), tostring(seat), tostring(car:driver() and car:driver():name())), nil, {p})
+                return true
+            elseif name == "sit" then
+                dlmp.put_player_in_vehicle(p, car, 0)
+                return true
+            elseif name == "err" then
+                dlmp.send_chat(string.sub(tostring(err), 1, 100), nil, {p})
+                return true
+            end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    stand(&mut h, a, Vec3::new(10.0, 18.0, 3.0));
+    h.chat(a, "/read");
+    h.step();
+    h.chat(a, "/sit");
+    h.steps(2);
+    h.chat(a, "/read");
+    h.step();
+    h.chat(a, "/err");
+    h.step();
+    let lines = h.chat_lines(a);
+    let lines: Vec<&String> = lines.iter().filter(|l| !l.starts_with('*')).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| *l == "1 411 10 20 3 90 1000 0 false 5 6 0 nil nil nil"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| *l == "1 411 10 20 3 90 1000 0 false 5 6 1 1 0 alice"),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("570 is a train carriage")),
+        "{lines:?}"
+    );
+    let _ = OccupancyKind::Warp;
+}
