@@ -7,8 +7,10 @@ mod vframe_support;
 
 use bevy_ecs::prelude::*;
 use dlmp::harness::{ClientId, Harness};
+use dlmp::player::Team;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp::protocol::vehicle::frame::RemoteVehicleFrame;
 use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::state::{VehicleState, flag};
 use dlmp::vehicle::frame::accept::VehicleFrameDrops;
@@ -397,4 +399,80 @@ fn the_total_rate_limit_at_its_edge_one_driven_and_eight_synced_but_not_nine() {
     // 5 over the total a second: the half-second burst (57.5 frames) is spent in 11.5 s.
     run(&mut h, 9, 1000);
     assert!(drops(&h).rate_total > 0, "120 a second do not");
+}
+
+fn relays(h: &Harness, c: ClientId) -> Vec<RemoteVehicleFrame> {
+    h.packets::<RemoteVehicleFrame>(c)
+}
+
+#[test]
+fn the_relay_goes_to_everyone_the_vehicle_is_streamed_to_but_the_sender_with_the_servers_values() {
+    let (mut h, a, b, v, id) = driven(411);
+    let far = h.connect("carol");
+    h.step();
+    h.spawn(far, Vec3::new(HERE.x + 1000.0, HERE.y, HERE.z));
+    h.with::<Team>(a, |t| {
+        *t = Team {
+            group: 3,
+            relation_rev: 9,
+        }
+    });
+    h.with::<Team>(b, |t| t.group = 3);
+    h.world_mut()
+        .get_mut::<Revisions>(v)
+        .expect("revs")
+        .health
+        .0 = Revision(0);
+    h.clear(a);
+    h.clear(b);
+    h.clear(far);
+    let sent = VehicleState {
+        health: 700.0,
+        part: 400,
+        flags: 0x80 | flag::HORN,
+        ..moved(111.0)
+    };
+    frame(&mut h, a, 1, id, sent);
+    let got = relays(&h, b);
+    assert_eq!(got.len(), 1);
+    let r = got[0].clone();
+    assert_eq!(
+        (r.source_id, r.source_token),
+        (h.player_id(a), h.hello(a).player_token)
+    );
+    assert_eq!((r.seq, r.vehicle_id), (Seq(1), id));
+    assert_eq!((r.relation_rev, r.teammate), (9, true));
+    assert_eq!(r.state.pos, sent.pos);
+    assert_eq!(r.state.health, 700.0);
+    assert_eq!(r.state.part, 0, "the field rules applied");
+    assert_eq!(r.state.flags, flag::HORN);
+    assert!(relays(&h, a).is_empty(), "not to the sender");
+    assert!(relays(&h, far).is_empty(), "not to whom it is not streamed");
+    // The server's health: a later frame claiming more is relayed with the server's.
+    let more = VehicleState {
+        health: 900.0,
+        ..moved(112.0)
+    };
+    frame(&mut h, a, 2, id, more);
+    let r = relays(&h, b).pop().expect("a relay");
+    assert_eq!((r.seq, r.state.health), (Seq(2), 700.0));
+}
+
+#[test]
+fn a_frozen_vehicles_relay_carries_the_frozen_pose_and_zero_velocities() {
+    let (mut h, a, b, v, id) = driven(411);
+    let before = pose(&h, v);
+    h.world_mut().get_mut::<Frozen>(v).expect("frozen").0 = true;
+    h.clear(b);
+    let s = VehicleState {
+        move_speed: Vec3::new(1.0, 0.0, 0.0),
+        ..moved(150.0)
+    };
+    frame(&mut h, a, 1, id, s);
+    let r = relays(&h, b).pop().expect("a relay");
+    assert_eq!(
+        (r.state.pos, r.state.rot),
+        (before.position, before.rotation)
+    );
+    assert_eq!(r.state.move_speed, Vec3::ZERO);
 }

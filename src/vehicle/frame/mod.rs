@@ -11,6 +11,7 @@
 pub mod accept;
 pub mod apply;
 pub mod fields;
+pub mod relay;
 
 use std::time::Duration;
 
@@ -25,6 +26,7 @@ use super::{Frozen, Health, Life, Params, Part, Pose, RelaySerial, Revisions, Se
 use super::{Train, Vehicle, Vehicles};
 use crate::player::frame::{FrameState, admit_frames};
 use crate::player::history::PositionHistory;
+use crate::player::relay::Relayed;
 use crate::player::{Body, Life as PlayerLife};
 use crate::protocol::ClientPacket;
 use crate::protocol::ids::{PlayerId, PlayerToken, Seq, VehicleId};
@@ -59,6 +61,7 @@ pub struct VehicleFramePlugin;
 impl Plugin for VehicleFramePlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<VehicleFrameDrops>()
+            .init_resource::<relay::VehicleRelayStats>()
             .add_message::<VehicleFrameAccepted>()
             .add_systems(
                 FixedUpdate,
@@ -72,6 +75,10 @@ impl Plugin for VehicleFramePlugin {
                 record_vehicle_positions
                     .in_set(ServerSystems::Streaming)
                     .before(StreamingSystems::Relay),
+            )
+            .add_systems(
+                FixedUpdate,
+                relay::relay_vehicle_frames.in_set(StreamingSystems::Relay),
             );
     }
 }
@@ -90,16 +97,18 @@ fn give_sender_state(
     }
 }
 
-/// Every new vehicle gets the rules' memory and a position history (the rewind of a shot
-/// that ends on it).
+/// Every new vehicle gets the rules' memory, a position history (the rewind of a shot
+/// that ends on it) and the record of its shows the relay waits for.
 fn give_vehicle_state(
     mut commands: Commands,
     vehicles: Query<(Entity, &Pose), (With<Vehicle>, Without<HeldFields>)>,
 ) {
     for (entity, _) in &vehicles {
-        commands
-            .entity(entity)
-            .insert((HeldFields::default(), PositionHistory::default()));
+        commands.entity(entity).insert((
+            HeldFields::default(),
+            PositionHistory::default(),
+            Relayed::default(),
+        ));
     }
 }
 
