@@ -157,13 +157,24 @@ fn a_syncer_frame_counts_only_while_seat_0_is_empty_or_paused() {
         1,
         "the live driver sends the frames"
     );
-    h.with::<dlmp::player::Body>(a, |body| body.paused = true);
+    // The driver pauses (its PlayerSync says so): the election gives Bob the vehicle.
+    let paused = dlmp::protocol::player::sync::Frame {
+        paused: true,
+        ..dlmp::protocol::player::sync::Frame::standing(HERE)
+    };
+    h.sync(a, 50, paused);
+    assert!(h.get::<dlmp::player::Body>(a).paused);
+    let syncer = h.world().get::<dlmp::vehicle::Syncer>(v).expect("syncer").0;
+    assert_eq!(syncer.map(|o| o.entity), Some(h.entity(b)));
     frame(&mut h, b, 2, id, moved(121.0));
     assert_eq!(
         drops(&h).accepted,
         1,
         "the driver is paused: the syncer counts"
     );
+    // The paused driver's own frame still counts as the driver's.
+    frame(&mut h, a, 3, id, moved(122.0));
+    assert_eq!(drops(&h).accepted, 2);
 }
 
 #[test]

@@ -212,6 +212,7 @@ pub(crate) struct TickMessages<'w, 's> {
     world: WorldEvents<'w, 's>,
     pickups: MessageReader<'w, 's, PickupInteracted>,
     seats: MessageReader<'w, 's, crate::vehicle::seats::SeatChanged>,
+    syncers: MessageReader<'w, 's, crate::vehicle::syncer::SyncerChanged>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -291,6 +292,12 @@ fn tick_events(
             .read()
             .filter(|c| players.contains(c.player.entity))
             .map(|c| crate::vehicle::seats::seat_event(c)),
+    );
+    events.extend(
+        messages
+            .syncers
+            .read()
+            .map(crate::vehicle::syncer::syncer_event),
     );
     events.extend(
         spectate_lost

@@ -32,6 +32,7 @@ use crate::streaming::StreamingPlugin;
 use crate::tick::{ShutdownFlag, ShutdownPlugin, Transport};
 use crate::vehicle::VehiclePlugin;
 use crate::vehicle::frame::VehicleFramePlugin;
+use crate::vehicle::syncer::SyncerPlugin;
 use crate::world::WorldPlugin;
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
@@ -64,7 +65,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         PlayerPlugin,
         StreamingPlugin,
         WorldPlugin,
-        (VehiclePlugin, VehicleFramePlugin),
+        (VehiclePlugin, VehicleFramePlugin, SyncerPlugin),
         QueryPlugin,
         ScriptPlugin {
             settings: ScriptSettings {
