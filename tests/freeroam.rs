@@ -107,7 +107,7 @@ fn help_lists_every_command_the_gamemode_defines_in_order() {
     let mut h = freeroam();
     let a = h.connect("alice");
     h.step();
-    // Only the commands that work: /v waits for dlmp.create_vehicle.
+    // Only the commands that work.
     let v_works = !say(&mut h, a, "/v 411").contains(&"/v is not available yet.".to_owned());
     h.advance(std::time::Duration::from_secs(1));
     let got = say(&mut h, a, "/help");
@@ -124,6 +124,27 @@ fn help_lists_every_command_the_gamemode_defines_in_order() {
         assert!(!answer.contains(&"Unknown command".to_owned()), "{name}");
     }
     assert_eq!(h.script_host().errors(), 0);
+}
+
+#[test]
+fn v_spawns_the_model_3_m_beside_the_player_and_tells_a_refusal() {
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.steps(2);
+    request_spawn(&mut h, a);
+    h.live(a);
+    let p = h.get::<dlmp::player::Position>(a).0;
+    assert_eq!(say(&mut h, a, "/v 411"), ["Here is your vehicle 411."]);
+    h.step();
+    let shows = h.packets::<dlmp::protocol::vehicle::sync::VehicleSync>(a);
+    assert_eq!(shows.len(), 1, "shown to its player");
+    assert_eq!(
+        (shows[0].model, shows[0].pos.x, shows[0].pos.y),
+        (411, p.x + 3.0, p.y)
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    let refused = say(&mut h, a, "/v 570");
+    assert!(refused[0].contains("train carriage"), "{refused:?}");
 }
 
 #[test]
@@ -183,7 +204,6 @@ fn commands_of_later_features_say_they_are_not_available_yet() {
         say(&mut h, a, "/tp 9000 0 10"),
         ["That is outside the world (|x|, |y| <= 6000, z -200..4000)."]
     );
-    assert_eq!(say(&mut h, a, "/v 411"), ["/v is not available yet."]);
     // give_weapon exists now (the ledger branch).
     assert_eq!(say(&mut h, a, "/w 24"), ["Weapon 24 with 500 ammo."]);
     assert_eq!(say(&mut h, a, "/fly"), ["Unknown command"]);

@@ -9,10 +9,9 @@ use dlmp::harness::{Harness, TempScripts};
 use dlmp::lane::Delivery;
 use dlmp::player::Scope;
 use dlmp::protocol::geometry::Vec3;
-use dlmp::protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp::protocol::ids::{Revision, Seq, VehicleEpoch, VehicleId};
 use dlmp::protocol::vehicle::damage::VehicleDamageStatus;
 use dlmp::protocol::vehicle::params::param;
-use dlmp::protocol::vehicle::seats::OccupancyKind;
 use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::session::Player;
 use dlmp::vehicle::{
@@ -111,7 +110,6 @@ fn a_show_carries_the_serial_the_revisions_and_the_recipients_own_lock_and_objec
         param::HAS_SIREN | param::LOCKED,
         "bob sees the vehicle's lock"
     );
-    let _ = (PlayerId(0), PlayerToken(0));
 }
 
 #[test]
@@ -150,7 +148,7 @@ fn the_seat_snapshot_follows_a_show_as_warps_and_a_hide_forgets_the_seats() {
     stand(&mut h, b, at(300.0));
     put(&mut h, a, id, 1);
     h.step();
-    let (ia, ib) = (h.player_id(a).0, h.player_id(b).0);
+    let ia = h.player_id(a).0;
     assert!(syncs(&h, b).is_empty());
     assert!(
         !h.is_shown(a, b),
@@ -190,7 +188,6 @@ fn the_seat_snapshot_follows_a_show_as_warps_and_a_hide_forgets_the_seats() {
         ],
         "the next show sends whoever sits in it then"
     );
-    let _ = ib;
 }
 
 #[test]
@@ -264,8 +261,6 @@ fn a_destroyed_vehicle_frees_its_seats_then_is_hidden() {
     h.clear(a);
     h.clear(b);
     let ia = h.player_id(a).0;
-    let e = entity(&h, id);
-    let _ = e;
     h.world_mut()
         .write_message(dlmp::vehicle::VehicleCommand::Destroy { id });
     h.step();
@@ -280,7 +275,7 @@ fn a_destroyed_vehicle_frees_its_seats_then_is_hidden() {
             .get::<dlmp::vehicle::Seated>(h.entity(a))
             .is_none()
     );
-    assert_eq!(destroy_vehicle(h.world_mut(), id).is_err(), true, "gone");
+    assert!(destroy_vehicle(h.world_mut(), id).is_err(), "gone");
 }
 
 #[test]
@@ -366,5 +361,43 @@ fn the_lua_reads_answer_from_the_server() {
         lines.iter().any(|l| l.contains("570 is a train carriage")),
         "{lines:?}"
     );
-    let _ = OccupancyKind::Warp;
+}
+
+#[test]
+fn the_console_lists_every_vehicle_in_aligned_columns() {
+    let mut h = Harness::new();
+    assert_eq!(
+        dlmp::console::execute(h.world_mut(), "vehicles"),
+        ["no vehicles"]
+    );
+    let a = h.connect("alice");
+    let car = vehicle(&mut h, 411, Vec3::new(1.0, 2.0, 3.0));
+    let train = vehicle(&mut h, 537, at(40.0));
+    stand(&mut h, a, at(0.0));
+    put(&mut h, a, car, 0);
+    with_vehicle::<dlmp::vehicle::Life>(&mut h, train, |l| l.wrecked = true);
+    let out = dlmp::console::execute(h.world_mut(), "vehicles");
+    assert_eq!(out[0], "2 vehicles:");
+    let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        words(&out[1]),
+        [
+            "id", "model", "driver", "seats", "health", "epoch", "world", "position"
+        ]
+    );
+    assert_eq!(
+        words(&out[2]),
+        [
+            "1", "411", "Infernus", "alice", "1/2", "1000", "0", "0/0", "1.0", "2.0", "3.0"
+        ]
+    );
+    assert_eq!(
+        words(&out[3]),
+        [
+            "2", "537", "Freight", "-", "0/21", "wreck", "0", "0/0", "40.0", "0.0", "3.0"
+        ]
+    );
+    let driver_at = out[1].find("driver").expect("a driver column");
+    assert_eq!(&out[2][driver_at..driver_at + 5], "alice", "aligned");
+    assert_eq!(&out[3][driver_at..driver_at + 1], "-");
 }

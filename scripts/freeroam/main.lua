@@ -3,8 +3,7 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v needs dlmp.create_vehicle, which a later feature adds; until it
--- exists, the command says so instead of failing. Each player name has an account (money,
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player. Each player name has an account (money,
 -- skin, last position) kept in the server's database across reconnects: see "Accounts" at
 -- the end.
 
@@ -160,17 +159,10 @@ command("tp", {
 command("v", {
     usage = "/v model",
     help = "a vehicle next to you (model 400..611)",
-    available = function()
-        return dlmp.create_vehicle ~= nil
-    end,
     run = function(player, args)
         local model = whole(args[1], 400, 611)
         if #args ~= 1 or not model then
             return false
-        end
-        if not dlmp.create_vehicle then
-            tell(player, "/v is not available yet.", ERROR)
-            return true
         end
         local x, y, z = player:position()
         if try(player, dlmp.create_vehicle, model, x + 3, y, z, 0) then

@@ -63,6 +63,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "stop a resource and start it again from disk",
     ),
     ("players", "connected players: id, name, address"),
+    (
+        "vehicles",
+        "every vehicle: id, model, driver, seats taken, health, scope, position",
+    ),
     ("say TEXT", "a chat line to every player"),
     (
         "kick ID|NAME [REASON]",
@@ -109,6 +113,7 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "stop" => resource_op(world, Op::Stop, args),
         "restart" => resource_op(world, Op::Restart, args),
         "players" => players(world),
+        "vehicles" => crate::vehicle::console::vehicles(world),
         "say" => say_all(world, args),
         "kick" => kick(world, args),
         "ban" => crate::bans::console::ban(world, args, |w, t| find_player(w, t).map(|(.., e)| e)),
@@ -273,7 +278,7 @@ fn players(world: &mut World) -> Vec<String> {
 }
 
 /// `rows` as aligned columns, two spaces apart (the last column unpadded).
-fn columns<const N: usize>(rows: &[[String; N]]) -> Vec<String> {
+pub(crate) fn columns<const N: usize>(rows: &[[String; N]]) -> Vec<String> {
     let mut widths = [0usize; N];
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {

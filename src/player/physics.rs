@@ -29,9 +29,7 @@ use crate::session::Connection;
 use crate::tick::{GameplaySystems, ServerSystems};
 
 /// Throws a player (`player:set_velocity`): `vel` in units per step (m/s / 50), at most
-/// [`MAX_THROW`] long. Only a living spawned player on foot whose new life is confirmed
-/// (on foot: vehicles are not written yet, every player is on foot; the vehicles feature
-/// refuses a seated player here).
+/// [`MAX_THROW`] long. Only a living spawned player on foot whose new life is confirmed.
 #[derive(Message, Debug, Clone, Copy, PartialEq)]
 pub struct ThrowPlayer {
     pub player: Entity,
@@ -54,6 +52,8 @@ pub enum PhysicsRefusal {
     Common(Refusal),
     /// Non-finite or beyond the packet's bound.
     OutOfRange,
+    /// Seated in a vehicle (SetVelocity goes only to a player on foot).
+    Seated,
 }
 
 impl From<Refusal> for PhysicsRefusal {
@@ -137,6 +137,7 @@ fn throw_players(
     time: Res<Time>,
     mut throws: MessageReader<ThrowPlayer>,
     mut players: Query<Throwing>,
+    seated: Query<(), With<crate::vehicle::Seated>>,
 ) {
     let now = time.elapsed();
     for t in throws.read() {
@@ -145,6 +146,8 @@ fn throw_players(
         };
         let result = if let Err(refusal) = Refusal::confirmed(*life, spawn.life_confirmed) {
             Err(PhysicsRefusal::Common(refusal))
+        } else if seated.contains(t.player) {
+            Err(PhysicsRefusal::Seated)
         } else if !valid_throw(t.vel) {
             Err(PhysicsRefusal::OutOfRange)
         } else {

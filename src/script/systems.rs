@@ -291,7 +291,7 @@ fn tick_events(
             .seats
             .read()
             .filter(|c| players.contains(c.player.entity))
-            .map(|c| crate::vehicle::seats::seat_event(c)),
+            .map(crate::vehicle::seats::seat_event),
     );
     events.extend(
         messages

@@ -7,9 +7,12 @@
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
-//! - [`script`]: the Lua API.
+//! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
+//! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
+//! - [`syncer`]: the syncer election.
 
 pub mod components;
+pub mod console;
 pub mod frame;
 pub mod lifecycle;
 pub mod models;

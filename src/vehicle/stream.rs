@@ -91,22 +91,12 @@ pub type Shown = (
     &'static Part,
 );
 
+/// One vehicle's [`Shown`] parts.
+pub type ShownItem<'a> = bevy_ecs::query::QueryItem<'a, 'a, Shown>;
+
 /// The show of a vehicle as it is now, for `recipient` (its own lock and objective).
 pub fn show_packet(
-    (vehicle, pose, health, life, damage, colors, params, serial, revs, hitch, train, part): (
-        &Vehicle,
-        &Pose,
-        &Health,
-        &Life,
-        &Damage,
-        &Colors,
-        &Params,
-        &RelaySerial,
-        &Revisions,
-        &Hitch,
-        &Train,
-        &Part,
-    ),
+    (vehicle, pose, health, life, damage, colors, params, serial, revs, hitch, train, part): ShownItem<'_>,
     recipient: (PlayerId, PlayerToken),
     is_train: bool,
 ) -> VehicleSync {

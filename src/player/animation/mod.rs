@@ -109,12 +109,6 @@ pub struct Subject {
     pub room: usize,
 }
 
-/// Whether `player` is on foot. The seam for seats: there are no vehicles yet, so every
-/// player is; the vehicle feature answers this from its seat component.
-pub fn on_foot(_player: Entity) -> bool {
-    true
-}
-
 impl AnimationOrder {
     /// Events the command puts on the subject's own lane: a special action that replaces
     /// a playing animation sends ClearAnimations first.
@@ -308,6 +302,7 @@ fn apply_commands(
     index: Res<PlayerIndex>,
     mut drops: ResMut<AnimationDrops>,
     mut reshows: ResMut<Reshows>,
+    seated: Query<(), With<crate::vehicle::Seated>>,
 ) {
     let now = time.elapsed();
     for &AnimationCommand { player, order } in commands.read() {
@@ -321,7 +316,7 @@ fn apply_commands(
             spawned: life.spawned,
             alive: life.alive,
             life_confirmed: spawn.life_confirmed,
-            on_foot: on_foot(player),
+            on_foot: !seated.contains(player),
             animating,
             room: connections
                 .get(player)

@@ -58,7 +58,7 @@ pub enum ControlCommand {
         camera: CameraSetting,
     },
     /// SetOnFire: to a living spawned player; setting fire only on foot with its life
-    /// confirmed (a seated player is the vehicles' seam).
+    /// confirmed.
     Fire { player: Entity, on_fire: bool },
 }
 
@@ -372,6 +372,7 @@ fn apply_commands(
     mut players: Query<Owned>,
     others: Query<TargetParts>,
     spawns: Query<&SpawnState>,
+    seated: Query<(), With<crate::vehicle::Seated>>,
 ) {
     for &command in commands.read() {
         let (ControlCommand::Freeze { player, .. }
@@ -385,6 +386,11 @@ fn apply_commands(
             ControlCommand::Freeze { frozen, .. } => freeze(&mut owner, life, frozen),
             ControlCommand::Camera { camera, .. } => check_camera(player, &camera, &others)
                 .and_then(|target| set_camera(&mut owner, life, camera, target)),
+            // player.md, SetOnFire: "sets fire only to a player on foot".
+            ControlCommand::Fire { on_fire: true, .. } if seated.contains(player) => {
+                debug!(?player, "set_on_fire refused: seated");
+                continue;
+            }
             ControlCommand::Fire { on_fire, .. } => {
                 let confirmed = spawns.get(player).is_ok_and(|s| s.life_confirmed);
                 set_fire(&mut owner, life, confirmed, on_fire)

@@ -268,12 +268,19 @@ pub(crate) fn admit_frames(
     mut accepted: MessageWriter<FrameAccepted>,
     mut events: MessageWriter<FrameEvent>,
     mut refused: MessageWriter<AdmissionRefused>,
+    seated: Query<&crate::vehicle::Seated>,
+    vehicles: Query<&crate::vehicle::Pose>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
         let ClientPacket::PlayerSync(sync) = packet else {
             continue;
         };
+        let seated_at = seated
+            .get(*player)
+            .ok()
+            .and_then(|s| vehicles.get(s.vehicle).ok())
+            .map(|p| p.position);
         let Ok(parts) = players.get_mut(*player) else {
             continue;
         };
@@ -287,6 +294,7 @@ pub(crate) fn admit_frames(
             *player,
             sync,
             parts,
+            seated_at,
             now,
             &mut |e| {
                 events.write(e);
@@ -314,11 +322,13 @@ pub(crate) fn admit_frames(
     }
 }
 
-/// One frame against one player's state.
+/// One frame against one player's state. `seated_at`: the server position of the vehicle
+/// the player sits in.
 fn admit(
     player: Entity,
     sync: &PlayerSync,
     (mut spawn, life, epoch, mut last, mut position, mut body, mut inv, mut state, mut ledger): FrameItem<'_>,
+    seated_at: Option<Vec3>,
     now: Duration,
     emit: &mut impl FnMut(FrameEvent),
     refuse: &mut impl FnMut(RefusalReason),
@@ -344,7 +354,12 @@ fn admit(
     if living && let Some(b) = state.bounds {
         hold_to_bounds(&mut f, b);
     }
-    if living && let Some(mut anchor) = state.frozen {
+    if living
+        && state.frozen.is_some()
+        && let Some(vehicle) = seated_at
+    {
+        hold_seated(&mut f, vehicle);
+    } else if living && let Some(mut anchor) = state.frozen {
         if state.landing.is_some() {
             // Teleported in ground mode: the hold point's height is a guess until the
             // landing; only the horizontal hold applies.
@@ -515,6 +530,30 @@ fn hold_to_bounds(f: &mut Frame, b: Bounds) {
         f.shift_y = 0.0;
     }
 }
+
+/// Frozen and seated: within [`SEATED_HOLD`] of the vehicle's server position; beyond that
+/// on the boundary with zero velocity (player.md, SetFrozen: "seated: 25 m from the
+/// vehicle").
+fn hold_seated(f: &mut Frame, vehicle: Vec3) {
+    let d = Vec3::new(
+        f.pos.x - vehicle.x,
+        f.pos.y - vehicle.y,
+        f.pos.z - vehicle.z,
+    );
+    let len = d.length();
+    if len > SEATED_HOLD {
+        let k = SEATED_HOLD / len;
+        f.pos = Vec3::new(
+            vehicle.x + d.x * k,
+            vehicle.y + d.y * k,
+            vehicle.z + d.z * k,
+        );
+        f.vel = Vec3::ZERO;
+    }
+}
+
+/// How far a frozen seated player's frame may lie from its vehicle, m.
+pub const SEATED_HOLD: f32 = 25.0;
 
 /// Frozen: within 8 m horizontally and 3 m upward of the anchor, falling free; beyond that
 /// on the boundary with zero velocity.

@@ -12,7 +12,7 @@ use super::args;
 use super::player::LuaPlayer;
 use super::queue_message;
 use crate::player::animation::{
-    Animation, AnimationCommand, AnimationOrder, AnimationSpec, Progress, Speed, Subject, on_foot,
+    Animation, AnimationCommand, AnimationOrder, AnimationSpec, Progress, Speed, Subject,
 };
 use crate::protocol::player::action::SpecialAction;
 use crate::protocol::player::animation::{AnimationFlags, MAX_ANIMATION_SPEED, MAX_ANIMATION_TIME};
@@ -51,7 +51,7 @@ fn command(
             spawned: view.spawned,
             alive: view.alive,
             life_confirmed: view.life_confirmed,
-            on_foot: on_foot(this.entity),
+            on_foot: !crate::vehicle::script::is_seated(lua, this.entity),
             animating: view.animation.is_some_and(|a| a.live(now)),
             room: view.lane_room,
         };

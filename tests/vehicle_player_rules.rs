@@ -1,0 +1,121 @@
+//! player.md's rules that wait for seats, in the harness: the frozen seated hold (25 m from
+//! the vehicle), the on-foot checks of SetOnFire, SetSpecialAction and SetVelocity, the
+//! routing of packets about a seated subject (only to those who see its vehicle), and the
+//! unseat on a scope change.
+
+mod vehicle_support;
+
+use dlmp::harness::Harness;
+use dlmp::player::Position;
+use dlmp::player::animation::{AnimationCommand, AnimationOrder};
+use dlmp::player::control::ControlCommand;
+use dlmp::player::physics::ThrowPlayer;
+use dlmp::player::scope::SetScope;
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::control::{SetOnFire, SetSpecialAction};
+use dlmp::protocol::player::physics::SetVelocity;
+use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
+use dlmp::protocol::vehicle::seats::OccupancyKind::Exit;
+use vehicle_support::*;
+
+#[test]
+fn a_frozen_seated_player_is_held_25_m_from_its_vehicle() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    put(&mut h, a, id, 0);
+    h.freeze(a, true);
+    // Seconds apart, so that the movement check takes the walk.
+    h.advance(std::time::Duration::from_secs(5));
+    h.sync(a, 10, Frame::standing(at(20.0)));
+    let x = h.get::<Position>(a).0.x;
+    assert!(
+        (x - 20.0).abs() < 1e-3,
+        "seated: 20 m is within the hold ({x})"
+    );
+    h.advance(std::time::Duration::from_secs(5));
+    h.sync(a, 11, Frame::standing(at(30.0)));
+    let x = h.get::<Position>(a).0.x;
+    assert!((x - 25.0).abs() < 1e-3, "held on the 25 m boundary ({x})");
+}
+
+#[test]
+fn fire_a_special_action_and_a_throw_go_only_to_a_player_on_foot() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    put(&mut h, a, id, 0);
+    let player = h.entity(a);
+    let commands = |h: &mut Harness| {
+        h.world_mut().write_message(ControlCommand::Fire {
+            player,
+            on_fire: true,
+        });
+        h.world_mut().write_message(ThrowPlayer {
+            player,
+            vel: Vec3::new(0.0, 0.0, 0.5),
+        });
+        h.world_mut().write_message(AnimationCommand {
+            player,
+            order: AnimationOrder::SpecialAction(SpecialAction::HandsUp),
+        });
+        h.step();
+    };
+    commands(&mut h);
+    let counts = |h: &Harness| {
+        (
+            h.packets::<SetOnFire>(a).len(),
+            h.packets::<SetVelocity>(a).len(),
+            h.packets::<SetSpecialAction>(a).len(),
+        )
+    };
+    assert_eq!(counts(&h), (0, 0, 0), "seated: refused");
+    exit(&mut h, a, id);
+    commands(&mut h);
+    assert_eq!(counts(&h), (1, 1, 1), "on foot: sent");
+}
+
+#[test]
+fn packets_about_a_seated_player_go_only_to_those_who_see_its_vehicle() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(300.0));
+    h.step();
+    assert!(h.is_shown(a, b), "on foot: 300 m is within 420 m");
+    put(&mut h, a, id, 0);
+    h.step();
+    assert!(!h.is_shown(a, b), "seated: only with the vehicle (200 m)");
+    h.clear(b);
+    h.live(a);
+    assert!(h.packets::<RemotePlayerSync>(b).is_empty());
+    walk(&mut h, b, at(150.0));
+    h.step();
+    h.clear(b);
+    h.live(a);
+    assert_eq!(h.packets::<RemotePlayerSync>(b).len(), 1);
+}
+
+#[test]
+fn a_scope_change_frees_the_seat_first() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(0.0));
+    put(&mut h, a, id, 1);
+    h.clear(b);
+    let player = h.entity(a);
+    h.world_mut().write_message(SetScope {
+        player,
+        virtual_world: Some(4),
+        interior: None,
+    });
+    h.step();
+    assert_eq!(seats(&h, b), [(id.0, h.player_id(a).0, 1, Exit)]);
+    assert!(h.world().get::<dlmp::vehicle::Seated>(player).is_none());
+}
