@@ -487,3 +487,58 @@ fn a_frozen_vehicles_relay_carries_the_frozen_pose_and_zero_velocities() {
     );
     assert_eq!(r.state.move_speed, Vec3::ZERO);
 }
+
+#[test]
+fn shot_rewind_of_a_vehicle_target_stands_it_where_it_was_at_the_shooters_last_frame() {
+    use dlmp::player::Inventory;
+    use dlmp::protocol::connection::rewind::RewindTarget;
+    use dlmp::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
+    use dlmp::protocol::player::sync::{Frame, PlayerSync};
+    let (mut h, a, b, v, id) = driven(411);
+    h.world_mut().get_mut::<Life>(v).expect("life").epoch = VehicleEpoch(3);
+    h.with::<Inventory>(b, |inv| {
+        inv.held.set(31, true);
+        inv.ammo[31] = 10;
+    });
+    let at = |x: f32| VehicleState {
+        epoch: VehicleEpoch(3),
+        ..moved(x)
+    };
+    // Bob's last frame comes in the tick the car stands at x = 120.
+    send_frame(&mut h, a, 1, id, at(120.0));
+    let bob = PlayerSync {
+        session_token: h.token(b),
+        seq: Seq(1),
+        frame: Frame::standing(HERE),
+    };
+    h.send(b, bob);
+    h.step();
+    // The car drives on; Bob sends no frame, then shoots it.
+    frame(&mut h, a, 2, id, at(125.0));
+    frame(&mut h, a, 3, id, at(130.0));
+    h.clear(a);
+    let shot = WeaponShot {
+        session_token: h.token(b),
+        order: Seq(1),
+        weapon: 31,
+        origin: HERE,
+        hit: Vec3::new(130.0, HERE.y, HERE.z),
+        hit_kind: HitKind::Vehicle,
+        hit_id: id.0,
+        props_rev: Revision(0),
+    };
+    h.send(b, shot);
+    h.step();
+    let r = h
+        .packets::<RemoteWeaponShot>(a)
+        .pop()
+        .expect("the shot")
+        .rewind;
+    assert!(r.rewound);
+    assert_eq!(
+        (r.target_kind, r.target_id, r.target_token),
+        (RewindTarget::Vehicle, id.0, 3)
+    );
+    assert_eq!(r.target_pos, Vec3::new(120.0, HERE.y, HERE.z));
+    assert_eq!(r.shooter_pos, HERE);
+}
