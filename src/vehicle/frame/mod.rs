@@ -101,9 +101,9 @@ fn give_sender_state(
 /// that ends on it) and the record of its shows the relay waits for.
 fn give_vehicle_state(
     mut commands: Commands,
-    vehicles: Query<(Entity, &Pose), (With<Vehicle>, Without<HeldFields>)>,
+    vehicles: Query<Entity, (With<Vehicle>, Without<HeldFields>)>,
 ) {
-    for (entity, _) in &vehicles {
+    for entity in &vehicles {
         commands.entity(entity).insert((
             HeldFields::default(),
             PositionHistory::default(),
@@ -312,7 +312,7 @@ fn admit(
 /// rewind of a shot that ends on it; connection.md §6, ShotRewind).
 fn record_vehicle_positions(
     time: Res<Time>,
-    mut vehicles: Query<(&Pose, &mut PositionHistory), (With<Vehicle>, Changed<Pose>)>,
+    mut vehicles: Query<(&Pose, &mut PositionHistory), Changed<Pose>>,
 ) {
     let now = time.elapsed();
     for (pose, mut history) in &mut vehicles {
