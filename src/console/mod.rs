@@ -429,6 +429,24 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             .map(|d| vec![("not spawned", d.not_spawned), ("stale", d.stale)]),
     );
     row(
+        "vehicle frames",
+        world
+            .get_resource::<crate::vehicle::frame::accept::VehicleFrameDrops>()
+            .map(|d| {
+                vec![
+                    ("accepted", d.accepted),
+                    ("no such vehicle", d.unknown_vehicle),
+                    ("not the controller", d.not_controller),
+                    ("another epoch", d.epoch),
+                    ("before a transform", d.pose_rev),
+                    ("stale", d.stale),
+                    ("over the driven rate", d.rate_driven),
+                    ("over the synced rate", d.rate_synced),
+                    ("over the total rate", d.rate_total),
+                ]
+            }),
+    );
+    row(
         "chat lines",
         world
             .get_resource::<ChatDrops>()

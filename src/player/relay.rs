@@ -83,7 +83,11 @@ impl Relayed {
     }
 
     /// The show event a relay to `recipient` must wait for, if it has not left yet.
-    fn show_barrier(&mut self, recipient: PlayerId, conn: &Connection) -> Option<EventId> {
+    pub(crate) fn show_barrier(
+        &mut self,
+        recipient: PlayerId,
+        conn: &Connection,
+    ) -> Option<EventId> {
         let at = self.shows.iter().position(|&(r, _)| r == recipient)?;
         let last = self.shows[at].1;
         if conn.is_sent(last) {

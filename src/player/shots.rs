@@ -240,6 +240,7 @@ fn relay_shots(
     index: Res<PlayerIndex>,
     mut accepted: MessageReader<ShotAccepted>,
     parties: Query<Party>,
+    vehicles: VehicleTargets,
     mut connections: Query<&mut Connection>,
 ) {
     for a in accepted.read() {
@@ -247,7 +248,10 @@ fn relay_shots(
             continue;
         };
         let shot = &a.shot;
-        let rewind = rewind(a, &index, &parties);
+        let rewind = match a.shot.hit_kind {
+            HitKind::Vehicle => vehicle_rewind(a, &vehicles),
+            _ => rewind(a, &index, &parties),
+        };
         for recipient in viewers.iter() {
             if recipient == me.id {
                 continue;
@@ -302,6 +306,50 @@ fn rewind(a: &ShotAccepted, index: &PlayerIndex, parties: &Query<Party>) -> Shot
         target_kind: RewindTarget::Player,
         target_id: target.id.0,
         target_token: target.token.0,
+        target_pos,
+        shooter_pos: a.shooter_pos,
+    }
+}
+
+/// What the rewind reads of the vehicles: the registry and each vehicle's epoch, pose and
+/// position history.
+#[derive(bevy_ecs::system::SystemParam)]
+pub(crate) struct VehicleTargets<'w, 's> {
+    registry: Option<Res<'w, crate::vehicle::Vehicles>>,
+    vehicles: Query<
+        'w,
+        's,
+        (
+            &'static crate::vehicle::Life,
+            &'static crate::vehicle::Pose,
+            Option<&'static PositionHistory>,
+        ),
+    >,
+}
+
+/// The rewind of a shot that ended on a vehicle (connection.md §6, ShotRewind target_kind
+/// 2): the vehicle's server position at the time of the shooter's last accepted frame (its
+/// [`PositionHistory`]; without one, its position now), its epoch in the low byte of
+/// target_token, and the shooter's position. A vehicle that does not exist: no rewind.
+fn vehicle_rewind(a: &ShotAccepted, targets: &VehicleTargets) -> ShotRewind {
+    let id = crate::protocol::ids::VehicleId(a.shot.hit_id);
+    let Some((life, pose, history)) = targets
+        .registry
+        .as_ref()
+        .and_then(|r| r.entity(id))
+        .and_then(|e| targets.vehicles.get(e).ok())
+    else {
+        return ShotRewind::NONE;
+    };
+    let target_pos = a
+        .frame_at
+        .and_then(|t| history.and_then(|h| h.at(t)))
+        .unwrap_or(pose.position);
+    ShotRewind {
+        rewound: true,
+        target_kind: RewindTarget::Vehicle,
+        target_id: id.0,
+        target_token: u32::from(life.epoch.0),
         target_pos,
         shooter_pos: a.shooter_pos,
     }

@@ -196,6 +196,9 @@ script_events! {
     PlayerEnterVehicle => "player_enter_vehicle" (player: LuaPlayer, vehicle: LuaVehicle, seat: u8),
     /// The player's seat was freed: an exit, a death, a jack, the server (not a disconnect).
     PlayerExitVehicle => "player_exit_vehicle" (player: LuaPlayer, vehicle: LuaVehicle, seat: u8),
+    /// The vehicle's syncer changed in the last election pass (nil: no syncer / the previous
+    /// one left); once per vehicle per pass, a return to the previous syncer not reported.
+    VehicleSyncer => "vehicle_syncer" (vehicle: LuaVehicle, syncer: Option<LuaPlayer>, previous: Option<LuaPlayer>),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",
     /// "stale"); at most [`REFUSALS_PER_SECOND`] a second per player, the rest counted.
     ///

@@ -214,6 +214,7 @@ pub(crate) struct TickMessages<'w, 's> {
     pickups: MessageReader<'w, 's, PickupInteracted>,
     seats: MessageReader<'w, 's, crate::vehicle::seats::SeatChanged>,
     cheats: MessageReader<'w, 's, CheatSuspected>,
+    syncers: MessageReader<'w, 's, crate::vehicle::syncer::SyncerChanged>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -301,6 +302,12 @@ fn tick_events(
             .read()
             .filter(|c| players.contains(c.player.entity))
             .map(crate::vehicle::seats::seat_event),
+    );
+    events.extend(
+        messages
+            .syncers
+            .read()
+            .map(crate::vehicle::syncer::syncer_event),
     );
     events.extend(
         spectate_lost

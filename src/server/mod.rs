@@ -31,6 +31,8 @@ use crate::stats::{StatsPlugin, StatsSettings};
 use crate::streaming::StreamingPlugin;
 use crate::tick::{ShutdownFlag, ShutdownPlugin, Transport};
 use crate::vehicle::VehiclePlugin;
+use crate::vehicle::frame::VehicleFramePlugin;
+use crate::vehicle::syncer::SyncerPlugin;
 use crate::world::WorldPlugin;
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
@@ -64,7 +66,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         PlayerPlugin,
         StreamingPlugin,
         WorldPlugin,
-        VehiclePlugin,
+        (VehiclePlugin, VehicleFramePlugin, SyncerPlugin),
         QueryPlugin,
         ScriptPlugin {
             settings: ScriptSettings {

@@ -9,15 +9,19 @@
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
 //! - [`event_limit`]: the vehicle events' shared rate limit.
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
+//! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
+//! - [`syncer`]: the syncer election.
 
 pub mod components;
 pub mod console;
 pub mod event_limit;
+pub mod frame;
 pub mod lifecycle;
 pub mod models;
 pub mod script;
 pub mod seats;
 pub mod stream;
+pub mod syncer;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;

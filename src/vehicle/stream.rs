@@ -292,6 +292,12 @@ pub fn reconcile(
                 Some(group)
             },
             |key, last| {
+                // The vehicle's relays to this recipient wait for its show (frame/relay.rs).
+                if let Some((v_entity, _)) = lookup(&by_id, VehicleId(key))
+                    && let Ok((mut relayed, _)) = occ.borrow_mut().relayed.get_mut(v_entity)
+                {
+                    relayed.shown(me.0, last);
+                }
                 let mut included = included.borrow_mut();
                 let Some(at) = included.iter().position(|(k, _)| *k == key) else {
                     return;

@@ -1,0 +1,125 @@
+//! RemoteVehicleFrame (vehicles.md): each frame accepted this tick goes, unreliable, to
+//! everyone the vehicle is streamed to as reconciled this tick, except the sender, in
+//! [`StreamingSystems::Relay`], with the vehicle's relay serial, the server's health and
+//! revisions, and the sender's relation per recipient (connection.md §6, "Damage groups
+//! and relations"). A relay to a recipient whose show of the vehicle has not left yet
+//! waits for it, in the same bundle ([`Connection::send_after`], as the player relays).
+//! A siren the frame switched goes to the same audience, the sender included, as
+//! VehicleParams (critical: nothing repeats it).
+//!
+//! [`StreamingSystems::Relay`]: crate::tick::StreamingSystems::Relay
+
+use bevy_ecs::prelude::*;
+use tracing::warn;
+
+use super::VehicleFrameAccepted;
+use crate::lane::Delivery;
+use crate::player::Team;
+use crate::player::relay::Relayed;
+use crate::protocol::ServerPacket;
+use crate::protocol::ids::{EventId, PlayerId};
+use crate::protocol::vehicle::frame::RemoteVehicleFrame;
+use crate::protocol::vehicle::params::VehicleParams;
+use crate::session::{Connection, Player};
+use crate::vehicle::{Params, Revisions, VehicleStream};
+
+/// Vehicle relays sent and refused by encoding (a refusal is a server bug: it is logged).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VehicleRelayStats {
+    pub sent: u64,
+    pub refused: u64,
+}
+
+/// Every recipient of each vehicle with a frame this tick: one pass over the shown sets
+/// (what the recipients are shown), so a relay costs its viewers, not all players.
+fn audiences(
+    keys: &mut Vec<u32>,
+    stream: &VehicleStream,
+    recipients: &Query<(Entity, &Player, &Team, &mut Connection)>,
+) -> Vec<(u32, PlayerId, Entity)> {
+    keys.sort_unstable();
+    keys.dedup();
+    let mut out = Vec::new();
+    for (entity, player, ..) in recipients.iter() {
+        for &key in stream.shown().of(player.id) {
+            if keys.binary_search(&key).is_ok() {
+                out.push((key, player.id, entity));
+            }
+        }
+    }
+    out.sort_unstable_by_key(|&(key, id, _)| (key, id));
+    out
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+pub(super) fn relay_vehicle_frames(
+    mut accepted: MessageReader<VehicleFrameAccepted>,
+    stream: Res<VehicleStream>,
+    teams: Query<&Team>,
+    mut shows: Query<&mut Relayed>,
+    vehicles: Query<(&Params, &Revisions)>,
+    mut recipients: Query<(Entity, &Player, &Team, &mut Connection)>,
+    mut stats: ResMut<VehicleRelayStats>,
+    mut keys: Local<Vec<u32>>,
+) {
+    let frames: Vec<VehicleFrameAccepted> = accepted.read().copied().collect();
+    if frames.is_empty() {
+        return;
+    }
+    keys.clear();
+    keys.extend(frames.iter().map(|f| f.vehicle_id.0));
+    let audiences = audiences(&mut keys, &stream, &recipients);
+    for a in &frames {
+        let key = a.vehicle_id.0;
+        let from = audiences.partition_point(|&(k, ..)| k < key);
+        let to = audiences.partition_point(|&(k, ..)| k <= key);
+        let team = teams.get(a.sender).copied().unwrap_or_default();
+        for &(_, recipient, entity) in &audiences[from..to] {
+            if a.outcome.siren_switched
+                && let Ok((params, revs)) = vehicles.get(a.vehicle)
+                && let Ok((_, player, _, mut conn)) = recipients.get_mut(entity)
+            {
+                let packet = VehicleParams {
+                    event_id: EventId(0),
+                    vehicle_id: a.vehicle_id,
+                    params: params.for_recipient(player.id, player.token),
+                    doors: params.doors,
+                    doors_set: 0,
+                    siren_rev: revs.siren.0,
+                };
+                if let Err(e) = conn.send_event(ServerPacket::from(packet), Delivery::Critical) {
+                    warn!(vehicle = key, "VehicleParams not queued: {e}");
+                }
+            }
+            if entity == a.sender {
+                continue;
+            }
+            let Ok((_, _, their_team, mut conn)) = recipients.get_mut(entity) else {
+                continue;
+            };
+            let packet = RemoteVehicleFrame {
+                source_id: a.source_id,
+                source_token: a.source_token,
+                seq: a.serial,
+                vehicle_id: a.vehicle_id,
+                state: a.state,
+                relation_rev: team.relation_rev,
+                teammate: team.is_teammate_of(their_team),
+            };
+            let barrier = shows
+                .get_mut(a.vehicle)
+                .ok()
+                .and_then(|mut r| r.show_barrier(recipient, &conn));
+            match conn.send_after(packet, barrier) {
+                Ok(()) => stats.sent += 1,
+                Err(e) => {
+                    stats.refused += 1;
+                    warn!(vehicle = key, ?recipient, "RemoteVehicleFrame refused: {e}");
+                }
+            }
+        }
+    }
+}

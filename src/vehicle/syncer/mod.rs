@@ -1,0 +1,265 @@
+//! The syncer of a vehicle without a driver (vehicles.md, VehicleSyncer), elected once a
+//! tick in [`ServerSystems::SyncerElection`], after this tick's seat changes and streaming
+//! (the page's "every streaming update and any change of seats"). The order is
+//! [`elect`]'s; the players near a vehicle come from a grid of the players who may sync,
+//! so a pass costs the vehicles near players, not vehicles × players. A change sends
+//! VehicleSyncer active = 0 to the previous syncer and 1 to the new one (critical), and
+//! raises `vehicle_syncer(vehicle, syncer, previous)` once per vehicle per pass.
+//! Decisions: docs/decisions/0057-syncer-election.md.
+//!
+//! [`ServerSystems::SyncerElection`]: crate::tick::ServerSystems::SyncerElection
+
+pub mod elect;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use tracing::warn;
+
+use self::elect::{Ballot, Candidate, SYNC_RANGE};
+use super::{Hitch, Occupant, Pose, Seats, Syncer, Vehicle, VehicleScope, VehicleStream};
+use crate::lane::Delivery;
+use crate::player::frame::FrameState;
+use crate::player::{Body, Life, Position, Scope};
+use crate::protocol::ServerPacket;
+use crate::protocol::ids::{EventId, VehicleId};
+use crate::protocol::vehicle::life::VehicleSyncer;
+use crate::session::{Connection, Player};
+use crate::streaming::engine::{Layer, layer};
+use crate::streaming::grid::Grid;
+use crate::tick::ServerSystems;
+
+/// A vehicle's syncer changed in this pass (the previous and the new one, either may be
+/// none): `vehicle_syncer(vehicle, syncer, previous)`.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncerChanged {
+    pub vehicle: Entity,
+    pub vehicle_id: VehicleId,
+    pub syncer: Option<Occupant>,
+    pub previous: Option<Occupant>,
+}
+
+/// An occupant ordered by slot, generation and entity (ties of the nearest go to the
+/// lower slot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Who(Occupant);
+
+impl PartialOrd for Who {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Who {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.0.id, self.0.token.0, self.0.entity).cmp(&(
+            other.0.id,
+            other.0.token.0,
+            other.0.entity,
+        ))
+    }
+}
+
+/// The election's grid of the players who may sync, kept between passes.
+#[derive(Resource, Debug)]
+pub struct SyncerGrid {
+    grid: Grid<Layer, u32>,
+    players: Vec<(Occupant, Vec3Pos)>,
+}
+
+type Vec3Pos = crate::protocol::geometry::Vec3;
+
+impl Default for SyncerGrid {
+    fn default() -> Self {
+        SyncerGrid {
+            grid: Grid::new(SYNC_RANGE),
+            players: Vec::new(),
+        }
+    }
+}
+
+/// Elects the syncers.
+pub struct SyncerPlugin;
+
+impl Plugin for SyncerPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<SyncerGrid>()
+            .add_message::<SyncerChanged>()
+            .add_systems(
+                FixedUpdate,
+                elect_syncers.in_set(ServerSystems::SyncerElection),
+            );
+    }
+}
+
+/// What the election reads of a player.
+type Voter = (
+    Entity,
+    &'static Player,
+    &'static Life,
+    &'static Body,
+    Option<&'static FrameState>,
+    &'static Position,
+    &'static Scope,
+);
+
+/// Spawned, alive, not paused, not frozen: the players who may sync (and drivers who
+/// count).
+fn may_sync(life: &Life, body: &Body, frame: Option<&FrameState>) -> bool {
+    life.spawned && life.alive && !body.paused && frame.is_none_or(|f| f.frozen.is_none())
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn elect_syncers(
+    mut grid: ResMut<SyncerGrid>,
+    stream: Res<VehicleStream>,
+    voters: Query<Voter>,
+    mut vehicles: Query<(
+        Entity,
+        &Vehicle,
+        &VehicleScope,
+        &Pose,
+        &Seats,
+        &Hitch,
+        &mut Syncer,
+    )>,
+    mut connections: Query<&mut Connection>,
+    mut changed: MessageWriter<SyncerChanged>,
+) {
+    let grid = &mut *grid;
+    grid.grid.clear();
+    grid.players.clear();
+    for (entity, player, life, body, frame, position, scope) in &voters {
+        if !may_sync(life, body, frame) {
+            continue;
+        }
+        let Ok(slot) = u32::try_from(grid.players.len()) else {
+            break;
+        };
+        let o = Occupant {
+            entity,
+            id: player.id,
+            token: player.token,
+        };
+        if grid
+            .grid
+            .insert(layer(scope), position.0.x, position.0.y, slot)
+        {
+            grid.players.push((o, position.0));
+        }
+    }
+    let candidate = |o: Occupant, key: u32| -> Candidate<Who> {
+        let (eligible, position) = voters.get(o.entity).map_or(
+            (false, Vec3Pos::ZERO),
+            |(_, p, life, body, frame, position, _)| {
+                (
+                    p.token == o.token && may_sync(life, body, frame),
+                    position.0,
+                )
+            },
+        );
+        Candidate {
+            player: Who(o),
+            position,
+            eligible,
+            streamed: stream.shown().contains(o.id, key),
+        }
+    };
+
+    // Live drivers and syncers before this pass, for the other end of a hitch or winch.
+    let mut before: Vec<(VehicleId, Option<Occupant>)> = Vec::new();
+    for (_, v, _, _, seats, _, syncer) in &vehicles {
+        let live_driver = seats.driver().filter(|d| candidate(*d, v.id.0).eligible);
+        before.push((v.id, live_driver.or(syncer.0)));
+    }
+    before.sort_unstable_by_key(|(id, _)| *id);
+    let controller = |id: VehicleId| {
+        before
+            .binary_search_by_key(&id, |(k, _)| *k)
+            .ok()
+            .and_then(|i| before[i].1)
+    };
+
+    let mut passengers: Vec<Candidate<Who>> = Vec::new();
+    let mut nearby: Vec<Candidate<Who>> = Vec::new();
+    for (entity, v, scope, pose, seats, hitch, mut syncer) in &mut vehicles {
+        let key = v.id.0;
+        let driven = seats.driver().is_some_and(|d| candidate(d, key).eligible);
+        passengers.clear();
+        nearby.clear();
+        let mut towed_by = None;
+        if !driven {
+            if let Some(other) = hitch.tractor.or(hitch.lifter) {
+                towed_by = Some(controller(other).map(|o| candidate(o, key)));
+            }
+            passengers.extend(
+                seats
+                    .occupied()
+                    .filter(|(s, _)| *s > 0)
+                    .map(|(_, o)| candidate(o, key)),
+            );
+            let p = pose.position;
+            grid.grid
+                .query(layer(&scope.0), p.x, p.y, SYNC_RANGE, |slot| {
+                    let (o, position) = grid.players[slot as usize];
+                    nearby.push(Candidate {
+                        player: Who(o),
+                        position,
+                        eligible: true,
+                        streamed: stream.shown().contains(o.id, key),
+                    });
+                });
+        }
+        let ballot = Ballot {
+            position: pose.position,
+            driven,
+            towed_by,
+            passengers: &passengers,
+            previous: syncer.0.map(|o| candidate(o, key)),
+            nearby: &nearby,
+        };
+        let new = elect::elect(&ballot).map(|w| w.0);
+        let previous = syncer.0;
+        if new == previous {
+            continue;
+        }
+        syncer.0 = new;
+        for (o, active) in [(previous, false), (new, true)] {
+            let Some(o) = o else { continue };
+            let Ok(mut conn) = connections.get_mut(o.entity) else {
+                continue;
+            };
+            let packet = VehicleSyncer {
+                event_id: EventId(0),
+                vehicle_id: v.id,
+                active,
+            };
+            if let Err(e) = conn.send_event(ServerPacket::from(packet), Delivery::Critical) {
+                warn!(vehicle = key, "VehicleSyncer not queued: {e}");
+            }
+        }
+        changed.write(SyncerChanged {
+            vehicle: entity,
+            vehicle_id: v.id,
+            syncer: new,
+            previous,
+        });
+    }
+}
+
+/// The script event of a syncer change (a player who left since is still named: the
+/// handle answers that it left).
+pub(crate) fn syncer_event(c: &SyncerChanged) -> crate::script::ScriptEvent {
+    use crate::script::api::player::LuaPlayer;
+    let lua = |o: Occupant| LuaPlayer {
+        entity: o.entity,
+        token: o.token,
+    };
+    crate::script::ScriptEvent::VehicleSyncer {
+        vehicle: super::script::LuaVehicle { id: c.vehicle_id },
+        syncer: c.syncer.map(lua),
+        previous: c.previous.map(lua),
+    }
+}
