@@ -194,6 +194,15 @@ impl ObjectStream {
         &self.shown
     }
 
+    /// Forgets what `recipient` is shown, as when it leaves (a new connection on its slot
+    /// gets its objects again).
+    pub fn forget(&mut self, recipient: PlayerId) {
+        self.shown.forget(recipient);
+        if let Some(s) = self.settled.get_mut(slot(recipient)) {
+            *s = None;
+        }
+    }
+
     /// The member of `key` this pass.
     pub fn member(&self, key: u32) -> Option<&Member> {
         self.index
