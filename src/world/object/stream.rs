@@ -452,6 +452,10 @@ impl ObjectStream {
         let mut current = None;
         for key in shows {
             let root = self.member(key).map_or(key, |m| m.root);
+            // Objects on players are not at the landing point: they follow their player.
+            if self.index.on_players.contains_key(&root) {
+                continue;
+            }
             if current != Some(root) {
                 if floor.len() + chain.len() > limit {
                     chain.clear();
