@@ -660,3 +660,21 @@ fn a_stopped_resources_objects_go_with_their_chains() {
     lua(&mut h, a, "say(G.c:exists())");
     assert_eq!(told(&mut h, a), ["false"]);
 }
+
+#[test]
+fn scope_and_each_objects_stream_distance_decide_what_is_shown() {
+    let (_s, mut h, a) = alice("scope_distance");
+    for code in [
+        "dlmp.create_object(1225, 5, 0, 10, 0, 0, 0, {virtual_world = 2})",
+        "dlmp.create_object(1225, 30, 0, 10, 0, 0, 0, {stream_distance = 20})",
+        "dlmp.create_object(1225, 15, 0, 10, 0, 0, 0, {stream_distance = 20})",
+        "dlmp.create_object(1225, 5, 0, 10, 0, 0, 0, {interior = 1})",
+    ] {
+        lua(&mut h, a, code);
+    }
+    h.steps(2);
+    assert_eq!(shown(&h, a), [3], "only the near one of the main scope");
+    lua(&mut h, a, "p:set_virtual_world(2)");
+    h.steps(2);
+    assert_eq!(shown(&h, a), [1], "the other virtual world's");
+}
