@@ -6,6 +6,7 @@ use mlua::{Function, IntoLua, Lua, Result, Value};
 
 use super::api::handles::Cached;
 use super::api::player::LuaPlayer;
+use super::api::world::LuaObject;
 use super::api::world::{LuaCheckpoint, LuaColshape};
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::vehicle::script::LuaVehicle;
@@ -68,7 +69,8 @@ copied_arg!(
     LuaCheckpoint,
     LuaColshape,
     LuaPickup,
-    LuaVehicle
+    LuaVehicle,
+    LuaObject
 );
 
 impl EventArg for Vec<String> {
@@ -199,6 +201,8 @@ script_events! {
     /// The vehicle's syncer changed in the last election pass (nil: no syncer / the previous
     /// one left); once per vehicle per pass, a return to the previous syncer not reported.
     VehicleSyncer => "vehicle_syncer" (vehicle: LuaVehicle, syncer: Option<LuaPlayer>, previous: Option<LuaPlayer>),
+    /// A movement of `object` (`object:move_to`) reached its target on the server's clock.
+    ObjectMoveEnd => "object_move_end" (object: LuaObject),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",
     /// "stale"); at most [`REFUSALS_PER_SECOND`] a second per player, the rest counted.
     ///

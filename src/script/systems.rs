@@ -215,6 +215,7 @@ pub(crate) struct TickMessages<'w, 's> {
     seats: MessageReader<'w, 's, crate::vehicle::seats::SeatChanged>,
     cheats: MessageReader<'w, 's, CheatSuspected>,
     syncers: MessageReader<'w, 's, crate::vehicle::syncer::SyncerChanged>,
+    object_moves: MessageReader<'w, 's, crate::world::object::ObjectMoveEnded>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -308,6 +309,14 @@ fn tick_events(
             .syncers
             .read()
             .map(crate::vehicle::syncer::syncer_event),
+    );
+    events.extend(
+        messages
+            .object_moves
+            .read()
+            .map(|m| ScriptEvent::ObjectMoveEnd {
+                object: super::api::world::LuaObject { id: m.id },
+            }),
     );
     events.extend(
         spectate_lost

@@ -110,6 +110,9 @@ pub struct Item {
     /// of [`Rules::distances`]; within the rules' (which bound the grid query) or `None`
     /// there.
     pub distances: Option<Distances>,
+    /// The places it takes against the cap (a chain of objects with its parents: world.md
+    /// ObjectState, "as a whole or not at all"). 1 for a single subject.
+    pub weight: u32,
 }
 
 impl Item {
@@ -124,6 +127,7 @@ impl Item {
             parent: None,
             forced: false,
             distances: None,
+            weight: 1,
         }
     }
 }
@@ -218,6 +222,8 @@ pub struct Engine {
     candidates: Vec<Candidate>,
     /// Per entry of the recipient's shown set: whether a candidate keeps it.
     kept: Vec<bool>,
+    /// Whether some subject this pass weighs more than 1 (the cap then counts weights).
+    weighted: bool,
 }
 
 /// A subject admitted for the recipient of [`Engine::decide`].
@@ -243,6 +249,7 @@ impl Engine {
             forced: Vec::new(),
             candidates: Vec::new(),
             kept: Vec::new(),
+            weighted: false,
         }
     }
 
@@ -256,6 +263,7 @@ impl Engine {
         self.items.clear();
         self.slots.clear();
         self.forced.clear();
+        self.weighted = false;
     }
 
     /// Adds a subject for this pass. A second item with the same key replaces nothing: keys
@@ -272,6 +280,7 @@ impl Engine {
         {
             return;
         }
+        self.weighted |= item.weight != 1;
         self.slots.insert(item.key, slot);
         self.items.push(item);
     }
@@ -291,7 +300,8 @@ impl Engine {
     }
 
     /// What `viewer` is to be shown: the admitted subjects (see [`admits`]), the `cap`
-    /// nearest of them (ties by key), against `shown` (the keys shown to it now,
+    /// nearest of them (ties by key; with weights, the nearest whose weights add up to at
+    /// most `cap`, stopping at the first that does not fit), against `shown` (the keys shown to it now,
     /// ascending). Writes the hides and the shows into `out` (cleared first).
     pub fn decide(
         &mut self,
@@ -309,6 +319,7 @@ impl Engine {
             forced,
             candidates,
             kept,
+            weighted,
         } = self;
         candidates.clear();
         let consider = |slot: u32, candidates: &mut Vec<Candidate>| {
@@ -343,6 +354,22 @@ impl Engine {
         }
         let nearest = |a: &Candidate, b: &Candidate| a.d2.total_cmp(&b.d2).then(a.key.cmp(&b.key));
         if let Some(cap) = rules.cap
+            && *weighted
+        {
+            candidates.sort_unstable_by(nearest);
+            let mut used = 0usize;
+            let fits = candidates
+                .iter()
+                .take_while(|c| {
+                    let w = slots
+                        .get(&c.key)
+                        .map_or(1, |&s| items[s as usize].weight as usize);
+                    used += w;
+                    used <= cap
+                })
+                .count();
+            candidates.truncate(fits);
+        } else if let Some(cap) = rules.cap
             && candidates.len() > cap
         {
             if cap > 0 {
@@ -453,6 +480,23 @@ mod tests {
         e.insert(own);
         e.insert(Item::at(4, (0, 0), Vec3::new(4000.0, 0.0, 0.0)));
         assert_eq!(decide(&mut e, &unlimited, &[]).shows, [0, 1, 4]);
+    }
+
+    #[test]
+    fn weights_fill_the_cap_nearest_first_and_stop_at_the_first_that_does_not_fit() {
+        let mut e = Engine::new(50.0);
+        for (key, x, weight) in [(0, 10.0, 2), (1, 20.0, 3), (2, 30.0, 1)] {
+            e.insert(Item {
+                weight,
+                ..Item::at(key, (0, 0), Vec3::new(x, 0.0, 0.0))
+            });
+        }
+        assert_eq!(decide(&mut e, &rules(100.0, Some(5)), &[]).shows, [0, 1]);
+        assert_eq!(
+            decide(&mut e, &rules(100.0, Some(4)), &[]).shows,
+            [0],
+            "the chain of 3 does not fit, nor anything farther"
+        );
     }
 
     struct Parents;

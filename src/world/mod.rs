@@ -1,4 +1,4 @@
-//! The world of world.md: pickups, the clock and weather, garage doors, 3D labels,
+//! The world of world.md: pickups, objects, the clock and weather, garage doors, 3D labels,
 //! checkpoints, blips, gang zones, colshapes and waypoints. One plugin per kind, each in
 //! its own module; [`WorldPlugin`] adds them all.
 
@@ -11,6 +11,7 @@ pub mod colshape;
 pub mod gang_zone;
 pub mod label;
 mod marker_ids;
+pub mod object;
 pub mod pickup;
 pub mod script_view;
 pub mod waypoint;
@@ -35,6 +36,7 @@ impl Plugin for WorldPlugin {
                 gang_zone::GangZonePlugin,
                 label::LabelPlugin,
                 blip::BlipPlugin,
+                object::ObjectPlugin,
             ));
     }
 }

@@ -11,6 +11,7 @@ mod clock;
 mod colshape;
 mod gang_zone;
 mod label;
+pub mod object;
 pub(super) mod waypoint;
 
 use mlua::{Lua, Result, Table};
@@ -20,6 +21,7 @@ pub use checkpoint::LuaCheckpoint;
 pub use colshape::LuaColshape;
 pub use gang_zone::LuaGangZone;
 pub use label::LuaLabel;
+pub use object::LuaObject;
 
 use super::super::state::ResourceId;
 
@@ -31,5 +33,6 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
     gang_zone::install(lua, dlmp, resource)?;
     label::install(lua, dlmp, resource)?;
     blip::install(lua, dlmp, resource)?;
+    object::install(lua, dlmp, resource)?;
     Ok(())
 }
