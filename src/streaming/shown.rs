@@ -16,7 +16,7 @@ use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
 use crate::lane::Delivery;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::{EventId, PlayerId};
-use crate::session::{Connection, PlayerIndex};
+use crate::session::{Connection, PlayerIndex, SendError};
 use bevy_ecs::system::Query;
 
 /// One kind's shown sets and pending hides, by recipient slot.
@@ -266,7 +266,7 @@ impl ShownSets {
         let (set, queue) = (&mut self.shown[i], &self.pending[i]);
         let mut queued = 0;
         for &key in keys {
-            if queue.contains(&key) {
+            if queue.iter().any(|p| p.key == key) {
                 continue;
             }
             let Err(at) = set.binary_search(&key) else {
