@@ -6,6 +6,7 @@ pub mod checkpoint;
 pub mod clock;
 pub mod colshape;
 pub mod gang_zone;
+pub mod map;
 mod marker_ids;
 pub mod pickup;
 pub mod script_view;

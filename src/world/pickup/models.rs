@@ -33,6 +33,33 @@ fn parse(text: &str) -> Result<Vec<u32>, String> {
     Ok(models)
 }
 
+/// Each weapon id of the table with its model, ascending by weapon id (rows of
+/// weapon_id -1 have no weapon).
+static WEAPON_IDS: LazyLock<Vec<(u8, u32)>> = LazyLock::new(|| weapon_ids(SOURCE));
+
+/// The `weapon_id` and `model_id` columns; rows [`parse`] refuses do not reach here.
+fn weapon_ids(text: &str) -> Vec<(u8, u32)> {
+    let mut ids: Vec<(u8, u32)> = text
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let mut cols = line.split('\t');
+            let model = cols.next()?.parse().ok()?;
+            let weapon = cols.next()?.parse().ok()?;
+            Some((weapon, model))
+        })
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// The model of weapon `id` (a map's weapon pickup, ADR 0050).
+pub fn weapon_model(id: u8) -> Option<u32> {
+    let ids = &*WEAPON_IDS;
+    let at = ids.binary_search_by_key(&id, |(w, _)| *w).ok()?;
+    ids.get(at).map(|(_, m)| *m)
+}
+
 /// Forces the table to load (the server calls it at start, so a bad table stops the
 /// start, not a script call).
 pub fn load() -> usize {
@@ -57,6 +84,15 @@ mod tests {
         for m in [0, 320, 329, 332, 340, 374, 1240] {
             assert!(!is_pickup_model(m), "{m}");
         }
+    }
+
+    #[test]
+    fn weapon_ids_name_their_models() {
+        assert_eq!(weapon_model(31), Some(356));
+        assert_eq!(weapon_model(1), Some(331));
+        assert_eq!(weapon_model(46), Some(371));
+        assert_eq!(weapon_model(0), None);
+        assert_eq!(weapon_model(47), None);
     }
 
     #[test]
