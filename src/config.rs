@@ -17,6 +17,8 @@ pub const MAX_RESPAWN_DELAY: Duration = Duration::from_secs(3600);
 pub const PICKUP_DRAW_DISTANCE: f32 = 150.0;
 /// A touch counts when the player's last PlayerSync position is this near, m (ADR 0028).
 pub const PICKUP_TOUCH_RADIUS: f32 = 3.0;
+/// An object's stream distance when its creator names none, m (ADR 0047).
+pub const OBJECT_STREAM_DISTANCE: f32 = 300.0;
 
 /// Everything the server reads at start. Each field's default is the spec's.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -78,6 +80,10 @@ pub struct Config {
     /// A PickupTouch is admitted within this distance of the player's last PlayerSync
     /// position, m (ADR 0028). Default 3, in 0.5..=50.
     pub pickup_touch_radius: f32,
+    /// An object is shown within this distance of a player's stream center unless its
+    /// creator gave it its own (world.md ObjectState; ADR 0047), m. Default 300, in
+    /// 1..=6000.
+    pub object_stream_distance: f32,
     /// The server's name in server browsers (query.md ServerInfo), at most 64 bytes.
     /// Default `dlmp server`. Reloadable.
     pub name: String,
@@ -121,6 +127,7 @@ impl Default for Config {
             net_outbound_capacity: 65_536,
             pickup_draw_distance: PICKUP_DRAW_DISTANCE,
             pickup_touch_radius: PICKUP_TOUCH_RADIUS,
+            object_stream_distance: OBJECT_STREAM_DISTANCE,
             name: "dlmp server".into(),
             gamemode: String::new(),
             language: String::new(),
@@ -255,6 +262,11 @@ impl Config {
         if !(1.0..=6000.0).contains(&self.pickup_draw_distance) {
             return Err(ConfigError(
                 "pickup_draw_distance must be in 1..=6000".into(),
+            ));
+        }
+        if !(1.0..=6000.0).contains(&self.object_stream_distance) {
+            return Err(ConfigError(
+                "object_stream_distance must be in 1..=6000".into(),
             ));
         }
         if !(0.5..=50.0).contains(&self.pickup_touch_radius) {

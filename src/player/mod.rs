@@ -5,6 +5,7 @@ pub mod admission;
 pub mod animation;
 pub mod bounds;
 pub mod control;
+pub mod floor;
 pub mod frame;
 pub mod history;
 pub mod hud;

@@ -13,6 +13,7 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
+use super::floor::{GrantFloor, LandingPoint};
 use super::ledger::LedgerEvent;
 use super::{
     DeathEpoch, LastFrame, Ledger, Life, Position, RespawnGranted, Scope, SpawnState, SpawnSystems,
@@ -280,6 +281,7 @@ fn grant_respawns(
     mut drops: ResMut<RespawnDrops>,
     mut granted: MessageWriter<RespawnGranted>,
     mut reshows: ResMut<Reshows>,
+    mut floor: Option<ResMut<GrantFloor>>,
 ) {
     let now = time.elapsed();
     for item in &mut players {
@@ -316,6 +318,16 @@ fn grant_respawns(
                 continue;
             }
         };
+        let landing = LandingPoint {
+            position: point.position,
+            virtual_world: scope.virtual_world,
+            interior: point.interior,
+        };
+        if floor.as_mut().is_some_and(|f| f.hold(entity, landing)) {
+            // Held for the objects at the point; decided again next tick.
+            respawn.requested = true;
+            continue;
+        }
         let Ok(mut conn) = connections.get_mut(entity) else {
             continue;
         };

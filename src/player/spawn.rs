@@ -9,6 +9,7 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
+use super::floor::{GrantFloor, LandingPoint};
 use super::respawn::SpawnPoint;
 use super::{Ledger, Life, Position, Scope};
 use crate::protocol::ClientPacket;
@@ -196,6 +197,7 @@ fn grant_spawns(
     mut players: Query<Granting>,
     mut drops: ResMut<SpawnRequestDrops>,
     mut granted: MessageWriter<SpawnGranted>,
+    mut floor: Option<ResMut<GrantFloor>>,
 ) {
     for (entity, mut state, mut life, mut position, mut scope, mut conn, ledger) in &mut players {
         if !std::mem::take(&mut state.requested) {
@@ -207,6 +209,16 @@ fn grant_spawns(
             continue;
         }
         let Some(info) = state.info else { continue };
+        let point = LandingPoint {
+            position: info.position,
+            virtual_world: scope.virtual_world,
+            interior: info.interior,
+        };
+        if floor.as_mut().is_some_and(|f| f.hold(entity, point)) {
+            // Held for the objects at the point; asked again next tick.
+            state.requested = true;
+            continue;
+        }
         if let Err(e) = conn.send(info.packet()) {
             debug!("SpawnPlayer not sent: {e}");
             continue;

@@ -73,6 +73,13 @@ impl Teleport {
     }
 }
 
+/// Teleports refused before [`teleport`] ran, by player and point: the objects at the
+/// landing point did not fit in the lane before TeleportPlayer (world.md ObjectState: "if
+/// there is no room for the floor, the teleport is refused and changes nothing"). Filled
+/// by the floor's feature in [`MoveSystems::Apply`] before the teleports; emptied by them.
+#[derive(Resource, Debug, Clone, Default, PartialEq)]
+pub struct LandingRefusals(pub Vec<(Entity, Vec3)>);
+
 /// A ground-mode teleport waiting for its landing (kept in [`FrameState::landing`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Landing {
@@ -128,6 +135,7 @@ pub(crate) struct TeleportPlugin;
 impl Plugin for TeleportPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<Teleport>()
+            .init_resource::<LandingRefusals>()
             .configure_sets(
                 FixedUpdate,
                 (MoveSystems::Unseat, MoveSystems::Apply)
@@ -161,9 +169,15 @@ pub(crate) fn teleport(
     time: Res<Time>,
     mut moves: MessageReader<Teleport>,
     mut players: Query<Teleporting>,
+    mut refusals: ResMut<LandingRefusals>,
 ) {
     let now = time.elapsed();
+    let refused_floor = std::mem::take(&mut refusals.0);
     for t in moves.read() {
+        if refused_floor.contains(&(t.player, t.pos)) {
+            debug!(player = ?t.player, "teleport refused: no room for the floor");
+            continue;
+        }
         let Ok((life, last, mut position, mut scope, mut body, mut state, mut conn)) =
             players.get_mut(t.player)
         else {

@@ -106,6 +106,13 @@ pub struct Item {
     /// Its audience is [`Audience::forced`] alone, at any distance (a seated player follows
     /// its vehicle). Forced items are not in the grid; keep them few.
     pub forced: bool,
+    /// Its own show distance instead of the rules' (an object's stream distance; hidden
+    /// the rules' margin beyond it). Keep it within the rules' show distance, which bounds
+    /// the grid query.
+    pub reach: Option<f32>,
+    /// The places it takes against the cap (a chain of objects with its parents: world.md
+    /// ObjectState, "as a whole or not at all"). 1 for a single subject.
+    pub weight: u32,
 }
 
 impl Item {
@@ -119,6 +126,8 @@ impl Item {
             not_to: None,
             parent: None,
             forced: false,
+            reach: None,
+            weight: 1,
         }
     }
 }
@@ -192,7 +201,10 @@ pub fn admits(
     let Some(d) = rules.distances else {
         return Some(d2);
     };
-    let limit = if shown { d.hide } else { d.show };
+    let (show, hide) = item
+        .reach
+        .map_or((d.show, d.hide), |r| (r, r + (d.hide - d.show)));
+    let limit = if shown { hide } else { show };
     (d2 <= limit * limit).then_some(d2)
 }
 
@@ -211,6 +223,8 @@ pub struct Engine {
     forced: Vec<u32>,
     candidates: Vec<(f32, u32)>,
     wanted: Vec<u32>,
+    /// Whether some subject this pass weighs more than 1 (the cap then counts weights).
+    weighted: bool,
 }
 
 impl Engine {
@@ -226,6 +240,7 @@ impl Engine {
             forced: Vec::new(),
             candidates: Vec::new(),
             wanted: Vec::new(),
+            weighted: false,
         }
     }
 
@@ -239,6 +254,7 @@ impl Engine {
         self.items.clear();
         self.slots.clear();
         self.forced.clear();
+        self.weighted = false;
     }
 
     /// Adds a subject for this pass. A second item with the same key replaces nothing: keys
@@ -255,6 +271,7 @@ impl Engine {
         {
             return;
         }
+        self.weighted |= item.weight != 1;
         self.slots.insert(item.key, slot);
         self.items.push(item);
     }
@@ -274,7 +291,8 @@ impl Engine {
     }
 
     /// What `viewer` is to be shown: the admitted subjects (see [`admits`]), the `cap`
-    /// nearest of them (ties by key), against `shown` (the keys shown to it now,
+    /// nearest of them (ties by key; with weights, the nearest whose weights add up to at
+    /// most `cap`, stopping at the first that does not fit), against `shown` (the keys shown to it now,
     /// ascending). Writes the hides and the shows into `out` (cleared first).
     pub fn decide(
         &mut self,
@@ -292,6 +310,7 @@ impl Engine {
             forced,
             candidates,
             wanted,
+            weighted,
         } = self;
         candidates.clear();
         wanted.clear();
@@ -323,6 +342,22 @@ impl Engine {
         }
         let nearest = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
         if let Some(cap) = rules.cap
+            && *weighted
+        {
+            candidates.sort_unstable_by(nearest);
+            let mut used = 0usize;
+            let fits = candidates
+                .iter()
+                .take_while(|&&(_, k)| {
+                    let w = slots
+                        .get(&k)
+                        .map_or(1, |&s| items[s as usize].weight as usize);
+                    used += w;
+                    used <= cap
+                })
+                .count();
+            candidates.truncate(fits);
+        } else if let Some(cap) = rules.cap
             && candidates.len() > cap
         {
             if cap > 0 {

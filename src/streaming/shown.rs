@@ -178,6 +178,45 @@ impl ShownSets {
         }
     }
 
+    /// Queues the shows of `keys` (in order) ahead of the pending hides, with `delivery`:
+    /// the shows before a landing (world.md ObjectState: they "go before hides" and may
+    /// take the places a droppable show leaves free). A key shown already or whose hide
+    /// still waits is skipped; `show` answering `None` skips it too. Stops at the first the
+    /// lane refuses. Returns how many were queued.
+    pub fn show_ahead(
+        &mut self,
+        recipient: PlayerId,
+        keys: &[u32],
+        conn: &mut Connection,
+        delivery: Delivery,
+        mut show: impl FnMut(u32) -> Option<ServerPacket>,
+        applied: &mut Applied,
+    ) -> usize {
+        let i = slot(recipient);
+        self.grow(i);
+        let (set, queue) = (&mut self.shown[i], &self.pending[i]);
+        let mut queued = 0;
+        for &key in keys {
+            if queue.contains(&key) {
+                continue;
+            }
+            let Err(at) = set.binary_search(&key) else {
+                continue;
+            };
+            let Some(packet) = show(key) else { continue };
+            match conn.send_event(packet, delivery) {
+                Ok(_) => {
+                    set.insert(at, key);
+                    applied.shown.push(key);
+                    queued += 1;
+                }
+                Err(SendError::QueueFull) => break,
+                Err(e) => debug!(key, "a landing show not sent: {e}"),
+            }
+        }
+        queued
+    }
+
     /// Sends `packet` to every recipient `key` is shown to, as critical (a move or change
     /// of a shown subject: nothing else would resend it).
     pub fn tell_viewers(

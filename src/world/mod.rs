@@ -1,4 +1,4 @@
-//! The world of world.md: pickups, the clock and weather, garage doors, 3D labels,
+//! The world of world.md: pickups, objects, the clock and weather, garage doors, 3D labels,
 //! checkpoints, blips, gang zones, colshapes and waypoints. One plugin per kind, each in
 //! its own module; [`WorldPlugin`] adds them all.
 
@@ -8,6 +8,7 @@ pub mod colshape;
 pub mod gang_zone;
 pub mod map;
 mod marker_ids;
+pub mod object;
 pub mod pickup;
 pub mod script_view;
 pub mod waypoint;
@@ -30,6 +31,7 @@ impl Plugin for WorldPlugin {
                 waypoint::WaypointPlugin,
                 pickup::PickupPlugin,
                 gang_zone::GangZonePlugin,
+                object::ObjectPlugin,
             ));
     }
 }

@@ -1,0 +1,2 @@
+//! The object API (lua-api.md, objects).
+pub(super) fn refresh_view() {}
