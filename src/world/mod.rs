@@ -32,6 +32,7 @@ impl Plugin for WorldPlugin {
                 pickup::PickupPlugin,
                 gang_zone::GangZonePlugin,
                 object::ObjectPlugin,
+                map::MapPlugin,
             ));
     }
 }

@@ -428,7 +428,8 @@ fn pawn_reads_the_calls_of_an_exported_script_with_their_lines() {
 )]
 #[case::pickup_type("CreatePickup(1240, -3, 0, 0, 0);", "type: -3 is outside 0..=255")]
 #[case::unclosed_string("SetObjectMaterialText(tmp, \"hello);", "a string is never closed")]
-#[case::unbalanced("CreateObject(1337, (0, 0, 0, 0, 0, 0);", "expected a call")]
+#[case::unbalanced("CreateObject(1337, (0, 0, 0, 0, 0, 0);", "a ( is never closed")]
+#[case::unclosed_call("CreateObject(1337, 0, 0, 0, 0, 0, 0", "a ( is never closed")]
 #[case::unsupported(
     "CreateDynamicObjectEx(1337, 0, 0, 0, 0, 0, 0);",
     "CreateDynamicObjectEx is not supported"

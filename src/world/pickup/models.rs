@@ -1,8 +1,7 @@
 //! The models a pickup may show (world.md PickupSync: "an object model from the server's
 //! model table, or one of the 50 weapon models (321..373)"). The weapon models are data,
 //! `assets/weapon_models.tsv` (from the shared data tables, see its README), parsed once at
-//! start. The object model table belongs to objects (a separate issue); until it is
-//! loaded, pickups take the weapon models only.
+//! start. The object models are the objects' table ([`crate::world::object::models`]).
 
 use std::sync::LazyLock;
 
@@ -66,9 +65,11 @@ pub fn load() -> usize {
     WEAPON_MODELS.len()
 }
 
-/// Whether a pickup may show `model`.
+/// Whether a pickup may show `model`: a weapon model or an object model of the table
+/// (a map's health pickup is model 1240).
 pub fn is_pickup_model(model: u32) -> bool {
     WEAPON_MODELS.binary_search(&model).is_ok()
+        || crate::world::object::models::is_object_model(model)
 }
 
 #[cfg(test)]
@@ -78,10 +79,10 @@ mod tests {
     #[test]
     fn the_table_holds_the_fifty_weapon_models() {
         assert_eq!(load(), 50);
-        for m in [321, 346, 373] {
+        for m in [321, 346, 373, 1240, 1242, 1318] {
             assert!(is_pickup_model(m), "{m}");
         }
-        for m in [0, 320, 329, 332, 340, 374, 1240] {
+        for m in [0, 320, 329, 332, 340, 374, 20000] {
             assert!(!is_pickup_model(m), "{m}");
         }
     }
