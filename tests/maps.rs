@@ -68,9 +68,7 @@ fn load(h: &mut Harness, c: ClientId, path: &str) -> String {
 
 /// Every object: (model, position, rotation z, interior, world, owned).
 fn objects(h: &mut Harness) -> Vec<(u16, Vec3, f32, u8, u32, bool)> {
-    let mut q = h
-        .world_mut()
-        .query::<(&Object, Option<&Owned>)>();
+    let mut q = h.world_mut().query::<(&Object, Option<&Owned>)>();
     let mut list: Vec<_> = q
         .iter(h.world())
         .map(|(o, owned)| {
@@ -166,7 +164,10 @@ fn an_exported_script_creates_its_objects_and_pickups() {
     );
     let mut q = h.world_mut().query::<&Object>();
     let distances: Vec<f32> = q.iter(h.world()).map(|o| o.stream_distance).collect();
-    assert!(distances.contains(&400.0), "{distances:?}: the map's stream distance");
+    assert!(
+        distances.contains(&400.0),
+        "{distances:?}: the map's stream distance"
+    );
     assert_eq!(pickup_models(&mut h), [(1242, true)]);
 }
 
@@ -215,7 +216,10 @@ fn a_map_with_an_error_creates_nothing_and_names_the_file_and_line() {
             "bad.pwn",
             "load_map: bad.pwn line 3: a ( is never closed (a call on one line ends with `);`): `CreateObject ( 1225 , 0 , 0 , 3 , 0 , ...`",
         ),
-        ("latin1.map", "load_map: latin1.map line 2: the text is not UTF-8"),
+        (
+            "latin1.map",
+            "load_map: latin1.map line 2: the text is not UTF-8",
+        ),
     ] {
         assert_eq!(load(&mut h, a, path), error, "{path}");
         assert_eq!(counts(&h), (0, 0), "{path}: nothing was created");

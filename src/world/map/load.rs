@@ -24,7 +24,9 @@ pub struct Plan {
 
 /// Checks every entry of `map`; `file` names it in an error.
 pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
-    let at = |line: usize, kind: &str, e: String| MapError::new(line, format!("{kind}: {e}")).in_file(file);
+    let at = |line: usize, kind: &str, e: String| {
+        MapError::new(line, format!("{kind}: {e}")).in_file(file)
+    };
     let mut plan = Plan::default();
     for At { line, item: o } in &map.objects {
         let spec = ObjectSpec {
@@ -36,7 +38,8 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
             stream_distance: o.stream_distance,
             viewer: None,
         };
-        spec.check().map_err(|e| at(*line, "object", e.to_string()))?;
+        spec.check()
+            .map_err(|e| at(*line, "object", e.to_string()))?;
         plan.objects.push(spec);
     }
     for At { line, item: p } in &map.pickups {

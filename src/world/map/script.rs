@@ -75,7 +75,9 @@ fn load_map(lua: &Lua, path: &str, resource: ResourceId) -> std::result::Result<
         format!("{path}: a map file ends in .map (element XML) or .pwn, .inc, .txt (exported script lines)")
     })?;
     if path.starts_with(DATA_PREFIX) {
-        return Err(format!("{path}: a map is a file of the resource's own folder"));
+        return Err(format!(
+            "{path}: a map is a file of the resource's own folder"
+        ));
     }
     let roots = Roots {
         resource: resource_dir(lua, resource).map_err(|e| e.to_string())?,
@@ -161,7 +163,10 @@ fn read(real: &Path) -> std::result::Result<String, MapError> {
     let bytes = std::fs::read(real).map_err(|e| MapError::new(0, e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
-        let line = 1 + e.as_bytes()[..valid].iter().filter(|b| **b == b'\n').count();
+        let line = 1 + e.as_bytes()[..valid]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
         MapError::new(line, "the text is not UTF-8")
     })?;
     Ok(match text.strip_prefix('\u{FEFF}') {

@@ -231,11 +231,14 @@ pub(crate) fn create_all(
         .map(|_| reserve(&book.last))
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| Error::runtime(format!("{func}: no pickup ids left")))?;
-    let creates = ids.iter().zip(specs).map(|(&id, &spec)| PickupCommand::Create {
-        id,
-        spec,
-        owner: Some(owner),
-    });
+    let creates = ids
+        .iter()
+        .zip(specs)
+        .map(|(&id, &spec)| PickupCommand::Create {
+            id,
+            spec,
+            owner: Some(owner),
+        });
     queue_messages(lua, creates)?;
     for (id, spec) in ids.iter().zip(specs) {
         book.pickups.insert(
