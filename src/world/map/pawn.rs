@@ -9,6 +9,7 @@
 //! argument (not a finite number, an integer field given a fraction, out of its range,
 //! too many or too few) is an error naming the line. Argument meanings: ADR 0050.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{
@@ -38,10 +39,19 @@ enum Token<'a> {
     Punct(char),
 }
 
+/// What a parse has read so far.
+#[derive(Default)]
+struct Parse {
+    map: MapFile,
+    warnings: Warnings,
+    /// Names given a number (`new object_world = -1;`, `#define WORLD 3`), which later
+    /// arguments may use, as the editors' exports do.
+    names: HashMap<String, Value>,
+}
+
 /// Reads an exported script.
 pub fn parse(text: &str) -> Result<(MapFile, Warnings), MapError> {
-    let mut map = MapFile::default();
-    let mut warnings = Warnings::default();
+    let mut p = Parse::default();
     let mut comment_from: Option<usize> = None;
     for (i, raw) in text.split('\n').enumerate() {
         let line = i + 1;
@@ -52,12 +62,12 @@ pub fn parse(text: &str) -> Result<(MapFile, Warnings), MapError> {
             ));
         }
         let tokens = tokenize(raw, line, &mut comment_from).map_err(|m| MapError::new(line, m))?;
-        statements(&tokens, line, &mut map, &mut warnings)?;
+        statements(&tokens, line, &mut p)?;
     }
     if let Some(line) = comment_from {
         return Err(MapError::new(line, "a /* comment is never closed"));
     }
-    Ok((map, warnings))
+    Ok((p.map, p.warnings))
 }
 
 /// The tokens of one line; `comment_from` carries an open `/* */` comment over lines.
@@ -89,8 +99,14 @@ fn tokenize<'a>(
                 *comment_from = Some(line);
                 i += 2;
             }
-            // A directive (#include, #define, ...) is the rest of the line.
-            b'#' if tokens.is_empty() => break,
+            // `#define NAME value` is read; any other directive is the rest of the line.
+            b'#' if tokens.is_empty() => {
+                if !raw[i + 1..].starts_with("define") {
+                    break;
+                }
+                tokens.push(Token::Punct('#'));
+                i += 1;
+            }
             b'"' | b'\'' => {
                 let mut j = i + 1;
                 loop {
@@ -155,12 +171,19 @@ fn number_end(bytes: &[u8], mut i: usize) -> usize {
 }
 
 /// The `;`-separated statements of one line.
-fn statements(
-    tokens: &[Token<'_>],
-    line: usize,
-    map: &mut MapFile,
-    warnings: &mut Warnings,
-) -> Result<(), MapError> {
+fn statements(tokens: &[Token<'_>], line: usize, p: &mut Parse) -> Result<(), MapError> {
+    if let [
+        Token::Punct('#'),
+        Token::Ident("define"),
+        Token::Ident(name),
+        value @ ..,
+    ] = tokens
+    {
+        if let Ok(v) = self::value(value, &p.names) {
+            p.names.insert((*name).to_owned(), v);
+        }
+        return Ok(());
+    }
     let mut start = 0;
     let mut depth = 0i32;
     for (i, t) in tokens.iter().enumerate() {
@@ -168,21 +191,60 @@ fn statements(
             Token::Punct('(') => depth += 1,
             Token::Punct(')') => depth -= 1,
             Token::Punct(';') if depth == 0 => {
-                statement(&tokens[start..i], line, map, warnings)?;
+                statement(&tokens[start..i], line, p)?;
                 start = i + 1;
             }
             _ => {}
         }
     }
-    statement(&tokens[start..], line, map, warnings)
+    statement(&tokens[start..], line, p)
 }
 
-fn statement(
-    mut s: &[Token<'_>],
-    line: usize,
-    map: &mut MapFile,
-    warnings: &mut Warnings,
-) -> Result<(), MapError> {
+/// Splits `s` at the commas outside parentheses and brackets.
+fn split_top<'s, 'a>(s: &'s [Token<'a>]) -> Vec<&'s [Token<'a>]> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, t) in s.iter().enumerate() {
+        match t {
+            Token::Punct('(' | '[' | '{') => depth += 1,
+            Token::Punct(')' | ']' | '}') => depth -= 1,
+            Token::Punct(',') if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// `new a, b = 2, c[10], d = CreateObject(...)`: numbers are remembered, calls read.
+fn declaration(decls: &[Token<'_>], line: usize, p: &mut Parse) -> Result<(), MapError> {
+    for decl in split_top(decls) {
+        match strip_tag(decl) {
+            [Token::Ident(_)] | [Token::Ident(_), Token::Punct('['), ..] => {}
+            [Token::Ident(name), Token::Punct('='), init @ ..] => {
+                if let [Token::Ident(_), Token::Punct('('), ..] = init {
+                    statement(init, line, p)?;
+                } else if let Ok(v) = value(init, &p.names) {
+                    p.names.insert((*name).to_owned(), v);
+                }
+                // Another initializer (a string, an expression) is not evaluated; an
+                // argument naming the variable is an error then.
+            }
+            other => {
+                return Err(MapError::new(
+                    line,
+                    format!("expected a declaration, found `{}`", shown(other)),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn statement(mut s: &[Token<'_>], line: usize, p: &mut Parse) -> Result<(), MapError> {
     let err = |m: String| MapError::new(line, m);
     while let [Token::Punct('{' | '}'), rest @ ..] = s {
         s = rest;
@@ -197,19 +259,7 @@ fn statement(
             Token::Ident("public" | "stock" | "forward" | "return" | "main"),
             ..,
         ] => return Ok(()),
-        [Token::Ident("new" | "static"), rest @ ..] => {
-            let rest = strip_tag(rest);
-            match rest {
-                [Token::Ident(_), Token::Punct('='), call @ ..] => s = call,
-                // A declaration without a value (`new tmpobjid;`, `new a[10], b;`).
-                _ if !rest.contains(&Token::Punct('(')) => return Ok(()),
-                _ => {
-                    return Err(err(
-                        "expected a declaration or `new name = Call(...)`".to_owned()
-                    ));
-                }
-            }
-        }
+        [Token::Ident("new" | "static"), rest @ ..] => return declaration(rest, line, p),
         _ => {}
     }
     // An assignment to a variable or an array element.
@@ -222,9 +272,24 @@ fn statement(
                 .ok_or_else(|| err("a [ is never closed".to_owned()))?;
             rest = &rest[close + 1..];
         }
-        if let [Token::Punct('='), call @ ..] = rest {
-            s = call;
+        if let [Token::Punct('='), value @ ..] = rest {
+            // A number assigned: remembered when the target is a plain name.
+            if let Ok(v) = self::value(value, &p.names) {
+                if let [Token::Ident(name), Token::Punct('='), ..] = s {
+                    p.names.insert((*name).to_owned(), v);
+                }
+                return Ok(());
+            }
+            s = value;
         }
+    }
+    let opened = s.iter().filter(|t| **t == Token::Punct('(')).count();
+    let closed = s.iter().filter(|t| **t == Token::Punct(')')).count();
+    if opened > closed {
+        return Err(err(format!(
+            "a ( is never closed (a call on one line ends with `);`): `{}`",
+            shown(s)
+        )));
     }
     let [
         Token::Ident(name),
@@ -261,40 +326,41 @@ fn statement(
         } else {
             ""
         };
-        warnings.add(format!("call {name}(...) skipped{why}"), line);
+        p.warnings
+            .add(format!("call {name}(...) skipped{why}"), line);
         return Ok(());
     }
-    check_count(map, line)?;
+    check_count(&p.map, line)?;
     let call_err = |m: String| MapError::new(line, format!("{name}: {m}"));
     if known("CreateObject") {
-        let a = Args::bind(&CREATE_OBJECT, 7, &args).map_err(call_err)?;
+        let a = Args::bind(&CREATE_OBJECT, 7, &args, &p.names).map_err(call_err)?;
         let item = object(&a, false).map_err(call_err)?;
-        map.objects.push(At { line, item });
+        p.map.objects.push(At { line, item });
     } else if known("CreateDynamicObject") {
-        let a = Args::bind(&CREATE_DYNAMIC_OBJECT, 7, &args).map_err(call_err)?;
+        let a = Args::bind(&CREATE_DYNAMIC_OBJECT, 7, &args, &p.names).map_err(call_err)?;
         let item = object(&a, true).map_err(call_err)?;
-        map.objects.push(At { line, item });
+        p.map.objects.push(At { line, item });
     } else if known("AddStaticVehicle") {
-        let a = Args::bind(&ADD_STATIC_VEHICLE, 7, &args).map_err(call_err)?;
-        map.vehicles.push(At {
+        let a = Args::bind(&ADD_STATIC_VEHICLE, 7, &args, &p.names).map_err(call_err)?;
+        p.map.vehicles.push(At {
             line,
             item: vehicle(&a).map_err(call_err)?,
         });
     } else if known("AddStaticVehicleEx") || known("CreateVehicle") {
-        let a = Args::bind(&CREATE_VEHICLE, 8, &args).map_err(call_err)?;
-        map.vehicles.push(At {
+        let a = Args::bind(&CREATE_VEHICLE, 8, &args, &p.names).map_err(call_err)?;
+        p.map.vehicles.push(At {
             line,
             item: vehicle(&a).map_err(call_err)?,
         });
     } else if known("CreateDynamicPickup") {
-        let a = Args::bind(&CREATE_DYNAMIC_PICKUP, 5, &args).map_err(call_err)?;
-        map.pickups.push(At {
+        let a = Args::bind(&CREATE_DYNAMIC_PICKUP, 5, &args, &p.names).map_err(call_err)?;
+        p.map.pickups.push(At {
             line,
             item: pickup(&a, true).map_err(call_err)?,
         });
     } else {
-        let a = Args::bind(&CREATE_PICKUP, 5, &args).map_err(call_err)?;
-        map.pickups.push(At {
+        let a = Args::bind(&CREATE_PICKUP, 5, &args, &p.names).map_err(call_err)?;
+        p.map.pickups.push(At {
             line,
             item: pickup(&a, false).map_err(call_err)?,
         });
@@ -380,7 +446,7 @@ struct Value {
     whole: bool,
 }
 
-fn value(tokens: &[Token<'_>]) -> Result<Value, String> {
+fn value(tokens: &[Token<'_>], names: &HashMap<String, Value>) -> Result<Value, String> {
     let mut tokens = strip_tag(tokens);
     let mut negative = false;
     while let [Token::Punct(sign @ ('-' | '+')), rest @ ..] = tokens {
@@ -391,13 +457,18 @@ fn value(tokens: &[Token<'_>]) -> Result<Value, String> {
         [Token::Number(n)] => literal(n)?,
         [Token::Ident("true")] => whole(1),
         [Token::Ident("false")] => whole(0),
-        [Token::Ident(name)] => CONSTANTS
-            .iter()
-            .find(|(c, _)| c == name)
-            .map(|(_, v)| Value {
-                number: *v,
-                single: *v as f32,
-                whole: false,
+        [Token::Ident(name)] => names
+            .get(*name)
+            .copied()
+            .or_else(|| {
+                CONSTANTS
+                    .iter()
+                    .find(|(c, _)| c == name)
+                    .map(|(_, v)| Value {
+                        number: *v,
+                        single: *v as f32,
+                        whole: false,
+                    })
             })
             .ok_or_else(|| format!("{name} is not a number or a known constant"))?,
         other => return Err(format!("`{}` is not a number", shown(other))),
@@ -454,16 +525,19 @@ fn literal(n: &str) -> Result<Value, String> {
 }
 
 /// A call's arguments bound to its parameters by position or by name.
-struct Args<'s, 'a> {
+struct Args<'s, 'a, 'n> {
     names: &'static [&'static str],
     values: Vec<Option<&'s [Token<'a>]>>,
+    /// The script's named numbers.
+    known: &'n HashMap<String, Value>,
 }
 
-impl<'s, 'a> Args<'s, 'a> {
+impl<'s, 'a, 'n> Args<'s, 'a, 'n> {
     fn bind(
         names: &'static [&'static str],
         required: usize,
         args: &[Arg<'s, 'a>],
+        known: &'n HashMap<String, Value>,
     ) -> Result<Self, String> {
         let mut values = vec![None; names.len()];
         let mut named_seen = false;
@@ -498,13 +572,17 @@ impl<'s, 'a> Args<'s, 'a> {
                 names[missing]
             ));
         }
-        Ok(Args { names, values })
+        Ok(Args {
+            names,
+            values,
+            known,
+        })
     }
 
     fn raw(&self, i: usize) -> Result<Option<Value>, String> {
         match self.values.get(i).copied().flatten() {
             None => Ok(None),
-            Some(tokens) => value(tokens)
+            Some(tokens) => value(tokens, self.known)
                 .map(Some)
                 .map_err(|e| format!("{}: {e}", self.names[i])),
         }
@@ -601,7 +679,7 @@ fn everyone(v: i64) -> Result<i64, String> {
     }
 }
 
-fn object(a: &Args<'_, '_>, dynamic: bool) -> Result<MapObject, String> {
+fn object(a: &Args<'_, '_, '_>, dynamic: bool) -> Result<MapObject, String> {
     let model = object_model(a.integer(0, 0)?)?;
     let position = a.position(1)?;
     let rotation = a.position(4)?;
@@ -632,7 +710,7 @@ fn object(a: &Args<'_, '_>, dynamic: bool) -> Result<MapObject, String> {
     })
 }
 
-fn vehicle(a: &Args<'_, '_>) -> Result<MapVehicle, String> {
+fn vehicle(a: &Args<'_, '_, '_>) -> Result<MapVehicle, String> {
     let model = vehicle_model(a.integer(0, 0)?)?;
     let position = a.position(1)?;
     let heading = a.float(4)?;
@@ -668,7 +746,7 @@ fn behavior_of(kind: i64) -> Result<(Behavior, Option<u32>), String> {
     }
 }
 
-fn pickup(a: &Args<'_, '_>, dynamic: bool) -> Result<MapPickup, String> {
+fn pickup(a: &Args<'_, '_, '_>, dynamic: bool) -> Result<MapPickup, String> {
     let model = u32::try_from(a.integer(0, 0)?)
         .map_err(|_| format!("{}: a pickup model is not negative", a.names[0]))?;
     let (behavior, respawn_ms) = behavior_of(a.integer(1, 0)?)?;

@@ -434,9 +434,10 @@ fn pawn_reads_the_calls_of_an_exported_script_with_their_lines() {
     "CreateDynamicObjectEx(1337, 0, 0, 0, 0, 0, 0);",
     "CreateDynamicObjectEx is not supported"
 )]
-#[case::declaration_with_call(
-    "new a, b = CreateObject(1337, 0, 0, 0, 0, 0, 0);",
-    "expected a declaration"
+#[case::declaration("new = 5;", "expected a declaration, found `=")]
+#[case::unset_name(
+    "CreateObject(1337, 0, 0, 0, 0, 0, 0, far);",
+    "drawdistance: far is not a number or a known constant"
 )]
 #[case::huge_integer(
     "CreateObject(99999999999999999999, 0, 0, 0, 0, 0, 0);",
@@ -453,6 +454,37 @@ fn pawn_refuses_a_bad_line_naming_it(#[case] bad: &str, #[case] message: &str) {
     let e = pawn::parse(&text).expect_err("refused");
     assert_eq!(e.line, 2, "{e}");
     assert!(e.to_string().contains(message), "{e} lacks {message:?}");
+}
+
+#[test]
+fn pawn_reads_the_numbers_an_export_names() {
+    let (map, warnings) = pawn::parse(
+        r#"#define PARK_WORLD 3
+new tmpobjid, object_world = -1, object_int = -1, Float:sd = 250.0, label[32] = "x";
+new a, b = CreateObject(1337, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+object_int = 2;
+tmpobjid = CreateDynamicObject(19377, 1525.963745, -1370.151977, 327.036102, 0.000000, 90.000000, 0.000000, object_world, object_int, -1, sd, 300.00);
+CreateDynamicObject(1225, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0, PARK_WORLD);
+"#,
+    )
+    .expect("a Texture Studio style export");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let objects = items(&map.objects);
+    assert_eq!(objects.len(), 3);
+    assert_eq!(objects[0].model, 1337);
+    assert_eq!(
+        (
+            objects[1].virtual_world,
+            objects[1].interior,
+            objects[1].stream_distance
+        ),
+        (0, 2, Some(250.0))
+    );
+    assert_eq!(
+        objects[1].position,
+        Vec3::new(1525.963745, -1370.151977, 327.036102)
+    );
+    assert_eq!(objects[2].virtual_world, 3);
 }
 
 #[test]
