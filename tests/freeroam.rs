@@ -36,9 +36,11 @@ fn say(h: &mut Harness, c: ClientId, line: &str) -> Vec<String> {
     h.chat_lines(c).split_off(before)
 }
 
+/// The grant may wait a few ticks for the stunt park's objects near the point (world.md,
+/// "Ordering around spawns"), so this steps until it could have come.
 fn request_spawn(h: &mut Harness, c: ClientId) -> SpawnPlayer {
     h.request_spawn(c);
-    h.step();
+    h.steps(4);
     let mut spawns = h.packets::<SpawnPlayer>(c);
     assert_eq!(spawns.len(), 1, "one grant");
     spawns.remove(0)
@@ -368,7 +370,15 @@ fn freeroam_loads_its_stunt_park_and_uses_the_handles_it_returned() {
     );
 
     let c = h.connect("alice");
-    h.spawn(c, Vec3::new(430.5, -1925.2, 7.8));
+    // The grant waits until the park's objects there are acknowledged (world.md,
+    // "Ordering around spawns"); the harness client acknowledges as it receives.
+    h.offer_spawn(c, Vec3::new(430.5, -1675.2, 7.8));
+    h.steps(4);
+    assert_eq!(
+        h.packets::<SpawnPlayer>(c).len(),
+        1,
+        "granted after the objects"
+    );
     h.live(c);
     h.step();
     let health = h

@@ -29,17 +29,24 @@ AddStaticVehicle(411, 43.0, 0.0, 3.0, 0.0, -1, -1);
 "#;
 
 /// A resource `gm` with `files` (path, text) in its folder and `/load PATH`, which tells
-/// the player "loaded N: MODEL MODEL ..." (the pickups' models among the handles) or the
-/// first line of the error.
+/// the player "loaded N: MODEL MODEL ..." (the model of each handle) or the first line
+/// of the error; `/first` tells the first handle's position and destroys it.
 fn gamemode(test: &str, files: &[(&str, &str)]) -> TempScripts {
     let s = TempScripts::new(test);
     s.resource(
         "gm",
         r#"
         dlmp.on("player_command", function(p, name, args)
+            if name == "first" then
+                local x, y, z = loaded[1]:position()
+                dlmp.send_chat(string.format("first %g %g %g", x, y, z), nil, { p })
+                loaded[1]:destroy()
+                return true
+            end
             if name ~= "load" then return false end
             local ok, r = pcall(dlmp.load_map, args[1])
             if ok then
+                loaded = r
                 local models = {}
                 for _, h in ipairs(r) do models[#models + 1] = tostring(h:model()) end
                 dlmp.send_chat("loaded " .. #r .. ": " .. table.concat(models, " "), nil, { p })
@@ -114,9 +121,12 @@ fn an_mta_map_creates_its_objects_and_pickups_owned_by_the_resource() {
     h.spawn(a, Vec3::new(0.0, 0.0, 3.0));
     h.live(a);
     h.step();
-    // The vehicle is skipped (no vehicles yet); the objects carry no handle yet (the seam
-    // of the object API): the list holds the two pickups, health and the M4 (weapon 31).
-    assert_eq!(load(&mut h, a, "maps/beach.map"), "loaded 2: 1240 356");
+    // The objects, then the pickups (health and the M4, weapon 31); the vehicle is
+    // skipped (no vehicles yet).
+    assert_eq!(
+        load(&mut h, a, "maps/beach.map"),
+        "loaded 4: 1634 1225 1240 356"
+    );
     assert_eq!(
         objects(&mut h),
         [
@@ -154,7 +164,7 @@ fn an_exported_script_creates_its_objects_and_pickups() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    assert_eq!(load(&mut h, a, "interior.pwn"), "loaded 1: 1242");
+    assert_eq!(load(&mut h, a, "interior.pwn"), "loaded 3: 3458 1225 1242");
     assert_eq!(
         objects(&mut h),
         [
@@ -169,6 +179,15 @@ fn an_exported_script_creates_its_objects_and_pickups() {
         "{distances:?}: the map's stream distance"
     );
     assert_eq!(pickup_models(&mut h), [(1242, true)]);
+    let before = h.chat_lines(a).len();
+    h.chat(a, "/first");
+    h.steps(2);
+    assert_eq!(h.chat_lines(a).split_off(before), ["first 40 0 3"]);
+    assert_eq!(
+        objects(&mut h).iter().map(|o| o.0).collect::<Vec<_>>(),
+        [1225],
+        "the returned handle is the object's"
+    );
 }
 
 #[test]
@@ -177,8 +196,8 @@ fn a_map_loaded_twice_creates_it_twice_with_new_ids() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    assert_eq!(load(&mut h, a, "m.map"), "loaded 2: 1240 356");
-    assert_eq!(load(&mut h, a, "m.map"), "loaded 2: 1240 356");
+    assert_eq!(load(&mut h, a, "m.map"), "loaded 4: 1634 1225 1240 356");
+    assert_eq!(load(&mut h, a, "m.map"), "loaded 4: 1634 1225 1240 356");
     assert_eq!(counts(&h), (4, 4));
 }
 

@@ -24,7 +24,7 @@ local SPAWNS = {
 }
 local next_spawn = 1
 
--- The stunt park by the Santa Maria pier: ramps, barriers and benches, three pickups and
+-- The stunt park north of Santa Maria Beach: ramps, barriers and benches, three pickups and
 -- a few vehicles, in the element XML map editors write (docs/lua-api.md, "Maps"). What the
 -- map creates belongs to this resource and goes when it stops; load_map returns the
 -- handles (vehicles are skipped until the server has them).
@@ -37,9 +37,13 @@ local PARK_GRANTS = {
     [1242] = function(player) player:set_armor(100) end, -- armour
     [365] = function(player) player:give_weapon(41, 500) end, -- spray can
 }
+-- The list holds the park's objects, then its pickups; a pickup is the handle with
+-- `is_active`.
 local park_pickups = {}
 for _, handle in ipairs(PARK) do
-    park_pickups[handle:id()] = true
+    if handle.is_active then
+        park_pickups[handle:id()] = true
+    end
 end
 
 dlmp.on("pickup_interact", function(player, pickup, behavior, model)

@@ -165,7 +165,7 @@ type Teleporting = (
 /// Applies each [`Teleport`] to a spawned living player with room on its lane: TeleportPlayer
 /// first, then the server's position, the movement check's restart, the freeze anchor, the
 /// landing wait and, last on the lane, ScopeChanged (player.md, TeleportPlayer).
-pub(crate) fn teleport(
+pub fn teleport(
     time: Res<Time>,
     mut moves: MessageReader<Teleport>,
     mut players: Query<Teleporting>,

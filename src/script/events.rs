@@ -6,6 +6,7 @@ use mlua::{Function, IntoLua, Lua, Result, Value};
 
 use super::api::handles::Cached;
 use super::api::player::LuaPlayer;
+use super::api::world::LuaObject;
 use super::api::world::{LuaCheckpoint, LuaColshape};
 use crate::protocol::connection::handshake::LeaveReason;
 use crate::world::pickup::script::LuaPickup;
@@ -66,7 +67,8 @@ copied_arg!(
     Option<f64>,
     LuaCheckpoint,
     LuaColshape,
-    LuaPickup
+    LuaPickup,
+    LuaObject
 );
 
 impl EventArg for Vec<String> {
@@ -167,6 +169,8 @@ script_events! {
     /// consume it with `dlmp.collect_pickup`; fires again while the player stays) or
     /// "static" (once per entry).
     PickupInteract => "pickup_interact" (player: LuaPlayer, pickup: LuaPickup, behavior: &'static str, model: u32),
+    /// A movement of `object` (`object:move_to`) reached its target on the server's clock.
+    ObjectMoveEnd => "object_move_end" (object: LuaObject),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",
     /// "stale"); at most [`REFUSALS_PER_SECOND`] a second per player, the rest counted.
     ///

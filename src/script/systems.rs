@@ -209,6 +209,7 @@ pub(crate) struct TickMessages<'w, 's> {
     streamed: MessageReader<'w, 's, StreamChange>,
     world: WorldEvents<'w, 's>,
     pickups: MessageReader<'w, 's, PickupInteracted>,
+    object_moves: MessageReader<'w, 's, crate::world::object::ObjectMoveEnded>,
 }
 
 /// The script events of this tick's messages, in the order scripts see them: the
@@ -280,6 +281,14 @@ fn tick_events(
                 pickup: LuaPickup { id: t.pickup },
                 behavior: t.behavior.name(),
                 model: t.model,
+            }),
+    );
+    events.extend(
+        messages
+            .object_moves
+            .read()
+            .map(|m| ScriptEvent::ObjectMoveEnd {
+                object: super::api::world::LuaObject { id: m.id },
             }),
     );
     events.extend(

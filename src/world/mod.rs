@@ -32,7 +32,6 @@ impl Plugin for WorldPlugin {
                 pickup::PickupPlugin,
                 gang_zone::GangZonePlugin,
                 object::ObjectPlugin,
-                map::MapPlugin,
             ));
     }
 }

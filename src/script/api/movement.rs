@@ -67,6 +67,16 @@ fn lua_number(v: f32) -> f64 {
     v.to_string().parse().unwrap_or(f64::from(v))
 }
 
+/// The objects the floor of a landing may hold (the scripts' object book).
+fn floor_places(
+    lua: &Lua,
+    player: bevy_ecs::entity::Entity,
+    at: Vec3,
+    scope: crate::player::Scope,
+) -> usize {
+    crate::world::object::script::book(lua).map_or(0, |b| b.floor_places(player, at, scope))
+}
+
 /// A teleport from `set_position` and `teleport`: checked, shown in the view, queued.
 fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()> {
     this.with_mut(lua, method, |view| {
@@ -81,7 +91,25 @@ fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()
             Err(_) => return Err(refuse(method, "the point must be finite")),
             Ok(()) => {}
         }
-        take_room(view, method)?;
+        // The floor at the landing point and ScopeChanged share the lane with
+        // TeleportPlayer (world.md ObjectState; docs/decisions/0049-object-landings.md).
+        let interior = t.interior.unwrap_or(view.interior);
+        let scope = crate::player::Scope {
+            virtual_world: view.virtual_world,
+            interior,
+        };
+        let floor = floor_places(lua, this.entity, t.pos, scope);
+        let places = floor
+            + crate::world::object::landing::landing_places(interior != view.interior);
+        if view.lane_room < places {
+            return Err(refuse(
+                method,
+                &format!(
+                    "queue full (no room for the {floor} objects at the landing point before the teleport)"
+                ),
+            ));
+        }
+        view.lane_room -= places;
         view.position = t.pos;
         view.velocity = Vec3::ZERO;
         if let Some(interior) = t.interior {

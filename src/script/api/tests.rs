@@ -116,6 +116,22 @@ fn every_pickup_method_is_documented_with_an_example_and_every_documented_one_ex
 }
 
 #[test]
+fn every_object_method_is_documented_with_an_example_and_every_documented_one_exists() {
+    let lua = lua();
+    let object = super::world::LuaObject {
+        id: crate::world::object::ObjectId(1),
+    };
+    assert_eq!(methods(&lua, object), documented("object:", true));
+    let examples = examples();
+    for name in methods(&lua, object) {
+        assert!(
+            examples.contains(&format!(":{name}(")),
+            "no example calls object:{name}"
+        );
+    }
+}
+
+#[test]
 fn every_timer_method_is_documented_and_every_documented_one_exists() {
     let lua = lua();
     assert_eq!(

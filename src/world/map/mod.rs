@@ -26,19 +26,6 @@ use crate::world::pickup::Behavior;
 
 pub use warnings::{MapWarning, Warnings};
 
-/// Adds map loading (`dlmp.load_map`): the scripts' object ids kept the server's.
-pub struct MapPlugin;
-
-impl bevy_app::Plugin for MapPlugin {
-    fn build(&self, app: &mut bevy_app::App) {
-        use bevy_ecs::schedule::IntoScheduleConfigs;
-        app.add_systems(
-            bevy_app::FixedUpdate,
-            script::refresh_object_ids.in_set(crate::tick::GameplaySystems::Intake),
-        );
-    }
-}
-
 /// The most entries (objects, pickups and vehicles together) one map may hold; a map past
 /// it is refused, so a runaway file cannot fill the world.
 pub const MAX_ENTRIES: usize = 100_000;

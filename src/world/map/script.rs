@@ -7,60 +7,23 @@
 //! logged as a warning naming the resource and the file. ADR 0050.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use bevy_ecs::prelude::*;
 use mlua::{Error, Lua, Result, Table, Value};
 use tracing::warn;
 
 use super::{Format, MAX_FILE_BYTES, MapError, load};
 use crate::script::ResourceId;
-use crate::script::ScriptHost;
+use crate::script::api::world::object::LuaObject;
 use crate::script::api::{args, queue_messages, resource_dir};
 use crate::script::sandbox::{DATA_PREFIX, Roots};
-use crate::world::object::{ObjectCommand, ObjectId, ObjectSpec, Objects};
+use crate::world::object::script::book as object_book;
+use crate::world::object::{Object, ObjectCommand};
 use crate::world::pickup::script::create_all as create_pickups;
 
 const F: &str = "load_map";
 
-/// The object id counter the scripts take ids from: the server's own ([`Objects`]),
-/// shared once the first pass ran ([`refresh_object_ids`]).
-#[derive(Debug, Default)]
-pub struct ObjectIds(Arc<AtomicU32>);
-
-impl ObjectIds {
-    fn reserve(&self) -> Option<ObjectId> {
-        self.0
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
-            .ok()
-            .map(|n| ObjectId(n + 1))
-    }
-}
-
-/// Before the scripts run: the scripts' object counter is the server's; ids taken at boot,
-/// before the first pass, stay taken.
-pub(crate) fn refresh_object_ids(host: Option<NonSend<ScriptHost>>, objects: Res<Objects>) {
-    let Some(host) = host else { return };
-    let lua = host.lua();
-    if lua.app_data_ref::<ObjectIds>().is_none() {
-        lua.set_app_data(ObjectIds::default());
-    }
-    let Some(mut ids) = lua.app_data_mut::<ObjectIds>() else {
-        return;
-    };
-    let server = objects.counter();
-    if !Arc::ptr_eq(&ids.0, &server) {
-        server.fetch_max(ids.0.load(Ordering::Relaxed), Ordering::Relaxed);
-        ids.0 = server;
-    }
-}
-
 /// Adds `dlmp.load_map` for `resource`.
 pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<()> {
-    if lua.app_data_ref::<ObjectIds>().is_none() {
-        lua.set_app_data(ObjectIds::default());
-    }
     dlmp.set(
         "load_map",
         lua.create_function(move |lua, path: Value| {
@@ -106,12 +69,10 @@ fn load_map(lua: &Lua, path: &str, resource: ResourceId) -> std::result::Result<
 
     // Every id first: a failure here has created nothing.
     let object_ids = {
-        let ids = lua
-            .app_data_ref::<ObjectIds>()
-            .ok_or_else(|| "no object state".to_owned())?;
+        let book = object_book(lua).map_err(|e| e.to_string())?;
         plan.objects
             .iter()
-            .map(|_| ids.reserve())
+            .map(|_| book.reserve())
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| "no object ids left".to_owned())?
     };
@@ -125,27 +86,25 @@ fn load_map(lua: &Lua, path: &str, resource: ResourceId) -> std::result::Result<
             owner: Some(resource),
         });
     queue_messages(lua, creates).map_err(|e| e.to_string())?;
+    {
+        // The scripts' view shows them at once, as after `dlmp.create_object`.
+        let mut book = object_book(lua).map_err(|e| e.to_string())?;
+        let settings = book.settings;
+        for (&id, spec) in object_ids.iter().zip(&plan.objects) {
+            book.add(Object::new(id, spec, &settings));
+        }
+    }
 
     let list = lua.create_table().map_err(|e| e.to_string())?;
-    let handles = object_handles(lua, &object_ids, &plan.objects)
-        .into_iter()
-        .chain(
-            pickups
-                .into_iter()
-                .map(|p| lua.create_userdata(p).map(Value::UserData)),
-        );
+    let objects = object_ids.into_iter().map(|id| LuaObject { id });
+    let handles = objects
+        .map(|o| lua.create_userdata(o))
+        .chain(pickups.into_iter().map(|p| lua.create_userdata(p)));
     for handle in handles {
         list.raw_push(handle.map_err(|e| e.to_string())?)
             .map_err(|e| e.to_string())?;
     }
     Ok(list)
-}
-
-/// The seam where objects get their Lua handles: once the object API (`dlmp.create_object`
-/// and its `Object` handle) lands, each id becomes that handle. Until then the list
-/// carries no handle for the objects (they are created, streamed and owned all the same).
-fn object_handles(_lua: &Lua, _ids: &[ObjectId], _specs: &[ObjectSpec]) -> Vec<Result<Value>> {
-    Vec::new()
 }
 
 /// The file at `real`, as text: at most [`MAX_FILE_BYTES`], UTF-8 (a byte order mark is

@@ -225,7 +225,6 @@ fn check_attach(
 pub(super) struct Applying<'w, 's> {
     commands: Commands<'w, 's>,
     time: Res<'w, Time>,
-    settings: Res<'w, ObjectSettings>,
     registry: ResMut<'w, Objects>,
     objects: Query<'w, 's, &'static mut Object>,
     players: Query<'w, 's, PlayerPose>,
@@ -233,7 +232,37 @@ pub(super) struct Applying<'w, 's> {
     stats: ResMut<'w, ObjectStats>,
 }
 
-/// Applies the tick's [`ObjectCommand`]s.
+/// Makes the tick's new objects first, so that the other commands of the tick (an
+/// attachment made in the same call) find them.
+pub(super) fn create(
+    mut commands: Commands,
+    mut read: MessageReader<ObjectCommand>,
+    settings: Res<ObjectSettings>,
+    mut registry: ResMut<Objects>,
+    mut stats: ResMut<ObjectStats>,
+) {
+    for command in read.read() {
+        let ObjectCommand::Create { id, spec, owner } = *command else {
+            continue;
+        };
+        if let Err(e) = spec.check() {
+            debug!(?command, "object creation refused: {e}");
+            stats.refused += 1;
+            continue;
+        }
+        if registry.by_id.contains_key(&id) {
+            continue;
+        }
+        let mut entity = commands.spawn(Object::new(id, &spec, &settings));
+        if let Some(owner) = owner {
+            entity.insert(Owned(owner));
+        }
+        let entity = entity.id();
+        registry.register(id, entity);
+    }
+}
+
+/// Applies the tick's other [`ObjectCommand`]s, in order.
 pub(super) fn apply(mut read: MessageReader<ObjectCommand>, mut a: Applying) {
     let now = a.time.elapsed();
     for command in read.read() {
@@ -246,19 +275,7 @@ pub(super) fn apply(mut read: MessageReader<ObjectCommand>, mut a: Applying) {
 
 fn apply_one(command: &ObjectCommand, now: Duration, a: &mut Applying) -> Result<(), ObjectError> {
     let id = match *command {
-        ObjectCommand::Create { id, spec, owner } => {
-            spec.check()?;
-            if a.registry.by_id.contains_key(&id) {
-                return Ok(());
-            }
-            let mut entity = a.commands.spawn(Object::new(id, &spec, &a.settings));
-            if let Some(owner) = owner {
-                entity.insert(Owned(owner));
-            }
-            let entity = entity.id();
-            a.registry.register(id, entity);
-            return Ok(());
-        }
+        ObjectCommand::Create { .. } => return Ok(()),
         ObjectCommand::Destroy { id } => {
             a.stream.gone.push(id);
             if let Some(entity) = a.registry.by_id.remove(&id) {

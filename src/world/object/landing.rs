@@ -1,4 +1,94 @@
-//! The floor before a landing (world.md ObjectState, ADR 0049).
-use bevy_app::App;
+//! The objects before a landing (world.md ObjectState and "Ordering around spawns"; ADR
+//! 0049). Before TeleportPlayer (0x15) the floor, the up to [`FLOOR`] nearest objects at
+//! the landing point not shown yet, goes into the same queue, ahead of the pending hides
+//! and into the places a droppable show leaves free, except the one kept for
+//! TeleportPlayer (and one for ScopeChanged on an interior change). Without room for the
+//! floor the teleport is refused and changes nothing ([`LandingRefusals`]). SpawnPlayer
+//! and RespawnPlayer travel outside the queue: their grants wait in [`GrantFloor`] until
+//! the streaming pass, looking from the point, has queued every object there and the
+//! client acknowledged it (see [`super::stream`]).
 
-pub(super) fn build(_app: &mut App) {}
+use bevy_app::{App, FixedUpdate};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use tracing::debug;
+
+use super::stream::{ObjectStream, Recipient};
+use super::{Object, Objects};
+use crate::lane::Delivery;
+use crate::player::Viewers;
+use crate::player::floor::GrantFloor;
+use crate::player::teleport::{LandingRefusals, MoveSystems, Teleport};
+use crate::session::Connection;
+use crate::streaming::engine::Viewpoint;
+
+/// The most objects the floor of a landing holds (world.md: "up to 31 objects").
+pub const FLOOR: usize = 31;
+
+/// The lane places a landing needs besides its floor: TeleportPlayer, and ScopeChanged
+/// (critical, after it) when the interior changes.
+pub fn landing_places(interior_changes: bool) -> usize {
+    1 + usize::from(interior_changes)
+}
+
+pub(super) fn build(app: &mut App) {
+    app.init_resource::<GrantFloor>().add_systems(
+        FixedUpdate,
+        floor_before_landing
+            .in_set(MoveSystems::Apply)
+            .before(crate::player::teleport::teleport)
+            .after(super::commands::forget_gone),
+    );
+}
+
+/// For each of this tick's teleports: the floor at the landing point, queued before the
+/// TeleportPlayer, or the teleport refused when the floor does not fit.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn floor_before_landing(
+    time: Res<Time>,
+    registry: Res<Objects>,
+    mut stream: ResMut<ObjectStream>,
+    mut floor: ResMut<GrantFloor>,
+    mut moves: MessageReader<Teleport>,
+    mut refusals: ResMut<LandingRefusals>,
+    objects: Query<&Object>,
+    players: Query<Recipient>,
+    viewers: Query<&'static Viewers>,
+    mut connections: Query<&mut Connection>,
+) {
+    let now = time.elapsed();
+    let mut refreshed = false;
+    for t in moves.read() {
+        let Ok((_, player, _, scope, life, _)) = players.get(t.player) else {
+            continue;
+        };
+        if !life.spawned || !life.alive || t.check().is_err() {
+            continue;
+        }
+        if !refreshed {
+            stream.refresh(now, &registry, &objects, &players, &mut floor);
+            refreshed = true;
+        }
+        let interior = t.interior.unwrap_or(scope.interior);
+        let view = Viewpoint::at(player.id, (scope.virtual_world, interior), t.pos);
+        let keys = stream.floor(&view, &viewers, FLOOR);
+        let Ok(mut conn) = connections.get_mut(t.player) else {
+            continue;
+        };
+        let needed = keys.len() + landing_places(interior != scope.interior);
+        if conn.room(Delivery::Normal) < needed {
+            debug!(
+                player = player.id.0,
+                floor = keys.len(),
+                room = conn.room(Delivery::Normal),
+                "no room for the floor: the teleport is refused"
+            );
+            refusals.0.push((t.player, t.pos));
+            continue;
+        }
+        stream.show_ahead(player.id, &keys, &mut conn, now);
+    }
+}

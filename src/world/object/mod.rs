@@ -411,10 +411,19 @@ impl Plugin for ObjectPlugin {
                 FixedUpdate,
                 (
                     script::refresh_view.in_set(GameplaySystems::Intake),
-                    (commands::apply, commands::end_moves, commands::forget_gone)
+                    (
+                        commands::create,
+                        commands::apply,
+                        commands::end_moves,
+                        commands::forget_gone,
+                    )
                         .chain()
                         .in_set(GameplaySystems::Apply),
-                    stream::reconcile.in_set(StreamingSystems::Reconcile),
+                    // After player streaming: a chain on a player follows the player's
+                    // shown set of this pass.
+                    stream::reconcile
+                        .in_set(StreamingSystems::Reconcile)
+                        .after(crate::streaming::plugin::reconcile),
                 ),
             );
         landing::build(app);

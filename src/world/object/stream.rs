@@ -1,17 +1,650 @@
-//! Object streaming on the one engine (world.md ObjectState; ADR 0027, ADR 0048).
-use std::collections::HashSet;
+//! Object streaming on the one engine (world.md ObjectState; ADR 0027, ADR 0048). An
+//! object is shown to a player while the player is in its scope, within its stream
+//! distance of the player's stream center and among the 1000 nearest; a viewer limits it
+//! to one player. Objects stream as chains: the engine decides on each chain's root (a
+//! free object, or one attached to a player), weighing it with its whole chain against the
+//! cap ("as a whole or not at all"); the decision is then spread over the chain's members,
+//! the parent before the child, and the per-object shown sets ([`ShownSets`]) queue it. A
+//! chain on a player is shown exactly while the player is (a player is always shown to
+//! themselves) and is resent when the player's interior changes. Shows are droppable, so
+//! they leave the 32 places of the lane a critical event may take; the nearest go first
+//! and the rest in following passes.
+//!
+//! Nothing is decided again for a recipient whose viewpoint and the objects did not change
+//! since its last settled pass, so a still world costs next to nothing.
 
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
+use bevy_time::Time;
 
-use super::ObjectId;
+use super::{HIDE_MARGIN, Object, ObjectId, ObjectSettings, Objects, Parent};
+use crate::lane::Delivery;
+use crate::player::floor::{GrantFloor, LandingPoint};
+use crate::player::{Life, Position, Scope, StreamCenter, Viewers};
+use crate::protocol::ServerPacket;
+use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::{EventId, PlayerId};
+use crate::protocol::world::object::{ObjectAttachKind, ObjectState};
+use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
+use crate::streaming::engine::{Audience, Decision, Engine, Item, Layer, Rules, Viewpoint, layer};
+use crate::streaming::players::{Distances, stream_center};
+use crate::streaming::shown::{Applied, ShownSets};
 
-/// The objects' engine and shown sets, kept between passes.
-#[derive(Resource, Debug, Default)]
+/// At most this many objects are shown to one player (world.md ObjectState).
+pub const CAP: usize = 1000;
+
+/// One object as the pass sees it: the object, its chain's root and what its show says.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub object: Object,
+    /// The key of its chain's root (itself for a root).
+    pub root: u32,
+    /// 0 for a root, then 1 per link.
+    pub depth: u8,
+    /// The interior of its root's scope or of the parent player.
+    pub interior: u8,
+    pub attach_kind: ObjectAttachKind,
+    pub attach_id: u32,
+    /// Its viewer's player id.
+    pub viewer: Option<PlayerId>,
+}
+
+impl Member {
+    /// Its show as it is at `now`: the current pose, the time left of a movement and its
+    /// target (world.md: "a repeated show carries the time left").
+    pub fn show(&self, now: Duration) -> ObjectState {
+        let o = &self.object;
+        let pose = o.pose_at(now);
+        let (move_ms, to) = match o.motion {
+            Some(m) if !m.ended(now) => (m.ms_left(now), m.to),
+            _ => (0, pose),
+        };
+        ObjectState {
+            event_id: EventId(0),
+            object_id: o.id,
+            active: true,
+            model: o.model,
+            pos: pose.position,
+            rot: pose.rotation,
+            interior: i32::from(self.interior),
+            attach_kind: self.attach_kind,
+            attach_id: self.attach_id,
+            move_ms,
+            to: to.position,
+            to_rot: to.rotation,
+            rev: o.rev,
+            bone: o.attachment.map_or_else(Default::default, |a| a.bone),
+            broken: o.broken,
+        }
+    }
+
+    fn admits(&self, recipient: PlayerId) -> bool {
+        self.viewer.is_none_or(|v| v == recipient)
+    }
+}
+
+/// What the pass reads of a player (a recipient, a parent, a viewer).
+pub type Recipient = (
+    Entity,
+    &'static Player,
+    &'static Position,
+    &'static Scope,
+    &'static Life,
+    &'static StreamCenter,
+);
+
+/// The chains of this pass, built again when the objects change (every pass while one
+/// moves or hangs from a player).
+#[derive(Debug, Default)]
+struct Index {
+    built: Option<u64>,
+    /// Rebuilt every pass: something moves or hangs from a player.
+    live: bool,
+    members: Vec<(u32, Member)>,
+    /// Each root's members, the parent before the child.
+    chains: HashMap<u32, Vec<u32>>,
+    /// Roots on a player: the player's entity and id.
+    on_players: HashMap<u32, (Entity, PlayerId)>,
+    /// The largest stream distance.
+    reach: f32,
+}
+
+/// The objects' engine, index and shown sets, kept between passes.
+#[derive(Resource, Debug)]
 pub struct ObjectStream {
+    engine: Engine,
+    index: Index,
+    shown: ShownSets,
+    decision: Decision,
+    expanded: Decision,
+    applied: Applied,
+    roots: Vec<u32>,
+    wanted: Vec<u32>,
+    /// Per recipient slot: the viewpoint of its last settled pass and the objects'
+    /// generation then.
+    settled: Vec<Option<(Layer, Vec3, bool, u64)>>,
+    /// Per recipient slot: the last object event queued to it.
+    last_event: Vec<Option<EventId>>,
+    /// Interiors of the chains on players, for the resend on a change.
+    interiors: HashMap<u32, u8>,
     /// Objects whose change a client sees: resent as critical to everyone they are shown to.
     pub(super) resend: HashSet<ObjectId>,
     /// Objects destroyed this tick (their chains go too).
     pub(super) gone: Vec<ObjectId>,
 }
 
-pub(super) fn reconcile() {}
+impl Default for ObjectStream {
+    fn default() -> Self {
+        ObjectStream {
+            engine: Engine::new(ObjectSettings::default().stream_distance / 2.0),
+            index: Index::default(),
+            shown: ShownSets::default(),
+            decision: Decision::default(),
+            expanded: Decision::default(),
+            applied: Applied::default(),
+            roots: Vec::new(),
+            wanted: Vec::new(),
+            settled: Vec::new(),
+            last_event: Vec::new(),
+            interiors: HashMap::new(),
+            resend: HashSet::new(),
+            gone: Vec::new(),
+        }
+    }
+}
+
+/// Who a chain on a player is shown to: the player and whoever the player is shown to.
+struct OnPlayers<'a, 'w, 's> {
+    on_players: &'a HashMap<u32, (Entity, PlayerId)>,
+    viewers: &'a Query<'w, 's, &'static Viewers>,
+}
+
+impl Audience for OnPlayers<'_, '_, '_> {
+    fn forced(&self, key: u32, recipient: PlayerId) -> bool {
+        self.on_players.get(&key).is_some_and(|&(entity, id)| {
+            id == recipient
+                || self
+                    .viewers
+                    .get(entity)
+                    .is_ok_and(|v| v.contains(recipient))
+        })
+    }
+}
+
+fn slot(id: PlayerId) -> usize {
+    id.0 as usize
+}
+
+/// The rules for a pass whose largest stream distance is `reach`.
+fn rules(reach: f32) -> Rules {
+    Rules {
+        distances: Some(Distances::new(reach.max(1.0), HIDE_MARGIN, None)),
+        cap: Some(CAP),
+    }
+}
+
+impl ObjectStream {
+    /// Who is shown which object (keys are object ids).
+    pub fn shown(&self) -> &ShownSets {
+        &self.shown
+    }
+
+    /// The member of `key` this pass.
+    pub fn member(&self, key: u32) -> Option<&Member> {
+        self.index
+            .members
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .map(|i| &self.index.members[i].1)
+    }
+
+    /// Builds the chains and the engine's items again if the objects changed.
+    pub(super) fn refresh(
+        &mut self,
+        now: Duration,
+        registry: &Objects,
+        objects: &Query<&Object>,
+        players: &Query<Recipient>,
+        floor: &mut GrantFloor,
+    ) {
+        let generation = registry.generation();
+        if self.index.built == Some(generation) && !self.index.live {
+            return;
+        }
+        self.index.built = Some(generation);
+        let player = |e: Entity| players.get(e).ok();
+        let all: HashMap<u32, &Object> = objects.iter().map(|o| (o.id.0, o)).collect();
+        let index = &mut self.index;
+        index.members.clear();
+        index.chains.clear();
+        index.on_players.clear();
+        index.live = false;
+        index.reach = 1.0;
+        let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut roots = Vec::new();
+        for o in all.values() {
+            // The root, the depth and the scope through the chain; skipped when a link is
+            // missing (the chain goes this tick).
+            let (mut at, mut depth) = (*o, 0u8);
+            let resolved = loop {
+                match at.attachment.map(|a| a.parent) {
+                    None => break Some((at.id.0, None)),
+                    Some(Parent::Player(e)) => break player(e).map(|p| (at.id.0, Some(p))),
+                    Some(Parent::Object(p)) => match all.get(&p.0) {
+                        Some(parent) if usize::from(depth) < super::commands::MAX_DEPTH => {
+                            at = parent;
+                            depth += 1;
+                        }
+                        _ => break None,
+                    },
+                }
+            };
+            let Some((root, on_player)) = resolved else {
+                continue;
+            };
+            let root_object = all.get(&root).copied().unwrap_or(o);
+            let scope = on_player.map_or(root_object.scope, |(_, _, _, s, _, _)| *s);
+            let (attach_kind, attach_id) = match o.attachment.map(|a| a.parent) {
+                None => (ObjectAttachKind::None, 0),
+                Some(Parent::Object(p)) => {
+                    children.entry(p.0).or_default().push(o.id.0);
+                    (ObjectAttachKind::Object, p.0)
+                }
+                Some(Parent::Player(e)) => {
+                    index.live = true;
+                    let id = player(e).map_or(0, |(_, p, ..)| p.id.0);
+                    (ObjectAttachKind::Player, id)
+                }
+            };
+            if depth == 0 {
+                roots.push((root, on_player.map(|(e, p, ..)| (e, p.id))));
+            }
+            index.live |= o.motion.is_some();
+            index.reach = index.reach.max(o.stream_distance);
+            index.members.push((
+                o.id.0,
+                Member {
+                    object: (*o).clone(),
+                    root,
+                    depth,
+                    interior: scope.interior,
+                    attach_kind,
+                    attach_id,
+                    viewer: o.viewer.and_then(player).map(|(_, p, ..)| p.id),
+                },
+            ));
+        }
+        index.members.sort_unstable_by_key(|(k, _)| *k);
+        for list in children.values_mut() {
+            list.sort_unstable();
+        }
+        roots.sort_unstable_by_key(|(k, _)| *k);
+        let cell = (index.reach / 2.0).max(1.0);
+        if self.engine.cell_size() != cell {
+            self.engine = Engine::new(cell);
+        }
+        self.engine.clear();
+        floor.cell = index.reach + HIDE_MARGIN;
+        floor.occupied.clear();
+        let mut interiors = HashMap::new();
+        for (root, on_player) in roots {
+            let mut chain = vec![root];
+            let mut i = 0;
+            while i < chain.len() {
+                if let Some(kids) = children.get(&chain[i]) {
+                    chain.extend_from_slice(kids);
+                }
+                i += 1;
+            }
+            let Some(m) = lookup_member(&index.members, root) else {
+                continue;
+            };
+            let weight = u32::try_from(chain.len()).unwrap_or(u32::MAX);
+            let item = match on_player {
+                Some((entity, id)) => {
+                    index.on_players.insert(root, (entity, id));
+                    interiors.insert(root, m.interior);
+                    let (position, scope) = players
+                        .get(entity)
+                        .map_or((Vec3::ZERO, Scope::default()), |(_, _, p, s, ..)| (p.0, *s));
+                    Item {
+                        forced: true,
+                        viewer: m.viewer,
+                        weight,
+                        ..Item::at(root, layer(&scope), position)
+                    }
+                }
+                None => {
+                    let o = &m.object;
+                    let at = o.pose_at(now).position;
+                    let (cx, cy) = floor.cell_of(at.x, at.y);
+                    floor
+                        .occupied
+                        .insert((o.scope.virtual_world, o.scope.interior, cx, cy));
+                    Item {
+                        viewer: m.viewer,
+                        reach: Some(o.stream_distance),
+                        weight,
+                        ..Item::at(root, layer(&o.scope), at)
+                    }
+                }
+            };
+            if m.object.viewer.is_some() && m.viewer.is_none() {
+                continue;
+            }
+            self.engine.insert(item);
+            index.chains.insert(root, chain);
+        }
+        // A chain on a player whose interior changed is shown again with the new one.
+        for (root, interior) in &interiors {
+            if self.interiors.get(root).is_some_and(|old| old != interior)
+                && let Some(chain) = index.chains.get(root)
+            {
+                self.resend.extend(chain.iter().map(|&k| ObjectId(k)));
+            }
+        }
+        self.interiors = interiors;
+    }
+
+    /// The chain roots shown to `recipient` now, ascending, into `self.roots`.
+    fn shown_roots(&mut self, recipient: PlayerId) {
+        self.roots.clear();
+        for &key in self.shown.of(recipient) {
+            if let Some(m) = lookup_member(&self.index.members, key) {
+                self.roots.push(m.root);
+            }
+        }
+        self.roots.sort_unstable();
+        self.roots.dedup();
+    }
+
+    /// Decides `viewpoint` on the roots and spreads it over the chains into
+    /// `self.expanded`: the hides children first, the shows nearest chain first, each
+    /// parent before its child.
+    fn decide(&mut self, viewpoint: &Viewpoint, viewers: &Query<&'static Viewers>) {
+        self.shown_roots(viewpoint.id);
+        let audience = OnPlayers {
+            on_players: &self.index.on_players,
+            viewers,
+        };
+        let rules = rules(self.index.reach);
+        self.engine.decide(
+            &rules,
+            viewpoint,
+            &self.roots,
+            &audience,
+            &mut self.decision,
+        );
+        let me = viewpoint.id;
+        let index = &self.index;
+        let chain_members = |root: u32| {
+            index
+                .chains
+                .get(&root)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(move |&k| lookup_member(&index.members, k).is_some_and(|m| m.admits(me)))
+        };
+        self.wanted.clear();
+        let hidden_roots = &self.decision.hides;
+        for &root in self.roots.iter().chain(&self.decision.shows) {
+            if hidden_roots.binary_search(&root).is_err() {
+                self.wanted.extend(chain_members(root));
+            }
+        }
+        self.wanted.sort_unstable();
+        self.wanted.dedup();
+        let shown = self.shown.of(me);
+        let out = &mut self.expanded;
+        out.clear();
+        out.hides.extend(
+            shown
+                .iter()
+                .copied()
+                .filter(|k| self.wanted.binary_search(k).is_err()),
+        );
+        out.hides.sort_by_key(|&k| {
+            std::cmp::Reverse(lookup_member(&index.members, k).map_or(u8::MAX, |m| m.depth))
+        });
+        let is_shown = |k: u32| shown.binary_search(&k).is_ok();
+        for &root in &self.decision.shows {
+            out.shows
+                .extend(chain_members(root).filter(|&k| !is_shown(k)));
+        }
+        for &root in &self.roots {
+            if hidden_roots.binary_search(&root).is_err() {
+                out.shows
+                    .extend(chain_members(root).filter(|&k| !is_shown(k)));
+            }
+        }
+    }
+
+    /// Up to `limit` objects to show before a landing at `viewpoint`: the nearest chains
+    /// not shown yet, whole or not at all (world.md ObjectState, the floor).
+    pub(super) fn floor(
+        &mut self,
+        viewpoint: &Viewpoint,
+        viewers: &Query<&'static Viewers>,
+        limit: usize,
+    ) -> Vec<u32> {
+        self.decide(viewpoint, viewers);
+        let mut floor = Vec::new();
+        let mut chain = Vec::new();
+        let shows = std::mem::take(&mut self.expanded.shows);
+        let mut current = None;
+        for key in shows {
+            let root = self.member(key).map_or(key, |m| m.root);
+            if current != Some(root) {
+                if floor.len() + chain.len() > limit {
+                    chain.clear();
+                    break;
+                }
+                floor.append(&mut chain);
+                current = Some(root);
+            }
+            chain.push(key);
+        }
+        if floor.len() + chain.len() <= limit {
+            floor.append(&mut chain);
+        }
+        floor
+    }
+
+    /// Queues `keys` to `recipient` ahead of its pending hides (the floor before a
+    /// landing), as normal events.
+    pub(super) fn show_ahead(
+        &mut self,
+        recipient: PlayerId,
+        keys: &[u32],
+        conn: &mut Connection,
+        now: Duration,
+    ) -> usize {
+        let ObjectStream {
+            index,
+            shown,
+            applied,
+            last_event,
+            settled,
+            ..
+        } = self;
+        let n = shown.show_ahead(
+            recipient,
+            keys,
+            conn,
+            Delivery::Normal,
+            |k| lookup_member(&index.members, k).map(|m| ServerPacket::from(m.show(now))),
+            applied,
+        );
+        applied.shown.clear();
+        if n > 0 {
+            note_event(last_event, recipient, conn.last_queued());
+            if let Some(s) = settled.get_mut(slot(recipient)) {
+                *s = None;
+            }
+        }
+        n
+    }
+}
+
+fn note_event(last: &mut Vec<Option<EventId>>, recipient: PlayerId, event: EventId) {
+    let i = slot(recipient);
+    if last.len() <= i {
+        last.resize(i + 1, None);
+    }
+    last[i] = Some(event);
+}
+
+fn lookup_member(members: &[(u32, Member)], key: u32) -> Option<&Member> {
+    members
+        .binary_search_by_key(&key, |(k, _)| *k)
+        .ok()
+        .map(|i| &members[i].1)
+}
+
+/// The viewpoint of a recipient: where its stream center is, or the point its held grant
+/// lands at (the objects there go first: world.md, "Ordering around spawns").
+pub(super) fn viewpoint(
+    player: &Player,
+    position: &Position,
+    scope: &Scope,
+    life: &Life,
+    center: &StreamCenter,
+    wait: Option<&LandingPoint>,
+) -> Viewpoint {
+    match wait {
+        Some(w) => Viewpoint::at(player.id, (w.virtual_world, w.interior), w.position),
+        None => Viewpoint {
+            active: life.spawned,
+            ..Viewpoint::at(player.id, layer(scope), stream_center(position, center))
+        },
+    }
+}
+
+/// What the pass reads besides the players.
+#[derive(bevy_ecs::system::SystemParam)]
+pub struct Reconciling<'w, 's> {
+    time: Res<'w, Time>,
+    registry: Res<'w, Objects>,
+    stream: ResMut<'w, ObjectStream>,
+    floor: ResMut<'w, GrantFloor>,
+    left: MessageReader<'w, 's, PlayerDisconnected>,
+    index: Res<'w, PlayerIndex>,
+    objects: Query<'w, 's, &'static Object>,
+    viewers: Query<'w, 's, &'static Viewers>,
+}
+
+/// One reconcile pass, then the critical resends of changed objects. Public for the
+/// benchmark.
+pub fn reconcile(
+    mut r: Reconciling,
+    players: Query<Recipient>,
+    mut connections: Query<&mut Connection>,
+) {
+    let now = r.time.elapsed();
+    let stream = &mut *r.stream;
+    for gone in r.left.read() {
+        stream.shown.forget(gone.id);
+        if let Some(s) = stream.settled.get_mut(slot(gone.id)) {
+            *s = None;
+        }
+        if let Some(e) = stream.last_event.get_mut(slot(gone.id)) {
+            *e = None;
+        }
+        r.floor.waiting.remove(&gone.player);
+        r.floor.ready.remove(&gone.player);
+    }
+    stream.refresh(now, &r.registry, &r.objects, &players, &mut r.floor);
+    let generation = r.registry.generation();
+    let mut ready: EntityHashMap<LandingPoint> = EntityHashMap::default();
+    for (entity, player, position, scope, life, center) in &players {
+        let wait = r.floor.waiting.get(&entity).copied();
+        let view = viewpoint(player, position, scope, life, center, wait.as_ref());
+        let key = (view.layer, view.center, view.active, generation);
+        let id = player.id;
+        let i = slot(id);
+        if stream.settled.len() <= i {
+            stream.settled.resize(i + 1, None);
+        }
+        let quiet =
+            !stream.index.live && stream.settled[i] == Some(key) && stream.shown.pending_empty(id);
+        if !quiet {
+            stream.decide(&view, &r.viewers);
+            let work = !stream.expanded.hides.is_empty()
+                || !stream.expanded.shows.is_empty()
+                || !stream.shown.pending_empty(id);
+            if work && let Ok(mut conn) = connections.get_mut(entity) {
+                let ObjectStream {
+                    index,
+                    shown,
+                    expanded,
+                    applied,
+                    ..
+                } = stream;
+                shown.apply(
+                    id,
+                    expanded,
+                    &mut conn,
+                    |k| ObjectState::hide(EventId(0), ObjectId(k)).into(),
+                    |k| lookup_member(&index.members, k).map(|m| ServerPacket::from(m.show(now))),
+                    applied,
+                );
+                if !stream.applied.shown.is_empty() {
+                    note_event(&mut stream.last_event, id, conn.last_queued());
+                }
+                stream.applied.shown.clear();
+                stream.applied.hidden.clear();
+            }
+            let all_shown = stream
+                .expanded
+                .shows
+                .iter()
+                .all(|&k| stream.shown.contains(id, k));
+            stream.settled[i] = (all_shown && stream.shown.pending_empty(id)).then_some(key);
+        }
+        if let Some(point) = wait
+            && stream.settled[i].is_some()
+        {
+            let acked = match stream.last_event.get(i).copied().flatten() {
+                None => true,
+                Some(event) => connections.get(entity).is_ok_and(|c| c.is_acked(event)),
+            };
+            if acked {
+                ready.insert(entity, point);
+            }
+        }
+    }
+    r.floor.ready.extend(ready);
+    // Changes of shown objects, as critical shows to everyone they are shown to.
+    let mut resend: Vec<ObjectId> = stream.resend.drain().collect();
+    resend.sort_unstable();
+    for id in resend {
+        let Some(m) = stream.member(id.0) else {
+            continue;
+        };
+        let packet = ServerPacket::from(m.show(now));
+        let viewer = m.viewer;
+        for recipient in stream.shown.viewers(id.0).collect::<Vec<_>>() {
+            if viewer.is_some_and(|v| v != recipient) {
+                continue;
+            }
+            let Some(mut conn) = r
+                .index
+                .get(recipient)
+                .and_then(|e| connections.get_mut(e).ok())
+            else {
+                continue;
+            };
+            if let Err(e) = conn.send_event(packet.clone(), Delivery::Critical) {
+                tracing::warn!(
+                    object = id.0,
+                    recipient = recipient.0,
+                    "an object change not queued: {e}"
+                );
+            }
+        }
+    }
+}

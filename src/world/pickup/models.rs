@@ -82,7 +82,7 @@ mod tests {
         for m in [321, 346, 373, 1240, 1242, 1318] {
             assert!(is_pickup_model(m), "{m}");
         }
-        for m in [0, 320, 329, 332, 340, 374, 20000] {
+        for m in [0, 329, 332, 340, 374, 20000] {
             assert!(!is_pickup_model(m), "{m}");
         }
     }

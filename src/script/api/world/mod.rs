@@ -8,6 +8,7 @@ mod checkpoint;
 mod clock;
 mod colshape;
 mod gang_zone;
+pub mod object;
 pub(super) mod waypoint;
 
 use mlua::{Lua, Result, Table};
@@ -15,6 +16,7 @@ use mlua::{Lua, Result, Table};
 pub use checkpoint::LuaCheckpoint;
 pub use colshape::LuaColshape;
 pub use gang_zone::LuaGangZone;
+pub use object::LuaObject;
 
 use super::super::state::ResourceId;
 
@@ -24,5 +26,6 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
     checkpoint::install(lua, dlmp, resource)?;
     colshape::install(lua, dlmp, resource)?;
     gang_zone::install(lua, dlmp, resource)?;
+    object::install(lua, dlmp, resource)?;
     Ok(())
 }
