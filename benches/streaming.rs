@@ -14,6 +14,12 @@
 //!   map (|x|, |y| < 4000), the 1000 players everywhere already shown what is near them:
 //!   the pass with nothing moving, alone and with the players' pass.
 //!
+//! - "objects": the object reconcile (world.md ObjectState) with 30 000 objects spread
+//!   over the map (|x|, |y| < 5900) and a dense block of 2000 more, the 1000 players in
+//!   their clusters already shown what is near them: the pass with nothing moving; and the
+//!   floor of one player's teleport into the dense block (up to 31 objects queued before
+//!   the TeleportPlayer), which must fit in one tick.
+//!
 //! `cargo bench --bench streaming -- --warm-up-time 1 --measurement-time 5`
 
 mod common;
@@ -219,5 +225,110 @@ fn world_pass(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, reconcile_pass, reconcile_density, world_pass);
+/// The dense block a teleport lands in: 2000 objects within ±50 m of this point.
+const DENSE: Vec3 = Vec3::new(0.0, 3000.0, 10.0);
+
+fn add_objects(world: &mut World) {
+    use dlmp::world::object::{ObjectSpec, create_object};
+    world.init_resource::<dlmp::world::object::ObjectStream>();
+    world.init_resource::<dlmp::player::floor::GrantFloor>();
+    world.init_resource::<dlmp::session::PlayerIndex>();
+    world.init_resource::<dlmp::player::teleport::LandingRefusals>();
+    world.init_resource::<Messages<dlmp::player::teleport::Teleport>>();
+    let mut seed: u32 = 0x1234_5678;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    for _ in 0..30_000 {
+        let at = Vec3::new(next() * 11_800.0 - 5900.0, next() * 11_800.0 - 5900.0, 10.0);
+        create_object(world, ObjectSpec::new(1225, at), None).expect("an object");
+    }
+    for _ in 0..2000 {
+        let at = Vec3::new(
+            DENSE.x + next() * 100.0 - 50.0,
+            DENSE.y + next() * 100.0 - 50.0,
+            10.0,
+        );
+        create_object(world, ObjectSpec::new(1225, at), None).expect("an object");
+    }
+}
+
+fn shown_objects(world: &World) -> usize {
+    let stream = world.resource::<dlmp::world::object::ObjectStream>();
+    (0..CLUSTERS * PER_CLUSTER)
+        .map(|i| stream.shown().of(PlayerId(i)).len())
+        .sum()
+}
+
+fn object_pass(c: &mut Criterion) {
+    use dlmp::world::object::landing::floor_before_landing;
+    use dlmp::world::object::stream::reconcile as object_reconcile;
+    let mut group = c.benchmark_group("objects, 1000 players in clusters, 32 000 objects");
+    group.sample_size(20);
+    let (mut world, _) = full_map();
+    add_objects(&mut world);
+    let mut pass = Schedule::default();
+    pass.add_systems(object_reconcile);
+    pass.run(&mut world);
+    pass.run(&mut world);
+    let shown = shown_objects(&world);
+    assert!(
+        shown > 10_000,
+        "players see the objects near them ({shown})"
+    );
+    group.bench_function("reconcile, nothing moving", |b| {
+        b.iter(|| pass.run(black_box(&mut world)));
+    });
+    assert_eq!(shown_objects(&world), shown);
+    let mut landing = Schedule::default();
+    landing.add_systems(floor_before_landing);
+    landing.run(&mut world);
+    let player = world
+        .query::<(Entity, &Player)>()
+        .iter(&world)
+        .find(|(_, p)| p.id == PlayerId(0))
+        .map(|(e, _)| e)
+        .expect("player 0");
+    group.bench_function("the floor of a teleport into 2000 objects", |b| {
+        b.iter_custom(|iters| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                world.entity_mut(player).insert(Connection::new(
+                    SocketAddr::from((Ipv4Addr::LOCALHOST, 19_999)),
+                    SessionToken(1),
+                ));
+                world
+                    .resource_mut::<dlmp::world::object::ObjectStream>()
+                    .forget(PlayerId(0));
+                world.write_message(dlmp::player::teleport::Teleport {
+                    player,
+                    pos: DENSE,
+                    heading: None,
+                    interior: None,
+                    ground: false,
+                });
+                let start = std::time::Instant::now();
+                landing.run(&mut world);
+                total += start.elapsed();
+            }
+            total
+        });
+    });
+    let queued = world
+        .resource::<dlmp::world::object::ObjectStream>()
+        .shown()
+        .of(PlayerId(0))
+        .len();
+    assert_eq!(queued, 31, "the floor");
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    reconcile_pass,
+    reconcile_density,
+    world_pass,
+    object_pass
+);
 criterion_main!(benches);

@@ -475,6 +475,8 @@ mod tests {
             "pickup_draw_distance = 0.0",
             "pickup_draw_distance = nan",
             "pickup_touch_radius = 51.0",
+            "object_stream_distance = 0.5",
+            "object_stream_distance = 6001.0",
         ] {
             let c: Config = toml::from_str(bad).expect("parses");
             assert!(c.validate().is_err(), "{bad}");

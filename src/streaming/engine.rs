@@ -435,6 +435,43 @@ mod tests {
         assert_eq!(decide(&mut e, &r, &[]).shows, [0, 1]);
     }
 
+    #[test]
+    fn weights_fill_the_cap_nearest_first_and_stop_at_the_first_that_does_not_fit() {
+        let mut e = Engine::new(50.0);
+        for (key, x, weight) in [(0, 10.0, 2), (1, 20.0, 3), (2, 30.0, 1)] {
+            e.insert(Item {
+                weight,
+                ..Item::at(key, (0, 0), Vec3::new(x, 0.0, 0.0))
+            });
+        }
+        assert_eq!(decide(&mut e, &rules(100.0, Some(5)), &[]).shows, [0, 1]);
+        assert_eq!(
+            decide(&mut e, &rules(100.0, Some(4)), &[]).shows,
+            [0],
+            "the chain of 3 does not fit, nor anything farther"
+        );
+    }
+
+    #[test]
+    fn an_items_reach_replaces_the_show_distance_with_the_same_margin() {
+        let mut e = Engine::new(50.0);
+        e.insert(Item {
+            reach: Some(30.0),
+            ..Item::at(0, (0, 0), Vec3::new(35.0, 0.0, 0.0))
+        });
+        e.insert(Item {
+            reach: Some(60.0),
+            ..Item::at(1, (0, 0), Vec3::new(55.0, 0.0, 0.0))
+        });
+        let r = rules(100.0, None);
+        assert_eq!(decide(&mut e, &r, &[]).shows, [1]);
+        let kept = decide(&mut e, &r, &[0]);
+        assert!(
+            kept.hides.is_empty(),
+            "35 m is within 30 + 10 for a shown item"
+        );
+    }
+
     struct Parents;
     impl Audience for Parents {
         fn parent_shown(&self, parent: u32, _: PlayerId) -> bool {

@@ -41,13 +41,13 @@ pub(super) fn build(app: &mut App) {
     );
 }
 
-/// For each of this tick's teleports: the floor at the landing point, queued before the
+/// For each of this tick's teleports (public for the benchmark): the floor at the landing point, queued before the
 /// TeleportPlayer, or the teleport refused when the floor does not fit.
 #[allow(
     clippy::too_many_arguments,
     reason = "a system's parameters are its dependencies"
 )]
-fn floor_before_landing(
+pub fn floor_before_landing(
     time: Res<Time>,
     registry: Res<Objects>,
     mut stream: ResMut<ObjectStream>,

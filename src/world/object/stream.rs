@@ -104,6 +104,8 @@ struct Index {
     /// Rebuilt every pass: something moves or hangs from a player.
     live: bool,
     members: Vec<(u32, Member)>,
+    /// The members of the pass before, for the order of the hides of objects gone since.
+    previous: Vec<(u32, Member)>,
     /// Each root's members, the parent before the child.
     chains: HashMap<u32, Vec<u32>>,
     /// Roots on a player: the player's entity and id.
@@ -192,6 +194,15 @@ impl ObjectStream {
         &self.shown
     }
 
+    /// Forgets what `recipient` is shown, as when it leaves (a new connection on its slot
+    /// gets its objects again).
+    pub fn forget(&mut self, recipient: PlayerId) {
+        self.shown.forget(recipient);
+        if let Some(s) = self.settled.get_mut(slot(recipient)) {
+            *s = None;
+        }
+    }
+
     /// The member of `key` this pass.
     pub fn member(&self, key: u32) -> Option<&Member> {
         self.index
@@ -218,7 +229,7 @@ impl ObjectStream {
         let player = |e: Entity| players.get(e).ok();
         let all: HashMap<u32, &Object> = objects.iter().map(|o| (o.id.0, o)).collect();
         let index = &mut self.index;
-        index.members.clear();
+        index.previous = std::mem::take(&mut index.members);
         index.chains.clear();
         index.on_players.clear();
         index.live = false;
@@ -408,7 +419,10 @@ impl ObjectStream {
                 .filter(|k| self.wanted.binary_search(k).is_err()),
         );
         out.hides.sort_by_key(|&k| {
-            std::cmp::Reverse(lookup_member(&index.members, k).map_or(u8::MAX, |m| m.depth))
+            let depth = lookup_member(&index.members, k)
+                .or_else(|| lookup_member(&index.previous, k))
+                .map_or(u8::MAX, |m| m.depth);
+            std::cmp::Reverse(depth)
         });
         let is_shown = |k: u32| shown.binary_search(&k).is_ok();
         for &root in &self.decision.shows {
