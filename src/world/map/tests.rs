@@ -469,6 +469,8 @@ CreateDynamicObject(1225, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0, PARK_WORLD);
     )
     .expect("a Texture Studio style export");
     assert!(warnings.is_empty(), "{warnings:?}");
+    // The f32 nearest each literal, as the parser reads it.
+    let f = |t: &str| t.parse::<f32>().expect("a literal");
     let objects = items(&map.objects);
     assert_eq!(objects.len(), 3);
     assert_eq!(objects[0].model, 1337);
@@ -482,7 +484,7 @@ CreateDynamicObject(1225, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0, PARK_WORLD);
     );
     assert_eq!(
         objects[1].position,
-        Vec3::new(1525.963745, -1370.151977, 327.036102)
+        Vec3::new(f("1525.963745"), f("-1370.151977"), f("327.036102"))
     );
     assert_eq!(objects[2].virtual_world, 3);
 }
