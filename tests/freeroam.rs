@@ -37,9 +37,11 @@ fn say(h: &mut Harness, c: ClientId, line: &str) -> Vec<String> {
     h.chat_lines(c).split_off(before)
 }
 
+/// The grant may wait a few ticks for the stunt park's objects near the point (world.md,
+/// "Ordering around spawns"), so this steps until it could have come.
 fn request_spawn(h: &mut Harness, c: ClientId) -> SpawnPlayer {
     h.request_spawn(c);
-    h.step();
+    h.steps(4);
     let mut spawns = h.packets::<SpawnPlayer>(c);
     assert_eq!(spawns.len(), 1, "one grant");
     spawns.remove(0)
@@ -353,4 +355,105 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
         (100.0, -250.0, 12.5)
     );
     assert_eq!(spawn.skin, 230);
+}
+
+/// The stunt park freeroam loads at start (scripts/freeroam/maps/santa_maria_stunts.map):
+/// every object of the file exists as written, owned by the resource, with the three
+/// pickups; the handles load_map returned are the ones the gamemode grants by (touching
+/// the health pickup collects it), and stopping freeroam removes the park.
+#[test]
+fn freeroam_loads_its_stunt_park_and_uses_the_handles_it_returned() {
+    use dlmp::protocol::ids::EventId;
+    use dlmp::protocol::world::pickup::{PickupSync, PickupTouch};
+    use dlmp::script::{Owned, ScriptHost};
+    use dlmp::world::map::Format;
+    use dlmp::world::object::{Object, Objects};
+    use dlmp::world::pickup::{Pickup, Pickups};
+
+    let text =
+        std::fs::read_to_string("scripts/freeroam/maps/santa_maria_stunts.map").expect("the park");
+    let (park, _) = Format::Mta.parse(&text).expect("the park parses");
+    assert_eq!(
+        (park.objects.len(), park.pickups.len(), park.vehicles.len()),
+        (41, 3, 4)
+    );
+    let mut h = freeroam();
+    h.step();
+    let mut q = h.world_mut().query::<(&Object, Option<&Owned>)>();
+    let mut made: Vec<_> = q
+        .iter(h.world())
+        .map(|(o, owned)| {
+            (
+                o.id.0,
+                o.model,
+                o.pose.position,
+                o.pose.rotation,
+                owned.is_some(),
+            )
+        })
+        .collect();
+    made.sort_by_key(|m| m.0);
+    let expected: Vec<_> = park
+        .objects
+        .iter()
+        .map(|o| (o.item.model, o.item.position, o.item.rotation, true))
+        .collect();
+    let made: Vec<_> = made
+        .into_iter()
+        .map(|(_, m, p, r, o)| (m, p, r, o))
+        .collect();
+    assert_eq!(made, expected);
+    let mut q = h.world_mut().query::<(&Pickup, Option<&Owned>)>();
+    let mut pickups: Vec<_> = q
+        .iter(h.world())
+        .map(|(p, owned)| (p.id.0, p.spec.model, owned.is_some()))
+        .collect();
+    pickups.sort_unstable();
+    assert_eq!(
+        pickups.iter().map(|p| (p.1, p.2)).collect::<Vec<_>>(),
+        [(1240, true), (1242, true), (365, true)]
+    );
+
+    let c = h.connect("alice");
+    // The grant waits until the park's objects there are acknowledged (world.md,
+    // "Ordering around spawns"); the harness client acknowledges as it receives.
+    h.offer_spawn(c, Vec3::new(430.5, -1675.2, 7.8));
+    h.steps(4);
+    assert_eq!(
+        h.packets::<SpawnPlayer>(c).len(),
+        1,
+        "granted after the objects"
+    );
+    h.live(c);
+    h.step();
+    let health = h
+        .packets::<PickupSync>(c)
+        .iter()
+        .find(|p| p.model == 1240 && p.active)
+        .map(|p| p.pickup_id)
+        .expect("the health pickup is shown by it");
+    h.send_event(
+        c,
+        PickupTouch {
+            session_token: h.token(c),
+            event_id: EventId(0),
+            pickup_id: health,
+        },
+    );
+    h.steps(2);
+    assert!(
+        h.packets::<PickupSync>(c)
+            .iter()
+            .any(|p| p.pickup_id == health && !p.active),
+        "collected: the gamemode knew it from load_map's handles"
+    );
+    assert_eq!(h.script_host().errors(), 0);
+
+    h.world_mut()
+        .non_send_mut::<ScriptHost>()
+        .stop("freeroam")
+        .expect("running");
+    h.steps(2);
+    assert!(h.world().resource::<Objects>().is_empty());
+    assert!(h.world().resource::<Pickups>().is_empty());
 }

@@ -23,6 +23,36 @@ local SPAWNS = {
 }
 local next_spawn = 1
 
+-- The stunt park north of Santa Maria Beach: ramps, barriers and benches, three pickups and
+-- a few vehicles, in the element XML map editors write (docs/lua-api.md, "Maps"). What the
+-- map creates belongs to this resource and goes when it stops; load_map returns the
+-- handles (vehicles are skipped until the server has them).
+local PARK = dlmp.load_map("maps/santa_maria_stunts.map")
+
+-- What each of the park's pickups gives, by model; the pickup comes back after the
+-- respawn time the map gives it.
+local PARK_GRANTS = {
+    [1240] = function(player) player:set_health(100) end, -- health
+    [1242] = function(player) player:set_armor(100) end, -- armour
+    [365] = function(player) player:give_weapon(41, 500) end, -- spray can
+}
+-- The list holds the park's objects, then its pickups; a pickup is the handle with
+-- `is_active`.
+local park_pickups = {}
+for _, handle in ipairs(PARK) do
+    if handle.is_active then
+        park_pickups[handle:id()] = true
+    end
+end
+
+dlmp.on("pickup_interact", function(player, pickup, behavior, model)
+    local grant = PARK_GRANTS[model]
+    if park_pickups[pickup:id()] and grant and behavior == "collectible" then
+        grant(player)
+        dlmp.collect_pickup(pickup)
+    end
+end)
+
 -- The next point of SPAWNS, in turn.
 local function take_point()
     local point = SPAWNS[next_spawn]

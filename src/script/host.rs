@@ -543,6 +543,7 @@ impl ScriptHost {
         self.next_id += 1;
         let id = ResourceId(self.next_id);
         self.state_mut().resource_names.insert(id, name.to_owned());
+        self.state_mut().resource_dirs.insert(id, dir.dir.clone());
         let (open, lines) = (self.io_open.clone(), self.io_lines.clone());
         let loaded = self.guarded(|lua| {
             let env = lua.create_table()?;

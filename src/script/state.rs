@@ -195,6 +195,8 @@ pub(crate) struct ScriptState {
     /// `dlmp.add_command`, by command name.
     pub(crate) chat_commands: HashMap<String, ChatCommand>,
     pub(crate) resource_names: BTreeMap<ResourceId, String>,
+    /// The folder of each running resource (`dlmp.load_map` reads its files).
+    pub(crate) resource_dirs: BTreeMap<ResourceId, std::path::PathBuf>,
     pub(crate) next_handle: u64,
     pub(crate) now: Duration,
     pub(crate) players: EntityHashMap<PlayerView>,
@@ -240,6 +242,7 @@ impl ScriptState {
         self.timers.retain(|t| t.resource != resource);
         self.chat_commands.retain(|_, c| c.resource != resource);
         self.fetches.retain(|_, (owner, _)| *owner != resource);
+        self.resource_dirs.remove(&resource);
         if let Some(name) = self.resource_names.remove(&resource) {
             self.exports.retain(|(owner, _), _| *owner != name);
         }

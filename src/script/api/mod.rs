@@ -48,6 +48,33 @@ pub(crate) fn queue_message<M: bevy_ecs::message::Message>(lua: &Lua, message: M
     Ok(())
 }
 
+/// Queues several messages at once: all of them or, without a script state, none.
+pub(crate) fn queue_messages<M: bevy_ecs::message::Message>(
+    lua: &Lua,
+    messages: impl IntoIterator<Item = M>,
+) -> Result<()> {
+    state_mut(lua)?.commands.extend(
+        messages
+            .into_iter()
+            .map(|m| ScriptCommand::Message(QueuedMessage::new(m))),
+    );
+    Ok(())
+}
+
+/// The folder of `resource`, where its map files are.
+pub(crate) fn resource_dir(lua: &Lua, resource: ResourceId) -> Result<std::path::PathBuf> {
+    state(lua)?
+        .resource_dirs
+        .get(&resource)
+        .cloned()
+        .ok_or_else(|| Error::runtime("the resource has no folder"))
+}
+
+/// The name of `resource`, for logs.
+pub(crate) fn resource_name(lua: &Lua, resource: ResourceId) -> Option<String> {
+    state(lua).ok()?.resource_names.get(&resource).cloned()
+}
+
 /// The script state of this pass, for reading.
 pub(super) fn state(lua: &Lua) -> Result<mlua::AppDataRef<'_, ScriptState>> {
     lua.app_data_ref::<ScriptState>()
@@ -250,6 +277,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     world::install(lua, &dlmp, resource)?;
     crate::world::pickup::script::install(lua, &dlmp, resource)?;
     crate::vehicle::script::install(lua, &dlmp, resource)?;
+    crate::world::map::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
 }

@@ -21,7 +21,7 @@ use crate::protocol::world::pickup::{PICKUP_XY, PickupId, SCALE_MAX, SCALE_MIN};
 use crate::protocol::world::shared::{WORLD_Z_MAX, WORLD_Z_MIN};
 use crate::script::ResourceId;
 use crate::script::ScriptHost;
-use crate::script::api::{args, queue_message};
+use crate::script::api::{args, queue_message, queue_messages};
 
 /// What scripts see of one pickup.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -189,35 +189,15 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
             let model = args::integer(F, "model", &arg(0), 0..=i64::from(u32::MAX))? as u32;
             if !is_pickup_model(model) {
                 return Err(Error::runtime(format!(
-                    "{F}: model {model} is not a pickup model (the weapon models 321..=373 of the model table)"
+                    "{F}: model {model} is not a pickup model (a weapon model 321..=373 or an object model of the model table)"
                 )));
             }
             let position = position(F, &arg(1), &arg(2), &arg(3))?;
             let opts = args::table_or_nil(F, "options", &arg(4))?;
             let spec = spec(F, model, position, opts)?;
-            let id = {
-                let mut book = book(lua)?;
-                let id = reserve(&book.last)
-                    .ok_or_else(|| Error::runtime(format!("{F}: no pickup ids left")))?;
-                book.pickups.insert(
-                    id.0,
-                    PickupInfo {
-                        model,
-                        position,
-                        active: true,
-                    },
-                );
-                id
-            };
-            queue_message(
-                lua,
-                PickupCommand::Create {
-                    id,
-                    spec,
-                    owner: Some(resource),
-                },
-            )?;
-            Ok(LuaPickup { id })
+            create_all(lua, F, &[spec], resource)?
+                .pop()
+                .ok_or_else(|| Error::runtime(format!("{F}: no pickup created")))
         })?,
     )?;
     dlmp.set(
@@ -234,6 +214,60 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
             destroy(lua, p, "destroy_pickup")
         })?,
     )?;
+    Ok(())
+}
+
+/// Creates the pickups `specs` (checked by the caller) for `owner`, all or none: every id
+/// is taken before any pickup is noted or queued (`dlmp.create_pickup`, `dlmp.load_map`).
+pub(crate) fn create_all(
+    lua: &Lua,
+    func: &str,
+    specs: &[PickupSpec],
+    owner: ResourceId,
+) -> Result<Vec<LuaPickup>> {
+    let mut book = book(lua)?;
+    let ids = specs
+        .iter()
+        .map(|_| reserve(&book.last))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::runtime(format!("{func}: no pickup ids left")))?;
+    let creates = ids
+        .iter()
+        .zip(specs)
+        .map(|(&id, &spec)| PickupCommand::Create {
+            id,
+            spec,
+            owner: Some(owner),
+        });
+    queue_messages(lua, creates)?;
+    for (id, spec) in ids.iter().zip(specs) {
+        book.pickups.insert(
+            id.0,
+            PickupInfo {
+                model: spec.model,
+                position: spec.position,
+                active: true,
+            },
+        );
+    }
+    Ok(ids.into_iter().map(|id| LuaPickup { id }).collect())
+}
+
+/// Checks a pickup's model and position as `dlmp.create_pickup` does, for a creator
+/// without Lua values (a map file).
+pub(crate) fn check(model: u32, position: Vec3) -> std::result::Result<(), String> {
+    if !is_pickup_model(model) {
+        return Err(format!(
+            "model {model} is not a pickup model (a weapon model 321..=373 or an object model of the model table)"
+        ));
+    }
+    let xy = |c: f32| c.abs() <= PICKUP_XY;
+    if !(xy(position.x) && xy(position.y) && (WORLD_Z_MIN..=WORLD_Z_MAX).contains(&position.z)) {
+        return Err(format!(
+            "the point ({}, {}, {}) is outside |x|, |y| <= {PICKUP_XY}, z {WORLD_Z_MIN}..={WORLD_Z_MAX}",
+            position.x, position.y, position.z
+        ));
+    }
     Ok(())
 }
 
