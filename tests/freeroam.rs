@@ -298,7 +298,8 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
     let scripts = TempScripts::new("freeroam-money");
     let copy = scripts.path().join("freeroam");
     std::fs::create_dir_all(&copy).expect("a writable temp dir");
-    for file in ["resource.toml", "main.lua"] {
+    std::fs::create_dir_all(copy.join("maps")).expect("a writable temp dir");
+    for file in ["resource.toml", "main.lua", "maps/santa_maria_stunts.map"] {
         std::fs::copy(
             std::path::Path::new("scripts/freeroam").join(file),
             copy.join(file),

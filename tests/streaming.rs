@@ -17,7 +17,7 @@ use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::streaming::PlayerStreamOut;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
 use dlmp::session::{Name, Player, PlayerIndex, PlayerName};
-use dlmp::streaming::{StreamOverride, StreamState, StreamingSettings};
+use dlmp::streaming::{StreamState, StreamingSettings};
 
 fn entity(h: &Harness, c: ClientId) -> Entity {
     h.world()
@@ -343,36 +343,6 @@ fn a_weapon_range_extends_the_show_distance() {
         .weapon_range = Some(200.0);
     h.step();
     assert_eq!(stream_log(&h, a, h.player_id(b)), ["skills", "nametag"]);
-}
-
-#[test]
-fn a_stream_override_decides_alone_within_the_scope() {
-    // The seam for seated players: the vehicle's viewers replace the distance rule.
-    let (mut h, a, b) = pair(3000.0);
-    let bob = h.player_id(b);
-    let mut to_alice = Viewers::default();
-    to_alice.insert(h.player_id(a));
-    let e = entity(&h, b);
-    h.world_mut().entity_mut(e).insert(StreamOverride(to_alice));
-    h.step();
-    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag"]);
-    move_to(&mut h, b, 10.0);
-    h.world_mut()
-        .entity_mut(e)
-        .insert(StreamOverride(Viewers::default()));
-    h.step();
-    assert_eq!(stream_log(&h, a, bob), ["skills", "nametag", "out"]);
-    assert_eq!(
-        stream_log(&h, b, h.player_id(a)),
-        ["skills", "nametag"],
-        "bob, seated, still sees alice by distance"
-    );
-    h.world_mut().entity_mut(e).remove::<StreamOverride>();
-    h.step();
-    assert_eq!(
-        stream_log(&h, a, bob),
-        ["skills", "nametag", "out", "skills", "nametag"]
-    );
 }
 
 #[test]

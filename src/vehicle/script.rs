@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
 use bevy_ecs::prelude::*;
-use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value, Variadic};
+use mlua::{
+    Error, IntoLuaMulti, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value, Variadic,
+};
 
 use super::components::{Colors, Health, Hitch, Life, Pose, Seats, Syncer, Vehicle, VehicleScope};
 use super::lifecycle::{VehicleCommand, VehicleSpec, Vehicles, reserve};
@@ -383,17 +385,14 @@ impl UserData for LuaVehicle {
     }
 }
 
-/// `player:vehicle()`: the vehicle and seat, or nil.
-pub(crate) fn player_vehicle(
-    lua: &Lua,
-    player: Entity,
-) -> Result<(Option<LuaVehicle>, Option<u8>)> {
-    Ok(book(lua)?
-        .seated
-        .get(&player)
-        .map_or((None, None), |&(id, seat)| {
-            (Some(LuaVehicle { id }), Some(seat))
-        }))
+/// `player:vehicle()`: the vehicle and seat, or a single nil on foot (lua-api.md: "Vehicle
+/// or nil, seat"; ADR 0022).
+pub(crate) fn player_vehicle(lua: &Lua, player: Entity) -> Result<mlua::MultiValue> {
+    let seated = book(lua)?.seated.get(&player).copied();
+    match seated {
+        Some((id, seat)) => (LuaVehicle { id }, seat).into_lua_multi(lua),
+        None => Value::Nil.into_lua_multi(lua),
+    }
 }
 
 /// What the view reads of a vehicle.

@@ -147,7 +147,6 @@ fn every_object_method_is_documented_with_an_example_and_every_documented_one_ex
     }
 }
 
-
 #[test]
 fn every_timer_method_is_documented_and_every_documented_one_exists() {
     let lua = lua();
