@@ -7,6 +7,8 @@ use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::world::pickup::PickupSync;
 use dlmp::script::{Owned, ScriptHost};
+use dlmp::vehicle::components::{Colors, Pose, Vehicle, VehicleScope};
+use dlmp::vehicle::lifecycle::Vehicles;
 use dlmp::world::object::{Object, Objects};
 use dlmp::world::pickup::{Pickup, Pickups};
 
@@ -106,11 +108,35 @@ fn pickup_models(h: &mut Harness) -> Vec<(u32, bool)> {
     list.into_iter().map(|(_, p)| p).collect()
 }
 
-fn counts(h: &Harness) -> (usize, usize) {
+fn counts(h: &Harness) -> (usize, usize, usize) {
     (
         h.world().resource::<Objects>().len(),
         h.world().resource::<Pickups>().len(),
+        h.world().resource::<Vehicles>().len(),
     )
+}
+
+/// Each vehicle: model, position, colors, scope (virtual world, interior).
+fn vehicles(h: &mut Harness) -> Vec<(u16, Vec3, (u8, u8), (u32, u8))> {
+    let mut q = h
+        .world_mut()
+        .query::<(&Vehicle, &Pose, &Colors, &VehicleScope)>();
+    let mut all: Vec<_> = q
+        .iter(h.world())
+        .map(|(v, p, c, s)| {
+            (
+                v.id.0,
+                (
+                    v.model,
+                    p.position,
+                    (c.color1, c.color2),
+                    (s.0.virtual_world, s.0.interior),
+                ),
+            )
+        })
+        .collect();
+    all.sort_by_key(|(id, _)| *id);
+    all.into_iter().map(|(_, v)| v).collect()
 }
 
 #[test]
@@ -121,11 +147,14 @@ fn an_mta_map_creates_its_objects_and_pickups_owned_by_the_resource() {
     h.spawn(a, Vec3::new(0.0, 0.0, 3.0));
     h.live(a);
     h.step();
-    // The objects, then the pickups (health and the M4, weapon 31); the vehicle is
-    // skipped (no vehicles yet).
+    // The objects, then the pickups (health and the M4, weapon 31), then the vehicle.
     assert_eq!(
         load(&mut h, a, "maps/beach.map"),
-        "loaded 4: 1634 1225 1240 356"
+        "loaded 5: 1634 1225 1240 356 411"
+    );
+    assert_eq!(
+        vehicles(&mut h),
+        [(411, Vec3::new(30.0, 0.0, 3.0), (1, 1), (0, 0))]
     );
     assert_eq!(
         objects(&mut h),
@@ -154,7 +183,7 @@ fn an_mta_map_creates_its_objects_and_pickups_owned_by_the_resource() {
         .stop("gm")
         .expect("running");
     h.steps(2);
-    assert_eq!(counts(&h), (0, 0), "the resource's map goes with it");
+    assert_eq!(counts(&h), (0, 0, 0), "the resource's map goes with it");
     assert_eq!(h.script_host().errors(), 0);
 }
 
@@ -164,7 +193,15 @@ fn an_exported_script_creates_its_objects_and_pickups() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    assert_eq!(load(&mut h, a, "interior.pwn"), "loaded 3: 3458 1225 1242");
+    assert_eq!(
+        load(&mut h, a, "interior.pwn"),
+        "loaded 4: 3458 1225 1242 411"
+    );
+    assert_eq!(
+        vehicles(&mut h),
+        [(411, Vec3::new(43.0, 0.0, 3.0), (0, 0), (0, 0))],
+        "a color left to the game (-1) is 0"
+    );
     assert_eq!(
         objects(&mut h),
         [
@@ -196,13 +233,14 @@ fn a_map_loaded_twice_creates_it_twice_with_new_ids() {
     let mut h = s.harness();
     let a = h.connect("alice");
     h.step();
-    assert_eq!(load(&mut h, a, "m.map"), "loaded 4: 1634 1225 1240 356");
-    assert_eq!(load(&mut h, a, "m.map"), "loaded 4: 1634 1225 1240 356");
-    assert_eq!(counts(&h), (4, 4));
+    assert_eq!(load(&mut h, a, "m.map"), "loaded 5: 1634 1225 1240 356 411");
+    assert_eq!(load(&mut h, a, "m.map"), "loaded 5: 1634 1225 1240 356 411");
+    assert_eq!(counts(&h), (4, 4, 2));
 }
 
 const BAD_LATE: &str = "<map>\n<object model=\"1225\" posX=\"0\" posY=\"0\" posZ=\"3\"/>\n<pickup type=\"health\" posX=\"1\" posY=\"0\" posZ=\"3\"/>\n<object model=\"400\" posX=\"0\" posY=\"0\" posZ=\"3\"/>\n</map>\n";
 const BAD_SYNTAX: &str = "<map>\n<object model=\"1225\" posX=\"0\" posY=\"0\" posZ=\"3\"/>\n<object model=\"1225\" posX=\"zero\" posY=\"0\" posZ=\"3\"/>\n</map>\n";
+const BAD_VEHICLE: &str = "<map>\n<object model=\"1225\" posX=\"0\" posY=\"0\" posZ=\"3\"/>\n<vehicle model=\"570\" posX=\"0\" posY=\"0\" posZ=\"3\"/>\n</map>\n";
 const BAD_PAWN: &str = "CreateObject(1225, 0, 0, 3, 0, 0, 0);\nCreatePickup(1240, 2, 0, 0, 3);\nCreateObject(1225, 0, 0, 3, 0, 0\n";
 
 #[test]
@@ -214,6 +252,7 @@ fn a_map_with_an_error_creates_nothing_and_names_the_file_and_line() {
             ("syntax.map", BAD_SYNTAX),
             ("bad.pwn", BAD_PAWN),
             ("latin1.map", "<map>\n<!-- caf\u{e9} -->\n</map>\n"),
+            ("carriage.map", BAD_VEHICLE),
         ],
     );
     // A byte that is not UTF-8 on line 2.
@@ -239,9 +278,13 @@ fn a_map_with_an_error_creates_nothing_and_names_the_file_and_line() {
             "latin1.map",
             "load_map: latin1.map line 2: the text is not UTF-8",
         ),
+        (
+            "carriage.map",
+            "load_map: carriage.map line 3: vehicle: model 570 is a train carriage: spawn its locomotive (537, 538)",
+        ),
     ] {
         assert_eq!(load(&mut h, a, path), error, "{path}");
-        assert_eq!(counts(&h), (0, 0), "{path}: nothing was created");
+        assert_eq!(counts(&h), (0, 0, 0), "{path}: nothing was created");
     }
 }
 
@@ -274,5 +317,5 @@ fn a_map_path_follows_the_sandbox() {
         let answer = load(&mut h, a, path);
         assert!(answer.starts_with(error), "{path}: {answer}");
     }
-    assert_eq!(counts(&h), (0, 0));
+    assert_eq!(counts(&h), (0, 0, 0));
 }

@@ -141,45 +141,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
                 color2,
                 ..VehicleSpec::new(model, position, heading)
             };
-            let models = lua
-                .app_data_ref::<VehicleModels>()
-                .map(|m| m.clone())
-                .unwrap_or_default();
-            spec.check(&models)
-                .map_err(|e| Error::runtime(format!("{F}: {e}")))?;
-            let seats = models.get(model).map_or(0, |m| m.seats);
-            let id = {
-                let mut book = book(lua)?;
-                let id = reserve(&book.last)
-                    .ok_or_else(|| Error::runtime(format!("{F}: no vehicle ids left")))?;
-                book.vehicles.insert(
-                    id.0,
-                    VehicleInfo {
-                        model,
-                        pose: Pose::level(position, heading),
-                        health: super::components::FULL_HEALTH,
-                        epoch: 0,
-                        wrecked: false,
-                        colors: (color1, color2),
-                        scope: Scope::default(),
-                        seats,
-                        occupants: Vec::new(),
-                        syncer: None,
-                        tractor: None,
-                        trailer: None,
-                    },
-                );
-                id
-            };
-            queue_message(
-                lua,
-                VehicleCommand::Create {
-                    id,
-                    spec,
-                    owner: Some(resource),
-                },
-            )?;
-            Ok(LuaVehicle { id })
+            create_from_spec(lua, F, spec, resource)
         })?,
     )?;
     dlmp.set(
@@ -476,4 +438,63 @@ pub(super) fn refresh_view(
             info.trailer = Some(trailer);
         }
     }
+}
+
+/// Checks `spec` against the model table; its model's seat count.
+pub(crate) fn check_spec(
+    lua: &Lua,
+    spec: &VehicleSpec,
+) -> std::result::Result<u8, super::lifecycle::VehicleError> {
+    let check = |models: &VehicleModels| {
+        spec.check(models)?;
+        Ok(models.get(spec.model).map_or(0, |m| m.seats))
+    };
+    match lua.app_data_ref::<VehicleModels>() {
+        Some(models) => check(&models),
+        None => check(&VehicleModels::default()),
+    }
+}
+
+/// Checks `spec` and creates its vehicle for `resource` from inside a Lua call: the id and
+/// the scripts' view at once, the entity when the command is applied (`dlmp.create_vehicle`,
+/// `dlmp.load_map`). `func` names the caller in an error.
+pub(crate) fn create_from_spec(
+    lua: &Lua,
+    func: &str,
+    spec: VehicleSpec,
+    resource: ResourceId,
+) -> Result<LuaVehicle> {
+    let seats = check_spec(lua, &spec).map_err(|e| Error::runtime(format!("{func}: {e}")))?;
+    let id = {
+        let mut book = book(lua)?;
+        let id = reserve(&book.last)
+            .ok_or_else(|| Error::runtime(format!("{func}: no vehicle ids left")))?;
+        book.vehicles.insert(
+            id.0,
+            VehicleInfo {
+                model: spec.model,
+                pose: Pose::level(spec.position, spec.heading),
+                health: super::components::FULL_HEALTH,
+                epoch: 0,
+                wrecked: false,
+                colors: (spec.color1, spec.color2),
+                scope: spec.scope,
+                seats,
+                occupants: Vec::new(),
+                syncer: None,
+                tractor: None,
+                trailer: None,
+            },
+        );
+        id
+    };
+    queue_message(
+        lua,
+        VehicleCommand::Create {
+            id,
+            spec,
+            owner: Some(resource),
+        },
+    )?;
+    Ok(LuaVehicle { id })
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::{At, MapError, MapFile, MapVehicle};
 use crate::player::Scope;
+use crate::vehicle::lifecycle::VehicleSpec;
 use crate::world::object::ObjectSpec;
 use crate::world::pickup::PickupSpec;
 
@@ -17,9 +18,10 @@ use crate::world::pickup::PickupSpec;
 pub struct Plan {
     pub objects: Vec<ObjectSpec>,
     pub pickups: Vec<PickupSpec>,
-    /// Vehicles do not exist in this server yet: they are counted and skipped (the seam
-    /// where `dlmp.load_map` creates them once `dlmp.create_vehicle` exists).
-    pub vehicles: Vec<At<MapVehicle>>,
+    /// With the line each came from: their model is checked against the model table by
+    /// `dlmp.load_map`, which holds it, still before anything is created. A color the map
+    /// leaves to the game (SA-MP's -1) is 0.
+    pub vehicles: Vec<At<VehicleSpec>>,
 }
 
 /// Checks every entry of `map`; `file` names it in an error.
@@ -58,8 +60,27 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
             },
         });
     }
-    plan.vehicles = map.vehicles.clone();
+    plan.vehicles = map
+        .vehicles
+        .iter()
+        .map(|&At { line, item: v }| At {
+            line,
+            item: vehicle_spec(&v),
+        })
+        .collect();
     Ok(plan)
+}
+
+fn vehicle_spec(v: &MapVehicle) -> VehicleSpec {
+    VehicleSpec {
+        color1: v.colors[0].unwrap_or(0),
+        color2: v.colors[1].unwrap_or(0),
+        scope: Scope {
+            virtual_world: v.virtual_world,
+            interior: v.interior,
+        },
+        ..VehicleSpec::new(v.model, v.position, v.heading)
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! ADR 0035), checks every entry ([`super::load::plan`]) and only then creates them, all
 //! owned by the resource, so stopping it removes them like everything else it made. A
 //! map with an error raises a Lua error naming the file and line and creates nothing.
-//! Skipped input (unknown elements, attributes, calls; vehicles until they exist) is
+//! Skipped input (unknown elements, attributes, calls) is
 //! logged as a warning naming the resource and the file. ADR 0050.
 
 use std::path::Path;
@@ -16,6 +16,7 @@ use crate::script::ResourceId;
 use crate::script::api::world::object::LuaObject;
 use crate::script::api::{args, queue_messages, resource_dir};
 use crate::script::sandbox::{DATA_PREFIX, Roots};
+use crate::vehicle::script::{check_spec, create_from_spec as create_vehicle};
 use crate::world::object::script::book as object_book;
 use crate::world::object::{Object, ObjectCommand};
 use crate::world::pickup::script::create_all as create_pickups;
@@ -57,14 +58,12 @@ fn load_map(lua: &Lua, path: &str, resource: ResourceId) -> std::result::Result<
     for w in warnings.iter() {
         warn!(resource = owner, file = path, "map: {w}");
     }
-    if !plan.vehicles.is_empty() {
-        warn!(
-            resource = owner,
-            file = path,
-            "map: {} vehicles skipped (first at line {}): this server has no vehicles yet",
-            plan.vehicles.len(),
-            plan.vehicles[0].line
-        );
+    for v in &plan.vehicles {
+        check_spec(lua, &v.item).map_err(|e| {
+            MapError::new(v.line, format!("vehicle: {e}"))
+                .in_file(path)
+                .to_string()
+        })?;
     }
 
     // Every id first: a failure here has created nothing.
@@ -95,11 +94,19 @@ fn load_map(lua: &Lua, path: &str, resource: ResourceId) -> std::result::Result<
         }
     }
 
+    let vehicles = plan
+        .vehicles
+        .iter()
+        .map(|v| create_vehicle(lua, F, v.item, resource))
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| e.to_string())?;
+
     let list = lua.create_table().map_err(|e| e.to_string())?;
     let objects = object_ids.into_iter().map(|id| LuaObject { id });
     let handles = objects
         .map(|o| lua.create_userdata(o))
-        .chain(pickups.into_iter().map(|p| lua.create_userdata(p)));
+        .chain(pickups.into_iter().map(|p| lua.create_userdata(p)))
+        .chain(vehicles.into_iter().map(|v| lua.create_userdata(v)));
     for handle in handles {
         list.raw_push(handle.map_err(|e| e.to_string())?)
             .map_err(|e| e.to_string())?;
