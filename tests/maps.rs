@@ -116,8 +116,10 @@ fn counts(h: &Harness) -> (usize, usize, usize) {
     )
 }
 
-/// Each vehicle: model, position, colors, scope (virtual world, interior).
-fn vehicles(h: &mut Harness) -> Vec<(u16, Vec3, (u8, u8), (u32, u8))> {
+/// A vehicle as the tests compare it: model, position, colors, (virtual world, interior).
+type VehicleRow = (u16, Vec3, (u8, u8), (u32, u8));
+
+fn vehicles(h: &mut Harness) -> Vec<VehicleRow> {
     let mut q = h
         .world_mut()
         .query::<(&Vehicle, &Pose, &Colors, &VehicleScope)>();
