@@ -119,6 +119,7 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
         "gm",
         r#"
         dlmp.on("player_connect", function(p) dlmp.db_exec("SELECT 1") end)
+        dlmp.create_vehicle(411, 5, 0, 3, 0)
         "#,
     );
     let m = Arc::new(ServerMetrics::default());
@@ -157,6 +158,9 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     assert_eq!(s["dlmp_lane_overflows_total"], 0.0, "{body}");
     assert_eq!(s["dlmp_streamed{kind=\"players\"}"], 2.0, "{body}");
     assert_eq!(s["dlmp_streamed{kind=\"pickups\"}"], 0.0, "{body}");
+    assert_eq!(s["dlmp_streamed{kind=\"vehicles\"}"], 2.0, "{body}");
+    assert_eq!(s["dlmp_streamed{kind=\"objects\"}"], 0.0, "{body}");
+    assert_eq!(s["dlmp_streamed{kind=\"labels\"}"], 0.0, "{body}");
     let script = s["dlmp_script_seconds_total{resource=\"gm\"}"];
     assert!(script > 0.0, "{body}");
     assert!(s["dlmp_db_query_seconds_count"] >= 2.0, "{body}");

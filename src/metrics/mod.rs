@@ -149,10 +149,15 @@ struct Streamed<'w, 's> {
     checkpoints: Query<'w, 's, &'static crate::world::checkpoint::PlayerCheckpoints>,
     pickups: Option<Res<'w, crate::world::pickup::PickupStream>>,
     zones: Option<Res<'w, crate::world::gang_zone::GangZoneStream>>,
+    labels: Option<Res<'w, crate::world::label::LabelStream>>,
+    blips: Option<Res<'w, crate::world::blip::BlipStream>>,
+    outlines: Option<Res<'w, crate::world::colshape::OutlineStream>>,
+    objects: Option<Res<'w, crate::world::object::ObjectStream>>,
+    vehicles: Option<Res<'w, crate::vehicle::stream::VehicleStream>>,
 }
 
 impl Streamed<'_, '_> {
-    fn sizes(&self) -> [(&'static str, usize); 4] {
+    fn sizes(&self) -> [(&'static str, usize); 9] {
         [
             (
                 "players",
@@ -169,6 +174,26 @@ impl Streamed<'_, '_> {
             (
                 "checkpoints",
                 self.checkpoints.iter().map(|c| c.shown().len()).sum(),
+            ),
+            (
+                "labels",
+                self.labels.as_ref().map_or(0, |l| l.shown().total()),
+            ),
+            (
+                "blips",
+                self.blips.as_ref().map_or(0, |b| b.shown().total()),
+            ),
+            (
+                "colshape_outlines",
+                self.outlines.as_ref().map_or(0, |o| o.shown().total()),
+            ),
+            (
+                "objects",
+                self.objects.as_ref().map_or(0, |o| o.shown().total()),
+            ),
+            (
+                "vehicles",
+                self.vehicles.as_ref().map_or(0, |v| v.shown().total()),
             ),
         ]
     }
