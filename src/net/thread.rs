@@ -46,7 +46,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::batch::{self, BATCH};
@@ -403,20 +403,21 @@ fn handle(
     let Some(packet) = decoder.decode(bytes, from, at, stats) else {
         return;
     };
-    match inbound.try_send(packet) {
-        Ok(()) => stats.received(),
-        Err(TrySendError::Full(_)) => {
-            stats.count_drop(DropReason::Overloaded);
-            if let Some(suppressed) = drop_log.allow(Instant::now()) {
-                tracing::warn!(%from, suppressed, "inbound queue full, datagram dropped");
-            }
+    // Counted before the hand-over, so whoever takes the packet sees it counted. This thread
+    // is the queue's only sender: a queue with room now still has room for the send.
+    if inbound.is_full() {
+        stats.count_drop(DropReason::Overloaded);
+        if let Some(suppressed) = drop_log.allow(Instant::now()) {
+            tracing::warn!(%from, suppressed, "inbound queue full, datagram dropped");
         }
-        // The handle holds the receiver until the thread is joined.
-        Err(TrySendError::Disconnected(_)) => {
-            if let Some(suppressed) = drop_log.allow(Instant::now()) {
-                tracing::warn!(%from, suppressed, "inbound channel closed, datagram dropped");
-            }
-        }
+        return;
+    }
+    stats.received();
+    // The handle holds the receiver until the thread is joined.
+    if inbound.try_send(packet).is_err()
+        && let Some(suppressed) = drop_log.allow(Instant::now())
+    {
+        tracing::warn!(%from, suppressed, "inbound channel closed, datagram dropped");
     }
 }
 
