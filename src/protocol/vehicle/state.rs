@@ -180,6 +180,51 @@ pub fn check_turn_speed(field: &'static str, v: &Vec3) -> Result<(), FieldError>
     check::ensure(length_within(v, MAX_TURN_SPEED), field, Rule::OutOfRange)
 }
 
+impl VehicleState {
+    /// A vehicle standing still at `pos`: upright, full health, every control and part at
+    /// rest, revisions and epoch 0 (a starting point for frames that change a few fields).
+    pub fn at_rest(pos: Vec3) -> Self {
+        VehicleState {
+            pos,
+            rot: [0.0, 0.0, 0.0, 1.0],
+            move_speed: Vec3::ZERO,
+            turn_speed: Vec3::ZERO,
+            raw_steer: 0.0,
+            steer: 0.0,
+            gas: 0.0,
+            brake: 0.0,
+            flags: 0,
+            health: 1000.0,
+            epoch: VehicleEpoch(0),
+            doors: [0; 6],
+            lean: 0.0,
+            lean_angle: 0.0,
+            pedal: 0.0,
+            hop: 0.0,
+            yaw: 0.0,
+            pitch: 0.0,
+            roll: 0.0,
+            throttle: 0.0,
+            rotor: 0.0,
+            part: 0,
+            gear: 0,
+            health_rev: Revision(0),
+            turret_yaw: 0.0,
+            turret_pitch: 0.0,
+            rail: 0.0,
+            rail_speed: 0.0,
+            track: 0,
+            rope: 0.0,
+            siren_rev: Revision(0),
+            nitro: 1.0,
+            hydraulics: 0,
+            hydraulic_lr: 0,
+            hydraulic_ud: 0,
+            pose_rev: Revision(0),
+        }
+    }
+}
+
 impl Validate for VehicleState {
     fn validate(&self) -> Result<(), FieldError> {
         check_world_pos("pos", &self.pos)?;
