@@ -10,6 +10,7 @@ use crate::player::Scope;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
 use crate::protocol::vehicle::damage::VehicleDamageStatus;
+use crate::protocol::vehicle::tuning::{VehicleHandling, VehicleTuning};
 
 /// The vehicle itself: its wire id and model (fixed for its whole existence).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +212,17 @@ pub struct Train {
     /// Faces along the track (clockwise).
     pub along: bool,
     pub derailed: bool,
+}
+
+/// The whole-state packets that follow every show of the vehicle, critical, after its
+/// seat snapshot (vehicles.md VehicleSync: "A show of a vehicle with tuning (including a
+/// respawn's) is followed by VehicleTuning, and of one with gamemode handling by
+/// VehicleHandling"). The tuning and handling features keep their slot equal to the
+/// vehicle's state (`None` = nothing set); the stream only sends what is there.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct ShowTail {
+    pub tuning: Option<VehicleTuning>,
+    pub handling: Option<VehicleHandling>,
 }
 
 /// A seated player.

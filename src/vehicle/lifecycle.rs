@@ -15,7 +15,7 @@ use bevy_ecs::prelude::*;
 
 use super::components::{
     Colors, Damage, FULL_HEALTH, Frozen, Health, Hitch, Life, Params, Part, Pose, RelaySerial,
-    Revisions, Seats, SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
+    Revisions, Seats, ShowTail, SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
 };
 use super::models::VehicleModels;
 use crate::player::Scope;
@@ -238,6 +238,7 @@ pub fn bundle(id: VehicleId, spec: &VehicleSpec, models: &VehicleModels) -> impl
             Train::default(),
             Seats::new(seats),
             Syncer::default(),
+            ShowTail::default(),
         ),
     )
 }

@@ -7,6 +7,7 @@
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
+//! - [`reset`]: what ends a hitch, a winch load or a remote driver.
 //! - [`event_limit`]: the vehicle events' shared rate limit.
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
@@ -18,6 +19,7 @@ pub mod event_limit;
 pub mod frame;
 pub mod lifecycle;
 pub mod models;
+pub mod reset;
 pub mod script;
 pub mod seats;
 pub mod stream;
@@ -31,13 +33,14 @@ use crate::tick::{GameplaySystems, StreamingSystems};
 
 pub use components::{
     Colors, Damage, DamageRev, Frozen, Health, HealthRev, Hitch, Life, Occupant, Params, Part,
-    PlayerParams, Pose, PoseRev, RelaySerial, Revisions, Seated, Seats, SirenRev, SpawnPoint,
-    Syncer, Train, Vehicle, VehicleScope,
+    PlayerParams, Pose, PoseRev, RelaySerial, Revisions, Seated, Seats, ShowTail, SirenRev,
+    SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
 };
 pub use lifecycle::{
     VehicleCommand, VehicleError, VehicleSpec, Vehicles, create_vehicle, destroy_vehicle,
 };
 pub use models::{ModelInfo, VehicleClass, VehicleModels};
+pub use reset::{ResetKind, VehicleReset};
 pub use seats::{Deny, Jacking, JackingCommand, SeatChanged, SeatCommand, SeatStats};
 pub use stream::{STREAM_DISTANCE, VehicleStream};
 
@@ -65,6 +68,7 @@ impl Plugin for VehiclePlugin {
             .add_message::<SeatCommand>()
             .add_message::<SeatChanged>()
             .add_message::<JackingCommand>()
+            .add_message::<VehicleReset>()
             .configure_sets(
                 FixedUpdate,
                 (VehicleSystems::Lifecycle, VehicleSystems::Seats)

@@ -18,7 +18,7 @@ use bevy_time::Time;
 
 use super::components::{
     Colors, Damage, Health, Hitch, Life, Params, Part, Pose, RelaySerial, Revisions, Seated, Seats,
-    Train, Vehicle, VehicleScope,
+    ShowTail, Train, Vehicle, VehicleScope,
 };
 use crate::lane::Delivery;
 use crate::player::relay::Relayed;
@@ -145,6 +145,37 @@ pub fn show_packet(
     }
 }
 
+/// The vehicle's own part of a show for `recipient`: the VehicleSync (`show` says how:
+/// droppable in the reconcile, critical where nothing repeats it, as a respawn), the seat
+/// snapshot as warps, then the [`ShowTail`] (critical). A seated occupant's own shows are
+/// not in it: the reconcile puts them first.
+pub fn vehicle_show(
+    parts: ShownItem<'_>,
+    seats: &Seats,
+    tail: Option<&ShowTail>,
+    recipient: (PlayerId, PlayerToken),
+    is_train: bool,
+    show: Delivery,
+) -> Group {
+    let id = parts.0.id;
+    let mut group: Group = vec![(show_packet(parts, recipient, is_train).into(), show)];
+    for (seat, o) in seats.occupied() {
+        group.push((
+            occupancy(id, o.id, o.token, seat, OccupancyKind::Warp).into(),
+            Delivery::Critical,
+        ));
+    }
+    if let Some(tail) = tail {
+        if let Some(t) = &tail.tuning {
+            group.push((t.clone().into(), Delivery::Critical));
+        }
+        if let Some(h) = &tail.handling {
+            group.push((h.clone().into(), Delivery::Critical));
+        }
+    }
+    group
+}
+
 /// A seat change as the wire says it.
 pub fn occupancy(
     vehicle: VehicleId,
@@ -195,6 +226,7 @@ pub fn reconcile(
     mut left: MessageReader<PlayerDisconnected>,
     vehicles: Query<(Entity, &Vehicle, &VehicleScope, &Pose, &Seats)>,
     shown_parts: Query<Shown>,
+    tails: Query<&ShowTail>,
     players: Query<Recipient>,
     mut occupants: Occupants,
     mut connections: Query<&mut Connection>,
@@ -281,13 +313,14 @@ pub fn reconcile(
                     );
                     players_in.push(o.entity);
                 }
-                group.push((show_packet(parts, me, is_train).into(), Delivery::Droppable));
-                for (seat, o) in seats.occupied() {
-                    group.push((
-                        occupancy(VehicleId(key), o.id, o.token, seat, OccupancyKind::Warp).into(),
-                        Delivery::Critical,
-                    ));
-                }
+                group.extend(vehicle_show(
+                    parts,
+                    seats,
+                    tails.get(v_entity).ok(),
+                    me,
+                    is_train,
+                    Delivery::Droppable,
+                ));
                 included.borrow_mut().push((key, players_in));
                 Some(group)
             },
