@@ -225,6 +225,16 @@ pub struct ShowTail {
     pub handling: Option<VehicleHandling>,
 }
 
+/// On an RC vehicle (vehicles.md VehicleRemote): the player who drives it remotely and
+/// whether the fire key and a crash blow it up. Inserted and removed by the remote
+/// feature; the syncer election makes `driver` the syncer, and an explosion from it with
+/// `detonation` is accepted at once (VehicleExplode, "RC detonation").
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Remote {
+    pub driver: Occupant,
+    pub detonation: bool,
+}
+
 /// A seated player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Occupant {

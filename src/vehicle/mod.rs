@@ -33,7 +33,7 @@ use crate::tick::{GameplaySystems, StreamingSystems};
 
 pub use components::{
     Colors, Damage, DamageRev, Frozen, Health, HealthRev, Hitch, Life, Occupant, Params, Part,
-    PlayerParams, Pose, PoseRev, RelaySerial, Revisions, Seated, Seats, ShowTail, SirenRev,
+    PlayerParams, Pose, PoseRev, RelaySerial, Remote, Revisions, Seated, Seats, ShowTail, SirenRev,
     SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
 };
 pub use lifecycle::{
