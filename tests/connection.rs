@@ -500,42 +500,94 @@ fn the_514th_player_can_connect() {
     assert!(joins.windows(2).all(|w| w[0].id.0 < w[1].id.0));
 }
 
+/// A gamemode that renames (`/rename NAME`) and recolors (`/color RGB`) the speaker, and
+/// tells it the error of a refused call.
+const NAMETAG_GM: &str = r#"
+local function try(p, f, ...)
+    local ok, err = pcall(f, p, ...)
+    if not ok then
+        local line = tostring(err):gsub("^runtime error: ", ""):match("[^\n]*")
+        dlmp.send_chat(line, nil, { p })
+    end
+end
+dlmp.add_command("rename", function(p, args) try(p, p.set_name, args[1]) end)
+dlmp.add_command("color", function(p, args) try(p, p.set_color, tonumber(args[1])) end)
+dlmp.add_command("whoami", function(p)
+    dlmp.send_chat(string.format("%s %06X", p:name(), p:color()), nil, { p })
+end)
+"#;
+
 #[test]
-fn a_rename_sends_the_nametag_to_the_player() {
+fn a_rename_and_a_color_change_send_the_nametag_to_the_player_and_its_viewers() {
+    use dlmp::harness::TempScripts;
     use dlmp::protocol::connection::roster::PlayerNametag;
-    use dlmp::session::{Name, NametagColor, PlayerIndex};
-    let mut h = Harness::new();
+    use dlmp::protocol::geometry::Vec3;
+    let scripts = TempScripts::new("rename");
+    scripts.resource("gm", NAMETAG_GM);
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(Vec3::new(100.0, 200.0, 10.0));
+    h.step();
+    h.clear(a);
+    h.clear(b);
+    h.chat(a, "/rename alicia");
+    h.steps(2);
+    h.chat(a, "/color 16711680");
+    h.steps(2);
+    h.chat(a, "/color 16711680");
+    h.steps(2);
+    for c in [a, b] {
+        let tags = h.packets::<PlayerNametag>(c);
+        let seen: Vec<(&str, u32)> = tags.iter().map(|t| (t.name.as_str(), t.color.0)).collect();
+        assert_eq!(
+            seen,
+            [("alicia", 0x00FF_FFFF), ("alicia", 0x00FF_0000)],
+            "the same color again sends nothing"
+        );
+        assert!(tags.iter().all(|t| t.id == h.player_id(a)));
+    }
+    h.chat(a, "/whoami");
+    h.steps(2);
+    assert_eq!(h.take_chat_lines(a), ["alicia FF0000"]);
+}
+
+#[test]
+fn a_rename_keeps_names_unique_and_frees_the_old_name_for_a_hello() {
+    use dlmp::harness::TempScripts;
+    let scripts = TempScripts::new("rename-unique");
+    scripts.resource("gm", NAMETAG_GM);
+    let mut h = scripts.harness();
     let a = h.connect("alice");
+    h.connect("bob");
     h.step();
+    h.take_chat_lines(a);
+    for (line, answer) in [
+        ("/rename BOB", r#"set_name: the name "BOB" is in use"#),
+        (
+            "/rename a",
+            r#"set_name: name "a" is not 3..=24 characters of A-Z a-z 0-9 _ [ ] ( ) . $ @ ="#,
+        ),
+        (
+            "/color 16777216",
+            "set_color: rgb 16777216 is outside 0..=16777215",
+        ),
+    ] {
+        h.chat(a, line);
+        h.steps(2);
+        assert_eq!(h.take_chat_lines(a), [answer], "{line}");
+    }
+    h.chat(a, "/rename Sweet");
+    h.steps(2);
+    assert!(h.take_chat_lines(a).is_empty());
+    let answers = refused(&mut h, "sweet", |_| {});
+    assert_eq!(answers[0].reason, RefuseReason::NameInUse);
+    let c = h.connect("alice");
     assert!(
-        h.packets::<PlayerNametag>(a).is_empty(),
-        "no nametag on connect"
+        h.world()
+            .resource::<PlayerIndex>()
+            .get(h.player_id(c))
+            .is_some(),
+        "the old name is free"
     );
-    let entity = h
-        .world()
-        .resource::<PlayerIndex>()
-        .get(h.player_id(a))
-        .expect("live");
-    let renamed = dlmp::protocol::text::FixedText::new("alicia").expect("name");
-    h.world_mut().entity_mut(entity).insert(Name(renamed));
-    h.step();
-    h.world_mut()
-        .entity_mut(entity)
-        .insert(NametagColor(dlmp::protocol::connection::chat::Color(
-            0x00FF_0000,
-        )));
-    h.step();
-    let tags = h.packets::<PlayerNametag>(a);
-    assert_eq!(tags.len(), 2);
-    assert_eq!(
-        (tags[0].name.as_str(), tags[0].color.0),
-        ("alicia", 0x00FF_FFFF)
-    );
-    assert_eq!(
-        (tags[1].name.as_str(), tags[1].color.0),
-        ("alicia", 0x00FF_0000)
-    );
-    assert_eq!(tags[0].id, h.player_id(a));
 }
 
 // Hardening (issue 10): amplification, "server full" from one host, inbound floods,

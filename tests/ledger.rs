@@ -2,10 +2,8 @@
 //! harness: DamageReports lower armor then health, frames lower it only in the client's
 //! order, a health of 0 commits the death once, attribution.
 
-use std::collections::VecDeque;
-
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShot, RecentShots};
+use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShots};
 use dlmp::player::{Ledger, Life, Position, Scope, Team, Viewers};
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
@@ -348,55 +346,6 @@ fn contact_damage_from_a_frozen_attacker_is_refused() {
     h.step();
     let l = ledger(&h, a);
     assert_eq!((l.health, l.last_attacker), (70.0, Some(h.entity(b))));
-}
-
-#[test]
-fn a_teammate_counts_without_attacker_unless_team_damage_is_on() {
-    let (mut h, a, b) = two();
-    for c in [a, b] {
-        h.with::<Team>(c, |t| t.group = 4);
-    }
-    damage(&mut h, a, 1, Some(b), 3, 5.0);
-    h.step();
-    assert_eq!(ledger(&h, a).last_attacker, None);
-    h.world_mut().resource_mut::<LedgerSettings>().team_damage = true;
-    damage(&mut h, a, 2, Some(b), 3, 5.0);
-    h.step();
-    assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
-}
-
-#[test]
-fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
-    let (mut h, a, b) = two();
-    damage(&mut h, a, 1, Some(b), 31, 5.0);
-    h.step();
-    assert_eq!(ledger(&h, a).last_attacker, None);
-    let now = h.now();
-    let far = Vec3::new(SPAWN.x + 10.0, SPAWN.y, SPAWN.z);
-    h.with::<RecentShots>(b, |s| {
-        s.0 = VecDeque::from([RecentShot {
-            at: now,
-            weapon: 31,
-            hit: far,
-        }]);
-    });
-    damage(&mut h, a, 2, Some(b), 31, 5.0);
-    h.step();
-    assert_eq!(ledger(&h, a).last_attacker, None, "the ray ended too far");
-    let now = h.now();
-    h.with::<RecentShots>(b, |s| {
-        s.push(RecentShot {
-            at: now,
-            weapon: 31,
-            hit: SPAWN,
-        });
-    });
-    damage(&mut h, a, 3, Some(b), 30, 5.0);
-    h.step();
-    assert_eq!(ledger(&h, a).last_attacker, None, "another weapon");
-    damage(&mut h, a, 4, Some(b), 31, 5.0);
-    h.step();
-    assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
 }
 
 const GM: &str = r#"
@@ -752,6 +701,7 @@ mod shots {
     const GM: &str = r#"
     dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
     dlmp.add_command("team", function(p, args) p:set_team(tonumber(args[1])) end)
+    dlmp.add_command("ff", function(p, args) dlmp.set_team_damage(args[1] == "on") end)
     "#;
 
     /// Alice and Bob at [`SPAWN`], shown to each other, with [`GM`] running.
@@ -800,6 +750,42 @@ mod shots {
 
     fn ahead(m: f32) -> Vec3 {
         Vec3::new(SPAWN.x + m, SPAWN.y, SPAWN.z)
+    }
+
+    #[test]
+    fn a_teammate_counts_without_attacker_unless_team_damage_is_on() {
+        let (_s, mut h, a, b) = two();
+        for c in [a, b] {
+            team(&mut h, c, 4);
+        }
+        damage(&mut h, a, 1, Some(b), 3, 5.0);
+        h.step();
+        assert_eq!(ledger(&h, a).last_attacker, None);
+        h.chat(a, "/ff on");
+        h.steps(2);
+        damage(&mut h, a, 2, Some(b), 3, 5.0);
+        h.step();
+        assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
+    }
+
+    #[test]
+    fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
+        let (_s, mut h, a, b) = two();
+        armed(&mut h, b, 31, 10);
+        damage(&mut h, a, 1, Some(b), 31, 5.0);
+        h.step();
+        assert_eq!(ledger(&h, a).last_attacker, None, "no shot at all");
+        fire_at(&mut h, b, 1, 31, ahead(10.0));
+        damage(&mut h, a, 2, Some(b), 31, 5.0);
+        h.step();
+        assert_eq!(ledger(&h, a).last_attacker, None, "the ray ended too far");
+        fire_at(&mut h, b, 2, 31, SPAWN);
+        damage(&mut h, a, 3, Some(b), 30, 5.0);
+        h.step();
+        assert_eq!(ledger(&h, a).last_attacker, None, "another weapon");
+        damage(&mut h, a, 4, Some(b), 31, 5.0);
+        h.step();
+        assert_eq!(ledger(&h, a).last_attacker, Some(h.entity(b)));
     }
 
     #[test]

@@ -65,13 +65,33 @@ fn two() -> (Harness, ClientId, ClientId) {
     (h, a, b)
 }
 
+/// The gamemode sets the spawn info ([`info`] at [`SPAWN`]) when the player says
+/// `/spawnme`, the way a gamemode does (`dlmp.spawn_player`).
+const SPAWN_GM: &str = r#"
+dlmp.add_command("spawnme", function(p) dlmp.spawn_player(p, 100, 200, 10, 90, 7, 2) end)
+"#;
+
+/// A harness running [`SPAWN_GM`] with `config`.
+fn with_spawn_gm(test: &str, config: impl FnOnce(Config) -> Config) -> (TempScripts, Harness) {
+    let scripts = TempScripts::new(test);
+    scripts.resource("gm", SPAWN_GM);
+    let h = scripts.harness_with(config);
+    (scripts, h)
+}
+
+/// The gamemode's `spawn_player` for `c`, through [`SPAWN_GM`]'s command.
+fn gamemode_spawn_info(h: &mut Harness, c: ClientId) {
+    h.chat(c, "/spawnme");
+    h.step();
+}
+
 // ---- The connect spawn (RequestSpawn) ----
 
 #[test]
 fn until_the_gamemode_sets_the_spawn_info_a_request_only_keeps_the_session_alive() {
-    let mut h = Harness::with_config(Config {
+    let (_s, mut h) = with_spawn_gm("life-spawn-wait", |c| Config {
         session_timeout_ms: 500,
-        ..Harness::config()
+        ..c
     });
     let a = h.connect("alice");
     for _ in 0..10 {
@@ -90,7 +110,7 @@ fn until_the_gamemode_sets_the_spawn_info_a_request_only_keeps_the_session_alive
         "waiting is not a drop"
     );
 
-    h.with::<SpawnState>(a, |s| s.info = Some(info(SPAWN)));
+    gamemode_spawn_info(&mut h, a);
     h.request_spawn(a);
     h.step();
     assert_eq!(h.packets::<SpawnPlayer>(a), [info(SPAWN).packet()]);
@@ -101,9 +121,9 @@ fn until_the_gamemode_sets_the_spawn_info_a_request_only_keeps_the_session_alive
 
 #[test]
 fn a_repeat_before_confirmation_grants_again_idempotently_and_none_after_the_first_living_frame() {
-    let mut h = Harness::new();
+    let (_s, mut h) = with_spawn_gm("life-a-repeat-before-confirmation", |c| c);
     let a = h.connect("alice");
-    h.with::<SpawnState>(a, |s| s.info = Some(info(SPAWN)));
+    gamemode_spawn_info(&mut h, a);
     h.request_spawn(a);
     h.step();
     h.request_spawn(a);
@@ -126,9 +146,9 @@ fn a_repeat_before_confirmation_grants_again_idempotently_and_none_after_the_fir
 
 #[test]
 fn a_request_of_a_player_dead_before_its_first_frame_is_dropped_and_does_not_revive_it() {
-    let mut h = Harness::new();
+    let (_s, mut h) = with_spawn_gm("life-a-request-of-a", |c| c);
     let a = h.connect("alice");
-    h.with::<SpawnState>(a, |s| s.info = Some(info(SPAWN)));
+    gamemode_spawn_info(&mut h, a);
     h.request_spawn(a);
     h.step();
     h.die(a);
@@ -143,9 +163,9 @@ fn a_request_of_a_player_dead_before_its_first_frame_is_dropped_and_does_not_rev
 
 #[test]
 fn after_a_respawn_a_request_is_dropped_even_before_a_living_frame() {
-    let mut h = Harness::new();
+    let (_s, mut h) = with_spawn_gm("life-after-a-respawn-a", |c| c);
     let a = h.connect("alice");
-    h.with::<SpawnState>(a, |s| s.info = Some(info(SPAWN)));
+    gamemode_spawn_info(&mut h, a);
     h.request_spawn(a);
     h.step();
     h.die(a);
@@ -616,12 +636,12 @@ fn about(h: &Harness, watcher: ClientId, subject: ClientId) -> Vec<String> {
 
 #[test]
 fn a_full_life_seen_by_a_watcher_who_follows_and_one_who_stays() {
-    let mut h = Harness::new();
+    let (_s, mut h) = with_spawn_gm("life-full-life", |c| c);
     let a = h.connect("alice");
     let b = h.connect("bob");
     let c = h.connect("carol");
     for client in [a, b, c] {
-        h.with::<SpawnState>(client, |s| s.info = Some(info(SPAWN)));
+        gamemode_spawn_info(&mut h, client);
         h.request_spawn(client);
     }
     h.step();

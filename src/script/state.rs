@@ -58,6 +58,8 @@ pub struct PlayerView {
     pub id: PlayerId,
     pub token: PlayerToken,
     pub name: String,
+    /// The name tag's color, 0xRRGGBB (`player:set_color`).
+    pub nametag_color: u32,
     pub spawned: bool,
     pub alive: bool,
     pub position: Vec3,

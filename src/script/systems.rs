@@ -35,6 +35,7 @@ use crate::protocol::connection::handshake::LeaveReason;
 use crate::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
 use crate::protocol::ids::{EventId, PlayerToken};
 use crate::serial::Serial;
+use crate::session::nametag::NametagColor;
 use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
 use crate::streaming::StreamChange;
 use crate::streaming::StreamingSettings;
@@ -668,8 +669,16 @@ fn refresh_view(
                 armor: vitals.get(entity).map_or(0.0, |(l, ..)| l.armor),
                 team: vitals.get(entity).map_or(0, |(.., t)| t.group),
                 appearance: looks.get(entity).map(|(a, ..)| *a).unwrap_or_default(),
-                skills: looks.get(entity).map(|(_, s, _)| *s).unwrap_or_default(),
-                hud: looks.get(entity).map(|(.., h)| *h).unwrap_or_default(),
+                skills: looks.get(entity).map(|(_, s, ..)| *s).unwrap_or_default(),
+                hud: looks.get(entity).map(|(_, _, h, _)| *h).unwrap_or_default(),
+                nametag_color: looks
+                    .get(entity)
+                    .ok()
+                    .and_then(|(.., c)| c)
+                    .copied()
+                    .unwrap_or_default()
+                    .0
+                    .0,
                 animation: animation
                     .and_then(|a| a.playing(now))
                     .copied()
@@ -718,7 +727,12 @@ type Vitals = (
 );
 
 /// What the script view reads of a player's look and HUD values.
-type Looks = (&'static Appearance, &'static Skills, &'static Hud);
+type Looks = (
+    &'static Appearance,
+    &'static Skills,
+    &'static Hud,
+    Option<&'static NametagColor>,
+);
 
 /// The state gamemode commands write (ledger, inventory, team, weapon settings), and the
 /// control state and spectate losses the script pass reads (a system has at most 16

@@ -4,15 +4,17 @@
 //! sent from here.
 
 use bevy_ecs::prelude::*;
-use tracing::debug;
+use tracing::{debug, warn};
 
 use super::components::{Name, Player, PlayerIndex};
 use super::connection::Connection;
+use super::plugin::SessionState;
+use super::registry::PlayerName;
 use crate::lane::Delivery;
 use crate::player::{Viewers, tell_viewers};
 use crate::protocol::connection::chat::Color;
 use crate::protocol::connection::roster::PlayerNametag;
-use crate::protocol::ids::EventId;
+use crate::protocol::ids::{EventId, PlayerToken};
 use crate::streaming::Reshows;
 
 /// The color of a player's name tag. White by default.
@@ -78,6 +80,76 @@ pub(crate) fn send_nametags(
                 &mut reshows,
                 packet,
             );
+        }
+    }
+}
+
+/// A gamemode's change of a player's name tag (`player:set_name`, `player:set_color`;
+/// ADR 0071): the next nametag pass sends it (connection.md §4, "on a rename or a color
+/// change"). A command for a player who left, or a later generation in the same slot,
+/// changes nothing.
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub enum NametagCommand {
+    Rename {
+        player: Entity,
+        token: PlayerToken,
+        name: PlayerName,
+    },
+    Recolor {
+        player: Entity,
+        token: PlayerToken,
+        color: Color,
+    },
+}
+
+/// Renames refused when they were applied: another player took the name in the same tick
+/// (the script's own check saw the tick's start).
+#[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct RenameRefusals(pub u64);
+
+/// Applies the tick's [`NametagCommand`]s in order. A rename also renames the session, so
+/// the hello's "name in use" and the query see the new name and free the old one.
+pub(crate) fn apply_nametag_commands(
+    mut read: MessageReader<NametagCommand>,
+    mut state: ResMut<SessionState>,
+    mut refused: ResMut<RenameRefusals>,
+    mut players: Query<(&Player, &mut Name, &mut NametagColor)>,
+) {
+    for command in read.read() {
+        match command {
+            NametagCommand::Rename {
+                player,
+                token,
+                name,
+            } => {
+                let Ok((p, mut current, _)) = players.get_mut(*player) else {
+                    continue;
+                };
+                if p.token != *token || current.0 == *name {
+                    continue;
+                }
+                if state.sessions.rename(p.id, *name) {
+                    current.0 = *name;
+                } else {
+                    refused.0 += 1;
+                    warn!(
+                        player = p.id.0,
+                        name = name.as_str(),
+                        "a rename refused: the name is in use"
+                    );
+                }
+            }
+            NametagCommand::Recolor {
+                player,
+                token,
+                color,
+            } => {
+                if let Ok((p, _, mut current)) = players.get_mut(*player)
+                    && p.token == *token
+                {
+                    current.set_if_neq(NametagColor(*color));
+                }
+            }
         }
     }
 }

@@ -18,7 +18,9 @@ use super::components::{
 };
 use super::connection::Connection;
 use super::hello::HelloLimits;
-use super::nametag::{NametagColor, send_nametags};
+use super::nametag::{
+    NametagColor, NametagCommand, RenameRefusals, apply_nametag_commands, send_nametags,
+};
 use super::pace::SendPace;
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
 use crate::lane::{LaneHealth, Verdict};
@@ -101,6 +103,8 @@ impl Plugin for SessionPlugin {
             .add_message::<PlayerConnected>()
             .add_message::<PlayerDisconnected>()
             .add_message::<EndSession>()
+            .add_message::<NametagCommand>()
+            .init_resource::<RenameRefusals>()
             .add_systems(
                 FixedUpdate,
                 (take_hellos, route_packets, expire_sessions)
@@ -108,6 +112,10 @@ impl Plugin for SessionPlugin {
                     .in_set(ServerSystems::Ingest),
             )
             .add_systems(FixedUpdate, send_nametags.in_set(StreamingSystems::Relay))
+            .add_systems(
+                FixedUpdate,
+                apply_nametag_commands.in_set(crate::tick::GameplaySystems::Apply),
+            )
             .add_systems(
                 FixedUpdate,
                 (check_lanes, end_sessions, flush)

@@ -465,6 +465,24 @@ impl Sessions {
             .find(|s| s.name.as_str().eq_ignore_ascii_case(name))
     }
 
+    /// Gives session `id` a new name (a gamemode rename), unless another live session has
+    /// it (names are unique ignoring ASCII case, as at the hello). Whether it was renamed.
+    pub fn rename(&mut self, id: PlayerId, name: PlayerName) -> bool {
+        if self
+            .find_name(name.as_str())
+            .is_some_and(|other| other.id != id)
+        {
+            return false;
+        }
+        match self.get_mut(id) {
+            Some(session) => {
+                session.name = name;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Live sessions in slot order.
     pub fn iter(&self) -> impl Iterator<Item = &Session> + '_ {
         self.slots.iter().flatten()
@@ -718,6 +736,25 @@ mod tests {
         assert!(!s.is_banned(IpAddr::V6(Ipv6Addr::LOCALHOST)));
         assert!(s.unban(v4));
         assert!(!s.is_banned(v4));
+    }
+
+    #[test]
+    fn a_rename_keeps_names_unique_and_frees_the_old_one() {
+        let mut s = Sessions::new(2);
+        s.insert(new(1, "Carl_J"), world(), Duration::ZERO).unwrap();
+        s.insert(new(2, "Big_Smoke"), world(), Duration::ZERO)
+            .unwrap();
+        let ids: Vec<PlayerId> = s.iter().map(Session::id).collect();
+        let name = |n: &str| PlayerName::new(n).unwrap();
+        assert!(!s.rename(ids[0], name("big_smoke")), "taken, ignoring case");
+        assert!(
+            s.rename(ids[0], name("CARL_J")),
+            "its own name in another case"
+        );
+        assert!(s.rename(ids[0], name("Sweet")));
+        assert!(s.find_name("carl_j").is_none());
+        assert!(s.find_name("sweet").is_some());
+        assert!(!s.rename(PlayerId(99), name("Ryder")), "no such session");
     }
 
     #[test]

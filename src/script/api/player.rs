@@ -7,7 +7,10 @@ use mlua::{Error, Lua, MetaMethod, Result, UserData, UserDataMethods, Value};
 use super::args;
 use super::handles::Cached;
 use super::movement::take_room;
+use crate::protocol::connection::chat::Color;
+use crate::protocol::connection::handshake::check_name;
 use crate::protocol::player::sync::MAX_VITAL;
+use crate::session::nametag::NametagCommand;
 
 use super::super::state::{PlayerView, ScriptCommand, ScriptState};
 use crate::protocol::ids::PlayerToken;
@@ -125,6 +128,57 @@ impl UserData for LuaPlayer {
         methods.add_method("id", |lua, this, ()| this.with(lua, "id", |p| p.id.0));
         methods.add_method("name", |lua, this, ()| {
             this.with(lua, "name", |p| p.name.clone())
+        });
+        // ADR 0071: the gamemode's rename and name-tag color (PlayerNametag, connection.md
+        // §4: "on a rename or a color change").
+        methods.add_method("set_name", |lua, this, name: Value| {
+            const F: &str = "set_name";
+            let text = args::string(F, "name", &name)?;
+            let name = crate::protocol::text::FixedText::<24>::new(&text)
+                .ok()
+                .filter(|n| check_name("name", n).is_ok())
+                .ok_or_else(|| {
+                    Error::runtime(format!(
+                        "{F}: name {text:?} is not 3..=24 characters of A-Z a-z 0-9 _ [ ] ( ) . $ @ ="
+                    ))
+                })?;
+            let taken = super::state(lua)?.players.iter().any(|(e, p)| {
+                *e != this.entity && p.connected && p.name.eq_ignore_ascii_case(&text)
+            });
+            if taken {
+                return Err(Error::runtime(format!("{F}: the name {text:?} is in use")));
+            }
+            this.with_mut(lua, F, |p| {
+                p.name = text.clone();
+                Ok(())
+            })?;
+            super::queue_message(
+                lua,
+                NametagCommand::Rename {
+                    player: this.entity,
+                    token: this.token,
+                    name,
+                },
+            )
+        });
+        methods.add_method("set_color", |lua, this, rgb: Value| {
+            const F: &str = "set_color";
+            let rgb = args::integer(F, "rgb", &rgb, 0..=0x00FF_FFFF)? as u32;
+            this.with_mut(lua, F, |p| {
+                p.nametag_color = rgb;
+                Ok(())
+            })?;
+            super::queue_message(
+                lua,
+                NametagCommand::Recolor {
+                    player: this.entity,
+                    token: this.token,
+                    color: Color(rgb),
+                },
+            )
+        });
+        methods.add_method("color", |lua, this, ()| {
+            this.with(lua, "color", |p| p.nametag_color)
         });
         methods.add_method("is_spawned", |lua, this, ()| {
             this.with(lua, "is_spawned", |p| p.spawned)
