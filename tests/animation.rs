@@ -539,6 +539,7 @@ fn a_show_waits_until_the_lane_takes_the_whole_snapshot_with_the_replay() {
     // Carol's lane takes two droppable events: not the three of the snapshot.
     h.set_auto_ack(c, false);
     h.fill_lane(c, Delivery::Droppable, 2);
+    // Written: with the lane full a teleport is refused (its TeleportPlayer needs room).
     h.with::<Position>(c, |p| p.0 = SPAWN);
     h.steps(3);
     assert!(!h.get::<Viewers>(a).contains(h.player_id(c)));

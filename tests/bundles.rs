@@ -62,6 +62,7 @@ fn a_protocol_2_client_gets_a_ticks_packets_in_one_bundle_and_a_protocol_1_clien
         h.clear(b);
         // One tick after the show: a's relay and three chat lines.
         frame(&mut h, a, 1);
+        // The chat feature's own send to one connection, three times.
         for _ in 0..3 {
             h.with::<Connection>(b, |c| {
                 dlmp::chat::say(c, Default::default(), "hi");
@@ -93,6 +94,7 @@ fn a_new_viewer_gets_the_show_before_the_first_relay_in_the_same_tick() {
 fn a_relay_waits_for_a_show_held_back_by_the_64_new_events_a_tick() {
     let (mut h, a, b) = pair(2);
     // 200 events wait on b's lane: the show's events leave in the fourth tick.
+    // The chat feature's own send, 200 times: the lane is not state a packet sets.
     h.with::<Connection>(b, |c| {
         for _ in 0..200 {
             dlmp::chat::say(c, Default::default(), "filler");

@@ -146,6 +146,7 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
         color: Color(0x00FF_FFFF),
         text: ChatText::new("hi").expect("short"),
     };
+    // The lane's own send, as every feature queues an event (no packet is needed).
     h.with::<Connection>(bob, |c| {
         c.send_event(line.clone(), Delivery::Normal).expect("room");
     });
@@ -172,6 +173,7 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     // Alice's lane overflows: 512 waiting and a critical event past them.
     h.set_auto_ack(alice, false);
     h.fill_lane(alice, Delivery::Normal, 0);
+    // The lane's own send, as a feature queues a critical event.
     h.with::<Connection>(alice, |c| {
         let _ = c.send_event(line.clone(), Delivery::Critical);
     });

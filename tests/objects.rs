@@ -329,8 +329,8 @@ fn a_spawn_with_no_object_near_is_granted_in_the_same_tick() {
 fn a_respawn_is_held_until_the_objects_at_the_point_are_acknowledged() {
     let (_s, mut h, a) = alice("respawn_hold");
     // Dies far away: the objects at the respawn point are not shown to it yet.
-    world_support::frame_at(&mut h, a, Vec3::new(0.0, 0.0, 10.0));
-    h.with::<Position>(a, |p| p.0 = Vec3::new(3000.0, 0.0, 10.0));
+    h.teleport(a, Vec3::new(3000.0, 0.0, 10.0));
+    world_support::frame_at(&mut h, a, Vec3::new(3000.0, 0.0, 10.0));
     h.die(a);
     for i in 0..3 {
         barrel(&mut h, at_x(i as f32 + 1.0));
@@ -536,8 +536,8 @@ fn an_object_on_a_player_is_shown_exactly_with_the_player_and_survives_death_and
     assert!(shown(&h, a).contains(&1), "a player always sees their own");
     assert!(shown(&h, b).contains(&1), "bob sees alice, so her object");
     h.clear(b);
-    world_support::frame_at(&mut h, b, Vec3::new(0.0, 0.0, 10.0));
-    h.with::<Position>(b, |p| p.0 = Vec3::new(3000.0, 0.0, 10.0));
+    h.teleport(b, Vec3::new(3000.0, 0.0, 10.0));
+    world_support::frame_at(&mut h, b, Vec3::new(3000.0, 0.0, 10.0));
     h.steps(2);
     assert!(!h.is_shown(a, b));
     assert_eq!(lines(&h, b), [(1, false)], "hidden with its parent");

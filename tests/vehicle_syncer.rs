@@ -7,7 +7,6 @@ mod vframe_support;
 
 use bevy_ecs::prelude::*;
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::Position;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::sync::Frame;
 use dlmp::protocol::vehicle::life::VehicleSyncer;
@@ -30,9 +29,9 @@ fn told(h: &Harness, c: ClientId) -> Vec<(u32, bool)> {
         .collect()
 }
 
-/// Moves the client's server position with a living frame there, one tick.
+/// Moves the client to `at` (a gamemode teleport) and sends a living frame there.
 fn walk(h: &mut Harness, c: ClientId, at: Vec3) {
-    h.with::<Position>(c, |p| p.0 = at);
+    h.teleport(c, at);
     h.live(c);
 }
 

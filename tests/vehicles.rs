@@ -7,7 +7,6 @@ mod vehicle_support;
 
 use dlmp::harness::{Harness, TempScripts};
 use dlmp::lane::Delivery;
-use dlmp::player::Scope;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq, VehicleEpoch, VehicleId};
 use dlmp::protocol::vehicle::damage::VehicleDamageStatus;
@@ -121,7 +120,7 @@ fn only_the_players_scope_sees_a_vehicle() {
     stand(&mut h, a, at(0.0));
     h.step();
     assert!(syncs(&h, a).is_empty());
-    h.with::<Scope>(a, |s| s.virtual_world = 3);
+    h.set_scope(a, Some(3), None);
     h.step();
     assert_eq!(syncs(&h, a), [(id.0, true)]);
 }
