@@ -177,6 +177,34 @@ fn an_attached_blip_is_never_shown_to_its_player_and_waits_until_both_have_spawn
 }
 
 #[test]
+fn a_vehicles_blip_marks_it_at_any_distance_in_its_scope_and_goes_with_it() {
+    let (_s, mut h, a, b) = two("bl-vehicle");
+    lua(
+        &mut h,
+        a,
+        "G.v = dlmp.create_vehicle(400, 3000, 0, 10, 0) G.b = dlmp.create_blip(0, 0, 0, { attach = G.v, color = 0xFF0000 })",
+    );
+    let got = h.packets::<Blip>(a);
+    assert_eq!(
+        got.len(),
+        1,
+        "any distance: the vehicle itself is not shown"
+    );
+    assert_eq!(
+        (got[0].attach_kind, got[0].attach_id),
+        (AttachKind::Vehicle, 1)
+    );
+    assert_eq!(got[0].pos.x, 3000.0, "where the vehicle is");
+    assert_eq!(ids(&h, b), [(1, true)], "everyone in its scope");
+    h.clear(a);
+    lua(&mut h, a, "dlmp.destroy_vehicle(G.v)");
+    h.steps(2);
+    assert_eq!(ids(&h, a), [(1, false)]);
+    lua(&mut h, a, "say(tostring(G.b:exists()))");
+    assert_eq!(told(&mut h, a), ["false"]);
+}
+
+#[test]
 fn an_attached_blip_is_refreshed_at_most_once_a_second_after_a_move_of_more_than_5_m() {
     let (_s, mut h, a, b) = two("bl-refresh");
     lua(

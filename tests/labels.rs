@@ -231,6 +231,81 @@ fn an_attached_label_follows_its_players_visibility_and_is_never_shown_to_that_p
 }
 
 #[test]
+fn a_vehicles_label_is_shown_after_the_vehicle_hidden_after_it_and_goes_with_it() {
+    let (_s, mut h, a, _) = two("lb-vehicle");
+    lua(
+        &mut h,
+        a,
+        "G.v = dlmp.create_vehicle(400, 5, 0, 10, 0) G.l = dlmp.create_label('taxi', 0, 0, 1.5, { attach = G.v })",
+    );
+    let wire = h.received(a).to_vec();
+    let car = wire
+        .iter()
+        .position(|p| matches!(p, ServerPacket::VehicleSync(v) if v.active));
+    let tag = wire
+        .iter()
+        .position(|p| matches!(p, ServerPacket::Label3D(l) if l.active));
+    assert!(
+        car.is_some() && tag > car,
+        "shown after its vehicle: {wire:?}"
+    );
+    let l = &h.packets::<Label3D>(a)[0];
+    assert_eq!(
+        (l.attach_kind, l.attach_id, l.pos.z),
+        (AttachKind::Vehicle, 1, 1.5)
+    );
+    h.clear(a);
+    go(&mut h, a, 1000.0);
+    let wire = h.received(a).to_vec();
+    let car = wire
+        .iter()
+        .position(|p| matches!(p, ServerPacket::VehicleSync(v) if !v.active));
+    let tag = wire
+        .iter()
+        .position(|p| matches!(p, ServerPacket::Label3D(l) if !l.active));
+    assert!(
+        car.is_some() && tag > car,
+        "hidden after its vehicle: {wire:?}"
+    );
+    go(&mut h, a, 0.0);
+    assert_eq!(ids(&h, a), [(1, false), (1, true)]);
+    h.clear(a);
+    lua(
+        &mut h,
+        a,
+        "dlmp.destroy_vehicle(G.v) say(tostring(G.l:exists()))",
+    );
+    h.steps(2);
+    assert_eq!(ids(&h, a), [(1, false)]);
+    lua(&mut h, a, "say(tostring(G.l:exists()))");
+    assert_eq!(told(&mut h, a).last().map(String::as_str), Some("false"));
+}
+
+#[test]
+fn a_vehicles_label_is_measured_from_the_vehicle_and_in_its_scope() {
+    let (_s, mut h, a, _) = two("lb-vehicle-far");
+    lua(
+        &mut h,
+        a,
+        "G.v = dlmp.create_vehicle(400, 100, 0, 10, 0) dlmp.create_label('far', 0, 0, 1, { attach = G.v, draw_distance = 60 })",
+    );
+    assert_eq!(
+        ids(&h, a),
+        [],
+        "the vehicle is shown at 100 m, past the label's 60"
+    );
+    go(&mut h, a, 50.0);
+    assert_eq!(ids(&h, a), [(1, true)]);
+    lua(&mut h, a, "p:set_virtual_world(4)");
+    h.advance(Duration::from_secs(1));
+    assert_eq!(
+        ids(&h, a),
+        [(1, true), (1, false)],
+        "the vehicle's scope, not the label's own"
+    );
+}
+
+#[test]
 fn an_attached_label_is_measured_from_its_player_within_its_draw_distance() {
     let (_s, mut h, a, b) = two("lb-attach-far");
     lua_now(&mut h, b, "p:set_position(100, 0, 10)");

@@ -99,6 +99,19 @@ fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
     }
 }
 
+/// The id of the Vehicle `v`, if it is one: an error if that vehicle no longer exists,
+/// `None` for a value that is not a Vehicle (an `attach` option takes a Player too).
+pub(crate) fn existing_vehicle(lua: &Lua, func: &str, v: &Value) -> Result<Option<VehicleId>> {
+    let Value::UserData(u) = v else {
+        return Ok(None);
+    };
+    let Ok(handle) = u.borrow::<LuaVehicle>().map(|h| *h) else {
+        return Ok(None);
+    };
+    handle.with(lua, func, |_| ())?;
+    Ok(Some(handle.id))
+}
+
 fn triple(v: Vec3) -> (f64, f64, f64) {
     (f64::from(v.x), f64::from(v.y), f64::from(v.z))
 }

@@ -1,34 +1,59 @@
 //! What a Label3D or Blip is attached to (world.md Label3D, Blip; lua-api.md `attach =
 //! player or vehicle`), and the parent as a streaming pass sees it. Decisions: ADR 0045.
 //!
-//! Vehicles do not exist yet: [`Attach::Vehicle`] is the seam. The vehicle feature answers
-//! for it in [`Parents::get`] (the vehicle's position, scope and `Viewers`); until then a
-//! primitive attached to a vehicle is shown to nobody, and the Lua API refuses vehicles.
+//! A vehicle parent is named by its id (a script may attach to a vehicle it created in the
+//! same call, before the vehicle's entity exists); [`Parents::get`] finds it through
+//! [`Vehicles`]. A vehicle's audience is its shown set in the vehicle stream, which runs
+//! before the world kinds' passes.
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
 use crate::player::{Life, Position, Scope, Viewers};
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerId;
+use crate::protocol::ids::{PlayerId, VehicleId};
 use crate::protocol::world::shared::AttachKind;
 use crate::session::Player;
+use crate::streaming::shown::ShownSets;
+use crate::vehicle::{Pose, Vehicle, VehicleScope, VehicleStream, Vehicles};
 
 /// The entity a label or blip is attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Attach {
     Player(Entity),
-    /// A vehicle entity and its `vehicle_id` on the wire (the seam for the vehicle feature).
-    Vehicle {
-        entity: Entity,
-        id: u32,
-    },
+    Vehicle(VehicleId),
 }
 
 impl Attach {
-    pub fn entity(self) -> Entity {
+    /// The kind and `attach_id` on the wire, when they do not depend on the parent's
+    /// state: a vehicle's id is its own. A player's id is read from the player.
+    pub fn vehicle_wire(self) -> Option<(AttachKind, u32)> {
         match self {
-            Attach::Player(e) | Attach::Vehicle { entity: e, .. } => e,
+            Attach::Vehicle(id) => Some((AttachKind::Vehicle, id.0)),
+            Attach::Player(_) => None,
+        }
+    }
+
+    /// Whether this names the player entity `e`.
+    pub fn is_player(self, e: Entity) -> bool {
+        self == Attach::Player(e)
+    }
+}
+
+/// Who a parent is shown to now.
+#[derive(Debug, Clone, Copy)]
+pub enum ParentViewers<'a> {
+    /// Player streaming's truth (ADR 0008).
+    Player(&'a Viewers),
+    /// The vehicle stream's shown set of vehicle `key`.
+    Vehicle { shown: &'a ShownSets, key: u32 },
+}
+
+impl ParentViewers<'_> {
+    pub fn contains(&self, recipient: PlayerId) -> bool {
+        match self {
+            ParentViewers::Player(v) => v.contains(recipient),
+            ParentViewers::Vehicle { shown, key } => shown.contains(recipient, *key),
         }
     }
 }
@@ -45,8 +70,7 @@ pub struct Parent<'a> {
     pub scope: Scope,
     /// Has spawned (a player); a vehicle always has.
     pub spawned: bool,
-    /// Who it is shown to now (player streaming's truth, ADR 0008).
-    pub viewers: &'a Viewers,
+    pub viewers: ParentViewers<'a>,
 }
 
 /// The parents a pass may read.
@@ -63,6 +87,9 @@ pub struct Parents<'w, 's> {
             &'static Viewers,
         ),
     >,
+    vehicles: Query<'w, 's, (&'static Vehicle, &'static Pose, &'static VehicleScope)>,
+    registry: Option<Res<'w, Vehicles>>,
+    stream: Option<Res<'w, VehicleStream>>,
 }
 
 impl Parents<'_, '_> {
@@ -78,11 +105,38 @@ impl Parents<'_, '_> {
                     position: position.0,
                     scope: *scope,
                     spawned: life.spawned,
-                    viewers,
+                    viewers: ParentViewers::Player(viewers),
                 })
             }
-            // The vehicle feature (branch `veh`) answers here.
-            Attach::Vehicle { .. } => None,
+            Attach::Vehicle(id) => {
+                let entity = self.registry.as_ref()?.entity(id)?;
+                let (vehicle, pose, scope) = self.vehicles.get(entity).ok()?;
+                Some(Parent {
+                    kind: AttachKind::Vehicle,
+                    wire_id: vehicle.id.0,
+                    player: None,
+                    position: pose.position,
+                    scope: scope.0,
+                    spawned: true,
+                    viewers: ParentViewers::Vehicle {
+                        shown: self.stream.as_ref()?.shown(),
+                        key: vehicle.id.0,
+                    },
+                })
+            }
+        }
+    }
+
+    /// Whether `attach` names a vehicle that no longer exists: a label or blip on it goes
+    /// with it, as with a player who leaves (world.md Label3D: "Deleting the attached entity
+    /// ... deletes the label").
+    pub fn vehicle_gone(&self, attach: Option<Attach>) -> bool {
+        match attach {
+            Some(Attach::Vehicle(id)) => !self
+                .registry
+                .as_ref()
+                .is_some_and(|r| r.entity(id).is_some()),
+            _ => false,
         }
     }
 }

@@ -129,9 +129,10 @@ impl Plugin for BlipPlugin {
             .add_systems(FixedUpdate, forget_left.in_set(ServerSystems::Validation))
             .add_systems(
                 FixedUpdate,
-                (apply, forget_stopped)
+                (apply, forget_stopped, forget_removed_vehicles)
                     .chain()
-                    .in_set(GameplaySystems::Apply),
+                    .in_set(GameplaySystems::Apply)
+                    .after(crate::vehicle::VehicleSystems::Lifecycle),
             )
             .add_systems(
                 FixedUpdate,
@@ -206,8 +207,32 @@ fn forget_left(
     stream.changed();
     for (entity, blip) in &blips {
         let viewer = blip.spec.viewer.is_some_and(|v| gone.contains(&v));
-        let parent = blip.spec.attach.is_some_and(|a| gone.contains(&a.entity()));
+        let parent = blip
+            .spec
+            .attach
+            .is_some_and(|a| gone.iter().any(|&g| a.is_player(g)));
         if viewer || parent {
+            registry.by_id.remove(&blip.id);
+            commands.entity(entity).despawn();
+        }
+    }
+}
+
+/// The blips attached to a vehicle removed this tick go with it.
+fn forget_removed_vehicles(
+    mut commands: Commands,
+    mut removed: RemovedComponents<crate::vehicle::Vehicle>,
+    mut registry: ResMut<Blips>,
+    mut stream: ResMut<BlipStream>,
+    blips: Query<(Entity, &Blip)>,
+    parents: Parents,
+) {
+    if removed.read().count() == 0 {
+        return;
+    }
+    for (entity, blip) in &blips {
+        if parents.vehicle_gone(blip.spec.attach) {
+            stream.changed();
             registry.by_id.remove(&blip.id);
             commands.entity(entity).despawn();
         }

@@ -25,7 +25,7 @@ use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
 use crate::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
-use crate::world::attach::Parents;
+use crate::world::attach::{Attach, Parents};
 use crate::world::cadence::Cadence;
 
 /// The grid cell of blips, m: most blips have no distance limit, so a pass reads every
@@ -130,7 +130,9 @@ pub fn reconcile(
         let Some(attach) = b.spec.attach else {
             continue;
         };
-        parent_entities.push(attach.entity());
+        if let Attach::Player(e) = attach {
+            parent_entities.push(e);
+        }
         let Some(parent) = parents.get(attach) else {
             continue;
         };

@@ -123,9 +123,10 @@ impl Plugin for LabelPlugin {
             .add_systems(FixedUpdate, forget_left.in_set(ServerSystems::Validation))
             .add_systems(
                 FixedUpdate,
-                (apply, forget_stopped)
+                (apply, forget_stopped, forget_removed_vehicles)
                     .chain()
-                    .in_set(GameplaySystems::Apply),
+                    .in_set(GameplaySystems::Apply)
+                    .after(crate::vehicle::VehicleSystems::Lifecycle),
             )
             .add_systems(
                 FixedUpdate,
@@ -160,8 +161,11 @@ fn apply(
                 }
                 let attached = match spec.attach {
                     None => (AttachKind::None, 0),
-                    Some(a) => match parents.get(a) {
-                        Some(p) => (p.kind, p.wire_id),
+                    Some(a) => match a
+                        .vehicle_wire()
+                        .or_else(|| parents.get(a).map(|p| (p.kind, p.wire_id)))
+                    {
+                        Some(wire) => wire,
                         None => {
                             debug!(id = id.0, "a label attached to an entity that is gone");
                             continue;
@@ -226,8 +230,29 @@ fn forget_left(
         let parent = label
             .spec
             .attach
-            .is_some_and(|a| gone.contains(&a.entity()));
+            .is_some_and(|a| gone.iter().any(|&g| a.is_player(g)));
         if viewer || parent {
+            registry.by_id.remove(&label.id);
+            commands.entity(entity).despawn();
+        }
+    }
+}
+
+/// The labels attached to a vehicle removed this tick go with it.
+fn forget_removed_vehicles(
+    mut commands: Commands,
+    mut removed: RemovedComponents<crate::vehicle::Vehicle>,
+    mut registry: ResMut<Labels>,
+    mut stream: ResMut<LabelStream>,
+    labels: Query<(Entity, &Label)>,
+    parents: Parents,
+) {
+    if removed.read().count() == 0 {
+        return;
+    }
+    for (entity, label) in &labels {
+        if parents.vehicle_gone(label.spec.attach) {
+            stream.changed();
             registry.by_id.remove(&label.id);
             commands.entity(entity).despawn();
         }

@@ -16,7 +16,7 @@ use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{CAP, HIDE_MARGIN, Label};
-use crate::player::{Life, Position, Scope, StreamCenter, Viewers};
+use crate::player::{Life, Position, Scope, StreamCenter};
 use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, PlayerId};
@@ -27,7 +27,7 @@ use crate::streaming::StreamChange;
 use crate::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
-use crate::world::attach::Parents;
+use crate::world::attach::{ParentViewers, Parents};
 use crate::world::cadence::Cadence;
 
 /// The labels' engine, shown sets and cadence, kept between passes.
@@ -100,7 +100,7 @@ pub fn show_packet(l: &Label) -> Label3D {
 }
 
 /// The parents of this pass's attached labels, by [`Item::parent`] index.
-struct ShownParents<'a>(Vec<&'a Viewers>);
+struct ShownParents<'a>(Vec<ParentViewers<'a>>);
 
 impl Audience for ShownParents<'_> {
     fn parent_shown(&self, parent: u32, recipient: PlayerId) -> bool {

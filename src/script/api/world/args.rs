@@ -108,12 +108,15 @@ pub(super) fn viewer(lua: &mlua::Lua, func: &str, opts: Option<&Table>) -> Resul
     }
 }
 
-/// The `attach` option: a present Player, or `None` when nil. Vehicles do not exist yet
-/// ([`Attach::Vehicle`] is their seam), so anything else is an error naming the option.
+/// The `attach` option: a present Player or an existing Vehicle, or `None` when nil;
+/// anything else is an error naming the option.
 pub(super) fn attach(lua: &mlua::Lua, func: &str, opts: Option<&Table>) -> Result<Option<Attach>> {
     match option(opts, "attach")? {
         Value::Nil => Ok(None),
         v => {
+            if let Some(id) = crate::vehicle::script::existing_vehicle(lua, func, &v)? {
+                return Ok(Some(Attach::Vehicle(id)));
+            }
             let p = args::player(func, "attach", &v).map_err(|_| {
                 Error::runtime(format!("{func}: attach must be a Player or a Vehicle"))
             })?;
