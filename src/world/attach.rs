@@ -132,10 +132,10 @@ impl Parents<'_, '_> {
     /// ... deletes the label").
     pub fn vehicle_gone(&self, attach: Option<Attach>) -> bool {
         match attach {
-            Some(Attach::Vehicle(id)) => !self
+            Some(Attach::Vehicle(id)) => self
                 .registry
                 .as_ref()
-                .is_some_and(|r| r.entity(id).is_some()),
+                .is_none_or(|r| r.entity(id).is_none()),
             _ => false,
         }
     }
