@@ -482,7 +482,7 @@ fn bone_rules() {
         ),
         (
             "G.c:attach_to(42, 0, 0, 1)",
-            "parent must be a Player or an Object",
+            "parent must be a Player, an Object or a Vehicle",
         ),
     ] {
         lua(&mut h, a, code);
@@ -558,6 +558,75 @@ fn an_object_on_a_player_is_shown_exactly_with_the_player_and_survives_death_and
         "death and respawn do not detach"
     );
     assert!(shown(&h, a).contains(&1));
+}
+
+#[test]
+fn an_object_on_a_vehicle_is_shown_with_the_vehicle_takes_its_pose_and_goes_with_it() {
+    let (_s, mut h, a) = alice("on_vehicle");
+    lua(&mut h, a, "G.v = dlmp.create_vehicle(400, 150, 0, 10, 90)");
+    lua_now(
+        &mut h,
+        a,
+        "G.o = dlmp.create_object(1225, 0, 0, 0) G.o:attach_to(G.v, 2, 0, 1) G.c = dlmp.create_object(1225, 0, 0, 0) G.c:attach_to(G.o, 0, 0, 1)",
+    );
+    h.steps(2);
+    let wire = h.received(a).to_vec();
+    let car = wire
+        .iter()
+        .position(|p| matches!(p, ServerPacket::VehicleSync(v) if v.active));
+    let first = wire
+        .iter()
+        .position(|p| matches!(p, ServerPacket::ObjectState(o) if o.active));
+    assert!(car.is_some() && first > car, "after its vehicle: {wire:?}");
+    let s = states(&h, a);
+    assert_eq!(
+        s.iter()
+            .map(|o| (o.object_id.0, o.attach_kind, o.attach_id))
+            .collect::<Vec<_>>(),
+        [
+            (1, ObjectAttachKind::Vehicle, 1),
+            (2, ObjectAttachKind::Object, 1)
+        ],
+        "the chain, parent first"
+    );
+    lua(&mut h, a, "G.o:attach_to(G.v, 0, 0, 1, 0, 0, 0, 2)");
+    let got = told(&mut h, a);
+    assert!(
+        got.iter().any(|l| l.contains("a bone is only on a player")),
+        "{got:?}"
+    );
+    h.clear(a);
+    h.teleport(a, Vec3::new(1000.0, 0.0, 10.0));
+    world_support::frame_at(&mut h, a, Vec3::new(1000.0, 0.0, 10.0));
+    h.steps(2);
+    assert_eq!(
+        lines(&h, a),
+        [(2, false), (1, false)],
+        "hidden with the vehicle, child first"
+    );
+    // Detached, the object stands where the vehicle's pose put it: heading 90 turns the
+    // offset (2, 0, 1) to (0, 2, 1).
+    lua(&mut h, a, "G.o:detach()");
+    h.steps(2);
+    lua(
+        &mut h,
+        a,
+        "say(string.format('%.2f %.2f %.2f', G.o:position()))",
+    );
+    assert_eq!(told(&mut h, a), ["150.00 2.00 11.00"]);
+    lua(&mut h, a, "G.c:attach_to(G.v, 0, 0, 1)");
+    lua(&mut h, a, "dlmp.destroy_vehicle(G.v)");
+    h.steps(3);
+    lua(
+        &mut h,
+        a,
+        "say(tostring(G.c:exists()) .. ' ' .. tostring(G.o:exists()))",
+    );
+    assert_eq!(
+        told(&mut h, a),
+        ["false true"],
+        "the destroyed vehicle's object goes"
+    );
 }
 
 #[test]

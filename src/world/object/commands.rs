@@ -16,6 +16,7 @@ use tracing::debug;
 
 use super::pose::{Motion, Pose};
 use super::stream::ObjectStream;
+use super::vehicles::VehicleParents;
 use super::{
     Attachment, Object, ObjectError, ObjectId, ObjectSettings, ObjectSpec, Objects, Parent,
     check_offset, check_position, check_rotation, models,
@@ -110,6 +111,7 @@ pub(crate) fn world_pose(
     registry: &Objects,
     objects: &Query<&mut Object>,
     players: &Query<PlayerPose>,
+    vehicles: &VehicleParents,
 ) -> Option<(Pose, Scope)> {
     let mut pose = object.pose_at(now);
     let mut at = object.clone();
@@ -127,6 +129,10 @@ pub(crate) fn world_pose(
                 let parent = objects.get(registry.entity(id)?).ok()?;
                 pose = parent.pose_at(now).compose(&pose);
                 at = parent.clone();
+            }
+            Parent::Vehicle(id) => {
+                let (parent, scope) = vehicles.pose(id)?;
+                return Some((parent.compose(&pose), scope));
             }
         }
     }
@@ -151,7 +157,7 @@ fn carries(
             .and_then(|e| objects.get(e).ok())
             .and_then(|o| match o.attachment?.parent {
                 Parent::Object(p) => Some(p),
-                Parent::Player(_) => None,
+                Parent::Player(_) | Parent::Vehicle(_) => None,
             });
     }
     true
@@ -178,11 +184,20 @@ fn check_attach(
     registry: &Objects,
     objects: &Query<&mut Object>,
     players: &Query<PlayerPose>,
+    vehicles: &VehicleParents,
 ) -> Result<(), ObjectError> {
     match parent {
         Parent::Player(entity) => {
             if !players.contains(entity) {
                 return Err(ObjectError::NoSuchPlayer);
+            }
+        }
+        Parent::Vehicle(v) => {
+            if bone != Bone::Root {
+                return Err(ObjectError::Bone("a bone is only on a player"));
+            }
+            if vehicles.pose(v).is_none() {
+                return Err(ObjectError::NoSuchVehicle(v));
             }
         }
         Parent::Object(p) => {
@@ -228,6 +243,7 @@ pub(super) struct Applying<'w, 's> {
     registry: ResMut<'w, Objects>,
     objects: Query<'w, 's, &'static mut Object>,
     players: Query<'w, 's, PlayerPose>,
+    vehicles: VehicleParents<'w, 's>,
     stream: ResMut<'w, ObjectStream>,
     stats: ResMut<'w, ObjectStats>,
 }
@@ -359,18 +375,33 @@ fn apply_one(command: &ObjectCommand, now: Duration, a: &mut Applying) -> Result
                 &a.registry,
                 &a.objects,
                 &a.players,
+                &a.vehicles,
             )?;
             let own = if in_place {
-                let (world, _) = world_pose(&current, now, &a.registry, &a.objects, &a.players)
-                    .ok_or(ObjectError::NoSuchObject(id))?;
+                let (world, _) = world_pose(
+                    &current,
+                    now,
+                    &a.registry,
+                    &a.objects,
+                    &a.players,
+                    &a.vehicles,
+                )
+                .ok_or(ObjectError::NoSuchObject(id))?;
                 let probe = Object {
                     attachment: Some(Attachment { parent, bone }),
                     pose: Pose::default(),
                     motion: None,
                     ..current.clone()
                 };
-                let (base, _) = world_pose(&probe, now, &a.registry, &a.objects, &a.players)
-                    .ok_or(ObjectError::NoSuchPlayer)?;
+                let (base, _) = world_pose(
+                    &probe,
+                    now,
+                    &a.registry,
+                    &a.objects,
+                    &a.players,
+                    &a.vehicles,
+                )
+                .ok_or(ObjectError::NoSuchPlayer)?;
                 base.relative(&world)
             } else {
                 offset
@@ -385,8 +416,15 @@ fn apply_one(command: &ObjectCommand, now: Duration, a: &mut Applying) -> Result
             if current.attachment.is_none() {
                 return Ok(());
             }
-            let (world, scope) = world_pose(&current, now, &a.registry, &a.objects, &a.players)
-                .ok_or(ObjectError::NoSuchObject(id))?;
+            let (world, scope) = world_pose(
+                &current,
+                now,
+                &a.registry,
+                &a.objects,
+                &a.players,
+                &a.vehicles,
+            )
+            .ok_or(ObjectError::NoSuchObject(id))?;
             check_position(world.position)?;
             next.pose = world;
             next.scope = scope;
@@ -446,11 +484,18 @@ pub(super) fn forget_gone(
     mut stream: ResMut<ObjectStream>,
     objects: Query<(Entity, &Object)>,
     players: Query<(), With<Player>>,
+    vehicles: VehicleParents,
+    mut removed_vehicles: RemovedComponents<crate::vehicle::Vehicle>,
 ) {
     let left: Vec<Entity> = left.read().map(|d| d.player).collect();
+    let vehicles_removed = removed_vehicles.read().count() > 0;
     let before = registry.by_id.len();
     registry.by_id.retain(|_, e| objects.contains(*e));
-    if left.is_empty() && stream.gone.is_empty() && before == registry.by_id.len() {
+    if left.is_empty()
+        && !vehicles_removed
+        && stream.gone.is_empty()
+        && before == registry.by_id.len()
+    {
         return;
     }
     let player_gone = |e: Entity| left.contains(&e) || !players.contains(e);
@@ -476,6 +521,7 @@ pub(super) fn forget_gone(
             let orphan = match object.attachment.map(|a| a.parent) {
                 Some(Parent::Object(p)) => gone.contains(&p) || !registry.by_id.contains_key(&p),
                 Some(Parent::Player(p)) => player_gone(p),
+                Some(Parent::Vehicle(v)) => !vehicles.exists(v),
                 None => false,
             };
             if orphan || object.viewer.is_some_and(player_gone) {

@@ -57,6 +57,7 @@ pub fn floor_before_landing(
     objects: Query<&Object>,
     players: Query<Recipient>,
     viewers: Query<&'static Viewers>,
+    vehicles: super::vehicles::VehicleParents,
     mut connections: Query<&mut Connection>,
 ) {
     let now = time.elapsed();
@@ -69,12 +70,12 @@ pub fn floor_before_landing(
             continue;
         }
         if !refreshed {
-            stream.refresh(now, &registry, &objects, &players, &mut floor);
+            stream.refresh(now, &registry, &objects, &players, &vehicles, &mut floor);
             refreshed = true;
         }
         let interior = t.interior.unwrap_or(scope.interior);
         let view = Viewpoint::at(player.id, (scope.virtual_world, interior), t.pos);
-        let keys = stream.floor(&view, &viewers, FLOOR);
+        let keys = stream.floor(&view, &viewers, vehicles.shown(), FLOOR);
         let Ok(mut conn) = connections.get_mut(t.player) else {
             continue;
         };

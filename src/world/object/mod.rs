@@ -18,6 +18,7 @@ pub mod models;
 pub mod pose;
 pub mod script;
 pub mod stream;
+pub mod vehicles;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -30,6 +31,7 @@ use bevy_ecs::prelude::*;
 
 use crate::player::Scope;
 use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::VehicleId;
 use crate::protocol::world::object::{Bone, MOVE_MS_MAX, OFFSET_MAX, ROTATION_MAX};
 use crate::protocol::world::shared::{EntityRev, in_world};
 use crate::script::{Owned, ResourceId};
@@ -136,6 +138,7 @@ pub enum ObjectError {
     /// The viewer or parent player is not a connected player.
     NoSuchPlayer,
     NoSuchObject(ObjectId),
+    NoSuchVehicle(VehicleId),
     /// An attached object does not move by itself.
     Attached,
     /// An object cannot carry itself, directly or through its chain.
@@ -182,6 +185,7 @@ impl fmt::Display for ObjectError {
             ObjectError::Speed(s) => write!(f, "speed {s} must be a number above 0"),
             ObjectError::NoSuchPlayer => f.write_str("the player has left the server"),
             ObjectError::NoSuchObject(id) => write!(f, "object {} no longer exists", id.0),
+            ObjectError::NoSuchVehicle(id) => write!(f, "vehicle {} no longer exists", id.0),
             ObjectError::Attached => {
                 f.write_str("the object is attached: it moves with its parent (detach it first)")
             }
@@ -234,14 +238,15 @@ pub(crate) fn check_offset(o: Vec3) -> Result<(), ObjectError> {
     }
 }
 
-/// What an object hangs from. Vehicles do not exist yet: when they land, a `Vehicle`
-/// parent joins here (world.md: attach_kind 2), its pose taken like a free object's, and
-/// a vehicle's respawn does not detach (issue 13, "whichever lands second wires it").
+/// What an object hangs from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Parent {
     /// A player entity: its position and heading; a bone or its root.
     Player(Entity),
     Object(ObjectId),
+    /// A vehicle, by id (world.md: attach_kind 2): its position and full rotation
+    /// ([`vehicles`]).
+    Vehicle(VehicleId),
 }
 
 /// An object's attachment: its parent and, on a player, the bone.
@@ -418,7 +423,8 @@ impl Plugin for ObjectPlugin {
                         commands::forget_gone,
                     )
                         .chain()
-                        .in_set(GameplaySystems::Apply),
+                        .in_set(GameplaySystems::Apply)
+                        .after(crate::vehicle::VehicleSystems::Lifecycle),
                     // After player streaming: a chain on a player follows the player's
                     // shown set of this pass.
                     stream::reconcile

@@ -111,6 +111,38 @@ impl Pose {
         }
     }
 
+    /// The pose of a vehicle as a parent: its position and its whole rotation (a unit
+    /// quaternion x, y, z, w as VehicleState.rot), as Rz Rx Ry angles.
+    pub fn of_vehicle(position: Vec3, [x, y, z, w]: [f32; 4]) -> Pose {
+        let n = (x * x + y * y + z * z + w * w).sqrt();
+        let (x, y, z, w) = if n.is_finite() && n > 0.0 {
+            (x / n, y / n, z / n, w / n)
+        } else {
+            (0.0, 0.0, 0.0, 1.0)
+        };
+        let m = [
+            [
+                1.0 - 2.0 * (y * y + z * z),
+                2.0 * (x * y - z * w),
+                2.0 * (x * z + y * w),
+            ],
+            [
+                2.0 * (x * y + z * w),
+                1.0 - 2.0 * (x * x + z * z),
+                2.0 * (y * z - x * w),
+            ],
+            [
+                2.0 * (x * z - y * w),
+                2.0 * (y * z + x * w),
+                1.0 - 2.0 * (x * x + y * y),
+            ],
+        ];
+        Pose {
+            position,
+            rotation: angles(&m),
+        }
+    }
+
     /// The pose of a player's body as a parent: its position and only its heading.
     pub fn of_player(position: Vec3, heading_deg: f32) -> Pose {
         Pose {

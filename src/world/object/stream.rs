@@ -20,13 +20,14 @@ use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
+use super::vehicles::VehicleParents;
 use super::{HIDE_MARGIN, Object, ObjectId, ObjectSettings, Objects, Parent};
 use crate::lane::Delivery;
 use crate::player::floor::{GrantFloor, LandingPoint};
 use crate::player::{Life, Position, Scope, StreamCenter, Viewers};
 use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, PlayerId};
+use crate::protocol::ids::{EventId, PlayerId, VehicleId};
 use crate::protocol::world::object::{ObjectAttachKind, ObjectState};
 use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
 use crate::streaming::engine::{Audience, Decision, Engine, Item, Layer, Rules, Viewpoint, layer};
@@ -96,20 +97,29 @@ pub type Recipient = (
     &'static StreamCenter,
 );
 
+/// What holds a chain that follows its parent: a player or a vehicle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holder {
+    /// The player's entity and id: shown to it and to whoever it is shown to.
+    Player(Entity, PlayerId),
+    /// The vehicle's id: shown to whoever the vehicle is shown to.
+    Vehicle(VehicleId),
+}
+
 /// The chains of this pass, built again when the objects change (every pass while one
-/// moves or hangs from a player).
+/// moves or hangs from a player or a vehicle).
 #[derive(Debug, Default)]
 struct Index {
     built: Option<u64>,
-    /// Rebuilt every pass: something moves or hangs from a player.
+    /// Rebuilt every pass: something moves or hangs from a player or a vehicle.
     live: bool,
     members: Vec<(u32, Member)>,
     /// The members of the pass before, for the order of the hides of objects gone since.
     previous: Vec<(u32, Member)>,
     /// Each root's members, the parent before the child.
     chains: HashMap<u32, Vec<u32>>,
-    /// Roots on a player: the player's entity and id.
-    on_players: HashMap<u32, (Entity, PlayerId)>,
+    /// Roots on a player or a vehicle.
+    held: HashMap<u32, Holder>,
     /// The largest stream distance.
     reach: f32,
 }
@@ -158,22 +168,43 @@ impl Default for ObjectStream {
     }
 }
 
-/// Who a chain on a player is shown to: the player and whoever the player is shown to.
-struct OnPlayers<'a, 'w, 's> {
-    on_players: &'a HashMap<u32, (Entity, PlayerId)>,
+/// Who a held chain is shown to: a player's, the player and whoever the player is shown
+/// to; a vehicle's, whoever the vehicle is shown to.
+struct Held<'a, 'w, 's> {
+    held: &'a HashMap<u32, Holder>,
     viewers: &'a Query<'w, 's, &'static Viewers>,
+    vehicles: Option<&'a ShownSets>,
 }
 
-impl Audience for OnPlayers<'_, '_, '_> {
+impl Audience for Held<'_, '_, '_> {
     fn forced(&self, key: u32, recipient: PlayerId) -> bool {
-        self.on_players.get(&key).is_some_and(|&(entity, id)| {
-            id == recipient
-                || self
-                    .viewers
-                    .get(entity)
-                    .is_ok_and(|v| v.contains(recipient))
-        })
+        match self.held.get(&key) {
+            Some(&Holder::Player(entity, id)) => {
+                id == recipient
+                    || self
+                        .viewers
+                        .get(entity)
+                        .is_ok_and(|v| v.contains(recipient))
+            }
+            Some(&Holder::Vehicle(v)) => self
+                .vehicles
+                .is_some_and(|shown| shown.contains(recipient, v.0)),
+            None => false,
+        }
     }
+}
+
+/// Where a held chain's root is resolved to, while the index is built.
+enum Root<'a> {
+    Player(bevy_ecs::query::QueryItem<'a, 'a, Recipient>),
+    Vehicle(VehicleId, Vec3, Scope),
+}
+
+/// Where a held chain stands in the engine: at its player, or at a point.
+#[derive(Clone, Copy)]
+enum Placed {
+    Player(Entity),
+    At(Vec3, Scope),
 }
 
 fn slot(id: PlayerId) -> usize {
@@ -219,6 +250,7 @@ impl ObjectStream {
         registry: &Objects,
         objects: &Query<&Object>,
         players: &Query<Recipient>,
+        vehicles: &VehicleParents,
         floor: &mut GrantFloor,
     ) {
         let generation = registry.generation();
@@ -231,7 +263,7 @@ impl ObjectStream {
         let index = &mut self.index;
         index.previous = std::mem::take(&mut index.members);
         index.chains.clear();
-        index.on_players.clear();
+        index.held.clear();
         index.live = false;
         index.reach = 1.0;
         let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
@@ -243,7 +275,14 @@ impl ObjectStream {
             let resolved = loop {
                 match at.attachment.map(|a| a.parent) {
                     None => break Some((at.id.0, None)),
-                    Some(Parent::Player(e)) => break player(e).map(|p| (at.id.0, Some(p))),
+                    Some(Parent::Player(e)) => {
+                        break player(e).map(|p| (at.id.0, Some(Root::Player(p))));
+                    }
+                    Some(Parent::Vehicle(v)) => {
+                        break vehicles.pose(v).map(|(pose, scope)| {
+                            (at.id.0, Some(Root::Vehicle(v, pose.position, scope)))
+                        });
+                    }
                     Some(Parent::Object(p)) => match all.get(&p.0) {
                         Some(parent) if usize::from(depth) < super::commands::MAX_DEPTH => {
                             at = parent;
@@ -253,11 +292,15 @@ impl ObjectStream {
                     },
                 }
             };
-            let Some((root, on_player)) = resolved else {
+            let Some((root, holder)) = resolved else {
                 continue;
             };
             let root_object = all.get(&root).copied().unwrap_or(o);
-            let scope = on_player.map_or(root_object.scope, |(_, _, _, s, _, _)| *s);
+            let scope = match holder {
+                None => root_object.scope,
+                Some(Root::Player((_, _, _, s, _, _))) => *s,
+                Some(Root::Vehicle(_, _, s)) => s,
+            };
             let (attach_kind, attach_id) = match o.attachment.map(|a| a.parent) {
                 None => (ObjectAttachKind::None, 0),
                 Some(Parent::Object(p)) => {
@@ -269,9 +312,17 @@ impl ObjectStream {
                     let id = player(e).map_or(0, |(_, p, ..)| p.id.0);
                     (ObjectAttachKind::Player, id)
                 }
+                Some(Parent::Vehicle(v)) => {
+                    index.live = true;
+                    (ObjectAttachKind::Vehicle, v.0)
+                }
             };
             if depth == 0 {
-                roots.push((root, on_player.map(|(e, p, ..)| (e, p.id))));
+                let held = holder.map(|h| match h {
+                    Root::Player((e, p, ..)) => (Holder::Player(e, p.id), Placed::Player(e)),
+                    Root::Vehicle(v, at, s) => (Holder::Vehicle(v), Placed::At(at, s)),
+                });
+                roots.push((root, held));
             }
             index.live |= o.motion.is_some();
             index.reach = index.reach.max(o.stream_distance);
@@ -301,7 +352,7 @@ impl ObjectStream {
         floor.cell = index.reach + HIDE_MARGIN;
         floor.occupied.clear();
         let mut interiors = HashMap::new();
-        for (root, on_player) in roots {
+        for (root, held) in roots {
             let mut chain = vec![root];
             let mut i = 0;
             while i < chain.len() {
@@ -314,13 +365,18 @@ impl ObjectStream {
                 continue;
             };
             let weight = u32::try_from(chain.len()).unwrap_or(u32::MAX);
-            let item = match on_player {
-                Some((entity, id)) => {
-                    index.on_players.insert(root, (entity, id));
-                    interiors.insert(root, m.interior);
-                    let (position, scope) = players
-                        .get(entity)
-                        .map_or((Vec3::ZERO, Scope::default()), |(_, _, p, s, ..)| (p.0, *s));
+            let item = match held {
+                Some((holder, placed)) => {
+                    index.held.insert(root, holder);
+                    if let Holder::Player(..) = holder {
+                        interiors.insert(root, m.interior);
+                    }
+                    let (position, scope) = match placed {
+                        Placed::Player(entity) => players
+                            .get(entity)
+                            .map_or((Vec3::ZERO, Scope::default()), |(_, _, p, s, ..)| (p.0, *s)),
+                        Placed::At(at, s) => (at, s),
+                    };
                     Item {
                         forced: true,
                         viewer: m.viewer,
@@ -375,11 +431,17 @@ impl ObjectStream {
     /// Decides `viewpoint` on the roots and spreads it over the chains into
     /// `self.expanded`: the hides children first, the shows nearest chain first, each
     /// parent before its child.
-    fn decide(&mut self, viewpoint: &Viewpoint, viewers: &Query<&'static Viewers>) {
+    fn decide(
+        &mut self,
+        viewpoint: &Viewpoint,
+        viewers: &Query<&'static Viewers>,
+        vehicles: Option<&ShownSets>,
+    ) {
         self.shown_roots(viewpoint.id);
-        let audience = OnPlayers {
-            on_players: &self.index.on_players,
+        let audience = Held {
+            held: &self.index.held,
             viewers,
+            vehicles,
         };
         let rules = rules(self.index.reach);
         self.engine.decide(
@@ -443,17 +505,19 @@ impl ObjectStream {
         &mut self,
         viewpoint: &Viewpoint,
         viewers: &Query<&'static Viewers>,
+        vehicles: Option<&ShownSets>,
         limit: usize,
     ) -> Vec<u32> {
-        self.decide(viewpoint, viewers);
+        self.decide(viewpoint, viewers, vehicles);
         let mut floor = Vec::new();
         let mut chain = Vec::new();
         let shows = std::mem::take(&mut self.expanded.shows);
         let mut current = None;
         for key in shows {
             let root = self.member(key).map_or(key, |m| m.root);
-            // Objects on players are not at the landing point: they follow their player.
-            if self.index.on_players.contains_key(&root) {
+            // Objects on players and vehicles are not at the landing point: they follow
+            // their parent.
+            if self.index.held.contains_key(&root) {
                 continue;
             }
             if current != Some(root) {
@@ -553,6 +617,7 @@ pub struct Reconciling<'w, 's> {
     index: Res<'w, PlayerIndex>,
     objects: Query<'w, 's, &'static Object>,
     viewers: Query<'w, 's, &'static Viewers>,
+    vehicles: VehicleParents<'w, 's>,
 }
 
 /// One reconcile pass, then the critical resends of changed objects. Public for the
@@ -575,9 +640,18 @@ pub fn reconcile(
         r.floor.waiting.remove(&gone.player);
         r.floor.ready.remove(&gone.player);
     }
-    stream.refresh(now, &r.registry, &r.objects, &players, &mut r.floor);
+    stream.refresh(
+        now,
+        &r.registry,
+        &r.objects,
+        &players,
+        &r.vehicles,
+        &mut r.floor,
+    );
     let generation = r.registry.generation();
     let mut ready: EntityHashMap<LandingPoint> = EntityHashMap::default();
+    // Changed objects shown for the first time this pass already carry the change.
+    let mut fresh: HashSet<(PlayerId, u32)> = HashSet::new();
     for (entity, player, position, scope, life, center) in &players {
         let wait = r.floor.waiting.get(&entity).copied();
         let view = viewpoint(player, position, scope, life, center, wait.as_ref());
@@ -590,7 +664,7 @@ pub fn reconcile(
         let quiet =
             !stream.index.live && stream.settled[i] == Some(key) && stream.shown.pending_empty(id);
         if !quiet {
-            stream.decide(&view, &r.viewers);
+            stream.decide(&view, &r.viewers, r.vehicles.shown());
             let work = !stream.expanded.hides.is_empty()
                 || !stream.expanded.shows.is_empty()
                 || !stream.shown.pending_empty(id);
@@ -613,6 +687,14 @@ pub fn reconcile(
                 if !stream.applied.shown.is_empty() {
                     note_event(&mut stream.last_event, id, conn.last_queued());
                 }
+                fresh.extend(
+                    stream
+                        .applied
+                        .shown
+                        .iter()
+                        .filter(|&&k| stream.resend.contains(&ObjectId(k)))
+                        .map(|&k| (id, k)),
+                );
                 stream.applied.shown.clear();
                 stream.applied.hidden.clear();
             }
@@ -646,7 +728,7 @@ pub fn reconcile(
         let packet = ServerPacket::from(m.show(now));
         let viewer = m.viewer;
         for recipient in stream.shown.viewers(id.0).collect::<Vec<_>>() {
-            if viewer.is_some_and(|v| v != recipient) {
+            if viewer.is_some_and(|v| v != recipient) || fresh.contains(&(recipient, id.0)) {
                 continue;
             }
             let Some(mut conn) = r

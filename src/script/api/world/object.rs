@@ -172,8 +172,11 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
     Ok(())
 }
 
-/// The parent of `attach_to`: a Player or an Object (a Vehicle once vehicles exist).
+/// The parent of `attach_to`: a Player, an Object or a Vehicle.
 fn parent_arg(lua: &Lua, func: &str, v: &Value) -> Result<Parent> {
+    if let Some(id) = crate::vehicle::script::existing_vehicle(lua, func, v)? {
+        return Ok(Parent::Vehicle(id));
+    }
     if let Value::UserData(u) = v {
         if let Ok(p) = u.borrow::<LuaPlayer>() {
             p.present(lua, func)?;
@@ -184,7 +187,7 @@ fn parent_arg(lua: &Lua, func: &str, v: &Value) -> Result<Parent> {
         }
     }
     Err(Error::runtime(format!(
-        "{func}: parent must be a Player or an Object (vehicles do not exist on this server yet), got {}",
+        "{func}: parent must be a Player, an Object or a Vehicle, got {}",
         v.type_name()
     )))
 }
@@ -205,6 +208,9 @@ fn check_attach(
     bone: Bone,
     in_place: bool,
 ) -> std::result::Result<(), ObjectError> {
+    if matches!(parent, Parent::Vehicle(_)) && bone != Bone::Root {
+        return Err(ObjectError::Bone("a bone is only on a player"));
+    }
     if let Parent::Object(p) = parent {
         let parent = book.get(p).ok_or(ObjectError::NoSuchObject(p))?;
         if bone != Bone::Root {
