@@ -338,9 +338,34 @@ impl Engine {
                 .distances
                 .map_or(f32::INFINITY, |d| d.hide.max(d.show));
             let c = viewer.center;
-            grid.query(viewer.layer, c.x, c.y, radius, |slot| {
-                consider(slot, candidates);
-            });
+            match rules.cap {
+                // No distance limit and a cap (blips: the 100 nearest of the scope): ring
+                // by ring until the cap's farthest is nearer than anything not visited.
+                Some(cap) if radius == f32::INFINITY && !*weighted && cap > 0 => {
+                    let found = std::cell::RefCell::new(&mut *candidates);
+                    let scratch = std::cell::RefCell::new(Vec::new());
+                    grid.query_rings(
+                        viewer.layer,
+                        c.x,
+                        c.y,
+                        |slot| consider(slot, &mut found.borrow_mut()),
+                        |reach| {
+                            let found = found.borrow();
+                            if found.len() < cap {
+                                return false;
+                            }
+                            let mut d = scratch.borrow_mut();
+                            d.clear();
+                            d.extend(found.iter().map(|c| c.d2));
+                            let (_, kth, _) = d.select_nth_unstable_by(cap - 1, f32::total_cmp);
+                            *kth < reach * reach
+                        },
+                    );
+                }
+                _ => grid.query(viewer.layer, c.x, c.y, radius, |slot| {
+                    consider(slot, candidates);
+                }),
+            }
             if let Some(key) = viewer.always
                 && let Some(&slot) = slots.get(&key)
                 && !items[slot as usize].forced
@@ -447,6 +472,28 @@ mod tests {
         let d = decide(&mut e, &rules(100.0, Some(3)), &[0]);
         assert_eq!((d.hides, d.shows), (vec![0], vec![1, 3, 4]));
         assert!(decide(&mut e, &rules(100.0, Some(0)), &[]).shows.is_empty());
+    }
+
+    #[test]
+    fn no_distance_and_a_cap_takes_the_nearest_of_the_whole_scope_by_rings() {
+        let mut e = Engine::new(50.0);
+        // Far items first in key order, the nearest last; another scope nearer still.
+        for (k, x) in [(0u32, 4000.0f32), (1, -3000.0), (2, 120.0), (3, -60.0), (4, 61.0)] {
+            e.insert(Item::at(k, (0, 0), Vec3::new(x, 0.0, 0.0)));
+        }
+        e.insert(Item::at(9, (1, 0), Vec3::ZERO));
+        let r = Rules {
+            distances: None,
+            cap: Some(3),
+        };
+        assert_eq!(decide(&mut e, &r, &[]).shows, [3, 4, 2]);
+        let d = decide(&mut e, &r, &[0, 3]);
+        assert_eq!((d.hides, d.shows), (vec![0], vec![4, 2]));
+        let one = Rules {
+            distances: None,
+            cap: Some(1),
+        };
+        assert_eq!(decide(&mut e, &one, &[]).shows, [3]);
     }
 
     #[test]

@@ -28,6 +28,8 @@ type CellKey<L> = (L, i32, i32);
 pub struct Grid<L, T> {
     cell: f32,
     cells: HashMap<CellKey<L>, Vec<T>, BuildHasherDefault<FxHasher>>,
+    /// Per layer, the occupied cells' bounds (x0, x1, y0, y1) since the last clear.
+    extents: HashMap<L, (i32, i32, i32, i32), BuildHasherDefault<FxHasher>>,
     len: usize,
 }
 
@@ -44,6 +46,7 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
         Grid {
             cell,
             cells: HashMap::default(),
+            extents: HashMap::default(),
             len: 0,
         }
     }
@@ -71,6 +74,7 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
             items.clear();
             used
         });
+        self.extents.clear();
         self.len = 0;
     }
 
@@ -90,8 +94,17 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
         if !(x.is_finite() && y.is_finite()) {
             return false;
         }
-        let key = (layer, self.coord(x), self.coord(y));
-        self.cells.entry(key).or_default().push(item);
+        let (cx, cy) = (self.coord(x), self.coord(y));
+        self.cells.entry((layer, cx, cy)).or_default().push(item);
+        self.extents
+            .entry(layer)
+            .and_modify(|(x0, x1, y0, y1)| {
+                *x0 = (*x0).min(cx);
+                *x1 = (*x1).max(cx);
+                *y0 = (*y0).min(cy);
+                *y1 = (*y1).max(cy);
+            })
+            .or_insert((cx, cx, cy, cy));
         self.len += 1;
         true
     }
@@ -129,6 +142,60 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
                 if let Some(items) = self.cells.get(&(layer, cx, cy)) {
                     items.iter().copied().for_each(&mut f);
                 }
+            }
+        }
+    }
+
+    /// Visits the items of `layer` ring by ring of cells around (`x`, `y`), nearest rings
+    /// first, for a search of the nearest few without a distance limit. After each ring,
+    /// `enough(reach)` is asked: every item closer than `reach` (horizontally) has been
+    /// visited; `true` stops the search. It ends by itself once the rings cover every
+    /// occupied cell of the layer. The cost grows with the cells out to the answer, not
+    /// with every item of the map.
+    pub fn query_rings(
+        &self,
+        layer: L,
+        x: f32,
+        y: f32,
+        mut f: impl FnMut(T),
+        mut enough: impl FnMut(f32) -> bool,
+    ) {
+        if !(x.is_finite() && y.is_finite()) {
+            return;
+        }
+        let Some(&(x0, x1, y0, y1)) = self.extents.get(&layer) else {
+            return;
+        };
+        let (cx, cy) = (i64::from(self.coord(x)), i64::from(self.coord(y)));
+        let (x0, x1, y0, y1) = (i64::from(x0), i64::from(x1), i64::from(y0), i64::from(y1));
+        // The ring that covers every occupied cell.
+        let last = (cx - x0).max(x1 - cx).max(cy - y0).max(y1 - cy).max(0);
+        let mut visit = |gx: i64, gy: i64| {
+            if (x0..=x1).contains(&gx)
+                && (y0..=y1).contains(&gy)
+                && let (Ok(gx), Ok(gy)) = (i32::try_from(gx), i32::try_from(gy))
+                && let Some(items) = self.cells.get(&(layer, gx, gy))
+            {
+                items.iter().copied().for_each(&mut f);
+            }
+        };
+        for r in 0..=last {
+            if r == 0 {
+                visit(cx, cy);
+            } else {
+                for gx in (cx - r)..=(cx + r) {
+                    visit(gx, cy - r);
+                    visit(gx, cy + r);
+                }
+                for gy in (cy - r + 1)..=(cy + r - 1) {
+                    visit(cx - r, gy);
+                    visit(cx + r, gy);
+                }
+            }
+            #[expect(clippy::cast_precision_loss, reason = "ring counts are small")]
+            let reach = r as f32 * self.cell;
+            if r < last && enough(reach) {
+                return;
             }
         }
     }
@@ -220,6 +287,81 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The `k` nearest of `layer` around (x, y) by a ring search, by (distance, item).
+    fn nearest_by_rings(
+        grid: &Grid<u8, u32>,
+        pts: &[(f32, f32)],
+        x: f32,
+        y: f32,
+        k: usize,
+    ) -> Vec<u32> {
+        let d2 = |i: u32| {
+            let (px, py) = pts[i as usize];
+            (px - x).powi(2) + (py - y).powi(2)
+        };
+        let found = std::cell::RefCell::new(Vec::new());
+        grid.query_rings(
+            0,
+            x,
+            y,
+            |i| found.borrow_mut().push(i),
+            |reach| {
+                let found = found.borrow();
+                if found.len() < k {
+                    return false;
+                }
+                let mut d: Vec<f32> = found.iter().map(|&i| d2(i)).collect();
+                d.sort_unstable_by(f32::total_cmp);
+                d[k - 1] < reach * reach
+            },
+        );
+        let mut found = found.into_inner();
+        found.sort_unstable_by(|&a, &b| d2(a).total_cmp(&d2(b)).then(a.cmp(&b)));
+        found.truncate(k);
+        found
+    }
+
+    #[test]
+    fn a_ring_search_finds_the_same_nearest_as_every_item_and_visits_fewer() {
+        let mut grid: Grid<u8, u32> = Grid::new(100.0);
+        let mut pts = Vec::new();
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 * 8000.0 - 4000.0
+        };
+        for i in 0..2000u32 {
+            let (x, y) = (next(), next());
+            pts.push((x, y));
+            grid.insert(0, x, y, i);
+        }
+        grid.insert(1, 0.0, 0.0, 9999);
+        for (x, y) in [
+            (0.0, 0.0),
+            (-3999.0, 3999.0),
+            (5000.0, -5000.0),
+            (120.5, -77.0),
+        ] {
+            let d2 = |i: &u32| {
+                let (px, py) = pts[*i as usize];
+                (px - x).powi(2) + (py - y).powi(2)
+            };
+            let mut all: Vec<u32> = (0..2000).collect();
+            all.sort_unstable_by(|a, b| d2(a).total_cmp(&d2(b)).then(a.cmp(b)));
+            all.truncate(100);
+            assert_eq!(nearest_by_rings(&grid, &pts, x, y, 100), all, "at {x}, {y}");
+        }
+        let mut visited = 0;
+        grid.query_rings(0, 0.0, 0.0, |_| visited += 1, |reach| reach > 1000.0);
+        assert!(visited < 1000, "stopped early: {visited}");
+        let mut other = Vec::new();
+        grid.query_rings(1, 3000.0, 3000.0, |i| other.push(i), |_| false);
+        assert_eq!(other, [9999], "its own layer only, found from far away");
+        let mut none = 0;
+        grid.query_rings(2, 0.0, 0.0, |_| none += 1, |_| false);
+        assert_eq!(none, 0);
     }
 
     #[test]
