@@ -94,7 +94,11 @@ impl Plugin for VehicleDamagePlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    intake::intake.in_set(GameplaySystems::Intake),
+                    // After the seat requests: within a tick the features take the
+                    // shared event limit's tokens in a fixed order (ADR 0061).
+                    intake::intake
+                        .in_set(GameplaySystems::Intake)
+                        .after(super::seats::intake),
                     command::apply
                         .in_set(GameplaySystems::Apply)
                         .after(VehicleSystems::Lifecycle),
