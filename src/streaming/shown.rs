@@ -298,8 +298,8 @@ impl ShownSets {
         self.tell_viewers_except(key, packet, None, index, connections);
     }
 
-    /// [`tell_viewers`](Self::tell_viewers) without `except` (the sender of what is
-    /// relayed).
+    /// [`tell_viewers`](Self::tell_viewers) to everyone but `except` (the sender of what
+    /// is relayed).
     pub fn tell_viewers_except(
         &self,
         key: u32,
