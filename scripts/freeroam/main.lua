@@ -3,9 +3,9 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player. Each player name has an account (money,
--- skin, last position) kept in the server's database across reconnects: see "Accounts" at
--- the end.
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player, /fix repairs the one
+-- you sit in. Each player name has an account (money, skin, last position) kept in the
+-- server's database across reconnects: see "Accounts" at the end.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -287,6 +287,27 @@ command("anim", {
             end
         else
             return false
+        end
+        return true
+    end,
+})
+
+-- Vehicle damage (docs/lua-api.md, "Vehicle health and damage").
+command("fix", {
+    usage = "/fix",
+    help = "repair the vehicle you sit in (full health, no damage)",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle = player:vehicle()
+        if not vehicle then
+            tell(player, "You are not in a vehicle.", ERROR)
+            return true
+        end
+        -- A wreck is refused with the reason; dlmp.respawn_vehicle would bring it back.
+        if try(player, dlmp.repair_vehicle, vehicle) then
+            tell(player, "Vehicle repaired.")
         end
         return true
     end,

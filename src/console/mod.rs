@@ -447,6 +447,12 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             }),
     );
     row(
+        "vehicle damage",
+        world
+            .get_resource::<crate::vehicle::damage::DamageStats>()
+            .map(crate::vehicle::damage::DamageStats::rows),
+    );
+    row(
         "chat lines",
         world
             .get_resource::<ChatDrops>()

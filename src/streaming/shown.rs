@@ -295,7 +295,20 @@ impl ShownSets {
         index: &PlayerIndex,
         connections: &mut Query<&mut Connection>,
     ) {
-        for recipient in self.viewers(key) {
+        self.tell_viewers_except(key, packet, None, index, connections);
+    }
+
+    /// [`tell_viewers`](Self::tell_viewers) to everyone but `except` (the sender of what
+    /// is relayed).
+    pub fn tell_viewers_except(
+        &self,
+        key: u32,
+        packet: &ServerPacket,
+        except: Option<PlayerId>,
+        index: &PlayerIndex,
+        connections: &mut Query<&mut Connection>,
+    ) {
+        for recipient in self.viewers(key).filter(|r| Some(*r) != except) {
             let Some(mut c) = index
                 .get(recipient)
                 .and_then(|e| connections.get_mut(e).ok())

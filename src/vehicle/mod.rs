@@ -12,9 +12,11 @@
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
 //! - [`syncer`]: the syncer election.
+//! - [`damage`]: VehicleDamage, the health and damage commands.
 
 pub mod components;
 pub mod console;
+pub mod damage;
 pub mod event_limit;
 pub mod frame;
 pub mod lifecycle;
@@ -58,6 +60,7 @@ pub struct VehiclePlugin;
 
 impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
+        app.add_plugins(damage::VehicleDamagePlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

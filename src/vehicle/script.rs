@@ -84,9 +84,25 @@ impl LuaVehicle {
             .map(f)
             .ok_or_else(|| gone(method, self.id))
     }
+
+    /// The scripts' view of the vehicle for a command of `func`, changed at once by `f`
+    /// (a later read in the same pass sees it); the error of a vehicle that is gone.
+    pub(crate) fn with_mut<R>(
+        &self,
+        lua: &Lua,
+        func: &str,
+        f: impl FnOnce(&mut VehicleInfo) -> Result<R>,
+    ) -> Result<R> {
+        let mut book = book(lua)?;
+        let info = book
+            .vehicles
+            .get_mut(&self.id.0)
+            .ok_or_else(|| gone(func, self.id))?;
+        f(info)
+    }
 }
 
-fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
+pub(crate) fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
     match v {
         Value::UserData(u) => u
             .borrow::<LuaVehicle>()

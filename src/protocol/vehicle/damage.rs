@@ -1,10 +1,17 @@
 //! Vehicle damage (vehicles.md, VehicleDamage and RemoteVehicleDamage): the 18-byte
 //! VehicleDamageStatus, the controlling player's report and its relay.
+//!
+//! The status the server sends (RemoteVehicleDamage, VehicleSync) refuses anything out of
+//! range. A report (VehicleDamage) decodes whatever its values: it is a reliable event the
+//! page has the server drop after reading, and a decode failure would never be
+//! acknowledged and would stall the client's lane (ADR 0007); the damage feature checks
+//! its ranges with [`ReportedStatus::checked`] and counts the drop (ADR 0061).
 
 use crate::protocol::check;
 use crate::protocol::error::{FieldError, Rule};
 use crate::protocol::ids::{EventId, Revision, SessionToken, VehicleEpoch, VehicleId};
-use crate::protocol::wire::Validate;
+use crate::protocol::packet::FieldDoc;
+use crate::protocol::wire::{Reader, Validate, Wire, Writer};
 use crate::{packet, wire_struct};
 
 /// Panels: seven nibbles (0 LF fender, 1 RF, 2 LR, 3 RR, 4 windscreen, 5 front bumper,
@@ -89,6 +96,41 @@ impl Validate for VehicleDamageStatus {
     }
 }
 
+/// A [`VehicleDamageStatus`] as the controlling player reports it: the same 18 bytes,
+/// decoded without the ranges (see the module's notes).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReportedStatus(pub VehicleDamageStatus);
+
+impl ReportedStatus {
+    /// The status if every value is in the page's range (the open bit of a door may be
+    /// set: the server clears it), or the rule it breaks.
+    pub fn checked(&self) -> Result<VehicleDamageStatus, FieldError> {
+        self.0.validate()?;
+        Ok(self.0)
+    }
+}
+
+impl Wire for ReportedStatus {
+    const SIZE: usize = <VehicleDamageStatus as Wire>::SIZE;
+    const DOC_FIELDS: &'static [FieldDoc] = <VehicleDamageStatus as Wire>::DOC_FIELDS;
+
+    fn read(r: &mut Reader<'_>) -> Result<Self, FieldError> {
+        Ok(ReportedStatus(VehicleDamageStatus {
+            panels: u32::read(r).map_err(|e| e.at("panels"))?,
+            doors: <[u8; 6]>::read(r).map_err(|e| e.at("doors"))?,
+            lights: u32::read(r).map_err(|e| e.at("lights"))?,
+            wheels: <[u8; 4]>::read(r).map_err(|e| e.at("wheels"))?,
+        }))
+    }
+
+    fn write(&self, w: &mut Writer<'_>) {
+        w.field(&self.0.panels);
+        w.field(&self.0.doors);
+        w.field(&self.0.lights);
+        w.field(&self.0.wheels);
+    }
+}
+
 packet! {
     /// VehicleDamage (0x3F), Client → Server: the controlling player's damage status of
     /// its copy, at most ~10 a second (vehicles.md).
@@ -97,8 +139,9 @@ packet! {
         pub event_id: EventId,
         pub vehicle_id: VehicleId,
         pub epoch: VehicleEpoch,
-        /// Doors may carry the open bit (≤ 4); the server clears it.
-        pub status: VehicleDamageStatus,
+        /// Decoded whatever its values; the server drops one out of range. Doors may
+        /// carry the open bit (≤ 4); the server clears it.
+        pub status: ReportedStatus,
         /// The last gamemode damage command the copy took.
         pub damage_rev: Revision,
     }

@@ -144,6 +144,32 @@ fn drives_live(body: &Body, frame: Option<&FrameState>) -> bool {
     !body.paused && frame.is_none_or(|f| f.frozen.is_none())
 }
 
+/// How `sender` (its life, body and frame state) stands to a vehicle with these seats and
+/// syncer, for [`accept::controller`]: what only the controlling player reports (a frame,
+/// a damage status) asks the same.
+pub(crate) fn control_of(
+    sender: Entity,
+    (life, body, frame_state): (&PlayerLife, &Body, Option<&FrameState>),
+    seats: &Seats,
+    syncer: &Syncer,
+    drivers: &Query<(&Body, Option<&FrameState>)>,
+) -> Control {
+    let driver = seats.driver();
+    let seat0_live = driver.is_some_and(|d| {
+        drivers
+            .get(d.entity)
+            .is_ok_and(|(body, fs)| drives_live(body, fs))
+    });
+    Control {
+        sender_drives: driver.is_some_and(|d| d.entity == sender),
+        sender_syncs: syncer.0.is_some_and(|s| s.entity == sender),
+        sender_alive: life.alive && life.spawned,
+        sender_paused: body.paused,
+        sender_frozen: frame_state.is_some_and(|f| f.frozen.is_some()),
+        seat0_empty_or_paused: !seat0_live,
+    }
+}
+
 /// Takes this tick's VehicleFrames, in arrival order.
 fn admit_vehicle_frames(
     time: Res<Time>,
@@ -219,19 +245,13 @@ fn admit(
         return Err(VehicleFrameDrop::UnknownVehicle);
     };
     let driver = seats.driver();
-    let seat0_live = driver.is_some_and(|d| {
-        drivers
-            .get(d.entity)
-            .is_ok_and(|(body, fs)| drives_live(body, fs))
-    });
-    let role = accept::controller(&Control {
-        sender_drives: driver.is_some_and(|d| d.entity == sender),
-        sender_syncs: syncer.0.is_some_and(|s| s.entity == sender),
-        sender_alive: life.alive && life.spawned,
-        sender_paused: body.paused,
-        sender_frozen: frame_state.is_some_and(|f| f.frozen.is_some()),
-        seat0_empty_or_paused: !seat0_live,
-    })?;
+    let role = accept::controller(&control_of(
+        sender,
+        (life, body, frame_state),
+        seats,
+        syncer,
+        drivers,
+    ))?;
     accept::revisions(
         (frame.state.epoch, frame.state.pose_rev),
         (v_life.epoch, revs.pose.0),

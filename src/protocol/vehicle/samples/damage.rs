@@ -21,7 +21,7 @@ pub fn vehicle_damage() -> VehicleDamage {
         event_id: EventId(318),
         vehicle_id: VehicleId(1042),
         epoch: VehicleEpoch(3),
-        status: crashed_status(),
+        status: ReportedStatus(crashed_status()),
         damage_rev: Revision(2),
     }
 }

@@ -52,7 +52,7 @@ pub(super) fn world_point(func: &str, names: [&str; 3], v: [&Value; 3]) -> Resul
 }
 
 /// Checks that `opts` has only `known` keys ("FUNC: unknown option KEY").
-pub(super) fn known_options(func: &str, opts: &Table, known: &[&str]) -> Result<()> {
+pub(crate) fn known_options(func: &str, opts: &Table, known: &[&str]) -> Result<()> {
     for pair in opts.pairs::<Value, Value>() {
         let (key, _) = pair?;
         let name = match &key {

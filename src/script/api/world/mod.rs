@@ -4,7 +4,7 @@
 //! Each function checks its arguments, shows its effect in the script view at once and
 //! queues the feature's message (ADR 0011).
 
-mod args;
+pub(crate) mod args;
 mod blip;
 mod checkpoint;
 mod clock;
