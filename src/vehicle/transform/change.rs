@@ -85,16 +85,25 @@ impl std::fmt::Display for TransformError {
                 "the rotation is not a unit quaternion x, y, z, w (its length is {n}, at most 0.1 off 1)"
             ),
             TransformError::Speed(v) => {
-                write!(f, "velocity {v} m/s is above {MAX_SPEED} m/s")
+                write!(f, "velocity {} m/s is above {MAX_SPEED} m/s", rounded(*v))
             }
             TransformError::Turn(v) => {
-                write!(f, "angular velocity {v} rad/s is above {MAX_TURN} rad/s")
+                write!(
+                    f,
+                    "angular velocity {} rad/s is above {MAX_TURN} rad/s",
+                    rounded(*v)
+                )
             }
         }
     }
 }
 
 impl std::error::Error for TransformError {}
+
+/// A length as a scripter reads it: 200.01, not 200.01000000000002.
+fn rounded(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
 
 /// The vehicle a transform is checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
