@@ -77,8 +77,12 @@ struct Scene {
 }
 
 fn scene_with(setup: impl FnOnce(&mut bevy_app::App)) -> Scene {
+    scene_from(GM, setup)
+}
+
+fn scene_from(code: &str, setup: impl FnOnce(&mut bevy_app::App)) -> Scene {
     let s = TempScripts::new("vtransform");
-    s.resource("gm", GM);
+    s.resource("gm", code);
     let mut h = Harness::with_app(s.config(), setup);
     let (a, b) = h.connect_pair_at(HERE);
     h.step();
@@ -393,6 +397,31 @@ fn each_server_check_at_its_edge(#[case] line: &str, #[case] error: Option<&str>
             );
         }
     }
+}
+
+#[test]
+fn a_resource_start_freezes_and_is_refused_like_any_call() {
+    let code = format!(
+        "{GM}\n{}",
+        r#"
+        dlmp.set_vehicle_frozen(car, true)
+        local _, boot_err = pcall(dlmp.set_vehicle_frozen, train, true)
+        dlmp.on("player_command", function(p, name)
+            if name == "boot" then dlmp.send_chat(tostring(boot_err), nil, {p}) return true end
+        end)
+        "#
+    );
+    let mut s = scene_from(&code, |_| {});
+    let a = s.a;
+    assert!(
+        s.say(a, "/boot").contains("model 537 is a train"),
+        "the model table answers before the first tick"
+    );
+    assert!(s.h.world().get::<Frozen>(s.entity(CAR)).expect("frozen").0);
+    assert_eq!(s.pose_rev(), Revision(1));
+    let (c, words) = shown_with(&mut s);
+    assert_eq!(words, ["show rev 1", "transform 0x13 rev 1"]);
+    assert_eq!(s.transforms(c)[0].pos, Vec3::new(100.0, 200.0, 10.0));
 }
 
 #[test]

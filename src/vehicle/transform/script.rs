@@ -22,6 +22,10 @@ fn refused(func: &str, why: TransformError) -> Error {
 /// Checks `change` against the scripts' view of the vehicle, applies it there and queues
 /// it.
 fn transform(lua: &Lua, func: &str, v: LuaVehicle, change: Change) -> Result<()> {
+    if lua.app_data_ref::<VehicleModels>().is_none() {
+        // A call at a resource's start, before the first tick put the table there.
+        lua.set_app_data(VehicleModels::load());
+    }
     {
         let mut book = book(lua)?;
         let info = book.get_mut(v.id).ok_or_else(|| gone(func, v.id))?;
