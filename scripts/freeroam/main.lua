@@ -313,6 +313,28 @@ command("fix", {
     end,
 })
 
+-- /flip: the vehicle you drive back on its wheels, facing where it faces now (a rotation
+-- level at its heading; dlmp.set_vehicle_rotation keeps its speed).
+command("flip", {
+    usage = "/flip",
+    help = "put the vehicle you drive back on its wheels",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle, seat = player:vehicle()
+        if not vehicle or seat ~= 0 then
+            tell(player, "You are not driving a vehicle.", ERROR)
+            return true
+        end
+        local half = math.rad(vehicle:heading()) / 2
+        if try(player, dlmp.set_vehicle_rotation, vehicle, 0, 0, math.sin(half), math.cos(half)) then
+            tell(player, "Back on your wheels.")
+        end
+        return true
+    end,
+})
+
 -- A command's run returns false for bad arguments; the player then gets the usage line.
 -- An error it did not expect is told to the player like a refused call. Returning true
 -- from the handler marks the command as handled (no "Unknown command").

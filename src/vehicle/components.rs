@@ -58,10 +58,19 @@ impl Pose {
         }
     }
 
-    /// The heading of the rotation about z, degrees 0..360 (a show's `heading`).
+    /// The heading, degrees 0..360 (a show's `heading`): where the vehicle's forward axis
+    /// (y) points on the ground, so a car on its roof or its side faces where it faced.
+    /// Nose up or down, its right axis (x) tells instead.
     pub fn heading(&self) -> f32 {
         let [x, y, z, w] = self.rotation;
-        let yaw = (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z));
+        // The forward axis turned by the rotation, on the ground plane.
+        let (fx, fy) = (2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z));
+        let yaw = if fx * fx + fy * fy > 1e-6 {
+            (-fx).atan2(fy)
+        } else {
+            let (rx, ry) = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z));
+            ry.atan2(rx)
+        };
         let deg = yaw.to_degrees();
         if deg.is_finite() {
             deg.rem_euclid(360.0)
@@ -310,6 +319,30 @@ mod tests {
         for h in [0.0f32, 45.0, 90.0, 180.0, 270.0, 359.0] {
             let got = Pose::level(Vec3::ZERO, h).heading();
             assert!((got - h).abs() < 1e-3, "{h}: {got}");
+        }
+    }
+
+    #[test]
+    fn on_its_roof_or_nose_down_a_vehicle_keeps_its_heading() {
+        for h in [0.0f32, 60.0, 135.0, 250.0] {
+            let [_, _, z, w] = Pose::level(Vec3::ZERO, h).rotation;
+            // Then half a turn about its forward axis (y), or a quarter about its right
+            // axis (x): q_yaw · q.
+            let s = core::f32::consts::FRAC_1_SQRT_2;
+            for [qx, qy, qz, qw] in [[0.0, 1.0, 0.0, 0.0], [s, 0.0, 0.0, s]] {
+                let pose = Pose {
+                    rotation: [
+                        w * qx - z * qy,
+                        w * qy + z * qx,
+                        w * qz + z * qw,
+                        w * qw - z * qz,
+                    ],
+                    ..Pose::level(Vec3::ZERO, 0.0)
+                };
+                let got = pose.heading();
+                let off = (got - h).rem_euclid(360.0);
+                assert!(off.min(360.0 - off) < 1e-2, "{h}: {got}");
+            }
         }
     }
 

@@ -13,6 +13,7 @@
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
 //! - [`syncer`]: the syncer election.
 //! - [`damage`]: VehicleDamage, the health and damage commands.
+//! - [`transform`]: VehicleTransform, the gamemode's pose and freeze.
 
 pub mod components;
 pub mod console;
@@ -26,6 +27,7 @@ pub mod script;
 pub mod seats;
 pub mod stream;
 pub mod syncer;
+pub mod transform;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -61,6 +63,7 @@ pub struct VehiclePlugin;
 impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins(damage::VehicleDamagePlugin);
+        app.add_plugins(transform::TransformPlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

@@ -13,7 +13,9 @@ use mlua::{
     Error, IntoLuaMulti, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value, Variadic,
 };
 
-use super::components::{Colors, Health, Hitch, Life, Pose, Seats, Syncer, Vehicle, VehicleScope};
+use super::components::{
+    Colors, Frozen, Health, Hitch, Life, Pose, Seats, Syncer, Vehicle, VehicleScope,
+};
 use super::lifecycle::{VehicleCommand, VehicleSpec, Vehicles, reserve};
 use super::models::VehicleModels;
 use super::seats::{JackingCommand, SeatCommand};
@@ -43,6 +45,8 @@ pub struct VehicleInfo {
     pub syncer: Option<LuaPlayer>,
     pub tractor: Option<VehicleId>,
     pub trailer: Option<VehicleId>,
+    /// The gamemode's freeze (VehicleTransform bit4).
+    pub frozen: bool,
 }
 
 /// The scripts' view of the vehicles (Lua app data).
@@ -67,13 +71,20 @@ pub struct LuaVehicle {
     pub id: VehicleId,
 }
 
-fn book(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, VehicleBook>> {
+pub(crate) fn book(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, VehicleBook>> {
     lua.app_data_mut::<VehicleBook>()
         .ok_or_else(|| Error::runtime("no vehicle state"))
 }
 
-fn gone(method: &str, id: VehicleId) -> Error {
+pub(crate) fn gone(method: &str, id: VehicleId) -> Error {
     Error::runtime(format!("{method}: vehicle {} no longer exists", id.0))
+}
+
+impl VehicleBook {
+    /// The scripts' view of vehicle `id`, for a call that changes it at once.
+    pub(crate) fn get_mut(&mut self, id: VehicleId) -> Option<&mut VehicleInfo> {
+        self.vehicles.get_mut(&id.0)
+    }
 }
 
 impl LuaVehicle {
@@ -130,6 +141,14 @@ pub(crate) fn existing_vehicle(lua: &Lua, func: &str, v: &Value) -> Result<Optio
 
 fn triple(v: Vec3) -> (f64, f64, f64) {
     (f64::from(v.x), f64::from(v.y), f64::from(v.z))
+}
+
+/// A per-step vector (the wire's, [`Pose`]'s) per second: m/s or rad/s, as the setters
+/// take them (`dlmp.set_vehicle_velocity`).
+fn per_second(v: Vec3) -> (f64, f64, f64) {
+    let k = f64::from(crate::player::frame::rules::STEPS_PER_SECOND);
+    let (x, y, z) = triple(v);
+    (x * k, y * k, z * k)
 }
 
 /// The player's view, or the Lua error of a player who left.
@@ -321,10 +340,13 @@ impl UserData for LuaVehicle {
             })
         });
         methods.add_method("velocity", |lua, this, ()| {
-            this.with(lua, "velocity", |v| triple(v.pose.velocity))
+            this.with(lua, "velocity", |v| per_second(v.pose.velocity))
         });
         methods.add_method("turn_velocity", |lua, this, ()| {
-            this.with(lua, "turn_velocity", |v| triple(v.pose.turn_velocity))
+            this.with(lua, "turn_velocity", |v| per_second(v.pose.turn_velocity))
+        });
+        methods.add_method("is_frozen", |lua, this, ()| {
+            this.with(lua, "is_frozen", |v| v.frozen)
         });
         methods.add_method("health", |lua, this, ()| {
             this.with(lua, "health", |v| f64::from(v.health))
@@ -397,6 +419,7 @@ type Parts = (
     &'static Seats,
     &'static Syncer,
     &'static Hitch,
+    &'static Frozen,
 );
 
 /// Before the scripts run: the book takes the server's counter and the vehicles as they
@@ -432,7 +455,7 @@ pub(super) fn refresh_view(
     book.vehicles.clear();
     book.seated.clear();
     let mut trailers: Vec<(VehicleId, VehicleId)> = Vec::new();
-    for (v, scope, pose, health, life, colors, seats, syncer, hitch) in &vehicles {
+    for (v, scope, pose, health, life, colors, seats, syncer, hitch, frozen) in &vehicles {
         let occupants: Vec<(u8, LuaPlayer)> = seats
             .occupied()
             .filter(|(_, o)| players.get(o.entity).is_ok_and(|p| p.token == o.token))
@@ -459,6 +482,7 @@ pub(super) fn refresh_view(
                 syncer: syncer.0.as_ref().map(handle),
                 tractor: hitch.tractor,
                 trailer: None,
+                frozen: frozen.0,
             },
         );
     }
@@ -513,6 +537,7 @@ pub(crate) fn create_from_spec(
                 syncer: None,
                 tractor: None,
                 trailer: None,
+                frozen: false,
             },
         );
         id

@@ -17,8 +17,8 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
 use super::components::{
-    Colors, Damage, Health, Hitch, Life, Params, Part, Pose, RelaySerial, Revisions, Seated, Seats,
-    ShowTail, Train, Vehicle, VehicleScope,
+    Colors, Damage, Frozen, Health, Hitch, Life, Params, Part, Pose, RelaySerial, Revisions,
+    Seated, Seats, ShowTail, Train, Vehicle, VehicleScope,
 };
 use crate::lane::Delivery;
 use crate::player::relay::Relayed;
@@ -89,6 +89,7 @@ pub type Shown = (
     &'static Hitch,
     &'static Train,
     &'static Part,
+    &'static Frozen,
 );
 
 /// One vehicle's [`Shown`] parts.
@@ -96,7 +97,7 @@ pub type ShownItem<'a> = bevy_ecs::query::QueryItem<'a, 'a, Shown>;
 
 /// The show of a vehicle as it is now, for `recipient` (its own lock and objective).
 pub fn show_packet(
-    (vehicle, pose, health, life, damage, colors, params, serial, revs, hitch, train, part): ShownItem<'_>,
+    (vehicle, pose, health, life, damage, colors, params, serial, revs, hitch, train, part, _): ShownItem<'_>,
     recipient: (PlayerId, PlayerToken),
     is_train: bool,
 ) -> VehicleSync {
@@ -147,8 +148,10 @@ pub fn show_packet(
 
 /// The vehicle's own part of a show for `recipient`: the VehicleSync (`show` says how:
 /// droppable in the reconcile, critical where nothing repeats it, as a respawn), the seat
-/// snapshot as warps, then the [`ShowTail`] (critical). A seated occupant's own shows are
-/// not in it: the reconcile puts them first.
+/// snapshot as warps, then the [`ShowTail`] (critical), then the pose the show cannot
+/// carry (critical, [`after_show`](super::transform::show::after_show): a frozen
+/// vehicle's freezing transform, a tilted one's rotation). A seated occupant's own shows
+/// are not in it: the reconcile puts them first.
 pub fn vehicle_show(
     parts: ShownItem<'_>,
     seats: &Seats,
@@ -172,6 +175,9 @@ pub fn vehicle_show(
         if let Some(h) = &tail.handling {
             group.push((h.clone().into(), Delivery::Critical));
         }
+    }
+    if let Some(t) = super::transform::show::after_show(parts, is_train) {
+        group.push((t.into(), Delivery::Critical));
     }
     group
 }

@@ -278,6 +278,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     crate::world::pickup::script::install(lua, &dlmp, resource)?;
     crate::vehicle::script::install(lua, &dlmp, resource)?;
     crate::vehicle::damage::script::install(lua, &dlmp)?;
+    crate::vehicle::transform::script::install(lua, &dlmp)?;
     crate::world::map::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
