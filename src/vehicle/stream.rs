@@ -172,6 +172,9 @@ pub fn vehicle_show(
         if let Some(h) = &tail.handling {
             group.push((h.clone().into(), Delivery::Critical));
         }
+        if let Some(t) = &tail.train {
+            group.push((t.clone().into(), Delivery::Critical));
+        }
     }
     group
 }
