@@ -458,3 +458,52 @@ fn freeroam_loads_its_stunt_park_and_uses_the_handles_it_returned() {
     assert!(h.world().resource::<Objects>().is_empty());
     assert!(h.world().resource::<Pickups>().is_empty());
 }
+
+#[test]
+fn train_spawns_at_the_nearest_station_of_its_line_with_the_player_driving() {
+    use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleOccupancy};
+    use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.steps(2);
+    request_spawn(&mut h, a);
+    h.live(a);
+    assert_eq!(
+        say(&mut h, a, "/train"),
+        ["Your passenger train waits at Unity Station, Los Santos."]
+    );
+    h.step();
+    let shows = h.packets::<VehicleSync>(a);
+    let train = shows.last().expect("the train is shown to its driver");
+    assert_eq!(
+        (train.model, train.pos, train.flags & flag::ALONG_TRACK),
+        (538, Vec3::new(1700.76, -1953.65, 14.88), flag::ALONG_TRACK)
+    );
+    let seat = h.packets::<VehicleOccupancy>(a);
+    assert_eq!(
+        seat.iter()
+            .map(|o| (o.vehicle_id, o.seat, o.kind))
+            .collect::<Vec<_>>(),
+        [(train.vehicle_id, 0, OccupancyKind::Warp)]
+    );
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/train tram"),
+        ["Your tram waits at the tram stop at Cranberry Station, San Fierro."]
+    );
+    h.step();
+    let trains: Vec<u16> = h
+        .world()
+        .resource::<dlmp::vehicle::Vehicles>()
+        .iter()
+        .filter_map(|(_, e)| h.world().get::<dlmp::vehicle::Vehicle>(e).map(|v| v.model))
+        .filter(|m| [449, 537, 538].contains(m))
+        .collect();
+    assert_eq!(trains, [449], "the new train replaces the player's old one");
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/train monorail"),
+        ["Usage: /train [freight|passenger|tram]"]
+    );
+    assert_eq!(h.script_host().errors(), 0);
+}

@@ -313,6 +313,69 @@ command("fix", {
     end,
 })
 
+-- Trains: /train spawns a freight train (537, three flatcars), a passenger train (538, three
+-- carriages) or a tram (449) at the station of its line nearest to the player and seats the
+-- player as its driver. The game puts a train on the track nearest to where it is created,
+-- so a station is a point on its platform (ADR 0068 gives the sources). A player has one
+-- train: a new one replaces it, and it goes when the player leaves.
+local RAIL_STATIONS = {
+    { name = "Unity Station, Los Santos", x = 1700.76, y = -1953.65, z = 14.88 },
+    { name = "Market Station, Los Santos", x = 816.45, y = -1360.97, z = -0.51 },
+    { name = "Cranberry Station, San Fierro", x = -1942.80, y = 168.42, z = 27.00 },
+    { name = "Linden Station, Las Venturas", x = 2864.75, y = 1290.48, z = 11.39 },
+    { name = "Yellow Bell Station, Las Venturas", x = 1433.49, y = 2620.08, z = 11.39 },
+}
+local TRAM_STOPS = {
+    { name = "the tram stop at Cranberry Station, San Fierro", x = -1990.05, y = 131.38, z = 27.54 },
+    { name = "the tram stop in Downtown, San Fierro", x = -1687.96, y = 1011.97, z = 17.58 },
+}
+local TRAINS = {
+    freight = { model = 537, label = "freight train", stations = RAIL_STATIONS },
+    passenger = { model = 538, label = "passenger train", stations = RAIL_STATIONS },
+    tram = { model = 449, label = "tram", stations = TRAM_STOPS },
+}
+local own_trains = {}
+
+local function nearest_station(stations, x, y)
+    local best, best_d
+    for _, s in ipairs(stations) do
+        local d = (s.x - x) ^ 2 + (s.y - y) ^ 2
+        if not best_d or d < best_d then
+            best, best_d = s, d
+        end
+    end
+    return best
+end
+
+command("train", {
+    usage = "/train [freight|passenger|tram]",
+    help = "a train at the nearest station of its line, you driving (passenger unless given)",
+    run = function(player, args)
+        local kind = args[1] or "passenger"
+        local line = TRAINS[kind]
+        if #args > 1 or not line then
+            return false
+        end
+        local x, y = player:position()
+        local station = nearest_station(line.stations, x, y)
+        local old = own_trains[player:id()]
+        if old and old:exists() then
+            old:destroy()
+        end
+        local ok, train = pcall(dlmp.create_vehicle, line.model, station.x, station.y, station.z, 0)
+        if not ok then
+            tell(player, first_line(train), ERROR)
+            return true
+        end
+        own_trains[player:id()] = train
+        dlmp.set_train_direction(train, true)
+        if try(player, dlmp.put_player_in_vehicle, player, train, 0) then
+            tell(player, "Your " .. line.label .. " waits at " .. station.name .. ".")
+        end
+        return true
+    end,
+})
+
 -- /flip: the vehicle you drive back on its wheels, facing where it faces now (a rotation
 -- level at its heading; dlmp.set_vehicle_rotation keeps its speed).
 command("flip", {
@@ -334,6 +397,13 @@ command("flip", {
         return true
     end,
 })
+dlmp.on("player_disconnect", function(player)
+    local train = own_trains[player:id()]
+    own_trains[player:id()] = nil
+    if train and train:exists() then
+        train:destroy()
+    end
+end)
 
 -- A command's run returns false for bad arguments; the player then gets the usage line.
 -- An error it did not expect is told to the player like a refused call. Returning true

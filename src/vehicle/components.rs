@@ -10,6 +10,7 @@ use crate::player::Scope;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
 use crate::protocol::vehicle::damage::VehicleDamageStatus;
+use crate::protocol::vehicle::train::TrainState;
 use crate::protocol::vehicle::tuning::{VehicleHandling, VehicleTuning};
 
 /// The vehicle itself: its wire id and model (fixed for its whole existence).
@@ -232,6 +233,10 @@ pub struct Train {
 pub struct ShowTail {
     pub tuning: Option<VehicleTuning>,
     pub handling: Option<VehicleHandling>,
+    /// A train's gamemode speed until the next accepted frame (vehicles.md TrainState:
+    /// "every copy of the same generation, including one created later, takes the speed
+    /// once"); the train feature keeps it.
+    pub train: Option<TrainState>,
 }
 
 /// On an RC vehicle (vehicles.md VehicleRemote): the player who drives it remotely and

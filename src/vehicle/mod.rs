@@ -28,6 +28,7 @@ pub mod seats;
 pub mod stream;
 pub mod syncer;
 pub mod transform;
+pub mod train;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -64,6 +65,7 @@ impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins(damage::VehicleDamagePlugin);
         app.add_plugins(transform::TransformPlugin);
+        app.add_plugins(train::TrainPlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

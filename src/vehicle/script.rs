@@ -88,7 +88,12 @@ impl VehicleBook {
 }
 
 impl LuaVehicle {
-    fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&VehicleInfo) -> R) -> Result<R> {
+    pub(crate) fn with<R>(
+        &self,
+        lua: &Lua,
+        method: &str,
+        f: impl FnOnce(&VehicleInfo) -> R,
+    ) -> Result<R> {
         book(lua)?
             .vehicles
             .get(&self.id.0)

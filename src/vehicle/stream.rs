@@ -175,6 +175,9 @@ pub fn vehicle_show(
         if let Some(h) = &tail.handling {
             group.push((h.clone().into(), Delivery::Critical));
         }
+        if let Some(t) = &tail.train {
+            group.push((t.clone().into(), Delivery::Critical));
+        }
     }
     if let Some(t) = super::transform::show::after_show(parts, is_train) {
         group.push((t.into(), Delivery::Critical));

@@ -179,6 +179,8 @@ pub struct FieldOutcome {
     pub nitro_spent: bool,
     /// The last charge burnt out and the nitro is removed (VehicleTuning).
     pub nitro_removed: bool,
+    /// The driver derailed the train (TrainState to its viewers).
+    pub derailed: bool,
 }
 
 /// Rewrites `state` by the field rules, in place, against the server's values (`server`
@@ -223,7 +225,7 @@ pub fn rewrite(
         0.0
     };
 
-    train(state, inputs, &mut server.derailed, held);
+    outcome.derailed = train(state, inputs, &mut server.derailed, held);
 
     // Siren: a live pilot with the current revision switches it, within its budget.
     let wants = state.flags & flag::SIREN != 0;
@@ -308,32 +310,35 @@ fn move_part(frame: u16, inputs: &FieldInputs, part: &mut u16, held: &mut HeldFi
 
 /// The train fields: zeroed on other models; on a train the derailed bit derails only a
 /// live driver's train at speed, not after the gamemode put it back on its rails until a
-/// frame without the bit; the relay carries the server's bit.
+/// frame without the bit; the relay carries the server's bit. True if this frame derailed
+/// it.
 fn train(
     state: &mut VehicleState,
     inputs: &FieldInputs,
     derailed: &mut bool,
     held: &mut HeldFields,
-) {
+) -> bool {
     if !is_train(inputs.model) {
         state.rail = 0.0;
         state.rail_speed = 0.0;
         state.track = 0;
         state.flags &= !flag::TRAIN_DERAILED;
-        return;
+        return false;
     }
     let bit = state.flags & flag::TRAIN_DERAILED != 0;
     if !bit {
         held.rerailed = false;
     }
     let fast = state.rail_speed.abs() >= DERAIL_SPEED || held.rail_speed.abs() >= DERAIL_SPEED;
-    if bit && !*derailed && !held.rerailed && inputs.role.is_live_pilot() && fast {
+    let derails = bit && !*derailed && !held.rerailed && inputs.role.is_live_pilot() && fast;
+    if derails {
         *derailed = true;
     }
     if !*derailed {
         held.rail_speed = state.rail_speed;
     }
     set_flag(&mut state.flags, flag::TRAIN_DERAILED, *derailed);
+    derails
 }
 
 /// Nitro: 1 without the part; a live pilot of an intact vehicle lights a charge by a frame
@@ -629,8 +634,17 @@ pub(crate) mod tests {
             rail_speed: before,
             ..HeldFields::default()
         });
-        let out = run(derail_frame(speed), &inputs(538, role, 0), &mut held);
+        let mut out = derail_frame(speed);
+        let mut budget = TokenBucket::new(SIREN_SWITCHES, Duration::ZERO);
+        let outcome = rewrite(
+            &mut out,
+            &inputs(538, role, 0),
+            &mut held.s,
+            &mut held.h,
+            &mut budget,
+        );
         assert_eq!(held.s.derailed, derails);
+        assert_eq!(outcome.derailed, derails, "announced once, by this frame");
         assert_eq!(
             out.flags & flag::TRAIN_DERAILED != 0,
             derails,
