@@ -19,6 +19,7 @@ pub mod event_limit;
 pub mod frame;
 pub mod lifecycle;
 pub mod models;
+pub mod remote;
 pub mod reset;
 pub mod script;
 pub mod seats;
@@ -58,6 +59,7 @@ pub struct VehiclePlugin;
 
 impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
+        app.add_plugins(remote::RemotePlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

@@ -76,6 +76,12 @@ fn gone(method: &str, id: VehicleId) -> Error {
     Error::runtime(format!("{method}: vehicle {} no longer exists", id.0))
 }
 
+/// The scripts' view of `v`, for the features' own Lua functions; `func` names the caller
+/// in the error of a vehicle that no longer exists.
+pub(crate) fn vehicle_info(lua: &Lua, func: &str, v: LuaVehicle) -> Result<VehicleInfo> {
+    v.with(lua, func, VehicleInfo::clone)
+}
+
 impl LuaVehicle {
     fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&VehicleInfo) -> R) -> Result<R> {
         book(lua)?
@@ -86,7 +92,7 @@ impl LuaVehicle {
     }
 }
 
-fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
+pub(crate) fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
     match v {
         Value::UserData(u) => u
             .borrow::<LuaVehicle>()
@@ -104,7 +110,7 @@ fn triple(v: Vec3) -> (f64, f64, f64) {
 }
 
 /// The player's view, or the Lua error of a player who left.
-fn player_view(lua: &Lua, func: &str, p: &LuaPlayer) -> Result<(bool, Scope)> {
+pub(crate) fn player_view(lua: &Lua, func: &str, p: &LuaPlayer) -> Result<(bool, Scope)> {
     let state = lua
         .app_data_ref::<ScriptState>()
         .ok_or_else(|| Error::runtime("no script state"))?;

@@ -137,6 +137,7 @@ type Target = (
     &'static mut Train,
     &'static mut RelaySerial,
     &'static mut HeldFields,
+    Option<&'static super::Remote>,
 );
 
 /// Whether a driver counts as controlling: neither paused nor frozen.
@@ -214,6 +215,7 @@ fn admit(
         mut train,
         mut serial,
         mut held,
+        remote,
     )) = vehicles.get_mut(entity)
     else {
         return Err(VehicleFrameDrop::UnknownVehicle);
@@ -227,6 +229,7 @@ fn admit(
     let role = accept::controller(&Control {
         sender_drives: driver.is_some_and(|d| d.entity == sender),
         sender_syncs: syncer.0.is_some_and(|s| s.entity == sender),
+        sender_remote: remote.is_some_and(|r| r.driver.entity == sender),
         sender_alive: life.alive && life.spawned,
         sender_paused: body.paused,
         sender_frozen: frame_state.is_some_and(|f| f.frozen.is_some()),
