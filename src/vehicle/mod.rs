@@ -12,6 +12,7 @@
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
 //! - [`syncer`]: the syncer election.
+//! - [`remote`]: RC vehicles driven remotely; [`weapon`]: VehicleShot and its relay.
 
 pub mod components;
 pub mod console;
@@ -25,6 +26,7 @@ pub mod script;
 pub mod seats;
 pub mod stream;
 pub mod syncer;
+pub mod weapon;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -59,7 +61,7 @@ pub struct VehiclePlugin;
 
 impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins(remote::RemotePlugin);
+        app.add_plugins((remote::RemotePlugin, weapon::VehicleWeaponPlugin));
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

@@ -146,7 +146,7 @@ fn drives_live(body: &Body, frame: Option<&FrameState>) -> bool {
 }
 
 /// Takes this tick's VehicleFrames, in arrival order.
-fn admit_vehicle_frames(
+pub(crate) fn admit_vehicle_frames(
     time: Res<Time>,
     registry: Res<Vehicles>,
     mut received: MessageReader<Received>,

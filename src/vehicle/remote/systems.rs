@@ -113,7 +113,12 @@ impl Pass<'_, '_, '_> {
             self.queue.exits.push((driver, drive.id, word));
         }
         *self.stats.released.entry(why).or_default() += 1;
-        debug!(vehicle = drive.id.0, player = driver.id.0, ?why, "RC released");
+        debug!(
+            vehicle = drive.id.0,
+            player = driver.id.0,
+            ?why,
+            "RC released"
+        );
     }
 
     /// Gives `vehicle` to `driver` (a grant that passed its checks): a driver of another
@@ -129,10 +134,7 @@ impl Pass<'_, '_, '_> {
         if let Some(old) = self.of_player(driver.entity) {
             if old.vehicle == vehicle {
                 if old.remote.detonation != detonation {
-                    let remote = Remote {
-                        driver,
-                        detonation,
-                    };
+                    let remote = Remote { driver, detonation };
                     self.commands.entity(vehicle).insert(remote);
                     for d in &mut self.drives {
                         if d.vehicle == vehicle {
@@ -145,10 +147,7 @@ impl Pass<'_, '_, '_> {
             }
             self.release(old, Release::Gamemode);
         }
-        let remote = Remote {
-            driver,
-            detonation,
-        };
+        let remote = Remote { driver, detonation };
         self.commands.entity(vehicle).insert(remote);
         self.commands
             .entity(driver.entity)
@@ -304,7 +303,10 @@ pub(super) fn intake(
         if let Ok(mut limit) = limits.get_mut(*player)
             && !limit.take(time.elapsed())
         {
-            debug!(player = parts.1.id.0, "a vehicle event past the rate limit dropped");
+            debug!(
+                player = parts.1.id.0,
+                "a vehicle event past the rate limit dropped"
+            );
             continue;
         }
         let me = occupant(&parts);
@@ -324,7 +326,12 @@ pub(super) fn intake(
             pass.refuse(why, me, id);
             continue;
         }
-        if pass.queue.enters.iter().any(|p| p.player.entity == me.entity) {
+        if pass
+            .queue
+            .enters
+            .iter()
+            .any(|p| p.player.entity == me.entity)
+        {
             pass.refuse(RemoteRefusal::DrivesAnother, me, id);
             continue;
         }
@@ -443,7 +450,11 @@ pub(super) fn settle(
             pass.refuse(RemoteRefusal::Refused, me, request.id);
             continue;
         }
-        let Some(parts) = players.get(me.entity).ok().filter(|p| p.1.token == me.token) else {
+        let Some(parts) = players
+            .get(me.entity)
+            .ok()
+            .filter(|p| p.1.token == me.token)
+        else {
             continue;
         };
         let Some(rc) = vehicles
