@@ -68,6 +68,8 @@ struct Pass<'a, 'w, 's> {
     connections: Query<'w, 's, &'static mut Connection>,
     queue: &'a mut RemoteQueue,
     stats: &'a mut RemoteStats,
+    /// RemoteTaken resets of this pass, written at its end.
+    taken: Vec<VehicleReset>,
 }
 
 impl Pass<'_, '_, '_> {
@@ -124,13 +126,7 @@ impl Pass<'_, '_, '_> {
     /// Gives `vehicle` to `driver` (a grant that passed its checks): a driver of another
     /// RC lets go of it first; the same RC with a new detonation is told again; a new
     /// driver takes the RC (VehicleReset RemoteTaken).
-    fn grant(
-        &mut self,
-        driver: Occupant,
-        (vehicle, id): (Entity, VehicleId),
-        detonation: bool,
-        resets: &mut MessageWriter<VehicleReset>,
-    ) {
+    fn grant(&mut self, driver: Occupant, (vehicle, id): (Entity, VehicleId), detonation: bool) {
         if let Some(old) = self.of_player(driver.entity) {
             if old.vehicle == vehicle {
                 if old.remote.detonation != detonation {
@@ -157,7 +153,7 @@ impl Pass<'_, '_, '_> {
             id,
             remote,
         });
-        resets.write(VehicleReset {
+        self.taken.push(VehicleReset {
             vehicle,
             id,
             kind: ResetKind::RemoteTaken,
@@ -290,6 +286,7 @@ pub(super) fn intake(
         connections,
         queue: &mut queue,
         stats: &mut stats,
+        taken: Vec::new(),
     };
     for Received { player, packet } in received.read() {
         let id = match packet {
@@ -357,16 +354,15 @@ pub(super) fn settle(
     registry: Res<Vehicles>,
     stream: Res<VehicleStream>,
     mut settings: ResMut<RcSettings>,
-    mut resets: MessageReader<VehicleReset>,
+    mut resets: ParamSet<(MessageReader<VehicleReset>, MessageWriter<VehicleReset>)>,
     mut commands_in: MessageReader<RemoteCommand>,
-    mut taken: MessageWriter<VehicleReset>,
     players: Query<PlayerParts>,
     vehicles: Query<RcParts>,
     orphans: Query<(Entity, &Player, &RemoteDriving)>,
     (commands, connections): (Commands, Query<&'static mut Connection>),
     (mut queue, mut stats): (ResMut<RemoteQueue>, ResMut<RemoteStats>),
 ) {
-    let resets: Vec<VehicleReset> = resets.read().copied().collect();
+    let read: Vec<VehicleReset> = resets.p0().read().copied().collect();
     // Exits the scripts did not take (no script host) are not kept.
     queue.exits.clear();
     let mut pass = Pass {
@@ -375,6 +371,7 @@ pub(super) fn settle(
         connections,
         queue: &mut queue,
         stats: &mut stats,
+        taken: Vec::new(),
     };
 
     // A driver whose RC is gone with its components.
@@ -396,7 +393,7 @@ pub(super) fn settle(
         }
     }
     for drive in pass.drives.clone() {
-        let why = release_reason(drive, &resets, &players, &vehicles, settings.range);
+        let why = release_reason(drive, &read, &players, &vehicles, settings.range);
         if let Some(why) = why {
             pass.release(drive, why);
         }
@@ -429,7 +426,7 @@ pub(super) fn settle(
                 };
                 let (taker, facts_rc) = facts(&pass, &parts, &rc, &models, &stream);
                 match rules::grant(&taker, &facts_rc) {
-                    Ok(()) => pass.grant(me, (rc.0, vehicle), detonation, &mut taken),
+                    Ok(()) => pass.grant(me, (rc.0, vehicle), detonation),
                     Err(why) => {
                         warn!(
                             vehicle = vehicle.0,
@@ -467,10 +464,11 @@ pub(super) fn settle(
         };
         let (taker, facts_rc) = facts(&pass, &parts, &rc, &models, &stream);
         match rules::enter(&taker, &facts_rc) {
-            Ok(()) => pass.grant(me, (request.vehicle, request.id), false, &mut taken),
+            Ok(()) => pass.grant(me, (request.vehicle, request.id), false),
             Err(why) => pass.refuse(why, me, request.id),
         }
     }
+    resets.p1().write_batch(pass.taken);
 }
 
 /// Why `drive` ends now, if it does, in the page's order of causes.

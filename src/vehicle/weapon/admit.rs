@@ -206,7 +206,7 @@ mod tests {
     #[case::baron_with_detonation(464, shot(10, 1, one(100.0)), |f: Facts| Facts { holder: Holder::Remote { detonation: true }, ..f }, Ok(()))]
     #[case::no_weapon(411, shot(10, 1, one(100.0)), |f: Facts| f, Err(SalvoDrop::NoWeapon))]
     #[case::count(RUSTLER, shot(10, 1, one(100.0)), |f: Facts| f, Err(SalvoDrop::Count))]
-    #[case::twin(RUSTLER, shot(10, 2, [ray(1.0, 50.0), ray(-1.0, 50.0)]), |f: Facts| f, Ok(()))]
+    #[case::twin(RUSTLER, shot(10, 2, [ray(1.0, 50.0), ray(-1.0, 50.0)]), |f: Facts| Facts { last_salvo: None, ..f }, Ok(()))]
     #[case::origin_at_25(HUNTER, shot(10, 1, [ray(25.0, 10.0), Ray::ZERO]), |f: Facts| f, Ok(()))]
     #[case::origin_beyond_25(HUNTER, shot(10, 1, [ray(25.01, 10.0), Ray::ZERO]), |f: Facts| f, Err(SalvoDrop::Origin))]
     #[case::second_ray_origin(RUSTLER, shot(10, 2, [ray(1.0, 5.0), ray(26.0, 5.0)]), |f: Facts| f, Err(SalvoDrop::Origin))]
