@@ -275,8 +275,8 @@ fn the_rc_is_released_by_its_frame_beyond_the_range() {
     assert_eq!(driver(&h, rc), None, "151 m: released");
     assert_eq!(
         syncers(&h, a),
-        [(rc.0, true)],
-        "Alice still syncs it, now as a bystander"
+        [(rc.0, true), (rc.0, false)],
+        "released 151 m away, beyond the 130 m a bystander syncs"
     );
     assert_eq!(remotes(&h, a), [(rc.0, false), (NONE, false)]);
     assert_eq!(released(&h, Release::Range), 1);
