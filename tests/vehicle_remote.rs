@@ -641,3 +641,41 @@ fn player_remote_enter_lets_the_rc_go_to_the_player() {
     assert_eq!(remotes(&h, a), [(1, false)]);
     assert_eq!(lines(&h, a), ["enter 1"]);
 }
+
+#[test]
+fn freeroam_rc_spawns_an_rc_bandit_and_hands_it_over() {
+    let mut h = Harness::with_config(dlmp::config::Config {
+        scripts: "scripts".into(),
+        resources: vec!["freeroam".into()],
+        ..Harness::config()
+    });
+    let a = h.connect("alice");
+    h.steps(2);
+    h.request_spawn(a);
+    h.steps(4);
+    h.live(a);
+    h.chat(a, "/rc 411");
+    h.steps(2);
+    assert!(
+        h.chat_lines(a).iter().any(|l| l == "Usage: /rc [model]"),
+        "{:?}",
+        h.chat_lines(a)
+    );
+    h.chat(a, "/rc");
+    h.advance(std::time::Duration::from_millis(400));
+    let got = remotes(&h, a);
+    assert_eq!(got.len(), 1, "{:?}", h.chat_lines(a));
+    assert!(got[0].1, "an RC Bandit blows up on the fire key");
+    let rc = VehicleId(got[0].0);
+    let model = h
+        .world()
+        .get::<dlmp::vehicle::Vehicle>(entity(&h, rc))
+        .expect("a vehicle")
+        .model;
+    assert_eq!(model, BANDIT);
+    assert!(
+        h.chat_lines(a)
+            .iter()
+            .any(|l| l.starts_with("You drive RC 441."))
+    );
+}
