@@ -133,6 +133,17 @@ pub struct RemoteStats {
     pub stray_exits: u64,
 }
 
+impl RemoteStats {
+    /// Grants and F keys refused, releases, and stray exits (console `stats`).
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("refused", self.refused.values().sum()),
+            ("released", self.released.values().sum()),
+            ("exits of no RC driven", self.stray_exits),
+        ]
+    }
+}
+
 /// Adds remote-controlled vehicles.
 pub struct RemotePlugin;
 

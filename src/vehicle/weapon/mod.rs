@@ -61,6 +61,26 @@ pub struct VehicleShotDrops {
     pub dropped: HashMap<SalvoDrop, u64>,
 }
 
+impl VehicleShotDrops {
+    /// Accepted, then each reason's drops (console `stats`).
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        use SalvoDrop::*;
+        let mut out = vec![("accepted", self.accepted)];
+        for why in [
+            NotInControl,
+            NoWeapon,
+            Count,
+            Origin,
+            Length,
+            Stale,
+            Interval,
+        ] {
+            out.push((why.name(), self.dropped.get(&why).copied().unwrap_or(0)));
+        }
+        out
+    }
+}
+
 /// Per vehicle: when its last frame and its last salvo were accepted.
 #[derive(Resource, Debug, Default)]
 pub struct SalvoClock {
