@@ -362,3 +362,27 @@ fn machine_gun_rays_credit_a_damage_report_with_the_tables_hit_weapon() {
     damage(&mut h, b, 3, a, 38);
     assert_eq!(h.get::<Ledger>(b).last_attacker, Some(h.entity(a)));
 }
+
+#[test]
+fn rays_start_from_where_the_drivers_frame_put_the_vehicle() {
+    let (_s, mut h, [a, b, _], v) = scene("vw_frame_origin", HUNTER);
+    put(&mut h, a, v, 0);
+    let frame = dlmp::protocol::vehicle::frame::VehicleFrame {
+        session_token: h.token(a),
+        seq: Seq(1),
+        vehicle_id: v,
+        state: dlmp::protocol::vehicle::state::VehicleState::at_rest(at(40.0)),
+    };
+    h.send(a, frame);
+    h.step();
+    fire(&mut h, a, |h| salvo(h, a, 1, v, &[ray(at(3.0), at(30.0))]));
+    assert_eq!(
+        dropped(&h, SalvoDrop::Origin),
+        1,
+        "37 m from the frame's position"
+    );
+    fire(&mut h, a, |h| salvo(h, a, 2, v, &[ray(at(39.0), at(31.0))]));
+    assert_eq!(relayed(&h, b), [2]);
+    let rw = h.packets::<RemoteVehicleShot>(b)[0].rewind;
+    assert_eq!(rw.shooter_pos, at(40.0), "the vehicle by its last frame");
+}
