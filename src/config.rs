@@ -92,6 +92,9 @@ pub struct Config {
     /// creator gave it its own (world.md ObjectState; ADR 0047), m. Default 300, in
     /// 1..=6000.
     pub object_stream_distance: f32,
+    /// An RC is released farther than this from its remote driver's body, m (vehicles.md
+    /// VehicleRemote, `dlmp.rc_range()`; ADR 0069). Default 150, in 1..=180.
+    pub rc_range: f32,
     /// The server's name in server browsers (query.md ServerInfo), at most 64 bytes.
     /// Default `dlmp server`. Reloadable.
     pub name: String,
@@ -138,6 +141,7 @@ impl Default for Config {
             pickup_draw_distance: PICKUP_DRAW_DISTANCE,
             pickup_touch_radius: PICKUP_TOUCH_RADIUS,
             object_stream_distance: OBJECT_STREAM_DISTANCE,
+            rc_range: crate::vehicle::remote::DEFAULT_RC_RANGE,
             name: "dlmp server".into(),
             gamemode: String::new(),
             language: String::new(),
@@ -290,6 +294,9 @@ impl Config {
             return Err(ConfigError(
                 "object_stream_distance must be in 1..=6000".into(),
             ));
+        }
+        if !(1.0..=crate::vehicle::remote::MAX_RC_RANGE).contains(&self.rc_range) {
+            return Err(ConfigError("rc_range must be in 1..=180".into()));
         }
         if !(0.5..=50.0).contains(&self.pickup_touch_radius) {
             return Err(ConfigError(

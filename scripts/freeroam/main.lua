@@ -4,8 +4,9 @@
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
 -- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player, /fix repairs the one
--- you sit in. Each player name has an account (money, skin, last position) kept in the
--- server's database across reconnects: see "Accounts" at the end.
+-- you sit in, /rc [MODEL] gives you an RC vehicle driven remotely. Each player name has an
+-- account (money, skin, last position) kept in the server's database across reconnects:
+-- see "Accounts" at the end.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -201,6 +202,41 @@ command("v", {
         return true
     end,
 })
+
+-- /rc: an RC vehicle next to you, driven remotely (vehicles.md VehicleRemote). The RC
+-- is handed over a moment after its creation: the server grants only an RC that is
+-- already streamed to the player. F leaves it; F near it takes it again.
+local RC_MODELS = { [441] = true, [464] = true, [465] = true, [501] = true, [564] = true, [594] = true }
+
+command("rc", {
+    usage = "/rc [model]",
+    help = "drive an RC vehicle (441 Bandit unless given: 464, 465, 501, 564, 594)",
+    run = function(player, args)
+        local model = args[1] and whole(args[1], 400, 611) or 441
+        if #args > 1 or not RC_MODELS[model] then
+            return false
+        end
+        local x, y, z = player:position()
+        local ok, rc = pcall(dlmp.create_vehicle, model, x + 3, y, z, 0)
+        if not ok then
+            tell(player, first_line(rc), ERROR)
+            return true
+        end
+        dlmp.set_timer(200, function()
+            if player:exists() and rc:exists()
+                and try(player, dlmp.set_remote_vehicle, player, rc, model == 441) then
+                tell(player, "You drive RC " .. model .. ". F leaves it, F near it takes it again.")
+            end
+        end)
+        return true
+    end,
+})
+
+dlmp.on("player_remote_exit", function(player, vehicle, how)
+    if how == "range" then
+        tell(player, "The RC is out of range.", ERROR)
+    end
+end)
 
 command("w", {
     usage = "/w weapon [ammo]",

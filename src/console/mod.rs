@@ -453,6 +453,18 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             .map(crate::vehicle::damage::DamageStats::rows),
     );
     row(
+        "vehicle shots",
+        world
+            .get_resource::<crate::vehicle::weapon::VehicleShotDrops>()
+            .map(|d| d.counts()),
+    );
+    row(
+        "RC vehicles",
+        world
+            .get_resource::<crate::vehicle::remote::RemoteStats>()
+            .map(|d| d.counts()),
+    );
+    row(
         "chat lines",
         world
             .get_resource::<ChatDrops>()

@@ -173,7 +173,7 @@ fn check(
 
 /// Takes this tick's WeaponShots in arrival order, after the tick's frames; the accepted
 /// ones spend their round now and are relayed in [`StreamingSystems::Relay`].
-fn admit_shots(
+pub(crate) fn admit_shots(
     time: Res<Time>,
     ranges: Res<WeaponRanges>,
     mut received: MessageReader<Received>,
@@ -225,7 +225,7 @@ fn admit_shots(
 }
 
 /// What the relay reads of a shooter and of a target.
-type Party = (
+pub(crate) type Party = (
     &'static Player,
     &'static Team,
     &'static Viewers,
@@ -244,25 +244,29 @@ fn relay_shots(
     mut connections: Query<&mut Connection>,
 ) {
     for a in accepted.read() {
-        let Ok((me, team, viewers, ..)) = parties.get(a.shooter) else {
-            continue;
-        };
         let shot = &a.shot;
-        let rewind = match a.shot.hit_kind {
-            HitKind::Vehicle => vehicle_rewind(a, &vehicles),
-            _ => rewind(a, &index, &parties),
+        let rewind = match shot.hit_kind {
+            HitKind::Vehicle => vehicle_rewind(
+                crate::protocol::ids::VehicleId(shot.hit_id),
+                a.frame_at,
+                a.shooter_pos,
+                &vehicles,
+            ),
+            HitKind::Player => player_rewind(
+                PlayerId(shot.hit_id),
+                a.frame_at,
+                a.shooter_pos,
+                &index,
+                &parties,
+            ),
+            _ => ShotRewind::NONE,
         };
-        for recipient in viewers.iter() {
-            if recipient == me.id {
-                continue;
-            }
-            let Some(target) = index.get(recipient) else {
-                continue;
-            };
-            let teammate = parties
-                .get(target)
-                .is_ok_and(|(_, t, ..)| team.is_teammate_of(t));
-            let relay = RemoteWeaponShot {
+        relay_to_viewers(
+            a.shooter,
+            &index,
+            &parties,
+            &mut connections,
+            |me, team, teammate| RemoteWeaponShot {
                 id: me.id,
                 player_token: me.token,
                 order: shot.order,
@@ -274,31 +278,58 @@ fn relay_shots(
                 relation_rev: team.relation_rev,
                 teammate,
                 rewind,
-            };
-            if let Ok(mut conn) = connections.get_mut(target)
-                && let Err(e) = conn.send(relay)
-            {
-                debug!(?target, ?e, "RemoteWeaponShot refused");
-            }
+            },
+        );
+    }
+}
+
+/// Sends `make(shooter, its team, teammate of the recipient)`, unreliable, to everyone
+/// the shooter is shown to (its [`Viewers`]): the relay of WeaponShot and VehicleShot.
+pub(crate) fn relay_to_viewers<P: Into<crate::protocol::ServerPacket>>(
+    shooter: Entity,
+    index: &PlayerIndex,
+    parties: &Query<Party>,
+    connections: &mut Query<&mut Connection>,
+    mut make: impl FnMut(&Player, &Team, bool) -> P,
+) {
+    let Ok((me, team, viewers, ..)) = parties.get(shooter) else {
+        return;
+    };
+    for recipient in viewers.iter() {
+        if recipient == me.id {
+            continue;
+        }
+        let Some(target) = index.get(recipient) else {
+            continue;
+        };
+        let teammate = parties
+            .get(target)
+            .is_ok_and(|(_, t, ..)| team.is_teammate_of(t));
+        if let Ok(mut conn) = connections.get_mut(target)
+            && let Err(e) = conn.send(make(me, team, teammate))
+        {
+            debug!(?target, ?e, "a shot relay refused");
         }
     }
 }
 
-/// The rewind of a shot that ended on a player: the target's server position at the time
-/// of the shooter's last accepted frame (its [`PositionHistory`]; without one, or before
-/// the shooter's first frame, its position now), and the shooter's position.
-fn rewind(a: &ShotAccepted, index: &PlayerIndex, parties: &Query<Party>) -> ShotRewind {
-    if a.shot.hit_kind != HitKind::Player {
-        return ShotRewind::NONE;
-    }
-    let Some((target, _, _, now_pos, history)) = index
-        .get(PlayerId(a.shot.hit_id))
-        .and_then(|t| parties.get(t).ok())
+/// The rewind of a shot that ended on player `target`: its server position at
+/// `frame_at`, the time of the shooter's last accepted frame (its [`PositionHistory`];
+/// without one, or before the shooter's first frame, its position now), and the shooter's
+/// position. A player who is not here: no rewind.
+pub(crate) fn player_rewind(
+    target: PlayerId,
+    frame_at: Option<Duration>,
+    shooter_pos: Vec3,
+    index: &PlayerIndex,
+    parties: &Query<Party>,
+) -> ShotRewind {
+    let Some((target, _, _, now_pos, history)) =
+        index.get(target).and_then(|t| parties.get(t).ok())
     else {
         return ShotRewind::NONE;
     };
-    let target_pos = a
-        .frame_at
+    let target_pos = frame_at
         .and_then(|t| history.and_then(|h| h.at(t)))
         .unwrap_or(now_pos.0);
     ShotRewind {
@@ -307,7 +338,7 @@ fn rewind(a: &ShotAccepted, index: &PlayerIndex, parties: &Query<Party>) -> Shot
         target_id: target.id.0,
         target_token: target.token.0,
         target_pos,
-        shooter_pos: a.shooter_pos,
+        shooter_pos,
     }
 }
 
@@ -328,11 +359,16 @@ pub(crate) struct VehicleTargets<'w, 's> {
 }
 
 /// The rewind of a shot that ended on a vehicle (connection.md §6, ShotRewind target_kind
-/// 2): the vehicle's server position at the time of the shooter's last accepted frame (its
-/// [`PositionHistory`]; without one, its position now), its epoch in the low byte of
-/// target_token, and the shooter's position. A vehicle that does not exist: no rewind.
-fn vehicle_rewind(a: &ShotAccepted, targets: &VehicleTargets) -> ShotRewind {
-    let id = crate::protocol::ids::VehicleId(a.shot.hit_id);
+/// 2): the vehicle's server position at `frame_at`, the time of the shooter's last
+/// accepted frame (its [`PositionHistory`]; without one, its position now), its epoch in
+/// the low byte of target_token, and the shooter's position. A vehicle that does not
+/// exist: no rewind.
+pub(crate) fn vehicle_rewind(
+    id: crate::protocol::ids::VehicleId,
+    frame_at: Option<Duration>,
+    shooter_pos: Vec3,
+    targets: &VehicleTargets,
+) -> ShotRewind {
     let Some((life, pose, history)) = targets
         .registry
         .as_ref()
@@ -341,8 +377,7 @@ fn vehicle_rewind(a: &ShotAccepted, targets: &VehicleTargets) -> ShotRewind {
     else {
         return ShotRewind::NONE;
     };
-    let target_pos = a
-        .frame_at
+    let target_pos = frame_at
         .and_then(|t| history.and_then(|h| h.at(t)))
         .unwrap_or(pose.position);
     ShotRewind {
@@ -351,6 +386,6 @@ fn vehicle_rewind(a: &ShotAccepted, targets: &VehicleTargets) -> ShotRewind {
         target_id: id.0,
         target_token: u32::from(life.epoch.0),
         target_pos,
-        shooter_pos: a.shooter_pos,
+        shooter_pos,
     }
 }

@@ -185,6 +185,13 @@ script_events! {
     ColshapeLeave => "colshape_leave" (player: LuaPlayer, colshape: LuaColshape),
     /// The player's map waypoint changed (x, y nil: removed); 5 at once, 2 a second.
     PlayerWaypoint => "player_waypoint" (player: LuaPlayer, x: Option<f64>, y: Option<f64>),
+    /// A VehicleRemoteEnter (the F key near an RC) passed the checks (vehicles.md
+    /// VehicleRemoteEnter); a handler returning false refuses it.
+    PlayerRemoteEnter => "player_remote_enter" (player: LuaPlayer, vehicle: LuaVehicle),
+    /// The player let go of its RC by key (`how` = "exit") or the RC left `rc_range`
+    /// ("range"); the other releases (death, scope, a seat, the RC's explosion, respawn or
+    /// removal, `remove_remote_vehicle`) raise nothing.
+    PlayerRemoteExit => "player_remote_exit" (player: LuaPlayer, vehicle: LuaVehicle, how: &'static str),
     /// An admitted PickupTouch (world.md): `behavior` is "collectible" (the gamemode may
     /// consume it with `dlmp.collect_pickup`; fires again while the player stays) or
     /// "static" (once per entry).

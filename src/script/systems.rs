@@ -160,6 +160,7 @@ fn run_scripts(
     mut last_tick: Local<Option<Duration>>,
     mut gm: Gamemode,
     mut enters: ResMut<crate::vehicle::seats::PendingEnters>,
+    mut remote: ResMut<crate::vehicle::remote::RemoteQueue>,
 ) {
     let now = time.elapsed();
     host.begin_tick();
@@ -182,6 +183,7 @@ fn run_scripts(
     }
     emit_chat(&mut host, &mut pending, &players);
     crate::vehicle::seats::emit_start_enters(&mut host, &mut enters);
+    crate::vehicle::remote::script::emit(&mut host, &mut remote);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }

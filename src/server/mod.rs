@@ -50,6 +50,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             min_dead: config.respawn_delay(),
         })
         .insert_resource(crate::world::pickup::PickupSettings::from(config))
+        .insert_resource(crate::vehicle::remote::RcSettings::from(config))
         .insert_resource(crate::world::object::ObjectSettings::from(config))
         .insert_resource(crate::query::ServerIdentity::from(config))
         .insert_resource(PluginSettings::new(config.plugins.clone()));

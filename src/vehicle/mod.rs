@@ -14,6 +14,7 @@
 //! - [`syncer`]: the syncer election.
 //! - [`damage`]: VehicleDamage, the health and damage commands.
 //! - [`transform`]: VehicleTransform, the gamemode's pose and freeze.
+//! - [`remote`]: RC vehicles driven remotely; [`weapon`]: VehicleShot and its relay.
 
 pub mod components;
 pub mod console;
@@ -22,6 +23,7 @@ pub mod event_limit;
 pub mod frame;
 pub mod lifecycle;
 pub mod models;
+pub mod remote;
 pub mod reset;
 pub mod script;
 pub mod seats;
@@ -29,6 +31,7 @@ pub mod stream;
 pub mod syncer;
 pub mod transform;
 pub mod train;
+pub mod weapon;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -66,6 +69,7 @@ impl Plugin for VehiclePlugin {
         app.add_plugins(damage::VehicleDamagePlugin);
         app.add_plugins(transform::TransformPlugin);
         app.add_plugins(train::TrainPlugin);
+        app.add_plugins((remote::RemotePlugin, weapon::VehicleWeaponPlugin));
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

@@ -87,6 +87,12 @@ impl VehicleBook {
     }
 }
 
+/// The scripts' view of `v`, for the features' own Lua functions; `func` names the caller
+/// in the error of a vehicle that no longer exists.
+pub(crate) fn vehicle_info(lua: &Lua, func: &str, v: LuaVehicle) -> Result<VehicleInfo> {
+    v.with(lua, func, VehicleInfo::clone)
+}
+
 impl LuaVehicle {
     pub(crate) fn with<R>(
         &self,
@@ -157,7 +163,7 @@ fn per_second(v: Vec3) -> (f64, f64, f64) {
 }
 
 /// The player's view, or the Lua error of a player who left.
-fn player_view(lua: &Lua, func: &str, p: &LuaPlayer) -> Result<(bool, Scope)> {
+pub(crate) fn player_view(lua: &Lua, func: &str, p: &LuaPlayer) -> Result<(bool, Scope)> {
     let state = lua
         .app_data_ref::<ScriptState>()
         .ok_or_else(|| Error::runtime("no script state"))?;

@@ -280,6 +280,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     crate::vehicle::damage::script::install(lua, &dlmp)?;
     crate::vehicle::transform::script::install(lua, &dlmp)?;
     crate::vehicle::train::script::install(lua, &dlmp)?;
+    crate::vehicle::remote::script::install(lua, &dlmp, resource)?;
     crate::world::map::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)

@@ -70,6 +70,7 @@ type Target = (
     &'static Life,
     &'static Revisions,
     &'static mut Damage,
+    Option<&'static crate::vehicle::Remote>,
 );
 
 /// Takes this tick's VehicleDamage reports, in arrival order.
@@ -152,10 +153,10 @@ fn take(
     let entity = registry
         .entity(report.vehicle_id)
         .ok_or(DamageDrop::UnknownVehicle)?;
-    let (vehicle, seats, syncer, v_life, revs, mut damage) = vehicles
+    let (vehicle, seats, syncer, v_life, revs, mut damage, remote) = vehicles
         .get_mut(entity)
         .map_err(|_| DamageDrop::UnknownVehicle)?;
-    let control = control_of(player, (life, body, frame), seats, syncer, drivers);
+    let control = control_of(player, (life, body, frame), (seats, syncer, remote), drivers);
     if !control.sender_alive {
         return Err(DamageDrop::NotController);
     }

@@ -25,6 +25,9 @@ pub enum Role {
     Driver { live: bool },
     /// The vehicle's syncer while seat 0 is empty or its player paused.
     Syncer,
+    /// An RC's remote driver, its syncer (vehicles.md VehicleRemote): its frames count as
+    /// driven for the rate limits ("as driver or RC driver"); it moves no pilot's fields.
+    Remote,
 }
 
 impl Role {
@@ -109,6 +112,8 @@ pub struct Control {
     pub sender_drives: bool,
     /// The sender is the vehicle's syncer.
     pub sender_syncs: bool,
+    /// The sender drives the vehicle remotely (an RC's [`Remote`](crate::vehicle::Remote)).
+    pub sender_remote: bool,
     pub sender_alive: bool,
     pub sender_paused: bool,
     /// SetFrozen: a frozen player controls no vehicle (player.md), its frames are dropped.
@@ -130,7 +135,11 @@ pub fn controller(c: &Control) -> Result<Role, VehicleFrameDrop> {
         });
     }
     if c.sender_syncs && c.seat0_empty_or_paused && c.sender_alive {
-        return Ok(Role::Syncer);
+        return Ok(if c.sender_remote {
+            Role::Remote
+        } else {
+            Role::Syncer
+        });
     }
     Err(VehicleFrameDrop::NotController)
 }
@@ -215,7 +224,7 @@ impl SenderMarks {
             return Err(VehicleFrameDrop::Stale);
         }
         let (bucket, over) = match role {
-            Role::Driver { .. } => (&mut mark.driven, VehicleFrameDrop::RateDriven),
+            Role::Driver { .. } | Role::Remote => (&mut mark.driven, VehicleFrameDrop::RateDriven),
             Role::Syncer => (&mut mark.synced, VehicleFrameDrop::RateSynced),
         };
         if bucket.available(now) < COST {
@@ -248,6 +257,7 @@ mod tests {
         Control {
             sender_drives: false,
             sender_syncs: false,
+            sender_remote: false,
             sender_alive: true,
             sender_paused: false,
             sender_frozen: false,
@@ -264,6 +274,8 @@ mod tests {
     #[case::dead_syncer(Control { sender_syncs: true, sender_alive: false, ..control() }, Err(VehicleFrameDrop::NotController))]
     #[case::frozen_syncer(Control { sender_syncs: true, sender_frozen: true, ..control() }, Err(VehicleFrameDrop::NotController))]
     #[case::bystander(control(), Err(VehicleFrameDrop::NotController))]
+    #[case::rc_driver(Control { sender_syncs: true, sender_remote: true, ..control() }, Ok(Role::Remote))]
+    #[case::rc_driver_not_syncing(Control { sender_remote: true, ..control() }, Err(VehicleFrameDrop::NotController))]
     fn who_may_send(#[case] c: Control, #[case] expected: Result<Role, VehicleFrameDrop>) {
         assert_eq!(controller(&c), expected);
     }

@@ -137,6 +137,7 @@ type Target = (
     &'static mut Train,
     &'static mut RelaySerial,
     &'static mut HeldFields,
+    Option<&'static super::Remote>,
 );
 
 /// Whether a driver counts as controlling: neither paused nor frozen.
@@ -150,8 +151,7 @@ fn drives_live(body: &Body, frame: Option<&FrameState>) -> bool {
 pub(crate) fn control_of(
     sender: Entity,
     (life, body, frame_state): (&PlayerLife, &Body, Option<&FrameState>),
-    seats: &Seats,
-    syncer: &Syncer,
+    (seats, syncer, remote): (&Seats, &Syncer, Option<&super::Remote>),
     drivers: &Query<(&Body, Option<&FrameState>)>,
 ) -> Control {
     let driver = seats.driver();
@@ -163,6 +163,7 @@ pub(crate) fn control_of(
     Control {
         sender_drives: driver.is_some_and(|d| d.entity == sender),
         sender_syncs: syncer.0.is_some_and(|s| s.entity == sender),
+        sender_remote: remote.is_some_and(|r| r.driver.entity == sender),
         sender_alive: life.alive && life.spawned,
         sender_paused: body.paused,
         sender_frozen: frame_state.is_some_and(|f| f.frozen.is_some()),
@@ -171,7 +172,7 @@ pub(crate) fn control_of(
 }
 
 /// Takes this tick's VehicleFrames, in arrival order.
-fn admit_vehicle_frames(
+pub(crate) fn admit_vehicle_frames(
     time: Res<Time>,
     registry: Res<Vehicles>,
     mut received: MessageReader<Received>,
@@ -240,6 +241,7 @@ fn admit(
         mut train,
         mut serial,
         mut held,
+        remote,
     )) = vehicles.get_mut(entity)
     else {
         return Err(VehicleFrameDrop::UnknownVehicle);
@@ -248,8 +250,7 @@ fn admit(
     let role = accept::controller(&control_of(
         sender,
         (life, body, frame_state),
-        seats,
-        syncer,
+        (seats, syncer, remote),
         drivers,
     ))?;
     accept::revisions(

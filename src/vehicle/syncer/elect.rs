@@ -32,6 +32,10 @@ pub struct Ballot<'a, P> {
     pub position: Vec3,
     /// Seat 0 holds a player who is neither paused nor frozen: the vehicle has no syncer.
     pub driven: bool,
+    /// An RC's remote driver (vehicles.md VehicleRemote: "the server makes the player the
+    /// RC's syncer"): it syncs the RC whenever it may sync at all; a paused or frozen
+    /// driver leaves the RC to the rules below without losing it.
+    pub remote: Option<Candidate<P>>,
     /// A hitched vehicle's tractor's controller, or a winch load's helicopter's: it alone
     /// may sync the vehicle, and the passengers do not. `Some(None)`: hitched or lifted,
     /// but the other end has no controller.
@@ -48,7 +52,7 @@ fn distance(a: Vec3, b: Vec3) -> f32 {
     Vec3::new(a.x - b.x, a.y - b.y, a.z - b.z).length()
 }
 
-/// The syncer, in the page's order: none while driven; a hitched vehicle's or winch
+/// The syncer, in the page's order: none while driven; an RC's remote driver; a hitched vehicle's or winch
 /// load's other end's controller if the vehicle is streamed to it; the first passenger
 /// who may sync; the previous syncer while streamed to and closer than 130 m; the nearest
 /// player the vehicle is streamed to within 130 m (ties: the first in `nearby`); else
@@ -56,6 +60,9 @@ fn distance(a: Vec3, b: Vec3) -> f32 {
 pub fn elect<P: Copy + Ord>(b: &Ballot<'_, P>) -> Option<P> {
     if b.driven {
         return None;
+    }
+    if let Some(c) = b.remote.filter(Candidate::may_sync) {
+        return Some(c.player);
     }
     if let Some(tractor) = &b.towed_by
         && let Some(c) = tractor.filter(Candidate::may_sync)
@@ -118,6 +125,7 @@ mod tests {
         Ballot {
             position: Vec3::ZERO,
             driven: false,
+            remote: None,
             towed_by: None,
             passengers,
             previous,
@@ -174,6 +182,23 @@ mod tests {
             ..ballot(&passengers, None, &near)
         };
         assert_eq!(elect(&b), expected, "its passengers do not sync it");
+    }
+
+    #[rstest]
+    #[case::the_remote_driver_first(Some(at(8, 120.0)), Some(8))]
+    #[case::a_paused_remote_driver_leaves_it_to_the_rest(Some(paused(at(8, 120.0))), Some(4))]
+    #[case::an_unstreamed_remote_driver(Some(unstreamed(at(8, 120.0))), Some(4))]
+    fn an_rc_driven_remotely(
+        #[case] remote: Option<Candidate<u32>>,
+        #[case] expected: Option<u32>,
+    ) {
+        let passengers = [at(4, 0.0)];
+        let near = [at(1, 1.0)];
+        let b = Ballot {
+            remote,
+            ..ballot(&passengers, Some(at(7, 1.0)), &near)
+        };
+        assert_eq!(elect(&b), expected);
     }
 
     #[test]

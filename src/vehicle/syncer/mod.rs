@@ -16,7 +16,7 @@ use bevy_ecs::prelude::*;
 use tracing::warn;
 
 use self::elect::{Ballot, Candidate, SYNC_RANGE};
-use super::{Hitch, Occupant, Pose, Seats, Syncer, Vehicle, VehicleScope, VehicleStream};
+use super::{Hitch, Occupant, Pose, Remote, Seats, Syncer, Vehicle, VehicleScope, VehicleStream};
 use crate::lane::Delivery;
 use crate::player::frame::FrameState;
 use crate::player::{Body, Life, Position, Scope};
@@ -102,6 +102,18 @@ type Voter = (
     &'static Scope,
 );
 
+/// What the election reads and writes of a vehicle.
+type Ballots = (
+    Entity,
+    &'static Vehicle,
+    &'static VehicleScope,
+    &'static Pose,
+    &'static Seats,
+    &'static Hitch,
+    &'static mut Syncer,
+    Option<&'static Remote>,
+);
+
 /// Spawned, alive, not paused, not frozen: the players who may sync (and drivers who
 /// count).
 fn may_sync(life: &Life, body: &Body, frame: Option<&FrameState>) -> bool {
@@ -116,15 +128,7 @@ fn elect_syncers(
     mut grid: ResMut<SyncerGrid>,
     stream: Res<VehicleStream>,
     voters: Query<Voter>,
-    mut vehicles: Query<(
-        Entity,
-        &Vehicle,
-        &VehicleScope,
-        &Pose,
-        &Seats,
-        &Hitch,
-        &mut Syncer,
-    )>,
+    mut vehicles: Query<Ballots>,
     mut connections: Query<&mut Connection>,
     mut changed: MessageWriter<SyncerChanged>,
 ) {
@@ -170,7 +174,7 @@ fn elect_syncers(
 
     // Live drivers and syncers before this pass, for the other end of a hitch or winch.
     let mut before: Vec<(VehicleId, Option<Occupant>)> = Vec::new();
-    for (_, v, _, _, seats, _, syncer) in &vehicles {
+    for (_, v, _, _, seats, _, syncer, _) in &vehicles {
         let live_driver = seats.driver().filter(|d| candidate(*d, v.id.0).eligible);
         before.push((v.id, live_driver.or(syncer.0)));
     }
@@ -184,7 +188,7 @@ fn elect_syncers(
 
     let mut passengers: Vec<Candidate<Who>> = Vec::new();
     let mut nearby: Vec<Candidate<Who>> = Vec::new();
-    for (entity, v, scope, pose, seats, hitch, mut syncer) in &mut vehicles {
+    for (entity, v, scope, pose, seats, hitch, mut syncer, remote) in &mut vehicles {
         let key = v.id.0;
         let driven = seats.driver().is_some_and(|d| candidate(d, key).eligible);
         passengers.clear();
@@ -215,6 +219,7 @@ fn elect_syncers(
         let ballot = Ballot {
             position: pose.position,
             driven,
+            remote: remote.map(|r| candidate(r.driver, key)),
             towed_by,
             passengers: &passengers,
             previous: syncer.0.map(|o| candidate(o, key)),
