@@ -377,6 +377,7 @@ fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
         s.0 = VecDeque::from([RecentShot {
             at: now,
             weapon: 31,
+            origin: SPAWN,
             hit: far,
         }]);
     });
@@ -388,6 +389,7 @@ fn a_firearm_attacker_needs_a_recent_shot_ending_near_the_victim() {
         s.push(RecentShot {
             at: now,
             weapon: 31,
+            origin: SPAWN,
             hit: SPAWN,
         });
     });

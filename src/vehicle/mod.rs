@@ -5,6 +5,7 @@
 //! - [`models`]: the per-model table (`assets/vehicles.tsv`): class, seats, siren, name.
 //! - [`components`]: a vehicle entity's components and the player's [`Seated`].
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
+//! - [`life`]: explosion, death, kill credit, respawn.
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
 //! - [`reset`]: what ends a hitch, a winch load or a remote driver.
@@ -17,6 +18,7 @@ pub mod components;
 pub mod console;
 pub mod event_limit;
 pub mod frame;
+pub mod life;
 pub mod lifecycle;
 pub mod models;
 pub mod reset;
@@ -58,6 +60,7 @@ pub struct VehiclePlugin;
 
 impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
+        app.add_plugins(life::VehicleLifePlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()
