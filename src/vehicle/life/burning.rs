@@ -44,7 +44,10 @@ impl Burning {
 }
 
 /// Stamps the start and end of burning of every vehicle whose health changed.
-pub(super) fn track(time: Res<Time>, mut vehicles: Query<(&Health, &mut Burning), Changed<Health>>) {
+pub(super) fn track(
+    time: Res<Time>,
+    mut vehicles: Query<(&Health, &mut Burning), Changed<Health>>,
+) {
     let now = time.elapsed();
     for (health, mut burning) in &mut vehicles {
         let before = *burning;
@@ -75,6 +78,9 @@ mod tests {
         b.take(600.0, S(4200));
         assert_eq!(b.since, None);
         b.take(200.0, S(5000));
-        assert!(!b.has_burnt(200.0, S(8999), BURN_TIME), "a new fire, a new clock");
+        assert!(
+            !b.has_burnt(200.0, S(8999), BURN_TIME),
+            "a new fire, a new clock"
+        );
     }
 }

@@ -146,7 +146,13 @@ pub fn credited(
     attacker.entity != sender
         && attacker_scope == vehicle.scope
         && (vehicle.passes.explains(attacker, now)
-            || blasts.explains(attacker, vehicle.entity, vehicle.position, vehicle.scope, now))
+            || blasts.explains(
+                attacker,
+                vehicle.entity,
+                vehicle.position,
+                vehicle.scope,
+                now,
+            ))
 }
 
 /// The rays of this tick's accepted shots (their `at` is now) pass by vehicles: each
@@ -154,10 +160,7 @@ pub fn credited(
 /// other than the one the shooter sits in, remembers the shooter.
 pub(super) fn note_passes(
     time: Res<Time>,
-    shooters: Query<
-        (Entity, &Player, &Scope, &RecentShots, Option<&Seated>),
-        Changed<RecentShots>,
-    >,
+    shooters: Query<(Entity, &Player, &Scope, &RecentShots, Option<&Seated>), Changed<RecentShots>>,
     mut vehicles: Query<(Entity, &VehicleScope, &Pose, &mut PassingShots)>,
 ) {
     let now = time.elapsed();
@@ -240,13 +243,22 @@ mod tests {
         let s = Scope::default();
         assert!(blasts.explains(a, v2, near, s, S(185)));
         assert!(!blasts.explains(a, v2, near, s, S(186)), "85 s");
-        assert!(!blasts.explains(a, v2, Vec3::new(80.5, 0.0, 0.0), s, S(101)), "80 m");
-        assert!(!blasts.explains(a, v1, near, s, S(101)), "its own explosion");
+        assert!(
+            !blasts.explains(a, v2, Vec3::new(80.5, 0.0, 0.0), s, S(101)),
+            "80 m"
+        );
+        assert!(
+            !blasts.explains(a, v1, near, s, S(101)),
+            "its own explosion"
+        );
         assert!(!blasts.explains(b, v2, near, s, S(101)), "another killer");
         let other = Scope {
             virtual_world: 1,
             interior: 0,
         };
-        assert!(!blasts.explains(a, v2, near, other, S(101)), "another scope");
+        assert!(
+            !blasts.explains(a, v2, near, other, S(101)),
+            "another scope"
+        );
     }
 }

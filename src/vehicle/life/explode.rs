@@ -96,10 +96,7 @@ pub fn health_allows(
     if burning.has_burnt(health, now, BURN_TIME) {
         return true;
     }
-    let aircraft = matches!(
-        class,
-        Some(VehicleClass::Plane | VehicleClass::Helicopter)
-    );
+    let aircraft = matches!(class, Some(VehicleClass::Plane | VehicleClass::Helicopter));
     aircraft && health < BURNING_BELOW && (speed > AIRCRAFT_SPEED || credited)
 }
 
@@ -164,13 +161,28 @@ pub(super) fn intake(
         let ClientPacket::VehicleExplode(report) = packet else {
             continue;
         };
-        match judge(*player, report, now, &registry, &models, &players, &vehicles, &effects) {
+        match judge(
+            *player, report, now, &registry, &models, &players, &vehicles, &effects,
+        ) {
             Ok((entity, killer)) => {
                 stats.accepted += 1;
-                wreck(entity, report.cause, killer, now, &players, &mut vehicles, &mut effects);
+                wreck(
+                    entity,
+                    report.cause,
+                    killer,
+                    now,
+                    &players,
+                    &mut vehicles,
+                    &mut effects,
+                );
             }
             Err(reason) => {
-                debug!(?player, vehicle = report.vehicle_id.0, ?reason, "VehicleExplode dropped");
+                debug!(
+                    ?player,
+                    vehicle = report.vehicle_id.0,
+                    ?reason,
+                    "VehicleExplode dropped"
+                );
                 stats.count(reason);
             }
         }
@@ -195,15 +207,18 @@ fn judge(
     let entity = registry
         .entity(report.vehicle_id)
         .ok_or(ExplodeDrop::UnknownVehicle)?;
-    let (vehicle, scope, pose, seats, syncer, remote, life, health, burning, passes) =
-        vehicles.get(entity).map_err(|_| ExplodeDrop::UnknownVehicle)?;
+    let (vehicle, scope, pose, seats, syncer, remote, life, health, burning, passes) = vehicles
+        .get(entity)
+        .map_err(|_| ExplodeDrop::UnknownVehicle)?;
     if report.epoch != life.epoch {
         return Err(ExplodeDrop::Stale);
     }
     if life.wrecked {
         return Err(ExplodeDrop::Repeated);
     }
-    let me = players.get(sender).map_err(|_| ExplodeDrop::NotController)?;
+    let me = players
+        .get(sender)
+        .map_err(|_| ExplodeDrop::NotController)?;
     let who = Who {
         entity: sender,
         id: me.0.id,
@@ -281,14 +296,7 @@ fn attacker(
 ) -> Option<(Who, Scope)> {
     let entity = effects.index.get(id)?;
     let (player, .., scope) = players.get(entity).ok()?;
-    (player.token == token).then_some((
-        Who {
-            entity,
-            id,
-            token,
-        },
-        *scope,
-    ))
+    (player.token == token).then_some((Who { entity, id, token }, *scope))
 }
 
 /// The vehicle becomes a wreck: its life, VehicleDeath to everyone it is streamed to, the
@@ -341,7 +349,10 @@ fn wreck(
             vehicle: entity,
         });
         for (_, o) in seats.occupied() {
-            if players.get(o.entity).is_ok_and(|p| p.1.alive && p.0.token == o.token) {
+            if players
+                .get(o.entity)
+                .is_ok_and(|p| p.1.alive && p.0.token == o.token)
+            {
                 effects
                     .commands
                     .entity(o.entity)

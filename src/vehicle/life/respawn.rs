@@ -19,6 +19,7 @@ use crate::protocol::vehicle::params::param;
 use crate::protocol::vehicle::tuning::kind;
 use crate::serial::Serial;
 use crate::session::{Connection, Player, PlayerIndex};
+use crate::vehicle::components::FULL_HEALTH;
 use crate::vehicle::frame::fields::HeldFields;
 use crate::vehicle::seats::free_seat;
 use crate::vehicle::stream::{Shown, vehicle_show};
@@ -26,7 +27,6 @@ use crate::vehicle::{
     Damage, Health, Life, Params, Part, Pose, ResetKind, SeatChanged, Seated, Seats, ShowTail,
     SpawnPoint, VehicleError, VehicleModels, VehicleReset, VehicleStream, Vehicles,
 };
-use crate::vehicle::components::FULL_HEALTH;
 
 /// A respawn, from a script or a Rust plugin, applied in
 /// [`VehicleSystems::Lifecycle`](crate::vehicle::VehicleSystems::Lifecycle) after the
@@ -125,11 +125,7 @@ pub(super) fn apply(
                     &mut seats,
                     o,
                     at,
-                    Some((
-                        &audience.stream,
-                        &audience.index,
-                        &mut audience.connections,
-                    )),
+                    Some((&audience.stream, &audience.index, &mut audience.connections)),
                     &mut changed,
                 ),
                 _ => {
@@ -148,14 +144,32 @@ pub(super) fn apply(
             id,
             kind: ResetKind::Respawned,
         });
-        show_to_viewers(entity, id, &models, &vehicles.p1(), &seats, &tails, &mut audience);
+        show_to_viewers(
+            entity,
+            id,
+            &models,
+            &vehicles.p1(),
+            &seats,
+            &tails,
+            &mut audience,
+        );
     }
 }
 
 /// The new life's state.
 fn renew(vehicles: &mut Query<Renewed>, entity: Entity, tail: Option<Mut<ShowTail>>) {
-    let Ok((spawn, mut pose, mut life, mut health, mut damage, mut part, mut params, mut burning, mut passes, held)) =
-        vehicles.get_mut(entity)
+    let Ok((
+        spawn,
+        mut pose,
+        mut life,
+        mut health,
+        mut damage,
+        mut part,
+        mut params,
+        mut burning,
+        mut passes,
+        held,
+    )) = vehicles.get_mut(entity)
     else {
         return;
     };
@@ -253,7 +267,11 @@ mod tests {
             bits: param::ENGINE | param::LOCKED,
             ..Params::default()
         };
-        assert_eq!(default_params(&removed).bits, 0, "a removed siren stays removed");
+        assert_eq!(
+            default_params(&removed).bits,
+            0,
+            "a removed siren stays removed"
+        );
     }
 
     #[test]

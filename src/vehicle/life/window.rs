@@ -10,7 +10,7 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
 use super::credit::Who;
-use crate::protocol::connection::damage::WEAPON_EXPLOSION;
+use crate::protocol::connection::damage::{WEAPON_EXPLOSION, WEAPON_FIRE};
 use crate::protocol::ids::VehicleId;
 use crate::vehicle::SeatChanged;
 
@@ -45,10 +45,13 @@ impl ExplosionKiller {
         (!self.ended && now <= self.until).then_some(self.killer)
     }
 
-    /// An accepted DamageReport: anything but the explosion's own (its killer's weapon
-    /// 51, which the page makes the explosion's cause) ends the window.
+    /// An accepted DamageReport: anything but the explosion's own ends the window. The
+    /// explosion's own is an explosion or fire (51 / 37, which the page makes the killer's
+    /// cause) naming the killer or no credited attacker (the ledger credits an attacker
+    /// only when it sees the victim).
     pub fn take_damage(&mut self, attacker: Option<Entity>, weapon: u8) {
-        if attacker != Some(self.killer.entity) || weapon != WEAPON_EXPLOSION {
+        let own_cause = matches!(weapon, WEAPON_EXPLOSION | WEAPON_FIRE);
+        if !own_cause || attacker.is_some_and(|a| a != self.killer.entity) {
             self.ended = true;
         }
     }
@@ -104,9 +107,17 @@ mod tests {
         let t = Duration::from_secs(10);
         let mut w = ExplosionKiller::new(who, VehicleId(1), t);
         assert_eq!(w.killer_at(t + OCCUPANT_WINDOW), Some(who));
-        assert_eq!(w.killer_at(t + OCCUPANT_WINDOW + Duration::from_millis(1)), None);
+        assert_eq!(
+            w.killer_at(t + OCCUPANT_WINDOW + Duration::from_millis(1)),
+            None
+        );
         w.take_damage(Some(killer), WEAPON_EXPLOSION);
-        assert_eq!(w.killer_at(t), Some(who), "the explosion's own damage");
+        w.take_damage(None, WEAPON_FIRE);
+        assert_eq!(
+            w.killer_at(t),
+            Some(who),
+            "the explosion's own damage and fire"
+        );
         w.take_damage(Some(other), WEAPON_EXPLOSION);
         assert_eq!(w.killer_at(t), None);
         let mut w = ExplosionKiller::new(who, VehicleId(1), t);
