@@ -109,7 +109,7 @@ impl Scene {
         let mut n = 0u32;
         while self.h.now() + self.h.tick() < t {
             n += 1;
-            if n % 50 == 0 {
+            if n.is_multiple_of(50) {
                 let s = VehicleState {
                     health: self.health(),
                     ..state(SPOT)

@@ -155,12 +155,21 @@ pub fn credited(
             ))
 }
 
+/// What [`note_passes`] reads of a shooter.
+type Shooter = (
+    Entity,
+    &'static Player,
+    &'static Scope,
+    &'static RecentShots,
+    Option<&'static Seated>,
+);
+
 /// The rays of this tick's accepted shots (their `at` is now) pass by vehicles: each
 /// vehicle in the shooter's scope whose center is within [`PASS_DISTANCE`] of a ray,
 /// other than the one the shooter sits in, remembers the shooter.
 pub(super) fn note_passes(
     time: Res<Time>,
-    shooters: Query<(Entity, &Player, &Scope, &RecentShots, Option<&Seated>), Changed<RecentShots>>,
+    shooters: Query<Shooter, Changed<RecentShots>>,
     mut vehicles: Query<(Entity, &VehicleScope, &Pose, &mut PassingShots)>,
 ) {
     let now = time.elapsed();
