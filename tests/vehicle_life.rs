@@ -25,7 +25,9 @@ use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
 use dlmp::protocol::vehicle::tuning::{NO_DIRT, NO_PAINTJOB, VehicleTuning, kind};
 use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
-use dlmp::vehicle::{Health, Life, Occupant, Params, PlayerParams, Remote, Seats, ShowTail};
+use dlmp::vehicle::{
+    Health, Life, Occupant, Params, PlayerParams, Remote, Seats, ShowTail, destroy_vehicle,
+};
 use rstest::rstest;
 use vframe_support::{frame, make_syncer, seat, send_frame, state, vehicle};
 
@@ -647,6 +649,15 @@ fn another_damage_before_the_death_ends_the_window() {
     let (mut s, c) = occupied_wreck("life_window_damage");
     let seq = s.h.get::<dlmp::player::Ledger>(c).damage_seq.0;
     s.h.report_damage(c, seq + 1, 54, 5.0);
+    s.h.step();
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), ["death carol nil 0"]);
+}
+
+#[test]
+fn a_destroyed_wreck_ends_its_occupants_window() {
+    let (mut s, c) = occupied_wreck("life_window_destroy");
+    assert_eq!(destroy_vehicle(s.h.world_mut(), s.id), Ok(()));
     s.h.step();
     report_death(&mut s, c);
     assert_eq!(s.log(c, "death"), ["death carol nil 0"]);
