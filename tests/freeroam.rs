@@ -507,3 +507,33 @@ fn train_spawns_at_the_nearest_station_of_its_line_with_the_player_driving() {
     );
     assert_eq!(h.script_host().errors(), 0);
 }
+
+#[test]
+fn vrespawn_brings_back_the_vehicle_its_player_sits_in() {
+    use dlmp::protocol::vehicle::sync::VehicleSync;
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.steps(2);
+    request_spawn(&mut h, a);
+    h.live(a);
+    assert_eq!(say(&mut h, a, "/vrespawn"), ["You are not in a vehicle."]);
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(say(&mut h, a, "/v 411"), ["Here is your vehicle 411."]);
+    h.step();
+    let id = h.packets::<VehicleSync>(a)[0].vehicle_id;
+    let player = h.entity(a);
+    let token = h.get::<dlmp::session::Player>(a).token;
+    h.world_mut()
+        .write_message(dlmp::vehicle::SeatCommand::Put {
+            player,
+            token,
+            vehicle: id,
+            seat: 0,
+        });
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(say(&mut h, a, "/vrespawn"), ["Vehicle respawned."]);
+    h.step();
+    let last = h.packets::<VehicleSync>(a).last().cloned().expect("a show");
+    assert_eq!((last.vehicle_id, last.epoch.0), (id, 1));
+    assert_eq!(h.script_host().errors(), 0);
+}

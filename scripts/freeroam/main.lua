@@ -441,6 +441,39 @@ dlmp.on("player_disconnect", function(player)
     end
 end)
 
+-- Vehicle life (vehicles.md VehicleExplode, docs/lua-api.md dlmp.respawn_vehicle): a wreck
+-- comes back at its spawn point 10 s after it blew up or sank, unless it was respawned or
+-- destroyed meanwhile; /vrespawn brings back the vehicle you sit in at once.
+local WRECK_RESPAWN_MS = 10000
+
+dlmp.on("vehicle_death", function(vehicle)
+    local epoch = vehicle:epoch()
+    dlmp.set_timer(WRECK_RESPAWN_MS, function()
+        if vehicle:exists() and vehicle:epoch() == epoch then
+            dlmp.respawn_vehicle(vehicle)
+        end
+    end)
+end)
+
+command("vrespawn", {
+    usage = "/vrespawn",
+    help = "respawn the vehicle you sit in at its spawn point",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle = player:vehicle()
+        if not vehicle then
+            tell(player, "You are not in a vehicle.", ERROR)
+            return true
+        end
+        if try(player, dlmp.respawn_vehicle, vehicle) then
+            tell(player, "Vehicle respawned.")
+        end
+        return true
+    end,
+})
+
 -- A command's run returns false for bad arguments; the player then gets the usage line.
 -- An error it did not expect is told to the player like a refused call. Returning true
 -- from the handler marks the command as handled (no "Unknown command").

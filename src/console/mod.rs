@@ -465,6 +465,22 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             .map(|d| d.counts()),
     );
     row(
+        "vehicle explosions",
+        world
+            .get_resource::<crate::vehicle::life::ExplodeStats>()
+            .map(|d| {
+                vec![
+                    ("accepted", d.accepted),
+                    ("no such vehicle", d.unknown_vehicle),
+                    ("another epoch", d.stale),
+                    ("a wreck already", d.repeated),
+                    ("not the controller", d.not_controller),
+                    ("a train", d.train),
+                    ("not burning long enough", d.not_burning),
+                ]
+            }),
+    );
+    row(
         "chat lines",
         world
             .get_resource::<ChatDrops>()

@@ -17,7 +17,8 @@ use super::frame::FrameState;
 use super::{Ledger, Life, Position, Scope, SpawnState, Team, Viewers, tell_viewers};
 use crate::protocol::ClientPacket;
 use crate::protocol::connection::damage::{
-    DamageReport, WEAPON_DROWNING, WEAPON_FALL, WEAPON_FIRE, WEAPON_ROTOR, WEAPON_VEHICLE,
+    DamageReport, WEAPON_DROWNING, WEAPON_EXPLOSION, WEAPON_FALL, WEAPON_FIRE, WEAPON_ROTOR,
+    WEAPON_VEHICLE,
 };
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::EventId;
@@ -27,6 +28,7 @@ use crate::serial::Serial;
 use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 use crate::streaming::Reshows;
 use crate::tick::{GameplaySystems, ServerSystems};
+use crate::vehicle::life::ExplosionKiller;
 
 /// Firearms (WeaponShot's weapons): credited only with a recent accepted shot.
 pub fn is_firearm(weapon: u8) -> bool {
@@ -90,6 +92,9 @@ enum Killer {
     LastReport,
     /// A death the victim reported: that attacker only within [`KILL_CREDIT`].
     Recent(Duration),
+    /// A death the victim reported in its window after the explosion of the vehicle it sat
+    /// in (vehicles.md VehicleExplode): the vehicle's killer (nil if it left), weapon 51.
+    Explosion(Option<Entity>),
 }
 
 /// Whether the gamemode allows team damage (`dlmp.set_team_damage`).
@@ -133,11 +138,15 @@ impl WeaponRanges {
     }
 }
 
-/// A shot the server accepted (WeaponShot admission writes it).
+/// A shot the server accepted (WeaponShot admission writes it; so does a vehicle
+/// weapon's machine-gun salvo, one per ray). The ray runs from `origin` to `hit`: the
+/// vehicle life feature reads the rays of each tick for the shots passing by vehicles
+/// (vehicles.md VehicleExplode, "The vehicle's killer").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RecentShot {
     pub at: Duration,
     pub weapon: u8,
+    pub origin: Vec3,
     pub hit: Vec3,
 }
 
@@ -294,7 +303,7 @@ fn settle(
     mut events: MessageWriter<LedgerEvent>,
     mut drops: ResMut<PreviousLifeDrops>,
     (frames, mut contact_drops): (Query<&FrameState>, ResMut<FrozenContactDrops>),
-    mut reshows: ResMut<Reshows>,
+    (mut reshows, mut windows): (ResMut<Reshows>, Query<&mut ExplosionKiller>),
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -341,6 +350,9 @@ fn settle(
                 ledger.last_weapon = report.weapon;
                 ledger.last_attacker = attacker;
                 ledger.last_report_at = Some(now);
+                if let Ok(mut window) = windows.get_mut(*player) {
+                    window.take_damage(attacker, report.weapon);
+                }
                 events.write(LedgerEvent::Damage {
                     victim: *player,
                     attacker,
@@ -373,10 +385,20 @@ fn settle(
                     drops.deaths += 1;
                     continue;
                 }
+                let naming = windows
+                    .get(*player)
+                    .ok()
+                    .and_then(|w| w.killer_at(now))
+                    .map_or(Killer::Recent(now), |k| {
+                        let here = victims
+                            .get(k.entity)
+                            .is_ok_and(|(_, p, ..)| p.token == k.token);
+                        Killer::Explosion(here.then_some(k.entity))
+                    });
                 commit(
                     *player,
                     report.pose().or_default(),
-                    Killer::Recent(now),
+                    naming,
                     &index,
                     &mut victims,
                     (&mut connections, &mut reshows),
@@ -497,6 +519,11 @@ fn commit(
     let killer = match naming {
         Killer::LastReport => ledger.last_report().and_then(|(_, attacker)| attacker),
         Killer::Recent(now) => ledger.recent_attacker(now),
+        Killer::Explosion(killer) => killer,
+    };
+    let weapon = match naming {
+        Killer::Explosion(_) => WEAPON_EXPLOSION,
+        _ => pose.weapon,
     };
     let wasted = PlayerWasted {
         id: me.id,
@@ -510,6 +537,6 @@ fn commit(
     events.write(LedgerEvent::Death {
         player,
         killer,
-        weapon: pose.weapon,
+        weapon,
     });
 }

@@ -212,6 +212,7 @@ pub(crate) fn admit_shots(
         recent.push(RecentShot {
             at: now,
             weapon: shot.weapon,
+            origin: shot.origin,
             hit: shot.hit,
         });
         let (.., position, last) = parts;

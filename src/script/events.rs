@@ -208,6 +208,9 @@ script_events! {
     /// The vehicle's syncer changed in the last election pass (nil: no syncer / the previous
     /// one left); once per vehicle per pass, a return to the previous syncer not reported.
     VehicleSyncer => "vehicle_syncer" (vehicle: LuaVehicle, syncer: Option<LuaPlayer>, previous: Option<LuaPlayer>),
+    /// The vehicle became a wreck (vehicles.md VehicleExplode): `cause` is "explosion" or
+    /// "water"; `killer` the credited player, nil without one (always nil for "water").
+    VehicleDeath => "vehicle_death" (vehicle: LuaVehicle, cause: &'static str, killer: Option<LuaPlayer>),
     /// A movement of `object` (`object:move_to`) reached its target on the server's clock.
     ObjectMoveEnd => "object_move_end" (object: LuaObject),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",

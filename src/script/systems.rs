@@ -218,6 +218,7 @@ pub(crate) struct TickMessages<'w, 's> {
     seats: MessageReader<'w, 's, crate::vehicle::seats::SeatChanged>,
     cheats: MessageReader<'w, 's, CheatSuspected>,
     syncers: MessageReader<'w, 's, crate::vehicle::syncer::SyncerChanged>,
+    vehicle_deaths: MessageReader<'w, 's, crate::vehicle::life::VehicleDied>,
     object_moves: MessageReader<'w, 's, crate::world::object::ObjectMoveEnded>,
 }
 
@@ -312,6 +313,12 @@ fn tick_events(
             .syncers
             .read()
             .map(crate::vehicle::syncer::syncer_event),
+    );
+    events.extend(
+        messages
+            .vehicle_deaths
+            .read()
+            .map(crate::vehicle::life::script::death_event),
     );
     events.extend(
         messages

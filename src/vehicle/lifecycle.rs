@@ -240,6 +240,7 @@ pub fn bundle(id: VehicleId, spec: &VehicleSpec, models: &VehicleModels) -> impl
             Syncer::default(),
             ShowTail::default(),
         ),
+        super::life::bundle(),
     )
 }
 

@@ -5,6 +5,7 @@
 //! - [`models`]: the per-model table (`assets/vehicles.tsv`): class, seats, siren, name.
 //! - [`components`]: a vehicle entity's components and the player's [`Seated`].
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
+//! - [`life`]: explosion, death, kill credit, respawn.
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
 //! - [`reset`]: what ends a hitch, a winch load or a remote driver.
@@ -21,6 +22,7 @@ pub mod console;
 pub mod damage;
 pub mod event_limit;
 pub mod frame;
+pub mod life;
 pub mod lifecycle;
 pub mod models;
 pub mod remote;
@@ -70,6 +72,7 @@ impl Plugin for VehiclePlugin {
         app.add_plugins(transform::TransformPlugin);
         app.add_plugins(train::TrainPlugin);
         app.add_plugins((remote::RemotePlugin, weapon::VehicleWeaponPlugin));
+        app.add_plugins(life::VehicleLifePlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

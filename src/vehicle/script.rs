@@ -328,6 +328,24 @@ fn destroy(lua: &Lua, v: LuaVehicle, func: &str) -> Result<()> {
     queue_message(lua, VehicleCommand::Destroy { id: v.id })
 }
 
+/// Changes the scripts' view of vehicle `id` at once, from a call of another vehicle
+/// feature (`func` names it in the error of a vehicle that is gone); a seat `f` frees
+/// leaves the seated players' view too.
+pub(crate) fn edit_view(
+    lua: &Lua,
+    func: &str,
+    id: VehicleId,
+    f: impl FnOnce(&mut VehicleInfo),
+) -> Result<()> {
+    let mut book = book(lua)?;
+    let info = book.vehicles.get_mut(&id.0).ok_or_else(|| gone(func, id))?;
+    f(info);
+    let still: Vec<Entity> = info.occupants.iter().map(|(_, p)| p.entity).collect();
+    book.seated
+        .retain(|player, (v, _)| *v != id || still.contains(player));
+    Ok(())
+}
+
 impl UserData for LuaVehicle {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("id", |_, this, ()| Ok(this.id.0));

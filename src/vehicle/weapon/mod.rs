@@ -197,6 +197,7 @@ fn admit_salvos(
                 recent.push(RecentShot {
                     at: now,
                     weapon: weapon.hit_weapon,
+                    origin: ray.start,
                     hit: ray.end,
                 });
             }

@@ -1,0 +1,53 @@
+//! The life API (lua-api.md): `dlmp.respawn_vehicle(vehicle)` and the event
+//! `vehicle_death(vehicle, cause, killer)`. `vehicle:is_wrecked()` and `vehicle:epoch()`
+//! are the vehicle reads (`crate::vehicle::script`).
+
+use mlua::{Lua, Result, Table, Value};
+
+use super::explode::VehicleDied;
+use super::respawn::RespawnVehicle;
+use crate::protocol::vehicle::life::VehicleDeathCause;
+use crate::script::ScriptEvent;
+use crate::script::api::player::LuaPlayer;
+use crate::script::api::queue_message;
+use crate::vehicle::components::FULL_HEALTH;
+use crate::vehicle::script::{LuaVehicle, edit_view, vehicle_arg};
+
+/// Adds the life functions to `dlmp`.
+pub(crate) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
+    dlmp.set(
+        "respawn_vehicle",
+        lua.create_function(|lua, v: Value| {
+            const F: &str = "respawn_vehicle";
+            let v = vehicle_arg(F, &v)?;
+            edit_view(lua, F, v.id, |info| {
+                info.epoch = info.epoch.wrapping_add(1);
+                info.wrecked = false;
+                info.health = FULL_HEALTH;
+                info.occupants.clear();
+            })?;
+            queue_message(lua, RespawnVehicle { id: v.id })
+        })?,
+    )?;
+    Ok(())
+}
+
+/// The word of a cause in `vehicle_death`.
+pub fn cause_name(cause: VehicleDeathCause) -> &'static str {
+    match cause {
+        VehicleDeathCause::Exploded => "explosion",
+        VehicleDeathCause::Drowned => "water",
+    }
+}
+
+/// `vehicle_death(vehicle, cause, killer)` of an accepted explosion or drowning.
+pub(crate) fn death_event(d: &VehicleDied) -> ScriptEvent {
+    ScriptEvent::VehicleDeath {
+        vehicle: LuaVehicle { id: d.vehicle_id },
+        cause: cause_name(d.cause),
+        killer: d.killer.map(|k| LuaPlayer {
+            entity: k.entity,
+            token: k.token,
+        }),
+    }
+}

@@ -1,0 +1,796 @@
+//! vehicles.md VehicleExplode, VehicleDeath and the life part of VehicleSync in the
+//! harness: the explosion's checks at each edge (burning 4 s, the 250 line, the aircraft
+//! rule, trains, epoch, controller, repeats), drowning, RC detonation, the wreck, kill
+//! credit by passing shots and by credited blasts, the occupants' 5 s window, and a
+//! respawn's full sequence on the wire. Everything goes through the decoder: frames,
+//! explosions, shots, exits and death reports are client packets; the gamemode logs its
+//! events to the chat and respawns by command.
+
+mod vframe_support;
+
+use std::time::Duration;
+
+use bevy_ecs::prelude::*;
+use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::protocol::ServerPacket;
+use dlmp::protocol::connection::damage::DamageReport;
+use dlmp::protocol::connection::weapons::{HitKind, WeaponShot};
+use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp::protocol::player::life::DeathPose;
+use dlmp::protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
+use dlmp::protocol::vehicle::params::param;
+use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleEnter, VehicleExit, VehicleOccupancy};
+use dlmp::protocol::vehicle::state::VehicleState;
+use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
+use dlmp::protocol::vehicle::tuning::{NO_DIRT, NO_PAINTJOB, VehicleTuning, kind};
+use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
+use dlmp::vehicle::{
+    Health, Life, Occupant, Params, PlayerParams, Remote, Seats, ShowTail, destroy_vehicle,
+};
+use rstest::rstest;
+use vframe_support::{frame, make_syncer, seat, send_frame, state, vehicle};
+
+/// Where the players spawn.
+const HERE: Vec3 = Vec3::new(100.0, 200.0, 10.0);
+/// Where the vehicle stands.
+const SPOT: Vec3 = Vec3::new(130.0, 200.0, 10.0);
+
+/// A gamemode that logs vehicle and player deaths, and respawns, puts and gives weapons
+/// by command.
+const GM: &str = r#"
+local function name(p) return p and p:name() or "nil" end
+dlmp.on("vehicle_death", function(v, cause, killer)
+    dlmp.send_chat("vdeath " .. v:id() .. " " .. cause .. " " .. name(killer) .. " " .. tostring(v:is_wrecked()))
+end)
+dlmp.on("player_death", function(p, killer, weapon)
+    dlmp.send_chat("death " .. p:name() .. " " .. name(killer) .. " " .. weapon)
+end)
+dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
+dlmp.add_command("respawn", function(p, args)
+    local v = dlmp.vehicles()[1]
+    dlmp.respawn_vehicle(v)
+    dlmp.send_chat("respawned " .. v:epoch() .. " " .. tostring(v:is_wrecked()) .. " " .. v:health())
+end)
+dlmp.add_command("put", function(p, args)
+    local ok, err = pcall(dlmp.put_player_in_vehicle, p, dlmp.vehicles()[1], tonumber(args[1]))
+    dlmp.send_chat(ok and "put" or tostring(err))
+end)
+"#;
+
+struct Scene {
+    _scripts: TempScripts,
+    h: Harness,
+    /// Alice drives.
+    a: ClientId,
+    /// Bob stands by.
+    b: ClientId,
+    v: Entity,
+    id: VehicleId,
+    /// Alice's next frame seq.
+    seq: u32,
+}
+
+/// Alice and Bob at [`HERE`], a vehicle of `model` at [`SPOT`], Alice driving.
+fn scene(test: &str, model: u16) -> Scene {
+    let scripts = TempScripts::new(test);
+    scripts.resource("gm", GM);
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(HERE);
+    let (v, id) = vehicle(&mut h, model, SPOT);
+    seat(&mut h, a, v, 0);
+    h.clear(a);
+    h.clear(b);
+    Scene {
+        _scripts: scripts,
+        h,
+        a,
+        b,
+        v,
+        id,
+        seq: 1,
+    }
+}
+
+impl Scene {
+    /// Alice's frame at [`SPOT`] with `health` and velocity `speed` along x, one tick.
+    fn drive(&mut self, health: f32, speed: f32) {
+        let s = VehicleState {
+            health,
+            move_speed: Vec3::new(speed, 0.0, 0.0),
+            ..state(SPOT)
+        };
+        let seq = self.seq;
+        self.seq += 1;
+        frame(&mut self.h, self.a, seq, self.id, s);
+    }
+
+    /// Runs ticks until the next one runs at `t`; Alice keeps driving (burning) and Bob
+    /// keeps standing, a frame each a second, so neither session times out.
+    fn until(&mut self, t: Duration) {
+        let mut n = 0u32;
+        while self.h.now() + self.h.tick() < t {
+            n += 1;
+            if n.is_multiple_of(50) {
+                let s = VehicleState {
+                    health: self.health(),
+                    ..state(SPOT)
+                };
+                send_frame(&mut self.h, self.a, self.seq, self.id, s);
+                self.seq += 1;
+                self.h.live(self.b);
+            } else {
+                self.h.step();
+            }
+        }
+    }
+
+    fn explode_as(&mut self, c: ClientId, cause: VehicleDeathCause, attacker: Option<ClientId>) {
+        self.explode_epoch(
+            c,
+            0,
+            cause,
+            attacker.map(|x| (self.h.player_id(x), self.token(x))),
+        );
+    }
+
+    fn explode(&mut self, attacker: Option<ClientId>) {
+        self.explode_as(self.a, VehicleDeathCause::Exploded, attacker);
+    }
+
+    /// A VehicleExplode from `c` and one tick.
+    fn explode_epoch(
+        &mut self,
+        c: ClientId,
+        epoch: u8,
+        cause: VehicleDeathCause,
+        attacker: Option<(PlayerId, PlayerToken)>,
+    ) {
+        let (attacker_id, attacker_token) = attacker.unwrap_or((PlayerId(0), PlayerToken(0)));
+        let packet = VehicleExplode {
+            session_token: self.h.token(c),
+            event_id: EventId(0),
+            vehicle_id: self.id,
+            epoch: VehicleEpoch(epoch),
+            cause,
+            has_attacker: attacker.is_some(),
+            attacker_id,
+            attacker_token,
+        };
+        self.h.send_event(c, packet);
+        self.h.step();
+    }
+
+    fn token(&self, c: ClientId) -> PlayerToken {
+        self.h.hello(c).player_token
+    }
+
+    fn life(&self) -> Life {
+        *self.h.world().get::<Life>(self.v).expect("a life")
+    }
+
+    fn health(&self) -> f32 {
+        self.h.world().get::<Health>(self.v).expect("a health").0
+    }
+
+    fn stats(&self) -> ExplodeStats {
+        *self.h.world().resource::<ExplodeStats>()
+    }
+
+    /// (cause, killer id) of every VehicleDeath `c` got.
+    fn deaths(&self, c: ClientId) -> Vec<(VehicleDeathCause, Option<u32>)> {
+        self.h
+            .packets::<VehicleDeath>(c)
+            .iter()
+            .map(|d| (d.cause, d.has_killer.then_some(d.killer_id.0)))
+            .collect()
+    }
+
+    /// The gamemode's log lines starting with `word`.
+    fn log(&self, c: ClientId, word: &str) -> Vec<String> {
+        self.h
+            .chat_lines(c)
+            .into_iter()
+            .filter(|l| l.starts_with(word))
+            .collect()
+    }
+
+    /// Burns the vehicle (Alice's frame at 249) and waits until 4 s of burning have
+    /// passed.
+    fn burnt(&mut self) {
+        self.drive(249.0, 0.0);
+        let t = self.h.now() + Duration::from_secs(4);
+        self.until(t);
+    }
+
+    /// The gamemode gives `c` a Desert Eagle (24) and bullets.
+    fn arm(&mut self, c: ClientId) {
+        self.h.chat(c, "/give 24 100");
+        self.h.steps(2);
+    }
+
+    /// A WeaponShot of `c` from its position along +x, 80 m long, passing the vehicle's
+    /// center at `miss` m (`c` is moved there first), and one tick.
+    fn shoot_past(&mut self, c: ClientId, order: u32, miss: f32) {
+        let from = Vec3::new(SPOT.x - 40.0, SPOT.y + miss, SPOT.z);
+        self.h.teleport(c, from);
+        let shot = WeaponShot {
+            session_token: self.h.token(c),
+            order: Seq(order),
+            weapon: 24,
+            origin: from,
+            hit: Vec3::new(from.x + 80.0, from.y, from.z),
+            hit_kind: HitKind::Nothing,
+            hit_id: 0xFFFF_FFFF,
+            props_rev: Revision(0),
+        };
+        self.h.send(c, shot);
+        self.h.step();
+    }
+}
+
+#[test]
+fn an_explosion_after_4_s_of_burning_wrecks_the_vehicle_for_everyone_it_is_shown_to() {
+    let mut s = scene("life_burn_edge", 411);
+    s.drive(249.0, 0.0);
+    let started = s.h.now();
+    s.until(started + Duration::from_secs(4) - s.h.tick());
+    s.explode(None);
+    assert_eq!(s.stats().not_burning, 1, "one tick short of 4 s");
+    assert!(!s.life().wrecked);
+    s.explode(None);
+    assert_eq!(s.h.now() - started, Duration::from_secs(4));
+    assert_eq!(s.stats().accepted, 1);
+    assert_eq!(
+        (s.life().wrecked, s.life().drowned, s.health()),
+        (true, false, 0.0)
+    );
+    for c in [s.a, s.b] {
+        assert_eq!(
+            s.deaths(c),
+            [(VehicleDeathCause::Exploded, None)],
+            "sender included"
+        );
+    }
+    s.h.step();
+    assert_eq!(
+        s.log(s.b, "vdeath"),
+        [format!("vdeath {} explosion nil true", s.id.0)]
+    );
+}
+
+#[rstest]
+#[case::at_250(250.0, false)]
+#[case::at_249(249.0, true)]
+fn only_a_health_below_250_burns(#[case] health: f32, #[case] accepted: bool) {
+    let mut s = scene(&format!("life_line_{health}"), 411);
+    s.drive(health, 0.0);
+    let t = s.h.now() + Duration::from_secs(10);
+    s.until(t);
+    s.explode(None);
+    assert_eq!(s.life().wrecked, accepted);
+}
+
+#[test]
+fn a_repair_above_250_ends_the_burning_and_a_new_fire_starts_a_new_clock() {
+    let mut s = scene("life_repair", 411);
+    s.drive(200.0, 0.0);
+    s.h.advance(Duration::from_secs(3));
+    // What `set_vehicle_health` / `repair_vehicle` (the health feature) write.
+    set_health(&mut s.h, s.v, 1000.0);
+    s.h.step();
+    s.drive(200.0, 0.0);
+    let again = s.h.now();
+    s.until(again + Duration::from_secs(4) - s.h.tick());
+    s.explode(None);
+    assert!(!s.life().wrecked, "the first fire's 3 s do not count");
+    s.explode(None);
+    assert!(s.life().wrecked);
+}
+
+fn set_health(h: &mut Harness, v: Entity, health: f32) {
+    h.world_mut().get_mut::<Health>(v).expect("a health").0 = health;
+}
+
+#[rstest]
+#[case::heli_at_0_2(487, 0.2, false)]
+#[case::heli_faster(487, 0.21, true)]
+#[case::plane_faster(593, 0.21, true)]
+#[case::car_faster(411, 3.0, false)]
+fn a_burning_aircraft_faster_than_0_2_blows_up_at_once(
+    #[case] model: u16,
+    #[case] speed: f32,
+    #[case] accepted: bool,
+) {
+    let mut s = scene(&format!("life_aircraft_{model}_{speed}"), model);
+    s.drive(249.0, speed);
+    s.explode(None);
+    assert_eq!(s.life().wrecked, accepted);
+}
+
+#[test]
+fn a_burning_aircraft_with_a_credited_killer_blows_up_at_once() {
+    let mut s = scene("life_aircraft_credit", 487);
+    s.arm(s.b);
+    s.shoot_past(s.b, 1, 3.0);
+    s.drive(249.0, 0.0);
+    s.explode(None);
+    assert!(!s.life().wrecked, "slow and without a killer");
+    s.explode(Some(s.b));
+    assert_eq!(
+        s.deaths(s.a),
+        [(VehicleDeathCause::Exploded, Some(s.h.player_id(s.b).0))]
+    );
+}
+
+#[rstest]
+#[case::explosion(VehicleDeathCause::Exploded)]
+#[case::drowning(VehicleDeathCause::Drowned)]
+fn a_train_neither_explodes_nor_drowns(#[case] cause: VehicleDeathCause) {
+    let mut s = scene(&format!("life_train_{cause:?}"), 537);
+    s.burnt();
+    s.explode_as(s.a, cause, None);
+    assert_eq!((s.life().wrecked, s.stats().train), (false, 1));
+}
+
+#[test]
+fn a_stale_epoch_another_players_and_a_repeated_explosion_are_dropped() {
+    let mut s = scene("life_drops", 411);
+    s.burnt();
+    s.explode_epoch(s.a, 1, VehicleDeathCause::Exploded, None);
+    s.explode_as(s.b, VehicleDeathCause::Exploded, None);
+    assert!(!s.life().wrecked);
+    assert_eq!((s.stats().stale, s.stats().not_controller), (1, 1));
+    s.explode(None);
+    s.explode(None);
+    assert_eq!((s.stats().accepted, s.stats().repeated), (1, 1));
+    assert_eq!(s.deaths(s.b).len(), 1, "one VehicleDeath");
+}
+
+#[test]
+fn a_passenger_does_not_control_and_a_frozen_driver_gives_way_to_the_syncer() {
+    let mut s = scene("life_frozen", 411);
+    seat(&mut s.h, s.b, s.v, 1);
+    s.burnt();
+    s.explode_as(s.b, VehicleDeathCause::Exploded, None);
+    assert_eq!(
+        s.stats().not_controller,
+        1,
+        "a passenger while the driver is live"
+    );
+    s.h.freeze(s.a, true);
+    s.explode(None);
+    assert_eq!(
+        s.stats().not_controller,
+        2,
+        "a frozen driver does not count"
+    );
+    make_syncer(&mut s.h, Some(s.b), s.v);
+    s.explode_as(s.b, VehicleDeathCause::Exploded, None);
+    assert!(
+        s.life().wrecked,
+        "the syncer of a vehicle whose driver is frozen"
+    );
+}
+
+#[test]
+fn a_drowning_wrecks_at_once_keeps_the_health_and_has_no_killer() {
+    let mut s = scene("life_drown", 411);
+    s.arm(s.b);
+    s.shoot_past(s.b, 1, 2.0);
+    s.drive(700.0, 0.0);
+    s.explode_as(s.a, VehicleDeathCause::Drowned, Some(s.b));
+    assert_eq!(
+        (s.life().wrecked, s.life().drowned, s.health()),
+        (true, true, 700.0)
+    );
+    assert_eq!(s.deaths(s.b), [(VehicleDeathCause::Drowned, None)]);
+    s.h.step();
+    assert_eq!(
+        s.log(s.a, "vdeath"),
+        [format!("vdeath {} water nil true", s.id.0)]
+    );
+    // A show of the wreck to a newcomer carries the drowned flags and the health.
+    let c = s.h.connect("carol");
+    s.h.step();
+    s.h.spawn(c, HERE);
+    s.h.step();
+    let show =
+        s.h.packets::<VehicleSync>(c)
+            .last()
+            .cloned()
+            .expect("a show");
+    assert_eq!(
+        show.flags & (flag::WRECKED | flag::DROWNED),
+        flag::WRECKED | flag::DROWNED
+    );
+    assert_eq!(show.health, 700.0);
+}
+
+#[test]
+fn an_rc_detonation_is_accepted_at_once_and_credited_to_its_remote_driver() {
+    let scripts = TempScripts::new("life_rc");
+    scripts.resource("gm", GM);
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(HERE);
+    let (v, id) = vehicle(&mut h, 441, SPOT);
+    let driver = Occupant {
+        entity: h.entity(a),
+        id: h.player_id(a),
+        token: h.hello(a).player_token,
+    };
+    // What the remote feature inserts (dlmp.set_remote_vehicle).
+    h.world_mut().entity_mut(v).insert(Remote {
+        driver,
+        detonation: false,
+    });
+    let explode = |h: &mut Harness| {
+        let packet = VehicleExplode {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            vehicle_id: id,
+            epoch: VehicleEpoch(0),
+            cause: VehicleDeathCause::Exploded,
+            has_attacker: false,
+            attacker_id: PlayerId(0),
+            attacker_token: PlayerToken(0),
+        };
+        h.send_event(a, packet);
+        h.step();
+    };
+    explode(&mut h);
+    assert!(
+        !h.world().get::<Life>(v).expect("a life").wrecked,
+        "without detonation it needs the burning"
+    );
+    h.world_mut()
+        .get_mut::<Remote>(v)
+        .expect("remote")
+        .detonation = true;
+    explode(&mut h);
+    assert!(h.world().get::<Life>(v).expect("a life").wrecked);
+    let deaths = h.packets::<VehicleDeath>(b);
+    assert_eq!(
+        deaths
+            .iter()
+            .map(|d| (d.has_killer, d.killer_id))
+            .collect::<Vec<_>>(),
+        [(true, h.player_id(a))]
+    );
+}
+
+#[rstest]
+#[case::within_8(7.9, true)]
+#[case::beyond_8(8.1, false)]
+fn a_shot_passing_within_8_m_credits_its_shooter(#[case] miss: f32, #[case] credited: bool) {
+    let mut s = scene(&format!("life_pass_{miss}"), 411);
+    s.arm(s.b);
+    s.shoot_past(s.b, 1, miss);
+    s.burnt();
+    s.explode(Some(s.b));
+    let killer = credited.then_some(s.h.player_id(s.b).0);
+    assert_eq!(s.deaths(s.a), [(VehicleDeathCause::Exploded, killer)]);
+    s.h.step();
+    let name = if credited { "bob" } else { "nil" };
+    assert_eq!(
+        s.log(s.a, "vdeath"),
+        [format!("vdeath {} explosion {name} true", s.id.0)]
+    );
+}
+
+#[rstest]
+#[case::at_20_s(Duration::ZERO, true)]
+#[case::after_20_s(Duration::from_millis(20), false)]
+fn a_passing_shot_explains_an_explosion_for_20_s(#[case] late: Duration, #[case] credited: bool) {
+    let mut s = scene(&format!("life_pass_window_{}", late.as_millis()), 411);
+    s.arm(s.b);
+    s.drive(249.0, 0.0);
+    s.shoot_past(s.b, 1, 1.0);
+    let shot_at = s.h.now();
+    s.until(shot_at + Duration::from_secs(20) + late);
+    s.explode(Some(s.b));
+    let killer = credited.then_some(s.h.player_id(s.b).0);
+    assert_eq!(s.deaths(s.a), [(VehicleDeathCause::Exploded, killer)]);
+}
+
+#[test]
+fn the_sender_is_never_its_own_killer() {
+    let mut s = scene("life_self", 411);
+    s.arm(s.a);
+    // Alice shoots past her car on foot, then gets back in.
+    vframe_support::unseat(&mut s.h, s.a, s.v);
+    s.shoot_past(s.a, 1, 1.0);
+    seat(&mut s.h, s.a, s.v, 0);
+    s.burnt();
+    s.explode(Some(s.a));
+    assert_eq!(s.deaths(s.b), [(VehicleDeathCause::Exploded, None)]);
+}
+
+#[test]
+fn another_generation_of_the_shooter_is_not_credited() {
+    let mut s = scene("life_generation", 411);
+    s.arm(s.b);
+    s.shoot_past(s.b, 1, 1.0);
+    s.burnt();
+    let old = PlayerToken(s.token(s.b).0.wrapping_add(1));
+    s.explode_epoch(
+        s.a,
+        0,
+        VehicleDeathCause::Exploded,
+        Some((s.h.player_id(s.b), old)),
+    );
+    assert_eq!(s.deaths(s.a), [(VehicleDeathCause::Exploded, None)]);
+}
+
+#[rstest]
+#[case::within_80(79.0, true)]
+#[case::beyond_80(81.0, false)]
+fn a_credited_explosion_credits_the_next_vehicle_within_80_m(
+    #[case] apart: f32,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_chain_{apart}"), 411);
+    let c = s.h.connect("carol");
+    s.h.step();
+    s.h.spawn(c, HERE);
+    let there = Vec3::new(SPOT.x, SPOT.y - apart, SPOT.z);
+    let (w, w_id) = vehicle(&mut s.h, 411, there);
+    seat(&mut s.h, c, w, 0);
+    s.arm(s.b);
+    s.shoot_past(s.b, 1, 1.0);
+    frame(
+        &mut s.h,
+        c,
+        1,
+        w_id,
+        VehicleState {
+            health: 249.0,
+            ..state(there)
+        },
+    );
+    s.burnt();
+    s.explode(Some(s.b));
+    assert_eq!(
+        s.deaths(s.a),
+        [(VehicleDeathCause::Exploded, Some(s.h.player_id(s.b).0))]
+    );
+    let packet = VehicleExplode {
+        session_token: s.h.token(c),
+        event_id: EventId(0),
+        vehicle_id: w_id,
+        epoch: VehicleEpoch(0),
+        cause: VehicleDeathCause::Exploded,
+        has_attacker: true,
+        attacker_id: s.h.player_id(s.b),
+        attacker_token: s.token(s.b),
+    };
+    s.h.send_event(c, packet);
+    s.h.step();
+    let second: Vec<_> =
+        s.h.packets::<VehicleDeath>(c)
+            .iter()
+            .filter(|d| d.vehicle_id == w_id)
+            .map(|d| d.has_killer)
+            .collect();
+    assert_eq!(second, [credited]);
+}
+
+/// Carol sits behind Alice; Bob's shot passed by; the car blows up credited to Bob.
+fn occupied_wreck(test: &str) -> (Scene, ClientId) {
+    let mut s = scene(test, 400);
+    let c = s.h.connect("carol");
+    s.h.step();
+    s.h.spawn(c, HERE);
+    seat(&mut s.h, c, s.v, 1);
+    s.arm(s.b);
+    s.shoot_past(s.b, 1, 1.0);
+    s.burnt();
+    s.explode(Some(s.b));
+    assert_eq!(
+        s.deaths(c),
+        [(VehicleDeathCause::Exploded, Some(s.h.player_id(s.b).0))]
+    );
+    (s, c)
+}
+
+fn report_death(s: &mut Scene, c: ClientId) {
+    s.h.report_death(c, DeathPose::DEFAULT);
+    s.h.steps(2);
+}
+
+#[rstest]
+#[case::at_5_s(Duration::ZERO, "death carol bob 51")]
+#[case::after_5_s(Duration::from_millis(20), "death carol nil 0")]
+fn an_occupants_death_in_5_s_names_the_vehicles_killer(#[case] late: Duration, #[case] line: &str) {
+    let (mut s, c) = occupied_wreck(&format!("life_window_{}", late.as_millis()));
+    let exploded = s.h.now();
+    s.until(exploded + Duration::from_secs(5) + late);
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), [line]);
+}
+
+#[test]
+fn an_exit_before_the_death_ends_the_window() {
+    let (mut s, c) = occupied_wreck("life_window_exit");
+    let packet = VehicleExit {
+        session_token: s.h.token(c),
+        event_id: EventId(0),
+        vehicle_id: s.id,
+    };
+    s.h.send_event(c, packet);
+    s.h.step();
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), ["death carol nil 0"]);
+}
+
+#[test]
+fn the_explosions_own_damage_keeps_the_window() {
+    let (mut s, c) = occupied_wreck("life_window_own_damage");
+    let seq = s.h.get::<dlmp::player::Ledger>(c).damage_seq.0;
+    let own = DamageReport {
+        session_token: s.h.token(c),
+        event_id: EventId(0),
+        damage_seq: Seq(seq + 1),
+        has_attacker: true,
+        attacker_id: s.h.player_id(s.b),
+        attacker_token: s.token(s.b),
+        weapon: 51,
+        amount: 5.0,
+        bodypart: 3,
+    };
+    s.h.send_event(c, own);
+    s.h.step();
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), ["death carol bob 51"]);
+}
+
+#[test]
+fn another_damage_before_the_death_ends_the_window() {
+    let (mut s, c) = occupied_wreck("life_window_damage");
+    let seq = s.h.get::<dlmp::player::Ledger>(c).damage_seq.0;
+    s.h.report_damage(c, seq + 1, 54, 5.0);
+    s.h.step();
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), ["death carol nil 0"]);
+}
+
+#[test]
+fn a_destroyed_wreck_ends_its_occupants_window() {
+    let (mut s, c) = occupied_wreck("life_window_destroy");
+    assert_eq!(destroy_vehicle(s.h.world_mut(), s.id), Ok(()));
+    s.h.step();
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), ["death carol nil 0"]);
+}
+
+#[test]
+fn a_wreck_cannot_be_entered_nor_put_into() {
+    let (mut s, c) = occupied_wreck("life_wreck_entry");
+    let d = s.h.connect("dave");
+    s.h.step();
+    s.h.spawn(d, SPOT);
+    s.h.live(d);
+    let packet = VehicleEnter {
+        session_token: s.h.token(d),
+        event_id: EventId(0),
+        vehicle_id: s.id,
+        seat: 2,
+    };
+    s.h.send_event(d, packet);
+    s.h.steps(2);
+    let answers: Vec<_> =
+        s.h.packets::<VehicleOccupancy>(d)
+            .iter()
+            .filter(|o| o.player_id == s.h.player_id(d))
+            .map(|o| o.kind)
+            .collect();
+    assert_eq!(answers, [OccupancyKind::Deny]);
+    s.h.chat(d, "/put 3");
+    s.h.steps(2);
+    assert!(
+        s.h.chat_lines(d)
+            .iter()
+            .any(|l| l.contains(&format!("vehicle {} is a wreck", s.id.0))),
+        "{:?}",
+        s.h.chat_lines(d)
+    );
+    let _ = c;
+}
+
+/// The packets `c` got about the vehicle, in lane order, as words.
+fn wire(h: &Harness, c: ClientId, id: VehicleId) -> Vec<String> {
+    h.received(c)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::VehicleOccupancy(o) if o.vehicle_id == id => {
+                Some(format!("{:?} {} seat {}", o.kind, o.player_id.0, o.seat))
+            }
+            ServerPacket::VehicleSync(s) if s.vehicle_id == id && s.active => Some(format!(
+                "show epoch {} flags {} health {} params {:#x}",
+                s.epoch.0, s.flags, s.health, s.params
+            )),
+            ServerPacket::VehicleTuning(t) if t.vehicle_id == id => {
+                Some(format!("tuning nitro {}", t.nitro))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_respawn_seats_out_then_shows_the_new_epoch_then_its_tail() {
+    let mut s = scene("life_respawn", 416);
+    let mut tuning = VehicleTuning {
+        event_id: EventId(0),
+        vehicle_id: s.id,
+        components: [0; kind::COUNT],
+        paintjob: NO_PAINTJOB,
+        plate: Default::default(),
+        dirt: NO_DIRT,
+        flags: 0,
+        nitro: 3,
+    };
+    tuning.components[kind::NITRO] = 1010;
+    // What the tuning and parameter features hold (their commands write these).
+    let bob = (s.h.player_id(s.b), s.token(s.b));
+    {
+        let mut e = s.h.world_mut().entity_mut(s.v);
+        e.get_mut::<ShowTail>().expect("a tail").tuning = Some(tuning);
+        let mut p = e.get_mut::<Params>().expect("params");
+        p.bits |= param::ENGINE | param::LOCKED | param::ALARM | param::MAGNET;
+        p.doors = 0b11;
+        p.per_player.push((
+            bob.0,
+            bob.1,
+            PlayerParams {
+                locked: Some(true),
+                objective: true,
+            },
+        ));
+    }
+    s.burnt();
+    s.explode(None);
+    s.h.step();
+    s.h.clear(s.a);
+    s.h.clear(s.b);
+    s.h.chat(s.b, "/respawn");
+    s.h.steps(2);
+    let a = s.h.player_id(s.a).0;
+    let expected = [
+        format!("Exit {a} seat 0"),
+        format!(
+            "show epoch 1 flags 0 health 1000 params {:#x}",
+            param::HAS_SIREN
+        ),
+        "tuning nitro 10".to_string(),
+    ];
+    assert_eq!(wire(&s.h, s.b, s.id), expected);
+    assert_eq!(wire(&s.h, s.a, s.id), expected);
+    assert_eq!(s.log(s.b, "respawned"), ["respawned 1 false 1000.0"]);
+    let params = s.h.world().get::<Params>(s.v).expect("params").clone();
+    assert_eq!(
+        (params.bits, params.doors, params.per_player.len()),
+        (param::HAS_SIREN, 0, 0)
+    );
+    assert!(s.h.world().get::<Seats>(s.v).expect("seats").is_empty());
+    assert_eq!(
+        s.life(),
+        Life {
+            epoch: VehicleEpoch(1),
+            wrecked: false,
+            drowned: false
+        }
+    );
+    // The old epoch's explosion is stale now; the new life burns anew.
+    s.explode_epoch(s.b, 0, VehicleDeathCause::Exploded, None);
+    assert_eq!(s.stats().stale, 1);
+}
+
+#[test]
+fn the_rust_api_respawns_too_and_refuses_a_vehicle_that_is_gone() {
+    let mut s = scene("life_respawn_rust", 411);
+    assert_eq!(respawn_vehicle(s.h.world_mut(), s.id), Ok(()));
+    s.h.step();
+    assert_eq!(s.life().epoch, VehicleEpoch(1));
+    assert!(respawn_vehicle(s.h.world_mut(), VehicleId(999)).is_err());
+}
