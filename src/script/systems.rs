@@ -159,6 +159,7 @@ fn run_scripts(
     mut last_tick: Local<Option<Duration>>,
     mut gm: Gamemode,
     mut enters: ResMut<crate::vehicle::seats::PendingEnters>,
+    mut links: ResMut<crate::vehicle::tow::flow::PendingLinks>,
 ) {
     let now = time.elapsed();
     host.begin_tick();
@@ -181,6 +182,7 @@ fn run_scripts(
     }
     emit_chat(&mut host, &mut pending, &players);
     crate::vehicle::seats::emit_start_enters(&mut host, &mut enters);
+    crate::vehicle::tow::flow::emit_link_events(&mut host, &mut links);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }

@@ -12,6 +12,7 @@
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
 //! - [`syncer`]: the syncer election.
+//! - [`tow`], [`winch`]: hitches and winch loads.
 
 pub mod components;
 pub mod console;
@@ -24,6 +25,8 @@ pub mod script;
 pub mod seats;
 pub mod stream;
 pub mod syncer;
+pub mod tow;
+pub mod winch;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -69,6 +72,7 @@ impl Plugin for VehiclePlugin {
             .add_message::<SeatChanged>()
             .add_message::<JackingCommand>()
             .add_message::<VehicleReset>()
+            .add_plugins((tow::TowPlugin, winch::WinchPlugin))
             .configure_sets(
                 FixedUpdate,
                 (VehicleSystems::Lifecycle, VehicleSystems::Seats)

@@ -49,7 +49,7 @@ pub struct VehicleInfo {
 #[derive(Debug, Default)]
 pub struct VehicleBook {
     last: Arc<AtomicU32>,
-    vehicles: HashMap<u32, VehicleInfo>,
+    pub(crate) vehicles: HashMap<u32, VehicleInfo>,
     /// Seated players: their vehicle and seat.
     seated: HashMap<Entity, (VehicleId, u8)>,
 }
@@ -67,12 +67,12 @@ pub struct LuaVehicle {
     pub id: VehicleId,
 }
 
-fn book(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, VehicleBook>> {
+pub(crate) fn book(lua: &Lua) -> Result<mlua::AppDataRefMut<'_, VehicleBook>> {
     lua.app_data_mut::<VehicleBook>()
         .ok_or_else(|| Error::runtime("no vehicle state"))
 }
 
-fn gone(method: &str, id: VehicleId) -> Error {
+pub(crate) fn gone(method: &str, id: VehicleId) -> Error {
     Error::runtime(format!("{method}: vehicle {} no longer exists", id.0))
 }
 
@@ -86,7 +86,7 @@ impl LuaVehicle {
     }
 }
 
-fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
+pub(crate) fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
     match v {
         Value::UserData(u) => u
             .borrow::<LuaVehicle>()
