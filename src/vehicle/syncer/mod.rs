@@ -250,9 +250,7 @@ fn elect_syncers(
             nearby: &nearby,
         };
         let new = elect::elect(&ballot).map(|w| w.0);
-        if !driven
-            && let Ok(i) = controllers.binary_search_by_key(&v.id, |(k, _)| *k)
-        {
+        if !driven && let Ok(i) = controllers.binary_search_by_key(&v.id, |(k, _)| *k) {
             controllers[i].1 = new;
         }
         let previous = syncer.0;

@@ -512,11 +512,22 @@ pub(super) fn apply(
         match recheck(&w, &links, &r) {
             Ok(()) => {
                 w.set(&mut links, r.kind, r.child, Some(r.parent));
-                w.announce(r.kind, r.child, Some(r.parent), false, Some(r.player.entity));
+                w.announce(
+                    r.kind,
+                    r.child,
+                    Some(r.parent),
+                    false,
+                    Some(r.player.entity),
+                );
             }
             Err(why) => {
                 w.stats.refuse(r.kind, why);
-                debug!(child = r.child.0, ?why, "a {} request refused", r.kind.name());
+                debug!(
+                    child = r.child.0,
+                    ?why,
+                    "a {} request refused",
+                    r.kind.name()
+                );
                 w.answer(r.kind, r.child, r.player.entity);
             }
         }

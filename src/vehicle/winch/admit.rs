@@ -36,9 +36,8 @@ pub fn check_pickup(
     if load.seated || load.remote {
         return Err(LinkRefusal::Occupied);
     }
-    let in_hitch = |v: &LinkFacts| {
-        v.hitch.tractor.is_some() || links.child(LinkKind::Trailer, v.id).is_some()
-    };
+    let in_hitch =
+        |v: &LinkFacts| v.hitch.tractor.is_some() || links.child(LinkKind::Trailer, v.id).is_some();
     if in_hitch(load) || in_hitch(heli) {
         return Err(LinkRefusal::Entangled);
     }
