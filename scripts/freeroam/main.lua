@@ -3,7 +3,8 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player. Each player name has an account (money,
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player; /tow hitches the
+-- nearest vehicle behind the one the player drives. Each player name has an account (money,
 -- skin, last position) kept in the server's database across reconnects: see "Accounts" at
 -- the end.
 
@@ -287,6 +288,53 @@ command("anim", {
             end
         else
             return false
+        end
+        return true
+    end,
+})
+
+-- /tow: the nearest vehicle behind the one you drive, hitched as the game would (a tow
+-- truck takes cars, a tractor also the farm trailer, a semi trailers: dlmp.attach_trailer
+-- checks the pair, 25 m and the rest, and its error is told). Again: unhitch.
+command("tow", {
+    usage = "/tow",
+    help = "hitch the nearest vehicle behind the tow truck or tractor you drive (again: unhitch)",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle, seat = player:vehicle()
+        if not vehicle or seat ~= 0 then
+            tell(player, "Drive a tow truck or a tractor first.", ERROR)
+            return true
+        end
+        local towed = vehicle:trailer()
+        if towed then
+            dlmp.detach_trailer(towed)
+            tell(player, "Unhitched vehicle " .. towed:id() .. ".")
+            return true
+        end
+        -- Behind: against the heading (0 = north, counter-clockwise; forward is -sin, cos).
+        local x, y, z = vehicle:position()
+        local h = math.rad(vehicle:heading())
+        local fx, fy = -math.sin(h), math.cos(h)
+        local best, best_d
+        for _, v in ipairs(dlmp.vehicles()) do
+            if v ~= vehicle then
+                local vx, vy, vz = v:position()
+                local dx, dy, dz = vx - x, vy - y, vz - z
+                local d = math.sqrt(dx * dx + dy * dy + dz * dz)
+                if dx * fx + dy * fy < 0 and d <= 25 and (not best_d or d < best_d) then
+                    best, best_d = v, d
+                end
+            end
+        end
+        if not best then
+            tell(player, "Nothing to hitch within 25 m behind you.", ERROR)
+            return true
+        end
+        if try(player, dlmp.attach_trailer, best, vehicle) then
+            tell(player, "Towing vehicle " .. best:id() .. " (model " .. best:model() .. ").")
         end
         return true
     end,
