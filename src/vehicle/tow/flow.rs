@@ -504,6 +504,9 @@ pub(super) fn apply(
     mut commands: MessageReader<LinkCommand>,
 ) {
     let notes = std::mem::take(&mut pending.0);
+    if notes.is_empty() && commands.is_empty() {
+        return;
+    }
     let mut links = w.links();
     for note in notes {
         let LinkNote::Attach(r) = note else {
