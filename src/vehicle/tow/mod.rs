@@ -34,7 +34,11 @@ impl Plugin for TowPlugin {
                         .chain()
                         .in_set(ServerSystems::Validation)
                         .before(crate::player::frame::admit_frames),
-                    (flow::intake, script::refresh_book).in_set(GameplaySystems::Intake),
+                    // The scripts' views are taken after this tick's unhitches.
+                    (flow::intake, script::refresh_book)
+                        .chain()
+                        .before(super::script::refresh_view)
+                        .in_set(GameplaySystems::Intake),
                     flow::apply
                         .in_set(GameplaySystems::Apply)
                         .after(VehicleSystems::Seats),
