@@ -537,3 +537,55 @@ fn vrespawn_brings_back_the_vehicle_its_player_sits_in() {
     assert_eq!((last.vehicle_id, last.epoch.0), (id, 1));
     assert_eq!(h.script_host().errors(), 0);
 }
+
+#[test]
+fn tow_hitches_the_nearest_vehicle_behind_the_drivers_truck_and_again_unhitches() {
+    use dlmp::protocol::vehicle::towing::VehicleTrailer;
+    use dlmp::vehicle::{SeatCommand, Vehicle, VehicleSpec, create_vehicle};
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.steps(2);
+    request_spawn(&mut h, a);
+    h.live(a);
+    assert_eq!(
+        say(&mut h, a, "/tow"),
+        ["Drive a tow truck or a tractor first."]
+    );
+    let p = h.get::<Position>(a).0;
+    let make = |h: &mut Harness, model: u16, dy: f32| {
+        let at = Vec3::new(p.x, p.y + dy, p.z);
+        let e = create_vehicle(h.world_mut(), VehicleSpec::new(model, at, 0.0), None)
+            .expect("a vehicle");
+        h.world().get::<Vehicle>(e).expect("a vehicle").id
+    };
+    let truck = make(&mut h, 525, 0.0);
+    let ahead = make(&mut h, 411, 6.0);
+    let behind = make(&mut h, 400, -9.0);
+    h.step();
+    let player = h.entity(a);
+    let token = h.get::<dlmp::session::Player>(a).token;
+    h.world_mut().write_message(SeatCommand::Put {
+        player,
+        token,
+        vehicle: truck,
+        seat: 0,
+    });
+    h.step();
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/tow"),
+        [format!("Towing vehicle {} (model 400).", behind.0)]
+    );
+    let hitches: Vec<(u32, u32, bool)> = h
+        .packets::<VehicleTrailer>(a)
+        .iter()
+        .map(|t| (t.trailer_id.0, t.tractor_id.0, t.place))
+        .collect();
+    assert_eq!(hitches, [(behind.0, truck.0, true)], "not {}", ahead.0);
+    h.advance(std::time::Duration::from_secs(1));
+    assert_eq!(
+        say(&mut h, a, "/tow"),
+        [format!("Unhitched vehicle {}.", behind.0)]
+    );
+    assert_eq!(h.script_host().errors(), 0);
+}

@@ -474,6 +474,53 @@ command("vrespawn", {
     end,
 })
 
+-- /tow: the nearest vehicle behind the one you drive, hitched as the game would (a tow
+-- truck takes cars, a tractor also the farm trailer, a semi trailers: dlmp.attach_trailer
+-- checks the pair, 25 m and the rest, and its error is told). Again: unhitch.
+command("tow", {
+    usage = "/tow",
+    help = "hitch the nearest vehicle behind the tow truck or tractor you drive (again: unhitch)",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle, seat = player:vehicle()
+        if not vehicle or seat ~= 0 then
+            tell(player, "Drive a tow truck or a tractor first.", ERROR)
+            return true
+        end
+        local towed = vehicle:trailer()
+        if towed then
+            dlmp.detach_trailer(towed)
+            tell(player, "Unhitched vehicle " .. towed:id() .. ".")
+            return true
+        end
+        -- Behind: against the heading (0 = north, counter-clockwise; forward is -sin, cos).
+        local x, y, z = vehicle:position()
+        local h = math.rad(vehicle:heading())
+        local fx, fy = -math.sin(h), math.cos(h)
+        local best, best_d
+        for _, v in ipairs(dlmp.vehicles()) do
+            if v ~= vehicle then
+                local vx, vy, vz = v:position()
+                local dx, dy, dz = vx - x, vy - y, vz - z
+                local d = math.sqrt(dx * dx + dy * dy + dz * dz)
+                if dx * fx + dy * fy < 0 and d <= 25 and (not best_d or d < best_d) then
+                    best, best_d = v, d
+                end
+            end
+        end
+        if not best then
+            tell(player, "Nothing to hitch within 25 m behind you.", ERROR)
+            return true
+        end
+        if try(player, dlmp.attach_trailer, best, vehicle) then
+            tell(player, "Towing vehicle " .. best:id() .. " (model " .. best:model() .. ").")
+        end
+        return true
+    end,
+})
+
 -- A command's run returns false for bad arguments; the player then gets the usage line.
 -- An error it did not expect is told to the player like a refused call. Returning true
 -- from the handler marks the command as handled (no "Unknown command").

@@ -443,6 +443,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
                     ("over the driven rate", d.rate_driven),
                     ("over the synced rate", d.rate_synced),
                     ("over the total rate", d.rate_total),
+                    ("not on the server's hitch", d.hitch),
                 ]
             }),
     );

@@ -211,6 +211,16 @@ script_events! {
     /// The vehicle became a wreck (vehicles.md VehicleExplode): `cause` is "explosion" or
     /// "water"; `killer` the credited player, nil without one (always nil for "water").
     VehicleDeath => "vehicle_death" (vehicle: LuaVehicle, cause: &'static str, killer: Option<LuaPlayer>),
+    /// The tractor's controlling player's game hitched the trailer (vehicles.md VehicleTow);
+    /// a handler returning false refuses it.
+    TrailerAttach => "trailer_attach" (trailer: LuaVehicle, tractor: LuaVehicle, player: LuaPlayer),
+    /// The controlling player's game unhitched the trailer (never for the server's own
+    /// unhitches).
+    TrailerDetach => "trailer_detach" (trailer: LuaVehicle, tractor: LuaVehicle, player: LuaPlayer),
+    /// The helicopter's magnet picked up the vehicle (VehicleWinch); false refuses it.
+    WinchAttach => "winch_attach" (vehicle: LuaVehicle, heli: LuaVehicle, player: LuaPlayer),
+    /// The helicopter's controlling player released the load.
+    WinchDetach => "winch_detach" (vehicle: LuaVehicle, heli: LuaVehicle, player: LuaPlayer),
     /// A movement of `object` (`object:move_to`) reached its target on the server's clock.
     ObjectMoveEnd => "object_move_end" (object: LuaObject),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",

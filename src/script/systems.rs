@@ -161,6 +161,7 @@ fn run_scripts(
     mut gm: Gamemode,
     mut enters: ResMut<crate::vehicle::seats::PendingEnters>,
     mut remote: ResMut<crate::vehicle::remote::RemoteQueue>,
+    mut links: ResMut<crate::vehicle::tow::flow::PendingLinks>,
 ) {
     let now = time.elapsed();
     host.begin_tick();
@@ -184,6 +185,7 @@ fn run_scripts(
     emit_chat(&mut host, &mut pending, &players);
     crate::vehicle::seats::emit_start_enters(&mut host, &mut enters);
     crate::vehicle::remote::script::emit(&mut host, &mut remote);
+    crate::vehicle::tow::flow::emit_link_events(&mut host, &mut links);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }

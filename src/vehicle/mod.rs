@@ -16,6 +16,7 @@
 //! - [`damage`]: VehicleDamage, the health and damage commands.
 //! - [`transform`]: VehicleTransform, the gamemode's pose and freeze.
 //! - [`remote`]: RC vehicles driven remotely; [`weapon`]: VehicleShot and its relay.
+//! - [`tow`], [`winch`]: hitches and winch loads.
 
 pub mod components;
 pub mod console;
@@ -34,6 +35,8 @@ pub mod syncer;
 pub mod transform;
 pub mod train;
 pub mod weapon;
+pub mod tow;
+pub mod winch;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -84,6 +87,7 @@ impl Plugin for VehiclePlugin {
             .add_message::<SeatChanged>()
             .add_message::<JackingCommand>()
             .add_message::<VehicleReset>()
+            .add_plugins((tow::TowPlugin, winch::WinchPlugin))
             .configure_sets(
                 FixedUpdate,
                 (VehicleSystems::Lifecycle, VehicleSystems::Seats)

@@ -53,7 +53,7 @@ pub struct VehicleInfo {
 #[derive(Debug, Default)]
 pub struct VehicleBook {
     last: Arc<AtomicU32>,
-    vehicles: HashMap<u32, VehicleInfo>,
+    pub(crate) vehicles: HashMap<u32, VehicleInfo>,
     /// Seated players: their vehicle and seat.
     seated: HashMap<Entity, (VehicleId, u8)>,
 }

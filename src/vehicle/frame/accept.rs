@@ -56,6 +56,10 @@ pub enum VehicleFrameDrop {
     RateSynced,
     /// Over 115 a second over all the connection's vehicles.
     RateTotal,
+    /// The sender's copy may not hang on the server's hitch or winch yet (vehicles.md
+    /// VehicleTow, VehicleWinch: frames "only while its copy ... hangs on exactly the
+    /// server's hitch"; tow/flow.rs).
+    Hitch,
 }
 
 impl VehicleFrameDrop {
@@ -70,6 +74,7 @@ impl VehicleFrameDrop {
             VehicleFrameDrop::RateDriven => "rate_driven",
             VehicleFrameDrop::RateSynced => "rate_synced",
             VehicleFrameDrop::RateTotal => "rate_total",
+            VehicleFrameDrop::Hitch => "hitch",
         }
     }
 }
@@ -86,6 +91,7 @@ pub struct VehicleFrameDrops {
     pub rate_driven: u64,
     pub rate_synced: u64,
     pub rate_total: u64,
+    pub hitch: u64,
 }
 
 impl VehicleFrameDrops {
@@ -99,6 +105,7 @@ impl VehicleFrameDrops {
             VehicleFrameDrop::RateDriven => &mut self.rate_driven,
             VehicleFrameDrop::RateSynced => &mut self.rate_synced,
             VehicleFrameDrop::RateTotal => &mut self.rate_total,
+            VehicleFrameDrop::Hitch => &mut self.hitch,
         };
         *n += 1;
     }

@@ -120,6 +120,7 @@ type Sender = (
     Option<&'static FrameState>,
     &'static mut SenderMarks,
     &'static mut SirenBudget,
+    Option<&'static crate::vehicle::tow::flow::CopyLinks>,
 );
 
 /// The vehicle as admission reads and writes it.
@@ -220,7 +221,8 @@ fn admit(
     drivers: &Query<(&Body, Option<&FrameState>)>,
     vehicles: &mut Query<Target>,
 ) -> Result<Option<VehicleFrameAccepted>, VehicleFrameDrop> {
-    let Ok((player, life, body, frame_state, mut marks, mut siren)) = senders.get_mut(sender)
+    let Ok((player, life, body, frame_state, mut marks, mut siren, copies)) =
+        senders.get_mut(sender)
     else {
         return Ok(None);
     };
@@ -257,6 +259,9 @@ fn admit(
         (frame.state.epoch, frame.state.pose_rev),
         (v_life.epoch, revs.pose.0),
     )?;
+    if copies.is_some_and(|c| c.disputes(frame.vehicle_id)) {
+        return Err(VehicleFrameDrop::Hitch);
+    }
     marks.admit(frame.vehicle_id, frame.seq, role, now)?;
 
     let mut state = frame.state;

@@ -102,18 +102,6 @@ type Voter = (
     &'static Scope,
 );
 
-/// What the election reads and writes of a vehicle.
-type Ballots = (
-    Entity,
-    &'static Vehicle,
-    &'static VehicleScope,
-    &'static Pose,
-    &'static Seats,
-    &'static Hitch,
-    &'static mut Syncer,
-    Option<&'static Remote>,
-);
-
 /// Spawned, alive, not paused, not frozen: the players who may sync (and drivers who
 /// count).
 fn may_sync(life: &Life, body: &Body, frame: Option<&FrameState>) -> bool {
@@ -128,7 +116,16 @@ fn elect_syncers(
     mut grid: ResMut<SyncerGrid>,
     stream: Res<VehicleStream>,
     voters: Query<Voter>,
-    mut vehicles: Query<Ballots>,
+    mut vehicles: Query<(
+        Entity,
+        &Vehicle,
+        &VehicleScope,
+        &Pose,
+        &Seats,
+        &Hitch,
+        &mut Syncer,
+        Option<&Remote>,
+    )>,
     mut connections: Query<&mut Connection>,
     mut changed: MessageWriter<SyncerChanged>,
 ) {
@@ -172,23 +169,52 @@ fn elect_syncers(
         }
     };
 
-    // Live drivers and syncers before this pass, for the other end of a hitch or winch.
-    let mut before: Vec<(VehicleId, Option<Occupant>)> = Vec::new();
-    for (_, v, _, _, seats, _, syncer, _) in &vehicles {
+    // The controller of every vehicle (its live driver, else its syncer), for the other
+    // end of a hitch or winch. The vehicles are elected heads of chains first, then by
+    // their place in the chain, and each election updates its entry: a trailer's
+    // tractor's controller is the one of this pass, however long the chain.
+    let mut controllers: Vec<(VehicleId, Option<Occupant>)> = Vec::new();
+    let mut parent_of: Vec<(VehicleId, VehicleId)> = Vec::new();
+    for (_, v, _, _, seats, hitch, syncer, _) in &vehicles {
         let live_driver = seats.driver().filter(|d| candidate(*d, v.id.0).eligible);
-        before.push((v.id, live_driver.or(syncer.0)));
+        controllers.push((v.id, live_driver.or(syncer.0)));
+        if let Some(other) = hitch.tractor.or(hitch.lifter) {
+            parent_of.push((v.id, other));
+        }
     }
-    before.sort_unstable_by_key(|(id, _)| *id);
-    let controller = |id: VehicleId| {
-        before
+    controllers.sort_unstable_by_key(|(id, _)| *id);
+    parent_of.sort_unstable_by_key(|(id, _)| *id);
+    let parent = |id: VehicleId| {
+        parent_of
             .binary_search_by_key(&id, |(k, _)| *k)
             .ok()
-            .and_then(|i| before[i].1)
+            .map(|i| parent_of[i].1)
     };
+    let mut order: Vec<(usize, Entity)> = vehicles
+        .iter()
+        .map(|(entity, v, ..)| {
+            let depth = std::iter::successors(Some(v.id), |id| parent(*id))
+                .skip(1)
+                .take(16)
+                .count();
+            (depth, entity)
+        })
+        .collect();
+    order.sort_by_key(|(depth, _)| *depth);
 
     let mut passengers: Vec<Candidate<Who>> = Vec::new();
     let mut nearby: Vec<Candidate<Who>> = Vec::new();
-    for (entity, v, scope, pose, seats, hitch, mut syncer, remote) in &mut vehicles {
+    for (_, entity) in order {
+        let Ok((entity, v, scope, pose, seats, hitch, mut syncer, remote)) = vehicles.get_mut(entity)
+        else {
+            continue;
+        };
+        let controller = |id: VehicleId| {
+            controllers
+                .binary_search_by_key(&id, |(k, _)| *k)
+                .ok()
+                .and_then(|i| controllers[i].1)
+        };
         let key = v.id.0;
         let driven = seats.driver().is_some_and(|d| candidate(d, key).eligible);
         passengers.clear();
@@ -226,6 +252,9 @@ fn elect_syncers(
             nearby: &nearby,
         };
         let new = elect::elect(&ballot).map(|w| w.0);
+        if !driven && let Ok(i) = controllers.binary_search_by_key(&v.id, |(k, _)| *k) {
+            controllers[i].1 = new;
+        }
         let previous = syncer.0;
         if new == previous {
             continue;
