@@ -12,6 +12,7 @@
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
 //! - [`syncer`]: the syncer election.
+//! - [`tuning`]: tuning, nitro charges and handling.
 
 pub mod components;
 pub mod console;
@@ -24,6 +25,7 @@ pub mod script;
 pub mod seats;
 pub mod stream;
 pub mod syncer;
+pub mod tuning;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -58,6 +60,7 @@ pub struct VehiclePlugin;
 
 impl Plugin for VehiclePlugin {
     fn build(&self, app: &mut App) {
+        app.add_plugins(tuning::TuningPlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

@@ -77,7 +77,13 @@ fn gone(method: &str, id: VehicleId) -> Error {
 }
 
 impl LuaVehicle {
-    fn with<R>(&self, lua: &Lua, method: &str, f: impl FnOnce(&VehicleInfo) -> R) -> Result<R> {
+    /// `f` of the vehicle as the scripts see it, or the error of a vehicle that is gone.
+    pub(crate) fn with<R>(
+        &self,
+        lua: &Lua,
+        method: &str,
+        f: impl FnOnce(&VehicleInfo) -> R,
+    ) -> Result<R> {
         book(lua)?
             .vehicles
             .get(&self.id.0)
@@ -86,7 +92,8 @@ impl LuaVehicle {
     }
 }
 
-fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
+/// A Vehicle handle, or an error naming `func`.
+pub(crate) fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
     match v {
         Value::UserData(u) => u
             .borrow::<LuaVehicle>()
