@@ -3,7 +3,8 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player. Each player name has an account (money,
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player; /nos gives the one
+-- you drive nitro. Each player name has an account (money,
 -- skin, last position) kept in the server's database across reconnects: see "Accounts" at
 -- the end.
 
@@ -287,6 +288,25 @@ command("anim", {
             end
         else
             return false
+        end
+        return true
+    end,
+})
+
+-- Tuning (docs/lua-api.md, "Tuning and handling"): 10x nitro on the vehicle you drive; the
+-- server refuses it on a model that takes no parts (a motorbike, a boat, ...).
+command("nos", {
+    usage = "/nos",
+    help = "10x nitro on the vehicle you drive",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle, seat = player:vehicle()
+        if not vehicle or seat ~= 0 then
+            tell(player, "You are not driving a vehicle.", ERROR)
+        elseif try(player, dlmp.add_vehicle_component, vehicle, 1010) then
+            tell(player, "Nitro installed: 10 charges.")
         end
         return true
     end,
