@@ -803,6 +803,29 @@ pub(crate) mod tests {
         assert_eq!(level, 1.0);
     }
 
+    #[test]
+    fn a_charge_burns_out_after_25_s_without_a_frame_and_a_new_part_is_a_full_tank() {
+        let mut held = nitro_held(1);
+        run(nitro_frame(-1.0), &inputs(411, PILOT, 0), &mut held);
+        assert!(held.nitro_burning() && held.nitro_charges == 0);
+        assert!(
+            !held
+                .expire_nitro(Duration::from_millis(24_999))
+                .nitro_removed
+        );
+        assert!(held.expire_nitro(Duration::from_secs(25)).nitro_removed);
+        assert!(!held.nitro_part && !held.nitro_burning());
+        held.set_nitro(Some(2));
+        assert_eq!(
+            (held.nitro_part, held.nitro_charges, held.nitro),
+            (true, 2, 1.0)
+        );
+        let out = run(nitro_frame(-1.0), &inputs(411, PILOT, 26_000), &mut held);
+        assert_eq!((out.nitro, held.nitro_charges), (-1.0, 1), "lights at once");
+        held.set_nitro(None);
+        assert!(!held.nitro_part && !held.nitro_burning() && held.nitro_charges == 0);
+    }
+
     #[rstest]
     #[case::no_charges(PILOT, false, 0)]
     #[case::syncer(Role::Syncer, false, 3)]
