@@ -202,9 +202,25 @@ fn apply_commands(
     }
 }
 
-/// A respawn refills the nitro (VehicleTuning: "a respawn refills them") and keeps the
-/// rest. Runs after every gameplay change of the tick; when the respawn's show went out
-/// with the charges of the old life, the refilled state follows it.
+/// A respawn's refill (VehicleTuning: "a respawn refills them"): the installed nitro
+/// part's charges again, a full tank, and the show tail following; whether the tail
+/// changed. The respawn feature may call it before it builds the respawn's show, so the
+/// show carries the refill; [`refill_on_respawn`] calls it after every gameplay change of
+/// the tick and sends the state if the tail changed then.
+pub fn refill(id: VehicleId, tuning: &Tuning, held: &mut HeldFields, tail: &mut ShowTail) -> bool {
+    let part = tuning.parts[kind::NITRO];
+    if part != 0 {
+        held.set_nitro(Some(full_charges(part)));
+    }
+    let next = tail_tuning(id, tuning, held);
+    let changed = tail.tuning != next;
+    tail.tuning = next;
+    changed
+}
+
+/// Every respawn of the tick ([`VehicleReset`] `Respawned`) refills; the rest of the
+/// tuning is kept. When the respawn's show went out with the old life's charges, the
+/// refilled state follows it.
 fn refill_on_respawn(
     mut resets: MessageReader<VehicleReset>,
     mut vehicles: Query<Tuned>,
@@ -217,12 +233,11 @@ fn refill_on_respawn(
         let Ok((_, vehicle, tuning, mut held, mut tail)) = vehicles.get_mut(reset.vehicle) else {
             continue;
         };
-        let part = tuning.parts[kind::NITRO];
-        if part != 0 {
-            held.set_nitro(Some(full_charges(part)));
-        }
-        if tail.tuning != tail_tuning(vehicle.id, &tuning, &held) {
-            publish(vehicle.id, &tuning, &held, &mut tail, &mut out);
+        if refill(vehicle.id, &tuning, &mut held, &mut tail) {
+            out.tell(
+                vehicle.id,
+                tuning.packet(vehicle.id, held.nitro_charges).into(),
+            );
         }
     }
 }

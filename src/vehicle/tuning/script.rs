@@ -164,8 +164,8 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
                     t.type_name()
                 )));
             };
-            let values = handling_values(F, &t)?;
             v.with(lua, F, |_| ())?;
+            let values = handling_values(F, &t)?;
             queue_message(lua, HandlingCommand { id: v.id, values })
         })?,
     )?;
