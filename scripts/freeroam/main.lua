@@ -521,6 +521,25 @@ command("tow", {
     end,
 })
 
+-- Tuning (docs/lua-api.md, "Tuning and handling"): 10x nitro on the vehicle you drive; the
+-- server refuses it on a model that takes no parts (a motorbike, a boat, ...).
+command("nos", {
+    usage = "/nos",
+    help = "10x nitro on the vehicle you drive",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle, seat = player:vehicle()
+        if not vehicle or seat ~= 0 then
+            tell(player, "You are not driving a vehicle.", ERROR)
+        elseif try(player, dlmp.add_vehicle_component, vehicle, 1010) then
+            tell(player, "Nitro installed: 10 charges.")
+        end
+        return true
+    end,
+})
+
 -- A command's run returns false for bad arguments; the player then gets the usage line.
 -- An error it did not expect is told to the player like a refused call. Returning true
 -- from the handler marks the command as handled (no "Unknown command").

@@ -239,6 +239,8 @@ pub fn bundle(id: VehicleId, spec: &VehicleSpec, models: &VehicleModels) -> impl
             Seats::new(seats),
             Syncer::default(),
             ShowTail::default(),
+            super::frame::fields::HeldFields::default(),
+            super::tuning::Tuning::default(),
         ),
         super::life::bundle(),
     )

@@ -17,6 +17,7 @@
 //! - [`transform`]: VehicleTransform, the gamemode's pose and freeze.
 //! - [`remote`]: RC vehicles driven remotely; [`weapon`]: VehicleShot and its relay.
 //! - [`tow`], [`winch`]: hitches and winch loads.
+//! - [`tuning`]: tuning, nitro charges and handling.
 
 pub mod components;
 pub mod console;
@@ -37,6 +38,7 @@ pub mod train;
 pub mod weapon;
 pub mod tow;
 pub mod winch;
+pub mod tuning;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -76,6 +78,7 @@ impl Plugin for VehiclePlugin {
         app.add_plugins(train::TrainPlugin);
         app.add_plugins((remote::RemotePlugin, weapon::VehicleWeaponPlugin));
         app.add_plugins(life::VehicleLifePlugin);
+        app.add_plugins(tuning::TuningPlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

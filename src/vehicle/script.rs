@@ -94,6 +94,7 @@ pub(crate) fn vehicle_info(lua: &Lua, func: &str, v: LuaVehicle) -> Result<Vehic
 }
 
 impl LuaVehicle {
+    /// `f` of the vehicle as the scripts see it, or the error of a vehicle that is gone.
     pub(crate) fn with<R>(
         &self,
         lua: &Lua,
@@ -124,6 +125,7 @@ impl LuaVehicle {
     }
 }
 
+/// A Vehicle handle, or an error naming `func`.
 pub(crate) fn vehicle_arg(func: &str, v: &Value) -> Result<LuaVehicle> {
     match v {
         Value::UserData(u) => u

@@ -138,6 +138,30 @@ impl HeldFields {
     pub fn nitro_burning(&self) -> bool {
         self.burning_since.is_some()
     }
+
+    /// The gamemode's nitro (VehicleTuning): `Some(charges)` installs the part with that many
+    /// charges, a full tank that lights at once; `None` removes it. Either way no charge
+    /// burns any more.
+    pub fn set_nitro(&mut self, charges: Option<u8>) {
+        self.nitro_part = charges.is_some();
+        self.nitro_charges = charges.unwrap_or(0);
+        self.nitro = 1.0;
+        self.burning_since = None;
+        self.burnt_out_at = None;
+    }
+
+    /// A burning charge counts as burnt out [`NITRO_BURN`] after it was lit, with or without
+    /// a frame; the last one's burn-out removes the part (`nitro_removed`).
+    pub fn expire_nitro(&mut self, now: Duration) -> FieldOutcome {
+        let mut outcome = FieldOutcome::default();
+        if let Some(lit) = self.burning_since
+            && now.saturating_sub(lit) >= NITRO_BURN
+        {
+            burn_out(self, lit + NITRO_BURN, &mut outcome);
+            self.nitro = 0.0;
+        }
+        outcome
+    }
 }
 
 /// The server's values the rules read and write that live in the vehicle's components:
@@ -354,12 +378,7 @@ fn nitro(
     outcome: &mut FieldOutcome,
 ) {
     let now = inputs.now;
-    if let Some(lit) = held.burning_since
-        && now.saturating_sub(lit) >= NITRO_BURN
-    {
-        burn_out(held, lit + NITRO_BURN, outcome);
-        held.nitro = 0.0;
-    }
+    outcome.nitro_removed |= held.expire_nitro(now).nitro_removed;
     if !held.nitro_part {
         state.nitro = 1.0;
         held.nitro = 1.0;
@@ -796,6 +815,29 @@ pub(crate) mod tests {
         let (level, o) = frame(-0.2, 63, &mut held);
         assert!(o.nitro_removed && !held.nitro_part);
         assert_eq!(level, 1.0);
+    }
+
+    #[test]
+    fn a_charge_burns_out_after_25_s_without_a_frame_and_a_new_part_is_a_full_tank() {
+        let mut held = nitro_held(1);
+        run(nitro_frame(-1.0), &inputs(411, PILOT, 0), &mut held);
+        assert!(held.nitro_burning() && held.nitro_charges == 0);
+        assert!(
+            !held
+                .expire_nitro(Duration::from_millis(24_999))
+                .nitro_removed
+        );
+        assert!(held.expire_nitro(Duration::from_secs(25)).nitro_removed);
+        assert!(!held.nitro_part && !held.nitro_burning());
+        held.set_nitro(Some(2));
+        assert_eq!(
+            (held.nitro_part, held.nitro_charges, held.nitro),
+            (true, 2, 1.0)
+        );
+        let out = run(nitro_frame(-1.0), &inputs(411, PILOT, 26_000), &mut held);
+        assert_eq!((out.nitro, held.nitro_charges), (-1.0, 1), "lights at once");
+        held.set_nitro(None);
+        assert!(!held.nitro_part && !held.nitro_burning() && held.nitro_charges == 0);
     }
 
     #[rstest]

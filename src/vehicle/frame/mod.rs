@@ -97,18 +97,17 @@ fn give_sender_state(
     }
 }
 
-/// Every new vehicle gets the rules' memory, a position history (the rewind of a shot
-/// that ends on it) and the record of its shows the relay waits for.
+/// Every new vehicle gets a position history (the rewind of a shot that ends on it) and
+/// the record of its shows the relay waits for. The rules' memory ([`HeldFields`]) comes
+/// with its bundle: the gamemode's tuning writes it in the tick the vehicle is made.
 fn give_vehicle_state(
     mut commands: Commands,
-    vehicles: Query<Entity, (With<Vehicle>, Without<HeldFields>)>,
+    vehicles: Query<Entity, (With<Vehicle>, Without<Relayed>)>,
 ) {
     for entity in &vehicles {
-        commands.entity(entity).insert((
-            HeldFields::default(),
-            PositionHistory::default(),
-            Relayed::default(),
-        ));
+        commands
+            .entity(entity)
+            .insert((PositionHistory::default(), Relayed::default()));
     }
 }
 
