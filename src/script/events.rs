@@ -201,6 +201,9 @@ script_events! {
     /// The vehicle's syncer changed in the last election pass (nil: no syncer / the previous
     /// one left); once per vehicle per pass, a return to the previous syncer not reported.
     VehicleSyncer => "vehicle_syncer" (vehicle: LuaVehicle, syncer: Option<LuaPlayer>, previous: Option<LuaPlayer>),
+    /// The driver pressed the engine or lights key (vehicles.md VehicleControl; `control` is
+    /// "engine" or "lights", `on` the asked state); a handler returning false refuses it.
+    VehicleControl => "vehicle_control" (vehicle: LuaVehicle, player: LuaPlayer, control: &'static str, on: bool),
     /// A movement of `object` (`object:move_to`) reached its target on the server's clock.
     ObjectMoveEnd => "object_move_end" (object: LuaObject),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",

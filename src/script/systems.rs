@@ -159,6 +159,7 @@ fn run_scripts(
     mut last_tick: Local<Option<Duration>>,
     mut gm: Gamemode,
     mut enters: ResMut<crate::vehicle::seats::PendingEnters>,
+    mut controls: ResMut<crate::vehicle::params::control::PendingControls>,
 ) {
     let now = time.elapsed();
     host.begin_tick();
@@ -181,6 +182,7 @@ fn run_scripts(
     }
     emit_chat(&mut host, &mut pending, &players);
     crate::vehicle::seats::emit_start_enters(&mut host, &mut enters);
+    crate::vehicle::params::control::emit_controls(&mut host, &mut controls);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }

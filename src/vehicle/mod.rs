@@ -9,6 +9,7 @@
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
 //! - [`reset`]: what ends a hitch, a winch load or a remote driver.
 //! - [`event_limit`]: the vehicle events' shared rate limit.
+//! - [`params`]: VehicleParams, VehicleControl and VehicleColors.
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
 //! - [`syncer`]: the syncer election.
@@ -19,6 +20,7 @@ pub mod event_limit;
 pub mod frame;
 pub mod lifecycle;
 pub mod models;
+pub mod params;
 pub mod reset;
 pub mod script;
 pub mod seats;
@@ -104,5 +106,6 @@ impl Plugin for VehiclePlugin {
                         .before(crate::streaming::plugin::reconcile),
                 ),
             );
+        app.add_plugins(params::ParamsPlugin);
     }
 }

@@ -277,6 +277,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     world::install(lua, &dlmp, resource)?;
     crate::world::pickup::script::install(lua, &dlmp, resource)?;
     crate::vehicle::script::install(lua, &dlmp, resource)?;
+    crate::vehicle::params::script::install(lua, &dlmp)?;
     crate::world::map::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)
