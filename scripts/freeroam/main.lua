@@ -3,7 +3,8 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player. Each player name has an account (money,
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player; /lock and
+-- /color lock and repaint the one the player drives. Each player name has an account (money,
 -- skin, last position) kept in the server's database across reconnects: see "Accounts" at
 -- the end.
 
@@ -258,6 +259,63 @@ command("kill", {
         end
         -- A health of 0 commits the death in the same tick (player_death follows).
         try(player, player.set_health, player, 0)
+        return true
+    end,
+})
+
+-- The vehicle the player drives (seat 0), or nil after telling the player why not.
+local function driven(player)
+    local vehicle, seat = player:vehicle()
+    if not vehicle or seat ~= 0 then
+        tell(player, "You are not driving a vehicle.", ERROR)
+        return nil
+    end
+    return vehicle
+end
+
+-- Vehicles /lock locked, by id: the life (epoch) they were locked in. A respawn is a new
+-- life without the lock (docs/lua-api.md, "Vehicle parameters and colors").
+local locked = {}
+
+command("lock", {
+    usage = "/lock",
+    help = "lock or unlock the vehicle you drive (you can always get back in)",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle = driven(player)
+        if not vehicle then
+            return true
+        end
+        local id = vehicle:id()
+        if locked[id] == vehicle:epoch() then
+            locked[id] = nil
+            dlmp.set_vehicle_locked(vehicle, false)
+            dlmp.set_vehicle_locked_for(vehicle, player, nil)
+            tell(player, "Unlocked.")
+        else
+            locked[id] = vehicle:epoch()
+            dlmp.set_vehicle_locked(vehicle, true)
+            dlmp.set_vehicle_locked_for(vehicle, player, false)
+            tell(player, "Locked: only you can get in.")
+        end
+        return true
+    end,
+})
+
+command("color", {
+    usage = "/color c1 c2",
+    help = "repaint the vehicle you drive (colors 0..127)",
+    run = function(player, args)
+        local c1, c2 = whole(args[1], 0, 127), whole(args[2], 0, 127)
+        if #args ~= 2 or not (c1 and c2) then
+            return false
+        end
+        local vehicle = driven(player)
+        if vehicle and try(player, dlmp.set_vehicle_colors, vehicle, c1, c2) then
+            tell(player, "Colors " .. c1 .. " and " .. c2 .. ".")
+        end
         return true
     end,
 })

@@ -1,7 +1,10 @@
 //! Applying parameter changes (vehicles.md VehicleParams): the scripts' [`ParamsCommand`]s
-//! in their order, then the drivers' VehicleControl the gamemode let through; each change
-//! is stored and told to whoever's view it changed ([`notify::tell_changed`]). A player
-//! leaving takes its own parameters with it.
+//! in their order, then the drivers' VehicleControl the gamemode let through. Each change is
+//! stored at once; after the tick's last one, each vehicle they touched is told once, with
+//! its full state, to whoever's view changed over the tick ([`notify::tell_changed`]; a
+//! door command always, `doors_set` holding every door commanded in the tick). So two calls
+//! of one handler (a vehicle lock and its owner's own unlock) never show a state in
+//! between. A player leaving takes its own parameters with it.
 
 use bevy_ecs::prelude::*;
 use tracing::debug;
@@ -33,20 +36,25 @@ pub struct ParamStats {
     pub dropped: u64,
 }
 
+/// The vehicles changed this tick, each with its parameters before the first change and
+/// the doors commanded since.
+#[derive(Resource, Debug, Default)]
+pub struct Touched(Vec<(VehicleId, Params, u8)>);
+
 /// What a parameter change reads and writes.
 #[derive(bevy_ecs::system::SystemParam)]
 pub struct ParamWriter<'w, 's> {
     registry: Res<'w, Vehicles>,
-    stream: Res<'w, VehicleStream>,
     index: Res<'w, PlayerIndex>,
     vehicles: Query<'w, 's, (&'static mut Params, &'static mut Revisions, &'static Life)>,
-    recipients: Query<'w, 's, (&'static Player, &'static mut Connection)>,
+    players: Query<'w, 's, &'static Player>,
+    touched: ResMut<'w, Touched>,
     stats: ResMut<'w, ParamStats>,
 }
 
 impl ParamWriter<'_, '_> {
-    /// Applies `change` to `vehicle` (of life `epoch`, if the change belongs to one) and
-    /// tells the viewers; false when it was dropped.
+    /// Applies `change` to `vehicle` (of life `epoch`, if the change belongs to one); the
+    /// viewers are told after the tick's last change. False when it was dropped.
     pub fn change(
         &mut self,
         vehicle: VehicleId,
@@ -67,28 +75,22 @@ impl ParamWriter<'_, '_> {
             let here = self
                 .index
                 .get(who.0)
-                .and_then(|e| self.recipients.get(e).ok())
-                .is_some_and(|(p, _)| p.token == who.1);
+                .and_then(|e| self.players.get(e).ok())
+                .is_some_and(|p| p.token == who.1);
             if !here {
                 return self.drop(vehicle, "the player left");
             }
         }
-        let before = params.clone();
+        let at = match self.touched.0.iter().position(|(id, ..)| *id == vehicle) {
+            Some(at) => at,
+            None => {
+                self.touched.0.push((vehicle, params.clone(), 0));
+                self.touched.0.len() - 1
+            }
+        };
         let effect = rules::apply(&mut params, &mut revs.siren, change);
+        self.touched.0[at].2 |= effect.doors_set;
         self.stats.applied += 1;
-        if *params == before && effect.doors_set == 0 {
-            return true;
-        }
-        let told = notify::tell_changed(
-            &self.stream,
-            &self.index,
-            &mut self.recipients,
-            vehicle,
-            (&before, &params),
-            revs.siren,
-            effect.doors_set,
-        );
-        self.stats.sent += told as u64;
         true
     }
 
@@ -103,6 +105,36 @@ impl ParamWriter<'_, '_> {
 pub(super) fn apply(mut read: MessageReader<ParamsCommand>, mut writer: ParamWriter) {
     for c in read.read() {
         writer.change(c.vehicle, None, c.change);
+    }
+}
+
+/// After the tick's changes: each vehicle they touched, told once.
+pub(super) fn tell(
+    mut touched: ResMut<Touched>,
+    registry: Res<Vehicles>,
+    stream: Res<VehicleStream>,
+    index: Res<PlayerIndex>,
+    vehicles: Query<(&Params, &Revisions)>,
+    mut recipients: Query<(&Player, &mut Connection)>,
+    mut stats: ResMut<ParamStats>,
+) {
+    for (vehicle, before, doors_set) in touched.0.drain(..) {
+        let Some(Ok((after, revs))) = registry.entity(vehicle).map(|e| vehicles.get(e)) else {
+            continue;
+        };
+        if *after == before && doors_set == 0 {
+            continue;
+        }
+        let told = notify::tell_changed(
+            &stream,
+            &index,
+            &mut recipients,
+            vehicle,
+            (&before, after),
+            revs.siren,
+            doors_set,
+        );
+        stats.sent += told as u64;
     }
 }
 

@@ -2,8 +2,8 @@
 //! VehicleControl, VehicleColors; ADR 0062).
 //!
 //! - [`rules`]: what one change does, the classes that carry a siren or a winch, doors.
-//! - [`command`]: the gamemode's [`ParamsCommand`]s applied in order; a leaver's own
-//!   parameters removed.
+//! - [`command`]: the gamemode's [`ParamsCommand`]s applied in order, each vehicle told
+//!   once a tick; a leaver's own parameters removed.
 //! - [`notify`]: the one VehicleParams builder and who is told of a change.
 //! - [`control`]: VehicleControl's checks, `vehicle_control`, the key applied as a command.
 //! - [`colors`]: VehicleColors.
@@ -36,6 +36,7 @@ impl Plugin for ParamsPlugin {
             .init_resource::<ControlStats>()
             .init_resource::<ColorStats>()
             .init_resource::<control::PendingControls>()
+            .init_resource::<command::Touched>()
             .add_message::<ParamsCommand>()
             .add_message::<ColorsCommand>()
             .add_systems(
@@ -47,6 +48,7 @@ impl Plugin for ParamsPlugin {
                     (
                         command::apply,
                         control::apply,
+                        command::tell,
                         colors::apply,
                         command::forget_leavers,
                     )
