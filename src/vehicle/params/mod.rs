@@ -6,7 +6,7 @@
 //!   once a tick; a leaver's own parameters removed.
 //! - [`notify`]: the one VehicleParams builder and who is told of a change.
 //! - [`control`]: VehicleControl's checks, `vehicle_control`, the key applied as a command.
-//! - [`colors`]: VehicleColors.
+//! - [`colors`]: VehicleColors, the repaint.
 //! - [`script`]: the `dlmp.set_vehicle_*` functions of these.
 
 pub mod colors;
