@@ -201,12 +201,12 @@ fn the_shows_of_a_late_viewer_carry_the_parameters() {
 fn a_players_own_lock_and_objective_go_to_that_player_only() {
     let s = gamemode("params_per_player");
     let Scene { mut h, a, b, c, id } = scene(&s, 400);
-    let (ia, ib) = (h.player_id(a).0, h.player_id(b).0);
+    let (ia, ib, ic) = (h.player_id(a).0, h.player_id(b).0, h.player_id(c).0);
     let v = id.0;
     x(
         &mut h,
         a,
-        &format!("lockfor {v} {ib} on objective {v} {ia} on"),
+        &format!("lockfor {v} {ib} on objective {v} {ia} on objective {v} {ic} on"),
     );
     assert_eq!(params(&h, a), [(v, param::OBJECTIVE, 0, 0, 0)]);
     assert_eq!(params(&h, b), [(v, param::LOCKED, 0, 0, 0)]);
@@ -239,10 +239,10 @@ fn a_players_own_lock_and_objective_go_to_that_player_only() {
             dlmp::protocol::vehicle::seats::OccupancyKind::Deny
         ]
     );
-    // Carol's show carries her view: locked, no marker.
+    // Carol's show carries her view: locked, and the marker set while she was away.
     walk(&mut h, c, at(10.0));
     h.step();
-    assert_eq!(shown_params(&h, c), Some(param::LOCKED));
+    assert_eq!(shown_params(&h, c), Some(param::LOCKED | param::OBJECTIVE));
 }
 
 #[test]
