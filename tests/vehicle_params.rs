@@ -339,6 +339,9 @@ fn each_siren_switch_raises_the_siren_revision() {
     } = scene(&s, 596);
     let v = id.0;
     let has = param::HAS_SIREN;
+    // Switches that cancel out in one tick are no switch: nothing sent, no revision.
+    x(&mut h, a, &format!("siren {v} on siren {v} off"));
+    assert_eq!(params(&h, b), []);
     x(&mut h, a, &format!("siren {v} on siren {v} on"));
     assert_eq!(
         params(&h, b),

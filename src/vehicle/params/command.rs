@@ -12,8 +12,9 @@ use tracing::debug;
 use super::notify;
 use super::rules::{self, ParamChange};
 use crate::protocol::ids::{VehicleEpoch, VehicleId};
+use crate::protocol::vehicle::params::param;
 use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
-use crate::vehicle::components::{Life, Params, Revisions};
+use crate::vehicle::components::{Life, Params, Revisions, SirenRev};
 use crate::vehicle::lifecycle::Vehicles;
 use crate::vehicle::stream::VehicleStream;
 
@@ -36,10 +37,10 @@ pub struct ParamStats {
     pub dropped: u64,
 }
 
-/// The vehicles changed this tick, each with its parameters before the first change and
-/// the doors commanded since.
+/// The vehicles changed this tick, each with its parameters and siren revision before the
+/// first change and the doors commanded since.
 #[derive(Resource, Debug, Default)]
-pub struct Touched(Vec<(VehicleId, Params, u8)>);
+pub struct Touched(Vec<(VehicleId, Params, SirenRev, u8)>);
 
 /// What a parameter change reads and writes.
 #[derive(bevy_ecs::system::SystemParam)]
@@ -84,12 +85,14 @@ impl ParamWriter<'_, '_> {
         let at = match self.touched.0.iter().position(|(id, ..)| *id == vehicle) {
             Some(at) => at,
             None => {
-                self.touched.0.push((vehicle, params.clone(), 0));
+                self.touched
+                    .0
+                    .push((vehicle, params.clone(), revs.siren, 0));
                 self.touched.0.len() - 1
             }
         };
         let effect = rules::apply(&mut params, &mut revs.siren, change);
-        self.touched.0[at].2 |= effect.doors_set;
+        self.touched.0[at].3 |= effect.doors_set;
         self.stats.applied += 1;
         true
     }
@@ -108,20 +111,27 @@ pub(super) fn apply(mut read: MessageReader<ParamsCommand>, mut writer: ParamWri
     }
 }
 
-/// After the tick's changes: each vehicle they touched, told once.
+/// After the tick's changes: each vehicle they touched, told once. Siren switches that
+/// cancel out within the tick (on, then off) are no switch: the revision goes back, since
+/// a revision nobody is sent would keep the pilot's frames from switching the siren again.
 pub(super) fn tell(
     mut touched: ResMut<Touched>,
     registry: Res<Vehicles>,
     stream: Res<VehicleStream>,
     index: Res<PlayerIndex>,
-    vehicles: Query<(&Params, &Revisions)>,
+    mut vehicles: Query<(&Params, &mut Revisions)>,
     mut recipients: Query<(&Player, &mut Connection)>,
     mut stats: ResMut<ParamStats>,
 ) {
-    for (vehicle, before, doors_set) in touched.0.drain(..) {
-        let Some(Ok((after, revs))) = registry.entity(vehicle).map(|e| vehicles.get(e)) else {
+    let siren = param::SIREN | param::HAS_SIREN;
+    for (vehicle, before, rev_before, doors_set) in touched.0.drain(..) {
+        let Some(Ok((after, mut revs))) = registry.entity(vehicle).map(|e| vehicles.get_mut(e))
+        else {
             continue;
         };
+        if (after.bits ^ before.bits) & siren == 0 && revs.siren != rev_before {
+            revs.siren = rev_before;
+        }
         if *after == before && doors_set == 0 {
             continue;
         }
