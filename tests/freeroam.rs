@@ -589,3 +589,62 @@ fn tow_hitches_the_nearest_vehicle_behind_the_drivers_truck_and_again_unhitches(
     );
     assert_eq!(h.script_host().errors(), 0);
 }
+
+#[test]
+fn lock_and_color_change_the_vehicle_the_player_drives() {
+    use dlmp::protocol::ids::EventId;
+    use dlmp::protocol::vehicle::params::{VehicleParams, param};
+    use dlmp::protocol::vehicle::seats::VehicleEnter;
+    use dlmp::protocol::vehicle::sync::VehicleSync;
+    use dlmp::protocol::vehicle::transform::VehicleColors;
+    let second = std::time::Duration::from_secs(1);
+    let mut h = freeroam();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    h.steps(2);
+    request_spawn(&mut h, a);
+    h.live(a);
+    request_spawn(&mut h, b);
+    let p = h.get::<Position>(a).0;
+    h.teleport(b, Vec3::new(p.x - 2.0, p.y, p.z));
+    h.live(b);
+    assert_eq!(say(&mut h, a, "/lock"), ["You are not driving a vehicle."]);
+    say(&mut h, a, "/v 411");
+    h.step();
+    let id = h.packets::<VehicleSync>(a)[0].vehicle_id;
+    let enter = VehicleEnter {
+        session_token: h.token(a),
+        event_id: EventId(0),
+        vehicle_id: id,
+        seat: 0,
+    };
+    h.send_event(a, enter);
+    h.steps(2);
+    h.advance(second);
+    assert_eq!(say(&mut h, a, "/lock"), ["Locked: only you can get in."]);
+    let words = |h: &Harness, c| -> Vec<u16> {
+        h.packets::<VehicleParams>(c)
+            .iter()
+            .map(|p| p.params)
+            .collect()
+    };
+    assert_eq!(words(&h, b), [param::LOCKED]);
+    assert_eq!(words(&h, a), [], "not locked for its driver");
+    h.advance(second);
+    assert_eq!(say(&mut h, a, "/lock"), ["Unlocked."]);
+    assert_eq!(words(&h, b), [param::LOCKED, 0]);
+    h.advance(second);
+    assert_eq!(say(&mut h, a, "/color 3 1"), ["Colors 3 and 1."]);
+    let paints: Vec<(u8, u8)> = h
+        .packets::<VehicleColors>(b)
+        .iter()
+        .map(|c| (c.color1, c.color2))
+        .collect();
+    assert_eq!(paints, [(3, 1)]);
+    h.advance(second);
+    assert_eq!(say(&mut h, a, "/color 128 1"), ["Usage: /color c1 c2"]);
+    assert_eq!(
+        say(&mut h, b, "/color 1 1"),
+        ["You are not driving a vehicle."]
+    );
+    assert_eq!(h.script_host().errors(), 0);
+}

@@ -298,6 +298,63 @@ command("kill", {
     end,
 })
 
+-- The vehicle the player drives (seat 0), or nil after telling the player why not.
+local function driven(player)
+    local vehicle, seat = player:vehicle()
+    if not vehicle or seat ~= 0 then
+        tell(player, "You are not driving a vehicle.", ERROR)
+        return nil
+    end
+    return vehicle
+end
+
+-- Vehicles /lock locked, by id: the life (epoch) they were locked in. A respawn is a new
+-- life without the lock (docs/lua-api.md, "Vehicle parameters and colors").
+local locked = {}
+
+command("lock", {
+    usage = "/lock",
+    help = "lock or unlock the vehicle you drive (you can always get back in)",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        local vehicle = driven(player)
+        if not vehicle then
+            return true
+        end
+        local id = vehicle:id()
+        if locked[id] == vehicle:epoch() then
+            locked[id] = nil
+            dlmp.set_vehicle_locked(vehicle, false)
+            dlmp.set_vehicle_locked_for(vehicle, player, nil)
+            tell(player, "Unlocked.")
+        else
+            locked[id] = vehicle:epoch()
+            dlmp.set_vehicle_locked(vehicle, true)
+            dlmp.set_vehicle_locked_for(vehicle, player, false)
+            tell(player, "Locked: only you can get in.")
+        end
+        return true
+    end,
+})
+
+command("color", {
+    usage = "/color c1 c2",
+    help = "repaint the vehicle you drive (colors 0..127)",
+    run = function(player, args)
+        local c1, c2 = whole(args[1], 0, 127), whole(args[2], 0, 127)
+        if #args ~= 2 or not (c1 and c2) then
+            return false
+        end
+        local vehicle = driven(player)
+        if vehicle and try(player, dlmp.set_vehicle_colors, vehicle, c1, c2) then
+            tell(player, "Colors " .. c1 .. " and " .. c2 .. ".")
+        end
+        return true
+    end,
+})
+
 -- /anim's named animations: library, name, options of player:apply_animation.
 local ANIMS = {
     dance = { "DANCING", "dnce_M_a", { loop = true } },

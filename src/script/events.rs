@@ -221,6 +221,9 @@ script_events! {
     WinchAttach => "winch_attach" (vehicle: LuaVehicle, heli: LuaVehicle, player: LuaPlayer),
     /// The helicopter's controlling player released the load.
     WinchDetach => "winch_detach" (vehicle: LuaVehicle, heli: LuaVehicle, player: LuaPlayer),
+    /// The driver pressed the engine or lights key (vehicles.md VehicleControl; `control` is
+    /// "engine" or "lights", `on` the asked state); a handler returning false refuses it.
+    VehicleControl => "vehicle_control" (vehicle: LuaVehicle, player: LuaPlayer, control: &'static str, on: bool),
     /// A movement of `object` (`object:move_to`) reached its target on the server's clock.
     ObjectMoveEnd => "object_move_end" (object: LuaObject),
     /// The server refused a PlayerSync frame of the player (`reason`: "not_spawned",

@@ -162,6 +162,7 @@ fn run_scripts(
     mut enters: ResMut<crate::vehicle::seats::PendingEnters>,
     mut remote: ResMut<crate::vehicle::remote::RemoteQueue>,
     mut links: ResMut<crate::vehicle::tow::flow::PendingLinks>,
+    mut controls: ResMut<crate::vehicle::params::control::PendingControls>,
 ) {
     let now = time.elapsed();
     host.begin_tick();
@@ -186,6 +187,7 @@ fn run_scripts(
     crate::vehicle::seats::emit_start_enters(&mut host, &mut enters);
     crate::vehicle::remote::script::emit(&mut host, &mut remote);
     crate::vehicle::tow::flow::emit_link_events(&mut host, &mut links);
+    crate::vehicle::params::control::emit_controls(&mut host, &mut controls);
     if shutdown.read().next().is_some() {
         host.emit(&ScriptEvent::ServerShutdown {});
     }

@@ -10,6 +10,7 @@
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
 //! - [`reset`]: what ends a hitch, a winch load or a remote driver.
 //! - [`event_limit`]: the vehicle events' shared rate limit.
+//! - [`params`]: VehicleParams, VehicleControl and VehicleColors.
 //! - [`script`]: the Lua API; [`console`]: the `vehicles` command.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
 //! - [`syncer`]: the syncer election.
@@ -28,6 +29,7 @@ pub mod life;
 pub mod lifecycle;
 pub mod models;
 pub mod remote;
+pub mod params;
 pub mod reset;
 pub mod script;
 pub mod seats;
@@ -126,5 +128,6 @@ impl Plugin for VehiclePlugin {
                         .before(crate::streaming::plugin::reconcile),
                 ),
             );
+        app.add_plugins(params::ParamsPlugin);
     }
 }

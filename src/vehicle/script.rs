@@ -152,6 +152,23 @@ pub(crate) fn existing_vehicle(lua: &Lua, func: &str, v: &Value) -> Result<Optio
     Ok(Some(handle.id))
 }
 
+/// The vehicle a call names in `v` and the scripts' view of it, for the call `func` (a
+/// destroyed vehicle is its Lua error); `f` may change the view, so a set shows at once.
+pub(crate) fn with_vehicle_info<R>(
+    lua: &Lua,
+    func: &str,
+    v: &Value,
+    f: impl FnOnce(LuaVehicle, &mut VehicleInfo) -> Result<R>,
+) -> Result<R> {
+    let v = vehicle_arg(func, v)?;
+    let mut book = book(lua)?;
+    let info = book
+        .vehicles
+        .get_mut(&v.id.0)
+        .ok_or_else(|| gone(func, v.id))?;
+    f(v, info)
+}
+
 fn triple(v: Vec3) -> (f64, f64, f64) {
     (f64::from(v.x), f64::from(v.y), f64::from(v.z))
 }

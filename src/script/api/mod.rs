@@ -284,6 +284,7 @@ pub(crate) fn install(lua: &Lua, resource: ResourceId, name: &str) -> Result<Tab
     crate::vehicle::life::script::install(lua, &dlmp)?;
     crate::vehicle::tow::script::install(lua, &dlmp)?;
     crate::vehicle::tuning::script::install(lua, &dlmp)?;
+    crate::vehicle::params::script::install(lua, &dlmp)?;
     crate::world::map::script::install(lua, &dlmp, resource)?;
     dlmp.set("resource_name", resource_name)?;
     Ok(dlmp)

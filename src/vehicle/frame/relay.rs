@@ -17,10 +17,10 @@ use crate::lane::Delivery;
 use crate::player::Team;
 use crate::player::relay::Relayed;
 use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, PlayerId};
+use crate::protocol::ids::PlayerId;
 use crate::protocol::vehicle::frame::RemoteVehicleFrame;
-use crate::protocol::vehicle::params::VehicleParams;
 use crate::session::{Connection, Player};
+use crate::vehicle::params::notify::params_packet;
 use crate::vehicle::{Params, Revisions, VehicleStream};
 
 /// Vehicle relays sent and refused by encoding (a refusal is a server bug: it is logged).
@@ -82,14 +82,13 @@ pub(super) fn relay_vehicle_frames(
                 && let Ok((params, revs)) = vehicles.get(a.vehicle)
                 && let Ok((_, player, _, mut conn)) = recipients.get_mut(entity)
             {
-                let packet = VehicleParams {
-                    event_id: EventId(0),
-                    vehicle_id: a.vehicle_id,
-                    params: params.for_recipient(player.id, player.token),
-                    doors: params.doors,
-                    doors_set: 0,
-                    siren_rev: revs.siren.0,
-                };
+                let packet = params_packet(
+                    a.vehicle_id,
+                    params,
+                    revs.siren,
+                    (player.id, player.token),
+                    0,
+                );
                 if let Err(e) = conn.send_event(ServerPacket::from(packet), Delivery::Critical) {
                     warn!(vehicle = key, "VehicleParams not queued: {e}");
                 }
