@@ -3,10 +3,11 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player, /fix repairs the one
--- you sit in, /rc [MODEL] gives you an RC vehicle driven remotely. Each player name has an
--- account (money, skin, last position) kept in the server's database across reconnects:
--- see "Accounts" at the end.
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player; /fix, /flip, /lock,
+-- /color, /nos, /tow and /vrespawn work on the one you sit in or drive; /train puts you in a
+-- train at a station; /rc [MODEL] gives you an RC vehicle driven remotely. Each player name
+-- has an account (money, skin, last position) kept in the server's database across
+-- reconnects: see "Accounts" at the end.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4

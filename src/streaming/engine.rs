@@ -478,7 +478,13 @@ mod tests {
     fn no_distance_and_a_cap_takes_the_nearest_of_the_whole_scope_by_rings() {
         let mut e = Engine::new(50.0);
         // Far items first in key order, the nearest last; another scope nearer still.
-        for (k, x) in [(0u32, 4000.0f32), (1, -3000.0), (2, 120.0), (3, -60.0), (4, 61.0)] {
+        for (k, x) in [
+            (0u32, 4000.0f32),
+            (1, -3000.0),
+            (2, 120.0),
+            (3, -60.0),
+            (4, 61.0),
+        ] {
             e.insert(Item::at(k, (0, 0), Vec3::new(x, 0.0, 0.0)));
         }
         e.insert(Item::at(9, (1, 0), Vec3::ZERO));

@@ -156,7 +156,12 @@ fn take(
     let (vehicle, seats, syncer, v_life, revs, mut damage, remote) = vehicles
         .get_mut(entity)
         .map_err(|_| DamageDrop::UnknownVehicle)?;
-    let control = control_of(player, (life, body, frame), (seats, syncer, remote), drivers);
+    let control = control_of(
+        player,
+        (life, body, frame),
+        (seats, syncer, remote),
+        drivers,
+    );
     if !control.sender_alive {
         return Err(DamageDrop::NotController);
     }

@@ -205,7 +205,8 @@ fn elect_syncers(
     let mut passengers: Vec<Candidate<Who>> = Vec::new();
     let mut nearby: Vec<Candidate<Who>> = Vec::new();
     for (_, entity) in order {
-        let Ok((entity, v, scope, pose, seats, hitch, mut syncer, remote)) = vehicles.get_mut(entity)
+        let Ok((entity, v, scope, pose, seats, hitch, mut syncer, remote)) =
+            vehicles.get_mut(entity)
         else {
             continue;
         };
