@@ -23,11 +23,8 @@ use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleEnter, VehicleExit, VehicleOccupancy};
 use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
-use dlmp::protocol::vehicle::tuning::{NO_DIRT, NO_PAINTJOB, VehicleTuning, kind};
 use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
-use dlmp::vehicle::{
-    Health, Life, Occupant, Params, PlayerParams, Remote, Seats, ShowTail, destroy_vehicle,
-};
+use dlmp::vehicle::{Health, Life, Occupant, Params, Remote, Seats, destroy_vehicle};
 use rstest::rstest;
 use vframe_support::{frame, make_syncer, seat, send_frame, state, vehicle};
 
@@ -47,6 +44,18 @@ dlmp.on("player_death", function(p, killer, weapon)
     dlmp.send_chat("death " .. p:name() .. " " .. name(killer) .. " " .. weapon)
 end)
 dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
+dlmp.add_command("tune", function(p, args)
+    local v = dlmp.vehicles()[1]
+    dlmp.add_vehicle_component(v, 1010)
+    dlmp.set_vehicle_nitro_charges(v, 3)
+    dlmp.set_vehicle_engine(v, true)
+    dlmp.set_vehicle_locked(v, true)
+    dlmp.set_vehicle_alarm(v, true)
+    dlmp.set_vehicle_door(v, "bonnet", true)
+    dlmp.set_vehicle_door(v, "boot", true)
+    dlmp.set_vehicle_locked_for(v, p, true)
+    dlmp.set_vehicle_objective(v, p, true)
+end)
 dlmp.add_command("respawn", function(p, args)
     local v = dlmp.vehicles()[1]
     dlmp.respawn_vehicle(v)
@@ -720,34 +729,15 @@ fn wire(h: &Harness, c: ClientId, id: VehicleId) -> Vec<String> {
 #[test]
 fn a_respawn_seats_out_then_shows_the_new_epoch_then_its_tail() {
     let mut s = scene("life_respawn", 416);
-    let mut tuning = VehicleTuning {
-        event_id: EventId(0),
-        vehicle_id: s.id,
-        components: [0; kind::COUNT],
-        paintjob: NO_PAINTJOB,
-        plate: Default::default(),
-        dirt: NO_DIRT,
-        flags: 0,
-        nitro: 3,
-    };
-    tuning.components[kind::NITRO] = 1010;
-    // What the tuning and parameter features hold (their commands write these).
-    let bob = (s.h.player_id(s.b), s.token(s.b));
-    {
-        let mut e = s.h.world_mut().entity_mut(s.v);
-        e.get_mut::<ShowTail>().expect("a tail").tuning = Some(tuning);
-        let mut p = e.get_mut::<Params>().expect("params");
-        p.bits |= param::ENGINE | param::LOCKED | param::ALARM | param::MAGNET;
-        p.doors = 0b11;
-        p.per_player.push((
-            bob.0,
-            bob.1,
-            PlayerParams {
-                locked: Some(true),
-                objective: true,
-            },
-        ));
-    }
+    // Tuned and parametrized by the gamemode, as the tuning and parameter features do.
+    s.h.chat(s.b, "/tune");
+    s.h.steps(2);
+    assert_eq!(
+        s.h.world()
+            .get::<Params>(s.v)
+            .map(|p| (p.doors, p.per_player.len())),
+        Some((0b11, 1))
+    );
     s.burnt();
     s.explode(None);
     s.h.step();

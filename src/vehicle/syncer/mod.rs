@@ -102,6 +102,18 @@ type Voter = (
     &'static Scope,
 );
 
+/// What the election reads and writes of a vehicle.
+type Ballots = (
+    Entity,
+    &'static Vehicle,
+    &'static VehicleScope,
+    &'static Pose,
+    &'static Seats,
+    &'static Hitch,
+    &'static mut Syncer,
+    Option<&'static Remote>,
+);
+
 /// Spawned, alive, not paused, not frozen: the players who may sync (and drivers who
 /// count).
 fn may_sync(life: &Life, body: &Body, frame: Option<&FrameState>) -> bool {
@@ -116,16 +128,7 @@ fn elect_syncers(
     mut grid: ResMut<SyncerGrid>,
     stream: Res<VehicleStream>,
     voters: Query<Voter>,
-    mut vehicles: Query<(
-        Entity,
-        &Vehicle,
-        &VehicleScope,
-        &Pose,
-        &Seats,
-        &Hitch,
-        &mut Syncer,
-        Option<&Remote>,
-    )>,
+    mut vehicles: Query<Ballots>,
     mut connections: Query<&mut Connection>,
     mut changed: MessageWriter<SyncerChanged>,
 ) {
