@@ -199,6 +199,7 @@ local function say(p, s) dlmp.send_chat(s, nil, {p}) end
 dlmp.on("player_command", function(p, name, args)
     if name == "dir" then dlmp.set_train_direction(train, args[1] == "1") return true end
     if name == "derail" then dlmp.set_train_derailed(train, args[1] == "1") return true end
+    if name == "respawn" then dlmp.respawn_vehicle(train) return true end
     if name == "speed" then dlmp.set_train_speed(train, tonumber(args[1])) return true end
     if name == "sit" then dlmp.put_player_in_vehicle(p, train, tonumber(args[1])) return true end
     if name == "bad" then
@@ -403,6 +404,28 @@ fn a_show_carries_the_direction_and_derailment_flags() {
         first[0].flags, 0,
         "the first show: against the track, on its rails"
     );
+}
+
+#[test]
+fn a_respawn_puts_a_derailed_train_back_on_its_rails_facing_the_same_way() {
+    let (_s, mut h, a, _, train) = scripted("train_respawn");
+    say(&mut h, a, "/dir 1");
+    say(&mut h, a, "/derail 1");
+    h.clear(a);
+    say(&mut h, a, "/respawn");
+    let shows: Vec<VehicleSync> = h
+        .packets::<VehicleSync>(a)
+        .into_iter()
+        .filter(|s| s.vehicle_id == train)
+        .collect();
+    assert_eq!(
+        shows
+            .iter()
+            .map(|s| (s.epoch.0, s.flags))
+            .collect::<Vec<_>>(),
+        [(1, show_flag::ALONG_TRACK)]
+    );
+    assert!(!train_of(&h, train).derailed);
 }
 
 #[test]

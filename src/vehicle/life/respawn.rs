@@ -25,7 +25,7 @@ use crate::vehicle::seats::free_seat;
 use crate::vehicle::stream::{Shown, vehicle_show};
 use crate::vehicle::{
     Damage, Health, Life, Params, Part, Pose, ResetKind, SeatChanged, Seated, Seats, ShowTail,
-    SpawnPoint, VehicleError, VehicleModels, VehicleReset, VehicleStream, Vehicles,
+    SpawnPoint, Train, VehicleError, VehicleModels, VehicleReset, VehicleStream, Vehicles,
 };
 
 /// A respawn, from a script or a Rust plugin, applied in
@@ -80,6 +80,7 @@ type Renewed = (
     &'static mut Burning,
     &'static mut PassingShots,
     Option<&'static mut HeldFields>,
+    &'static mut Train,
 );
 
 /// Where a respawn's packets go.
@@ -169,6 +170,7 @@ fn renew(vehicles: &mut Query<Renewed>, entity: Entity, tail: Option<Mut<ShowTai
         mut burning,
         mut passes,
         held,
+        mut train,
     )) = vehicles.get_mut(entity)
     else {
         return;
@@ -182,6 +184,8 @@ fn renew(vehicles: &mut Query<Renewed>, entity: Entity, tail: Option<Mut<ShowTai
     health.0 = FULL_HEALTH;
     *damage = Damage::default();
     part.0 = 0;
+    // A new life stands on its rails; the direction stays (VehicleSync, "Trains").
+    train.derailed = false;
     *params = default_params(&params);
     *burning = Burning::default();
     passes.clear();
