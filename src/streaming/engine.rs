@@ -224,6 +224,8 @@ pub struct Engine {
     kept: Vec<bool>,
     /// Whether some subject this pass weighs more than 1 (the cap then counts weights).
     weighted: bool,
+    /// The candidates' distances, for a ring search's "is the cap's farthest near enough".
+    distances: Vec<f32>,
 }
 
 /// A subject admitted for the recipient of [`Engine::decide`].
@@ -250,6 +252,7 @@ impl Engine {
             candidates: Vec::new(),
             kept: Vec::new(),
             weighted: false,
+            distances: Vec::new(),
         }
     }
 
@@ -320,6 +323,7 @@ impl Engine {
             candidates,
             kept,
             weighted,
+            distances,
         } = self;
         candidates.clear();
         let consider = |slot: u32, candidates: &mut Vec<Candidate>| {
@@ -343,7 +347,6 @@ impl Engine {
                 // by ring until the cap's farthest is nearer than anything not visited.
                 Some(cap) if radius == f32::INFINITY && !*weighted && cap > 0 => {
                     let found = std::cell::RefCell::new(&mut *candidates);
-                    let scratch = std::cell::RefCell::new(Vec::new());
                     grid.query_rings(
                         viewer.layer,
                         c.x,
@@ -354,10 +357,10 @@ impl Engine {
                             if found.len() < cap {
                                 return false;
                             }
-                            let mut d = scratch.borrow_mut();
-                            d.clear();
-                            d.extend(found.iter().map(|c| c.d2));
-                            let (_, kth, _) = d.select_nth_unstable_by(cap - 1, f32::total_cmp);
+                            distances.clear();
+                            distances.extend(found.iter().map(|c| c.d2));
+                            let (_, kth, _) =
+                                distances.select_nth_unstable_by(cap - 1, f32::total_cmp);
                             *kth < reach * reach
                         },
                     );

@@ -28,8 +28,9 @@ type CellKey<L> = (L, i32, i32);
 pub struct Grid<L, T> {
     cell: f32,
     cells: HashMap<CellKey<L>, Vec<T>, BuildHasherDefault<FxHasher>>,
-    /// Per layer, the occupied cells' bounds (x0, x1, y0, y1) since the last clear.
-    extents: HashMap<L, (i32, i32, i32, i32), BuildHasherDefault<FxHasher>>,
+    /// The occupied cells' bounds (x0, x1, y0, y1) over every layer since the last clear:
+    /// where a ring search ends. Four comparisons an insert, no lookup.
+    extent: Option<(i32, i32, i32, i32)>,
     len: usize,
 }
 
@@ -46,7 +47,7 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
         Grid {
             cell,
             cells: HashMap::default(),
-            extents: HashMap::default(),
+            extent: None,
             len: 0,
         }
     }
@@ -74,7 +75,7 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
             items.clear();
             used
         });
-        self.extents.clear();
+        self.extent = None;
         self.len = 0;
     }
 
@@ -96,15 +97,10 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
         }
         let (cx, cy) = (self.coord(x), self.coord(y));
         self.cells.entry((layer, cx, cy)).or_default().push(item);
-        self.extents
-            .entry(layer)
-            .and_modify(|(x0, x1, y0, y1)| {
-                *x0 = (*x0).min(cx);
-                *x1 = (*x1).max(cx);
-                *y0 = (*y0).min(cy);
-                *y1 = (*y1).max(cy);
-            })
-            .or_insert((cx, cx, cy, cy));
+        self.extent = Some(match self.extent {
+            None => (cx, cx, cy, cy),
+            Some((x0, x1, y0, y1)) => (x0.min(cx), x1.max(cx), y0.min(cy), y1.max(cy)),
+        });
         self.len += 1;
         true
     }
@@ -150,7 +146,8 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
     /// first, for a search of the nearest few without a distance limit. After each ring,
     /// `enough(reach)` is asked: every item closer than `reach` (horizontally) has been
     /// visited; `true` stops the search. It ends by itself once the rings cover every
-    /// occupied cell of the layer. The cost grows with the cells out to the answer, not
+    /// occupied cell (of any layer: the grid keeps one bounding box, so inserts stay
+    /// cheap). The cost grows with the cells out to the answer, not
     /// with every item of the map.
     pub fn query_rings(
         &self,
@@ -163,7 +160,7 @@ impl<L: Copy + Eq + Hash + Ord, T: Copy> Grid<L, T> {
         if !(x.is_finite() && y.is_finite()) {
             return;
         }
-        let Some(&(x0, x1, y0, y1)) = self.extents.get(&layer) else {
+        let Some((x0, x1, y0, y1)) = self.extent else {
             return;
         };
         let (cx, cy) = (i64::from(self.coord(x)), i64::from(self.coord(y)));
