@@ -23,6 +23,7 @@ use crate::vehicle::components::FULL_HEALTH;
 use crate::vehicle::frame::fields::HeldFields;
 use crate::vehicle::seats::free_seat;
 use crate::vehicle::stream::{Shown, vehicle_show};
+use crate::vehicle::tuning::full_charges;
 use crate::vehicle::{
     Damage, Health, Life, Params, Part, Pose, ResetKind, SeatChanged, Seated, Seats, ShowTail,
     SpawnPoint, Train, VehicleError, VehicleModels, VehicleReset, VehicleStream, Vehicles,
@@ -45,17 +46,6 @@ pub fn respawn_vehicle(world: &mut World, id: VehicleId) -> Result<(), VehicleEr
     }
     world.write_message(RespawnVehicle { id });
     Ok(())
-}
-
-/// The charges a nitro part is installed with (vehicles.md VehicleTuning: "1008: 5, 1009:
-/// 2, 1010: 10"); a respawn refills them.
-pub fn nitro_full_charges(part: u16) -> u8 {
-    match part {
-        1008 => 5,
-        1009 => 2,
-        1010 => 10,
-        _ => 0,
-    }
 }
 
 /// The parameters of a new life: everything off, doors closed, no lock, no winch, no
@@ -193,7 +183,7 @@ fn renew(vehicles: &mut Query<Renewed>, entity: Entity, tail: Option<Mut<ShowTai
     if let Some(mut tail) = tail
         && let Some(tuning) = tail.tuning.as_mut()
     {
-        charges = nitro_full_charges(tuning.components[kind::NITRO]);
+        charges = full_charges(tuning.components[kind::NITRO]);
         if tuning.nitro != charges {
             tuning.nitro = charges;
         }
@@ -281,7 +271,7 @@ mod tests {
     #[test]
     fn the_nitro_parts_charges() {
         assert_eq!(
-            [1008, 1009, 1010, 1011, 0].map(nitro_full_charges),
+            [1008, 1009, 1010, 1011, 0].map(full_charges),
             [5, 2, 10, 0, 0]
         );
     }
