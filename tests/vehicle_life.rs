@@ -1,7 +1,7 @@
 //! vehicles.md VehicleExplode, VehicleDeath and the life part of VehicleSync in the
 //! harness: the explosion's checks at each edge (burning 4 s, the 250 line, the aircraft
 //! rule, trains, epoch, controller, repeats), drowning, RC detonation, the wreck, kill
-//! credit by passing shots and by credited blasts, the occupants' 5 s window, and a
+//! credit by passing shots, by credited blasts and by cannon shells, the occupants' 5 s window, and a
 //! respawn's full sequence on the wire. Everything goes through the decoder: frames,
 //! explosions, shots, exits and death reports are client packets; the gamemode logs its
 //! events to the chat and respawns by command.
@@ -21,12 +21,18 @@ use dlmp::protocol::player::life::DeathPose;
 use dlmp::protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
 use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleEnter, VehicleExit, VehicleOccupancy};
+use dlmp::protocol::vehicle::shot::{Ray, VehicleShot};
 use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
 use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
 use dlmp::vehicle::{Health, Life, Occupant, Params, Remote, Seats, destroy_vehicle};
 use rstest::rstest;
 use vframe_support::{frame, make_syncer, seat, send_frame, state, vehicle};
+
+/// The tank, whose cannon fires shells (vehicles.md VehicleShot).
+const RHINO: u16 = 432;
+/// A helicopter with a machine gun.
+const HUNTER: u16 = 425;
 
 /// Where the players spawn.
 const HERE: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -582,6 +588,59 @@ fn a_credited_explosion_credits_the_next_vehicle_within_80_m(
             .map(|d| d.has_killer)
             .collect();
     assert_eq!(second, [credited]);
+}
+
+/// Bob drives a vehicle of `model` that stands `apart` + 30 m north of [`SPOT`] and fires
+/// its weapon's salvo with one ray, from beside it to `apart` m north of [`SPOT`], and
+/// one tick.
+fn fire_at(s: &mut Scene, model: u16, order: u32, apart: f32) {
+    let end = Vec3::new(SPOT.x, SPOT.y + apart, SPOT.z);
+    let at = Vec3::new(end.x, end.y + 30.0, end.z);
+    let (w, w_id) = vehicle(&mut s.h, model, at);
+    seat(&mut s.h, s.b, w, 0);
+    let mut rays = [Ray::ZERO; 2];
+    rays[0] = Ray {
+        start: Vec3::new(at.x, at.y - 3.0, at.z),
+        end,
+    };
+    let shot = VehicleShot {
+        session_token: s.h.token(s.b),
+        order: Seq(order),
+        vehicle_id: w_id,
+        count: 1,
+        rays,
+        props_rev: Revision(0),
+    };
+    s.h.send(s.b, shot);
+    s.h.step();
+}
+
+#[rstest]
+#[case::within_80(79.5, true)]
+#[case::beyond_80(80.5, false)]
+fn a_cannon_shell_explains_an_explosion_within_80_m_of_where_it_went_off(
+    #[case] apart: f32,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_shell_{apart}"), 411);
+    fire_at(&mut s, RHINO, 1, apart);
+    s.burnt();
+    s.explode(Some(s.b));
+    let killer = credited.then_some(s.h.player_id(s.b).0);
+    assert_eq!(s.deaths(s.a), [(VehicleDeathCause::Exploded, killer)]);
+}
+
+#[test]
+fn a_machine_gun_ray_ending_as_near_as_a_shell_does_not_explain_it() {
+    let mut s = scene("life_shell_not_bullets", 411);
+    fire_at(&mut s, HUNTER, 1, 20.0);
+    s.burnt();
+    s.explode(Some(s.b));
+    assert_eq!(
+        s.deaths(s.a),
+        [(VehicleDeathCause::Exploded, None)],
+        "a bullet must pass within 8 m"
+    );
 }
 
 /// Carol sits behind Alice; Bob's shot passed by; the car blows up credited to Bob.

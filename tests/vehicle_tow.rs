@@ -430,6 +430,21 @@ fn a_wreck_a_respawn_and_a_transform_of_either_end_unhitch() {
 }
 
 #[test]
+fn a_respawned_trailers_show_hangs_on_nothing() {
+    let (_scripts, mut s) = hitched_with_a_detach_log("tow_respawn_show");
+    dlmp::vehicle::life::respawn_vehicle(s.h.world_mut(), s.car).expect("a vehicle");
+    s.h.step();
+    let shows: Vec<(u8, u32)> =
+        s.h.packets::<VehicleSync>(s.b)
+            .iter()
+            .filter(|v| v.vehicle_id == s.car)
+            .map(|v| (v.epoch.0, v.tractor_id.0))
+            .collect();
+    assert_eq!(shows, [(1, NONE)], "the new epoch, not hitched");
+    unhitched_without_events(&s);
+}
+
+#[test]
 fn removing_the_tractor_unhitches_the_trailer() {
     let (_scripts, mut s) = hitched_with_a_detach_log("tow_removal");
     destroy_vehicle(s.h.world_mut(), s.truck).expect("destroyed");

@@ -374,6 +374,21 @@ fn a_remote_take_over_a_wreck_a_respawn_and_a_transform_release() {
 }
 
 #[test]
+fn a_respawned_loads_show_hangs_on_nothing() {
+    let (_scripts, mut s) = lifted("winch_respawn_show");
+    dlmp::vehicle::life::respawn_vehicle(s.h.world_mut(), s.car).expect("a vehicle");
+    s.h.step();
+    let shows: Vec<(u8, u32)> =
+        s.h.packets::<VehicleSync>(s.b)
+            .iter()
+            .filter(|v| v.vehicle_id == s.car)
+            .map(|v| (v.epoch.0, v.lifter_id.0))
+            .collect();
+    assert_eq!(shows, [(1, NONE)], "the new epoch, not lifted");
+    released_without_events(&s);
+}
+
+#[test]
 fn removing_the_helicopter_releases_the_load() {
     let (_scripts, mut s) = lifted("winch_removal");
     destroy_vehicle(s.h.world_mut(), s.heli).expect("destroyed");

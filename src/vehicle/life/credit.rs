@@ -3,9 +3,11 @@
 //! the same generation, in the vehicle's scope, and an accepted action of it explains the
 //! explosion. The actions this server knows: a shot whose ray passed within
 //! [`PASS_DISTANCE`] of the vehicle's center in the last [`PASS_WINDOW`] (WeaponShot, and
-//! the machine-gun rays of vehicle weapons, both in [`RecentShots`]), and a credited
-//! explosion of another vehicle within [`BLAST_WINDOW`] and [`BLAST_DISTANCE`]. The rows
-//! that need packets no page defines are left out (ADR 0059).
+//! the machine-gun rays of vehicle weapons, both in [`RecentShots`]), a credited
+//! explosion of another vehicle, and the shell of a vehicle cannon (vehicles.md
+//! VehicleShot: "the cannon's ray becomes the cause of the explosion"), both within
+//! [`BLAST_WINDOW`] and [`BLAST_DISTANCE`] of where they went off ([`note_shells`]). The
+//! rows that need packets no page defines are left out (ADR 0059).
 //!
 //! A shot is judged where the vehicle stood when the shot was accepted: [`note_passes`]
 //! reads the rays of each tick and remembers, per vehicle, the last pass of each shooter.
@@ -21,6 +23,7 @@ use crate::player::ledger::RecentShots;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, PlayerToken};
 use crate::session::Player;
+use crate::vehicle::weapon::SalvoAccepted;
 use crate::vehicle::{Pose, Seated, VehicleScope};
 use crate::world::object::pose::distance;
 
@@ -189,6 +192,41 @@ pub(super) fn note_passes(
                     passes.note(who, now);
                 }
             }
+        }
+    }
+}
+
+/// Each accepted cannon salvo leaves a [`Blast`] by its shooter where its ray ends (the
+/// shell explodes on the aim ray, vehicles.md VehicleShot), in the cannon vehicle's scope;
+/// the vehicle that fired is `vehicle`, so the shell never explains its own explosion.
+/// Machine-gun rays go through [`RecentShots`] and [`note_passes`] instead.
+pub(super) fn note_shells(
+    mut salvos: MessageReader<SalvoAccepted>,
+    shooters: Query<&Player>,
+    vehicles: Query<&VehicleScope>,
+    mut blasts: ResMut<Blasts>,
+) {
+    for salvo in salvos.read() {
+        if salvo.weapon.kind.fires_bullets() {
+            continue;
+        }
+        let (Ok(player), Ok(scope)) = (shooters.get(salvo.shooter), vehicles.get(salvo.vehicle))
+        else {
+            continue;
+        };
+        let killer = Who {
+            entity: salvo.shooter,
+            id: player.id,
+            token: player.token,
+        };
+        for ray in &salvo.shot.rays[..usize::from(salvo.shot.count)] {
+            blasts.push(Blast {
+                killer,
+                at: salvo.at,
+                position: ray.end,
+                scope: scope.0,
+                vehicle: salvo.vehicle,
+            });
         }
     }
 }

@@ -4,7 +4,8 @@
 //! docs/decisions/0059-vehicle-explosion-and-credit.md, 0060-vehicle-respawn.md.
 //!
 //! - [`burning`]: since when the server's health is below 250.
-//! - [`credit`]: the shots passing by, the credited blasts, who is credited.
+//! - [`credit`]: the shots passing by, the credited blasts and cannon shells, who is
+//!   credited.
 //! - [`explode`]: VehicleExplode intake and the wreck (VehicleDeath, `vehicle_death`).
 //! - [`window`]: the occupants' 5 s killer, read by the ledger on a DeathReport.
 //! - [`respawn`]: `dlmp.respawn_vehicle` / [`respawn_vehicle`].
@@ -46,7 +47,12 @@ impl Plugin for VehicleLifePlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    (burning::track, credit::note_passes, explode::intake)
+                    (
+                        burning::track,
+                        credit::note_passes,
+                        credit::note_shells,
+                        explode::intake,
+                    )
                         .chain()
                         .in_set(GameplaySystems::Intake)
                         .before(super::seats::intake)

@@ -14,6 +14,7 @@ use tracing::{debug, warn};
 use super::burning::Burning;
 use super::credit::PassingShots;
 use crate::lane::Delivery;
+use crate::protocol::ServerPacket;
 use crate::protocol::ids::VehicleId;
 use crate::protocol::vehicle::params::param;
 use crate::protocol::vehicle::tuning::kind;
@@ -218,7 +219,7 @@ fn show_to_viewers(
             continue;
         };
         let is_train = models.get(parts.0.model).is_some_and(|m| m.is_train());
-        let group = vehicle_show(
+        let mut group = vehicle_show(
             parts,
             seats,
             tail,
@@ -226,6 +227,13 @@ fn show_to_viewers(
             is_train,
             Delivery::Critical,
         );
+        // The new life hangs on nothing (vehicles.md VehicleTow, VehicleWinch: a respawn
+        // ends the hitch and the load); the release that frees the old links and tells
+        // everyone follows in this tick's streaming phase (tow::release).
+        if let Some((ServerPacket::VehicleSync(sync), _)) = group.first_mut() {
+            sync.tractor_id = VehicleId::NONE;
+            sync.lifter_id = VehicleId::NONE;
+        }
         let Ok(mut conn) = audience.connections.get_mut(recipient) else {
             continue;
         };
