@@ -10,6 +10,7 @@ mod vlink_support;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::Scope;
+use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Seq, VehicleEpoch, VehicleId};
 use dlmp::protocol::player::sync::Frame;
@@ -442,6 +443,40 @@ fn a_respawned_trailers_show_hangs_on_nothing() {
             .collect();
     assert_eq!(shows, [(1, NONE)], "the new epoch, not hitched");
     unhitched_without_events(&s);
+}
+
+#[rstest::rstest]
+#[case::freeze("dlmp.set_vehicle_frozen(car, true)")]
+#[case::position("dlmp.set_vehicle_position(car, 40, 0, 10)")]
+fn a_gamemode_transform_of_the_trailer_unhitches_it_before_its_transform(#[case] call: &str) {
+    let scripts = TempScripts::new("tow_transform");
+    scripts.resource(
+        "gm",
+        &format!(
+            r#"dlmp.add_command("go", function(p)
+                for _, car in ipairs(dlmp.vehicles()) do
+                    if car:model() == 411 then {call} end
+                end
+                return true
+            end)"#
+        ),
+    );
+    let mut s = scene_with(scripts.harness());
+    tow(&mut s.h, s.a, s.car, Some(s.truck));
+    s.h.clear(s.b);
+    s.h.chat(s.a, "/go");
+    s.h.steps(2);
+    let order: Vec<&str> =
+        s.h.received(s.b)
+            .iter()
+            .filter_map(|p| match p {
+                ServerPacket::VehicleTrailer(t) if t.trailer_id == s.car => Some("unhitch"),
+                ServerPacket::VehicleTransform(t) if t.vehicle_id == s.car => Some("transform"),
+                _ => None,
+            })
+            .collect();
+    assert_eq!(order, ["unhitch", "transform"]);
+    assert_eq!(hitch(&s.h, s.car).tractor, None);
 }
 
 #[test]

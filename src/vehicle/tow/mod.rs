@@ -17,7 +17,12 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
 use super::VehicleSystems;
+use super::transform::TransformSystems;
 use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+
+/// The streaming phase's automatic releases, which the winch's own release follows.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReleaseSystems;
 
 /// Adds towing and the link flow the winch shares.
 pub struct TowPlugin;
@@ -42,7 +47,15 @@ impl Plugin for TowPlugin {
                     flow::apply
                         .in_set(GameplaySystems::Apply)
                         .after(VehicleSystems::Seats),
+                    // A transform "first releases the vehicle" (vehicles.md
+                    // VehicleTransform): the releases of the tick so far go out before
+                    // its VehicleTransform; the later ones (unseats, removals) in the
+                    // streaming phase, before the shows of the pass.
                     release::release
+                        .after(TransformSystems::Change)
+                        .before(TransformSystems::Send),
+                    release::release
+                        .in_set(ReleaseSystems)
                         .in_set(StreamingSystems::Reconcile)
                         .before(super::stream::reconcile),
                 ),

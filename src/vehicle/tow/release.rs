@@ -3,9 +3,11 @@
 //! is wrecked, and on their respawn and removal"; VehicleWinch: "when a player gets into
 //! it (any seat) or someone takes it remotely, when the load or the helicopter is wrecked,
 //! on their respawn and removal"; VehicleTransform: "a new position, rotation or freeze
-//! first releases the vehicle from any hitch and winch (both ends)"). Runs in the
-//! streaming phase, after every feature of the tick wrote its [`VehicleReset`] and seat
-//! changes, so the shows of this pass carry the state after the release. The winch's own
+//! first releases the vehicle from any hitch and winch (both ends)"). Runs twice a tick:
+//! between a transform's change and its VehicleTransform, so the release goes first on the
+//! wire, and in the streaming phase, after every feature of the tick wrote its
+//! [`VehicleReset`] and seat changes, so the shows of this pass carry the state after the
+//! release. The second run finds nothing to free of what the first freed. The winch's own
 //! release (a winch removed or changed) follows in the winch plugin.
 
 use bevy_ecs::prelude::*;

@@ -25,7 +25,7 @@ impl Plugin for WinchPlugin {
             FixedUpdate,
             release_changed_winches
                 .in_set(StreamingSystems::Reconcile)
-                .after(super::tow::release::release)
+                .after(super::tow::ReleaseSystems)
                 .before(super::stream::reconcile),
         );
     }
