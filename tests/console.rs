@@ -342,6 +342,17 @@ fn stats_lists_the_gameplay_drops() {
         "previous life",
         "animations",
         "waypoint reports",
+        "vehicle frames",
+        "vehicle parameters",
+        "vehicle keys",
+        "vehicle colors",
+        "vehicle transforms",
+        "trains",
+        "hitches",
+        "winch loads",
+        "vehicle shots",
+        "RC vehicles",
+        "vehicle explosions",
     ] {
         assert!(
             out.iter().any(|l| l.starts_with(counter)),

@@ -460,6 +460,48 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             .map(|d| d.counts()),
     );
     row(
+        "vehicle parameters",
+        world
+            .get_resource::<crate::vehicle::params::command::ParamStats>()
+            .map(|d| d.counts()),
+    );
+    row(
+        "vehicle keys",
+        world
+            .get_resource::<crate::vehicle::params::control::ControlStats>()
+            .map(|d| d.counts()),
+    );
+    row(
+        "vehicle colors",
+        world
+            .get_resource::<crate::vehicle::params::colors::ColorStats>()
+            .map(|d| d.counts()),
+    );
+    row(
+        "vehicle transforms",
+        world
+            .get_resource::<crate::vehicle::transform::TransformStats>()
+            .map(|d| d.counts()),
+    );
+    row(
+        "trains",
+        world
+            .get_resource::<crate::vehicle::train::announce::TrainStats>()
+            .map(|d| d.counts()),
+    );
+    row(
+        "hitches",
+        world
+            .get_resource::<crate::vehicle::tow::links::LinkStats>()
+            .map(|d| d.counts(crate::vehicle::tow::links::LinkKind::Trailer)),
+    );
+    row(
+        "winch loads",
+        world
+            .get_resource::<crate::vehicle::tow::links::LinkStats>()
+            .map(|d| d.counts(crate::vehicle::tow::links::LinkKind::Lift)),
+    );
+    row(
         "RC vehicles",
         world
             .get_resource::<crate::vehicle::remote::RemoteStats>()

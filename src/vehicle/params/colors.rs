@@ -29,6 +29,17 @@ pub struct ColorStats {
     pub dropped: u64,
 }
 
+impl ColorStats {
+    /// The console's `stats` row.
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("sent", self.sent),
+            ("unchanged", self.unchanged),
+            ("dropped", self.dropped),
+        ]
+    }
+}
+
 /// Applies the tick's [`ColorsCommand`]s in order.
 pub(super) fn apply(
     mut read: MessageReader<ColorsCommand>,

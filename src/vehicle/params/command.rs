@@ -37,6 +37,17 @@ pub struct ParamStats {
     pub dropped: u64,
 }
 
+impl ParamStats {
+    /// The console's `stats` row.
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("applied", self.applied),
+            ("sent", self.sent),
+            ("dropped", self.dropped),
+        ]
+    }
+}
+
 /// The vehicles changed this tick, each with its parameters and siren revision before the
 /// first change and the doors commanded since.
 #[derive(Resource, Debug, Default)]

@@ -51,6 +51,31 @@ impl ControlStats {
     fn drop(&mut self, why: ControlDrop) {
         *self.dropped.entry(why).or_default() += 1;
     }
+
+    /// Applied, then each reason's drops (the console's `stats` row).
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        use ControlDrop::*;
+        let mut out = vec![("applied", self.applied)];
+        for why in [Lock, NoVehicle, NotDriver, Frozen, Wrecked, Refused, Gone] {
+            out.push((why.name(), self.dropped.get(&why).copied().unwrap_or(0)));
+        }
+        out
+    }
+}
+
+impl ControlDrop {
+    /// The word of the console.
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlDrop::Lock => "the lock key",
+            ControlDrop::NoVehicle => "no such vehicle",
+            ControlDrop::NotDriver => "not the driver",
+            ControlDrop::Frozen => "frozen",
+            ControlDrop::Wrecked => "a wreck",
+            ControlDrop::Refused => "refused by a handler",
+            ControlDrop::Gone => "gone before applied",
+        }
+    }
 }
 
 /// A key that passed the checks and waits for the scripts.

@@ -215,6 +215,27 @@ pub enum LinkRefusal {
 }
 
 impl LinkRefusal {
+    pub const ALL: [LinkRefusal; 18] = [
+        LinkRefusal::RateLimited,
+        LinkRefusal::UnknownVehicle,
+        LinkRefusal::Epoch,
+        LinkRefusal::NotController,
+        LinkRefusal::NotStreamed,
+        LinkRefusal::Wrecked,
+        LinkRefusal::Frozen,
+        LinkRefusal::Driven,
+        LinkRefusal::Occupied,
+        LinkRefusal::Hangs,
+        LinkRefusal::Busy,
+        LinkRefusal::Entangled,
+        LinkRefusal::Loop,
+        LinkRefusal::TooLong,
+        LinkRefusal::Pair,
+        LinkRefusal::Magnet,
+        LinkRefusal::TooFar,
+        LinkRefusal::Refused,
+    ];
+
     /// What a scripter reads.
     pub fn describe(self) -> &'static str {
         match self {
@@ -255,6 +276,15 @@ impl LinkStats {
     /// Refusals of `kind` for `why` so far.
     pub fn refused(&self, kind: LinkKind, why: LinkRefusal) -> u64 {
         self.refused.get(&(kind, why)).copied().unwrap_or(0)
+    }
+
+    /// Links of `kind` made, then its refusals by reason (the console's `stats` row).
+    pub fn counts(&self, kind: LinkKind) -> Vec<(&'static str, u64)> {
+        let mut out = vec![("made", self.made.get(&kind).copied().unwrap_or(0))];
+        for why in LinkRefusal::ALL {
+            out.push((why.describe(), self.refused(kind, why)));
+        }
+        out
     }
 }
 

@@ -52,6 +52,13 @@ pub struct TrainStats {
     pub changes: u64,
 }
 
+impl TrainStats {
+    /// The console's `stats` row.
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        vec![("changes", self.changes), ("refused", self.refused)]
+    }
+}
+
 /// What one command does to a train.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {

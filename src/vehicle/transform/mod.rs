@@ -67,6 +67,17 @@ pub struct TransformStats {
     pub refused: u64,
 }
 
+impl TransformStats {
+    /// The console's `stats` row.
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("sent", self.sent),
+            ("unchanged", self.unchanged),
+            ("refused", self.refused),
+        ]
+    }
+}
+
 /// The packets of this tick's transforms, from [`TransformSystems::Change`] to
 /// [`TransformSystems::Send`].
 #[derive(Resource, Debug, Default)]
