@@ -299,12 +299,22 @@ command("kill", {
     end,
 })
 
--- The vehicle the player drives (seat 0), or nil after telling the player why not.
-local function driven(player)
+-- The vehicle the player drives (seat 0), or nil after telling the player why not (`why`,
+-- or the usual line).
+local function driven(player, why)
     local vehicle, seat = player:vehicle()
     if not vehicle or seat ~= 0 then
-        tell(player, "You are not driving a vehicle.", ERROR)
+        tell(player, why or "You are not driving a vehicle.", ERROR)
         return nil
+    end
+    return vehicle
+end
+
+-- The vehicle the player sits in (any seat), or nil after telling the player so.
+local function sitting(player)
+    local vehicle = player:vehicle()
+    if not vehicle then
+        tell(player, "You are not in a vehicle.", ERROR)
     end
     return vehicle
 end
@@ -394,9 +404,8 @@ command("fix", {
         if #args ~= 0 then
             return false
         end
-        local vehicle = player:vehicle()
+        local vehicle = sitting(player)
         if not vehicle then
-            tell(player, "You are not in a vehicle.", ERROR)
             return true
         end
         -- A wreck is refused with the reason; dlmp.respawn_vehicle would bring it back.
@@ -479,9 +488,8 @@ command("flip", {
         if #args ~= 0 then
             return false
         end
-        local vehicle, seat = player:vehicle()
-        if not vehicle or seat ~= 0 then
-            tell(player, "You are not driving a vehicle.", ERROR)
+        local vehicle = driven(player)
+        if not vehicle then
             return true
         end
         local half = math.rad(vehicle:heading()) / 2
@@ -520,9 +528,8 @@ command("vrespawn", {
         if #args ~= 0 then
             return false
         end
-        local vehicle = player:vehicle()
+        local vehicle = sitting(player)
         if not vehicle then
-            tell(player, "You are not in a vehicle.", ERROR)
             return true
         end
         if try(player, dlmp.respawn_vehicle, vehicle) then
@@ -542,9 +549,8 @@ command("tow", {
         if #args ~= 0 then
             return false
         end
-        local vehicle, seat = player:vehicle()
-        if not vehicle or seat ~= 0 then
-            tell(player, "Drive a tow truck or a tractor first.", ERROR)
+        local vehicle = driven(player, "Drive a tow truck or a tractor first.")
+        if not vehicle then
             return true
         end
         local towed = vehicle:trailer()
@@ -588,10 +594,8 @@ command("nos", {
         if #args ~= 0 then
             return false
         end
-        local vehicle, seat = player:vehicle()
-        if not vehicle or seat ~= 0 then
-            tell(player, "You are not driving a vehicle.", ERROR)
-        elseif try(player, dlmp.add_vehicle_component, vehicle, 1010) then
+        local vehicle = driven(player)
+        if vehicle and try(player, dlmp.add_vehicle_component, vehicle, 1010) then
             tell(player, "Nitro installed: 10 charges.")
         end
         return true
