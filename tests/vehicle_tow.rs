@@ -435,13 +435,11 @@ fn a_respawned_trailers_show_hangs_on_nothing() {
     let (_scripts, mut s) = hitched_with_a_detach_log("tow_respawn_show");
     dlmp::vehicle::life::respawn_vehicle(s.h.world_mut(), s.car).expect("a vehicle");
     s.h.step();
-    let shows: Vec<(u8, u32)> =
-        s.h.packets::<VehicleSync>(s.b)
-            .iter()
-            .filter(|v| v.vehicle_id == s.car)
-            .map(|v| (v.epoch.0, v.tractor_id.0))
-            .collect();
-    assert_eq!(shows, [(1, NONE)], "the new epoch, not hitched");
+    assert_eq!(
+        shows(&s.h, s.b, s.car),
+        [(1, NONE, NONE)],
+        "the new epoch, not hitched"
+    );
     unhitched_without_events(&s);
 }
 

@@ -378,13 +378,11 @@ fn a_respawned_loads_show_hangs_on_nothing() {
     let (_scripts, mut s) = lifted("winch_respawn_show");
     dlmp::vehicle::life::respawn_vehicle(s.h.world_mut(), s.car).expect("a vehicle");
     s.h.step();
-    let shows: Vec<(u8, u32)> =
-        s.h.packets::<VehicleSync>(s.b)
-            .iter()
-            .filter(|v| v.vehicle_id == s.car)
-            .map(|v| (v.epoch.0, v.lifter_id.0))
-            .collect();
-    assert_eq!(shows, [(1, NONE)], "the new epoch, not lifted");
+    assert_eq!(
+        shows(&s.h, s.b, s.car),
+        [(1, NONE, NONE)],
+        "the new epoch, not lifted"
+    );
     released_without_events(&s);
 }
 

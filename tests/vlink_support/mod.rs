@@ -7,6 +7,7 @@
 use dlmp::harness::{ClientId, Harness};
 use dlmp::protocol::ids::{EventId, VehicleEpoch, VehicleId};
 use dlmp::protocol::vehicle::life::VehicleSyncer;
+use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::protocol::vehicle::towing::{VehicleLift, VehicleTow, VehicleTrailer, VehicleWinch};
 use dlmp::vehicle::tow::links::{LinkKind, LinkRefusal, LinkStats};
 use dlmp::vehicle::{Hitch, Life, ResetKind, Syncer, VehicleReset, Vehicles};
@@ -69,6 +70,15 @@ pub fn winch(h: &mut Harness, c: ClientId, load: VehicleId, heli: Option<Vehicle
     };
     h.send_event(c, packet);
     h.step();
+}
+
+/// (epoch, tractor, lifter) of every show of `id` that `c` got.
+pub fn shows(h: &Harness, c: ClientId, id: VehicleId) -> Vec<(u8, u32, u32)> {
+    h.packets::<VehicleSync>(c)
+        .iter()
+        .filter(|v| v.vehicle_id == id)
+        .map(|v| (v.epoch.0, v.tractor_id.0, v.lifter_id.0))
+        .collect()
 }
 
 /// (trailer, tractor, place) of every VehicleTrailer `c` got.

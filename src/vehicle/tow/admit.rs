@@ -65,27 +65,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::player::Scope;
-    use crate::protocol::geometry::Vec3;
-    use crate::protocol::ids::{VehicleEpoch, VehicleId};
-    use crate::vehicle::Hitch;
-
-    fn at(id: u32, model: u16, x: f32) -> LinkFacts {
-        LinkFacts {
-            id: VehicleId(id),
-            model,
-            epoch: VehicleEpoch(0),
-            wrecked: false,
-            frozen: false,
-            scope: Scope::default(),
-            position: Vec3::new(x, 0.0, 0.0),
-            driven: false,
-            seated: false,
-            remote: false,
-            hitch: Hitch::default(),
-            winch: 0,
-        }
-    }
+    use crate::protocol::ids::VehicleId;
 
     fn check(trailer: LinkFacts, tractor: LinkFacts, links: &Links) -> Result<(), LinkRefusal> {
         check_hitch(&trailer, &tractor, links, &VehicleModels::load())
@@ -109,7 +89,7 @@ mod tests {
         #[case] change: fn(&mut LinkFacts, &mut LinkFacts),
         #[case] expected: Result<(), LinkRefusal>,
     ) {
-        let (mut trailer, mut tractor) = (at(2, 411, 5.0), at(1, 525, 0.0));
+        let (mut trailer, mut tractor) = (LinkFacts::at(2, 411, 5.0), LinkFacts::at(1, 525, 0.0));
         change(&mut trailer, &mut tractor);
         assert_eq!(check(trailer, tractor, &Links::default()), expected);
     }
@@ -119,12 +99,20 @@ mod tests {
         let mut links = Links::default();
         links.set(LinkKind::Trailer, VehicleId(3), Some(VehicleId(1)));
         assert_eq!(
-            check(at(2, 411, 5.0), at(1, 525, 0.0), &links),
+            check(
+                LinkFacts::at(2, 411, 5.0),
+                LinkFacts::at(1, 525, 0.0),
+                &links
+            ),
             Err(LinkRefusal::Busy)
         );
         // 1 tows 3; 3 (a tow truck) hitching 1 closes the loop.
         assert_eq!(
-            check(at(1, 525, 0.0), at(3, 525, 5.0), &links),
+            check(
+                LinkFacts::at(1, 525, 0.0),
+                LinkFacts::at(3, 525, 5.0),
+                &links
+            ),
             Err(LinkRefusal::Loop)
         );
     }

@@ -59,6 +59,28 @@ pub struct LinkFacts {
     pub winch: u16,
 }
 
+#[cfg(test)]
+impl LinkFacts {
+    /// The rules' unit tests' vehicle: `model` alone at x on the ground, intact, in the
+    /// default scope, epoch 0, nobody in it, hanging on nothing, no winch.
+    pub(crate) fn at(id: u32, model: u16, x: f32) -> LinkFacts {
+        LinkFacts {
+            id: VehicleId(id),
+            model,
+            epoch: VehicleEpoch(0),
+            wrecked: false,
+            frozen: false,
+            scope: Scope::default(),
+            position: Vec3::new(x, 0.0, 0.0),
+            driven: false,
+            seated: false,
+            remote: false,
+            hitch: Hitch::default(),
+            winch: 0,
+        }
+    }
+}
+
 /// What [`facts`] reads of a vehicle.
 pub type FactParts = (
     &'static Vehicle,

@@ -58,28 +58,8 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::player::Scope;
-    use crate::protocol::geometry::Vec3;
-    use crate::protocol::ids::{VehicleEpoch, VehicleId};
+    use crate::protocol::ids::VehicleId;
     use crate::protocol::vehicle::params::param;
-    use crate::vehicle::Hitch;
-
-    fn at(id: u32, model: u16, x: f32) -> LinkFacts {
-        LinkFacts {
-            id: VehicleId(id),
-            model,
-            epoch: VehicleEpoch(0),
-            wrecked: false,
-            frozen: false,
-            scope: Scope::default(),
-            position: Vec3::new(x, 0.0, 0.0),
-            driven: false,
-            seated: false,
-            remote: false,
-            hitch: Hitch::default(),
-            winch: 0,
-        }
-    }
 
     #[rstest]
     #[case::passes(|_: &mut LinkFacts, _: &mut LinkFacts| {}, Ok(()))]
@@ -97,7 +77,7 @@ mod tests {
         #[case] change: fn(&mut LinkFacts, &mut LinkFacts),
         #[case] expected: Result<(), LinkRefusal>,
     ) {
-        let (mut load, mut heli) = (at(2, 411, 5.0), at(1, 487, 0.0));
+        let (mut load, mut heli) = (LinkFacts::at(2, 411, 5.0), LinkFacts::at(1, 487, 0.0));
         heli.winch = param::MAGNET;
         change(&mut load, &mut heli);
         assert_eq!(
@@ -108,7 +88,7 @@ mod tests {
 
     #[test]
     fn a_helicopter_carries_one() {
-        let (load, mut heli) = (at(2, 411, 5.0), at(1, 487, 0.0));
+        let (load, mut heli) = (LinkFacts::at(2, 411, 5.0), LinkFacts::at(1, 487, 0.0));
         heli.winch = param::MAGNET;
         let mut links = Links::default();
         links.set(LinkKind::Lift, VehicleId(3), Some(VehicleId(1)));
