@@ -12,16 +12,16 @@ use dlmp::player::control::ControlCommand;
 use dlmp::player::physics::ThrowPlayer;
 use dlmp::player::scope::SetScope;
 use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{Seq, VehicleId};
 use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::control::{SetOnFire, SetSpecialAction};
 use dlmp::protocol::player::physics::SetVelocity;
-use dlmp::protocol::ids::{Seq, VehicleId};
-use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::streaming::PlayerStreamOut;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
 use dlmp::protocol::vehicle::frame::VehicleFrame;
-use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::seats::OccupancyKind::Exit;
+use dlmp::protocol::vehicle::state::VehicleState;
 use vehicle_support::*;
 
 #[test]
