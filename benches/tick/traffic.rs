@@ -7,7 +7,7 @@
 //! does the same work: each driver circles its cluster's center at its home's distance
 //! (so its vehicle stays within 100 m of the center, within 200 m of every player of its
 //! cluster), walkers circle 1 m around their homes, and each parked vehicle of a cluster
-//! stands 2 m from a walker, its syncer for the whole run (the previous syncer keeps a
+//! stands 2 m from a walker (toward the center), its syncer for the whole run (the previous syncer keeps a
 //! vehicle within 130 m). No show, hide or syncer change happens after the set-up, so no
 //! timed tick waits for an acknowledgement the discarded datagrams never get.
 
@@ -27,6 +27,8 @@ use crate::common::{self, CLUSTERS, PER_CLUSTER};
 /// Parked vehicles in the clusters (one beside each walker) and over the rest of the map.
 const PARKED_IN_CLUSTERS: u32 = CLUSTERS * PER_CLUSTER / 2;
 const PARKED_ELSEWHERE: u32 = 1000;
+/// A parked vehicle of a cluster stands this far from its walker, m.
+const PARK_GAP: f32 = 2.0;
 /// A driver's speed around its circle, m/s.
 const DRIVE_SPEED: f32 = 12.0;
 /// A walker's circle around its home, m, and its speed, m/s.
@@ -145,7 +147,20 @@ impl Traffic {
                     angle0: (home.y - center.y).atan2(home.x - center.x),
                 });
             } else {
-                let beside = Vec3::new(home.x + 2.0, home.y, home.z);
+                // 2 m from the walker toward its cluster's center: within 200 m of everyone
+                // there, as the walker's own circle is.
+                let center = center_of(i);
+                let r = horizontal(home, center);
+                let beside = if r > PARK_GAP {
+                    let k = (r - PARK_GAP) / r;
+                    Vec3::new(
+                        center.x + (home.x - center.x) * k,
+                        center.y + (home.y - center.y) * k,
+                        home.z,
+                    )
+                } else {
+                    Vec3::new(home.x + PARK_GAP, home.y, home.z)
+                };
                 parked.push((create(&mut h, model, beside), client));
                 walkers.push(Walker { client, home });
             }
@@ -168,6 +183,15 @@ impl Traffic {
             });
         }
         h.step();
+        // Shows wait for room in a lane; the reconcile queues the rest as the acks make it.
+        let expected = (CLUSTERS * PER_CLUSTER * PER_CLUSTER) as usize;
+        for _ in 0..20 {
+            common::drain(&mut h, 2000);
+            if h.world().resource::<VehicleStream>().shown().total() == expected {
+                break;
+            }
+            h.steps(60);
+        }
         common::drain(&mut h, 2000);
         for &c in &clients {
             h.clear(c);
@@ -252,7 +276,7 @@ impl Traffic {
                 };
                 self.h.send(d.client, frame);
             }
-            if (k + seq) % 5 == 0 {
+            if (k + seq).is_multiple_of(5) {
                 let sync = PlayerSync {
                     session_token: self.h.token(d.client),
                     seq: Seq(seq),

@@ -57,7 +57,7 @@ impl Car {
     /// The bot's vehicle if `show` is one of [`DRIVE_MODEL`] near `spot`.
     pub fn find(show: &VehicleSync, spot: Vec3) -> Option<Car> {
         let near = (show.pos.x - spot.x).hypot(show.pos.y - spot.y) <= FIND_RADIUS;
-        (show.active && show.model == DRIVE_MODEL && near).then(|| Car {
+        (show.active && show.model == DRIVE_MODEL && near).then_some(Car {
             id: show.vehicle_id,
             anchor: show.pos,
             epoch: show.epoch,
