@@ -5,9 +5,18 @@
 //! their frames and the dropping of the sent datagrams (the network thread's work) are
 //! outside the measurement.
 //!
+//! The second scenario adds vehicles (issue 14, Tests and speed): the same 1000 players,
+//! half of them driving 500 vehicles at 30 VehicleFrames a second, and 1500 parked
+//! vehicles, 500 of them in the clusters (each beside a player on foot, its syncer) and
+//! 1000 over the rest of the map. One tick = ingest, validation, streaming, syncer
+//! election and relay encode. Target: under 10 ms.
+//!
 //! `cargo bench --bench tick -- --warm-up-time 1 --measurement-time 5`
+//! (`... vehicles` for the second scenario alone)
 
 mod common;
+#[path = "tick/traffic.rs"]
+mod traffic;
 
 use std::time::{Duration, Instant};
 
@@ -94,5 +103,31 @@ fn tick(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, tick);
+fn tick_vehicles(c: &mut Criterion) {
+    let mut t = traffic::Traffic::new();
+    let mut group = c.benchmark_group(
+        "server tick, 1000 players with 500 vehicles driven at 30 frames a second and 1500 parked",
+    );
+    group.sample_size(20);
+    group.bench_function(
+        "vehicles: ingest + validation + streaming + election + relay",
+        |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    t.send_tick();
+                    let start = Instant::now();
+                    t.h.step_server_only();
+                    total += start.elapsed();
+                    std::hint::black_box(t.h.discard_sent());
+                }
+                total
+            });
+        },
+    );
+    group.finish();
+    t.check_relays();
+}
+
+criterion_group!(benches, tick, tick_vehicles);
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 //! `dlmp-load --smoke` against the real server binary on 127.0.0.1: 20 bots in one city
 //! join, spawn, are teleported by freeroam's `/tp`, walk for 2 s and acknowledge every
-//! event. The tool checks correctness (every bot walked, frames accepted and relayed,
+//! event; 4 of them get a vehicle with freeroam's `/v`, enter it and drive it, and 4
+//! vehicles are left parked. The tool checks correctness (every bot walked, frames accepted and relayed,
 //! relays delivered) and exits 1 otherwise; this test reads its JSON report too.
 //! Correctness, not speed: no figure of time is asserted.
 
@@ -24,7 +25,8 @@ fn twenty_bots_join_walk_and_see_each_other() {
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
     let counts = &report["counts"];
     assert_eq!(counts["bots"], 20);
-    assert_eq!(counts["walking"], 20, "{report:#}");
+    assert_eq!(counts["walking"], 16, "{report:#}");
+    assert_eq!(counts["driving"], 4, "{report:#}");
     assert_eq!(counts["gone"], 0, "{report:#}");
     assert!(counts["frames_sent"].as_u64() > Some(0), "{report:#}");
     // One city of 20: every bot is due every other bot's frames.
@@ -38,6 +40,26 @@ fn twenty_bots_join_walk_and_see_each_other() {
     // relayed frame reaching its due viewers.
     assert!(report["relayed_ratio"].as_f64() >= Some(0.25), "{report:#}");
     assert!(report["fanout_ratio"].as_f64() >= Some(0.9), "{report:#}");
+    // The drivers' frames: sent, accepted and relayed as RemoteVehicleFrame to every bot
+    // of the city (16 walkers at least; the other drivers when their loops stay within
+    // 200 m), with the same bar.
+    assert!(
+        counts["vehicle_frames_sent"].as_u64() > Some(0),
+        "{report:#}"
+    );
+    assert!(
+        counts["vehicle_relays_due"].as_u64()
+            >= counts["vehicle_frames_sent"].as_u64().map(|f| f * 16),
+        "{report:#}"
+    );
+    assert!(
+        report["vehicle_relayed_ratio"].as_f64() >= Some(0.25),
+        "{report:#}"
+    );
+    assert!(
+        report["vehicle_fanout_ratio"].as_f64() >= Some(0.9),
+        "{report:#}"
+    );
     assert!(
         report["server"]["rss_mib"].as_f64() > Some(0.0),
         "{report:#}"

@@ -12,11 +12,16 @@ use dlmp::player::control::ControlCommand;
 use dlmp::player::physics::ThrowPlayer;
 use dlmp::player::scope::SetScope;
 use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::{Seq, VehicleId};
 use dlmp::protocol::player::action::SpecialAction;
+use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::control::{SetOnFire, SetSpecialAction};
 use dlmp::protocol::player::physics::SetVelocity;
+use dlmp::protocol::player::streaming::PlayerStreamOut;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
+use dlmp::protocol::vehicle::frame::VehicleFrame;
 use dlmp::protocol::vehicle::seats::OccupancyKind::Exit;
+use dlmp::protocol::vehicle::state::VehicleState;
 use vehicle_support::*;
 
 #[test]
@@ -118,4 +123,56 @@ fn a_scope_change_frees_the_seat_first() {
     h.step();
     assert_eq!(seats(&h, b), [(id.0, h.player_id(a).0, 1, Exit)]);
     assert!(h.world().get::<dlmp::vehicle::Seated>(player).is_none());
+}
+
+/// A driver's frame at `x` (epoch 0, every revision 0), with seq `seq`, and one tick.
+fn drive_to(h: &mut Harness, c: dlmp::harness::ClientId, id: VehicleId, seq: u32, x: f32) {
+    let packet = VehicleFrame {
+        session_token: h.token(c),
+        seq: Seq(seq),
+        vehicle_id: id,
+        state: VehicleState::at_rest(at(x)),
+    };
+    h.send(c, packet);
+    h.step();
+}
+
+#[test]
+fn a_seated_player_sees_others_from_its_vehicle_as_its_frames_drive_it() {
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 400, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(0.0));
+    put(&mut h, a, id, 0);
+    assert!(h.is_shown(b, a), "bob stands beside alice's car");
+    h.clear(a);
+    // Only VehicleFrames from the driver, as a driving client sends them: 470 m away is
+    // past the 460 m hide distance of bob's body from alice's stream center.
+    for (seq, x) in (1..).zip([100.0, 200.0, 300.0, 400.0, 470.0]) {
+        drive_to(&mut h, a, id, seq, x);
+    }
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(
+        (h.get::<Position>(a).0.x - 470.0).abs() < 1e-3,
+        "the seated body goes where its vehicle goes"
+    );
+    assert!(!h.is_shown(b, a), "470 m from the car: bob is hidden");
+    let bob = h.player_id(b);
+    assert_eq!(
+        h.packets::<PlayerStreamOut>(a)
+            .iter()
+            .filter(|o| o.player_id == bob)
+            .count(),
+        1,
+        "alice is told bob went out"
+    );
+    h.clear(a);
+    drive_to(&mut h, a, id, 6, 410.0);
+    h.advance(std::time::Duration::from_secs(1));
+    assert!(h.is_shown(b, a), "back within 420 m: bob is shown again");
+    assert!(
+        h.packets::<PlayerSkills>(a).iter().any(|s| s.id == bob),
+        "with his show snapshot"
+    );
 }

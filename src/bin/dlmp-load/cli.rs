@@ -57,6 +57,17 @@ pub struct Args {
     /// PlayerSync frames a second per bot.
     #[arg(long, default_value_t = 30.0)]
     pub hz: f64,
+    /// Of the bots, this many (spread evenly over them) get a vehicle with freeroam's
+    /// `/v 411`, enter it and drive a loop near home, sending VehicleFrames at `--vehicle-hz`.
+    #[arg(long, default_value_t = 0)]
+    pub drivers: usize,
+    /// Vehicles the bots spawn with `/v MODEL` where they walk and leave parked (spread
+    /// over every bot, before the window).
+    #[arg(long, default_value_t = 0)]
+    pub parked: usize,
+    /// VehicleFrames a second per driver (vehicles.md allows 31 on average).
+    #[arg(long, default_value_t = 30.0)]
+    pub vehicle_hz: f64,
     /// Seed of the positions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

@@ -2,7 +2,9 @@
 //!
 //! N bots over several source addresses of 127.0.0.0/8 join, spawn, are teleported home
 //! by freeroam's `/tp`, and walk at 30 frames a second in one of two shapes (`spread`,
-//! `city`); each acknowledges every event. The report gives frames due and sent, relays due
+//! `city`); each acknowledges every event. With `--drivers` some of them get a vehicle
+//! (`/v`), enter it and drive it at 30 VehicleFrames a second; `--parked` vehicles are
+//! spawned by the bots and left where they walk. The report gives frames due and sent, relays due
 //! (from the bots' own positions and the streaming distances) and delivered, latency
 //! percentiles from kernel receive timestamps, the server's CPU per thread and memory from
 //! /proc, and a bare `sendto` floor measured in the same run. README "Load" has the
@@ -12,6 +14,7 @@
 
 mod bot;
 mod cli;
+mod drive;
 mod floor;
 mod procfs;
 mod recv;
@@ -27,6 +30,10 @@ use clap::Parser;
 
 use crate::cli::{Args, Shape};
 
+/// The smoke run's drivers and parked vehicles, unless the flags give others.
+const SMOKE_DRIVERS: usize = 4;
+const SMOKE_PARKED: usize = 4;
+
 fn main() -> ExitCode {
     let mut args = Args::parse();
     if args.smoke {
@@ -34,6 +41,14 @@ fn main() -> ExitCode {
         args.seconds = 2.0;
         args.shape = Shape::City;
         args.join_timeout = args.join_timeout.min(20.0);
+        if args.drivers == 0 && args.parked == 0 {
+            args.drivers = SMOKE_DRIVERS;
+            args.parked = SMOKE_PARKED;
+        }
+    }
+    if args.drivers > args.bots {
+        eprintln!("dlmp-load: --drivers must not exceed --bots");
+        return ExitCode::FAILURE;
     }
     if !matches!(args.protocol, 1 | 2) {
         eprintln!("dlmp-load: --protocol must be 1 or 2");

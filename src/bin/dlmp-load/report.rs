@@ -34,6 +34,13 @@ pub struct Report {
     /// due viewers reached.
     pub fanout_ratio: Option<f64>,
     pub latency_ms: BTreeMap<&'static str, Option<f64>>,
+    pub drivers: usize,
+    pub parked: usize,
+    /// The same three ratios for vehicle frames and RemoteVehicleFrame relays.
+    pub vehicle_delivered_ratio: Option<f64>,
+    pub vehicle_relayed_ratio: Option<f64>,
+    pub vehicle_fanout_ratio: Option<f64>,
+    pub vehicle_latency_ms: BTreeMap<&'static str, Option<f64>>,
     pub floor: Floor,
     pub server: Option<ServerCost>,
     pub udp_rcvbuf_drops: Option<u64>,
@@ -74,10 +81,14 @@ impl Report {
                 relay_over_sendto: ns_per_relay.map(|ns| ns / floor.sendto_ns),
             }
         });
-        let latency_ms = [("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9)]
-            .into_iter()
-            .map(|(name, p)| (name, outcome.latency.percentile(p)))
-            .collect();
+        let percentiles = |l: &crate::tally::Latency| {
+            [("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9)]
+                .into_iter()
+                .map(|(name, p)| (name, l.percentile(p)))
+                .collect()
+        };
+        let latency_ms = percentiles(&outcome.latency);
+        let vehicle_latency_ms = percentiles(&outcome.vehicle_latency);
         Report {
             shape: match args.shape {
                 Shape::Spread => "spread",
@@ -92,6 +103,15 @@ impl Report {
             fanout_ratio: ratio(c.relays_due_delivered, c.relays_due_of_relayed),
             counts: outcome.counts.clone(),
             latency_ms,
+            drivers: args.drivers,
+            parked: args.parked,
+            vehicle_delivered_ratio: ratio(c.vehicle_relays_due_delivered, c.vehicle_relays_due),
+            vehicle_relayed_ratio: ratio(c.vehicle_frames_relayed, c.vehicle_frames_watched),
+            vehicle_fanout_ratio: ratio(
+                c.vehicle_relays_due_delivered,
+                c.vehicle_relays_due_of_relayed,
+            ),
+            vehicle_latency_ms,
             floor,
             server,
             udp_rcvbuf_drops: outcome.udp_rcvbuf_drops,
@@ -101,13 +121,13 @@ impl Report {
     pub fn text(&self) -> String {
         let c = &self.counts;
         let pct = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{:.3} %", r * 100.0));
-        let ms = |k: &str| {
-            self.latency_ms
-                .get(k)
+        let ms_of = |m: &BTreeMap<&'static str, Option<f64>>, k: &str| {
+            m.get(k)
                 .copied()
                 .flatten()
                 .map_or("-".to_string(), |v| format!("{v:.2}"))
         };
+        let ms = |k: &str| ms_of(&self.latency_ms, k);
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -121,8 +141,8 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "bots: {} joined, {} spawned, {} walking, {} gone",
-            c.joined, c.spawned, c.walking, c.gone
+            "bots: {} joined, {} spawned, {} walking, {} driving (of {}), {} gone; {} vehicles parked by the bots",
+            c.joined, c.spawned, c.walking, c.driving, self.drivers, c.gone, self.parked
         );
         let _ = writeln!(
             out,
@@ -150,6 +170,35 @@ impl Report {
             ms("p99"),
             ms("p999")
         );
+        if self.drivers > 0 {
+            let _ = writeln!(
+                out,
+                "vehicle frames: {} due, {} sent; {} of {} watched frames relayed ({})",
+                c.vehicle_frames_due,
+                c.vehicle_frames_sent,
+                c.vehicle_frames_relayed,
+                c.vehicle_frames_watched,
+                pct(self.vehicle_relayed_ratio)
+            );
+            let _ = writeln!(
+                out,
+                "RemoteVehicleFrame relays: {} due, {} of them delivered ({}); {} delivered in all; {} of the due viewers of relayed frames reached",
+                c.vehicle_relays_due,
+                c.vehicle_relays_due_delivered,
+                pct(self.vehicle_delivered_ratio),
+                c.vehicle_relays_delivered,
+                pct(self.vehicle_fanout_ratio)
+            );
+            let v = |k: &str| ms_of(&self.vehicle_latency_ms, k);
+            let _ = writeln!(
+                out,
+                "vehicle relay latency ms: p50 {} p90 {} p99 {} p99.9 {}",
+                v("p50"),
+                v("p90"),
+                v("p99"),
+                v("p999")
+            );
+        }
         let _ = writeln!(
             out,
             "floor: sendto {:.0} ns, sendmmsg {:.0} ns a datagram ({} bytes)",
@@ -190,11 +239,37 @@ impl Report {
     pub fn smoke_failures(&self) -> Vec<String> {
         let c = &self.counts;
         let mut failures = Vec::new();
-        if c.walking != c.bots {
+        if c.walking + c.driving != c.bots {
             failures.push(format!(
                 "{} of {} bots joined, spawned and were teleported ({} joined, {} spawned)",
-                c.walking, c.bots, c.joined, c.spawned
+                c.walking + c.driving,
+                c.bots,
+                c.joined,
+                c.spawned
             ));
+        }
+        if c.driving != self.drivers {
+            failures.push(format!(
+                "{} of {} drivers got a vehicle and drove it",
+                c.driving, self.drivers
+            ));
+        }
+        if self.drivers > 0 {
+            if c.vehicle_frames_sent == 0 || c.vehicle_relays_due == 0 {
+                failures.push("no vehicle frames or no vehicle relays due in the window".into());
+            }
+            if self.vehicle_relayed_ratio.is_none_or(|r| r < SMOKE_RELAYED) {
+                failures.push(format!(
+                    "vehicle frames relayed: {:?}",
+                    self.vehicle_relayed_ratio
+                ));
+            }
+            if self.vehicle_fanout_ratio.is_none_or(|r| r < SMOKE_FANOUT) {
+                failures.push(format!(
+                    "due viewers of vehicle frames reached: {:?}",
+                    self.vehicle_fanout_ratio
+                ));
+            }
         }
         if c.frames_sent == 0 || c.relays_due == 0 {
             failures.push("no frames or no relays due in the window".to_string());

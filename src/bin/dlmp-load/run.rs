@@ -14,6 +14,7 @@ use dlmp::protocol::bundle::ServerDatagram;
 
 use crate::bot::{Bot, Event, Phase, RING};
 use crate::cli::Args;
+use crate::drive::PATH_REACH;
 use crate::recv::{self, Reader};
 use crate::tally::{Counts, Latency};
 use crate::{procfs, shape};
@@ -27,6 +28,8 @@ const SETTLE: Duration = Duration::from_millis(1500);
 pub struct Outcome {
     pub counts: Counts,
     pub latency: Latency,
+    /// Of RemoteVehicleFrame relays.
+    pub vehicle_latency: Latency,
     pub window: Duration,
     /// Seconds from the first hello until every bot walked (`None`: not all did).
     pub join_seconds: Option<f64>,
@@ -66,10 +69,30 @@ enum Stage {
     Grace(Instant),
 }
 
+/// Whether bot `i` of `bots` is one of `drivers`, spread evenly over the bots.
+fn drives(i: usize, bots: usize, drivers: usize) -> bool {
+    (i + 1) * drivers / bots.max(1) > i * drivers / bots.max(1)
+}
+
+/// Bot `i`'s share of `parked` vehicles to spawn, spread evenly over the bots.
+fn parks(i: usize, bots: usize, parked: usize) -> usize {
+    (i + 1) * parked / bots.max(1) - i * parked / bots.max(1)
+}
+
 /// Runs the bots against `server`; `pid` is the server's process, for /proc.
 pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outcome> {
     let homes = shape::homes(args.shape, args.bots, args.seed);
-    let due = shape::due_viewers(&homes);
+    let driver = |i: usize| drives(i, args.bots, args.drivers);
+    // How far each bot gets from its home: a walk, or a driver's loop.
+    let reach = |i: usize| {
+        if driver(i) {
+            PATH_REACH
+        } else {
+            shape::WALK_RADIUS
+        }
+    };
+    let due = shape::due_within(&homes, shape::SHOW, reach);
+    let vehicle_due = shape::due_within(&homes, shape::VEHICLE_SHOW, reach);
     let start = Instant::now();
     let epoll = Epoll::new(EpollCreateFlags::empty()).map_err(io::Error::from)?;
     let mut bots = Vec::with_capacity(args.bots);
@@ -81,11 +104,21 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
                 EpollEvent::new(EpollFlags::EPOLLIN, i as u64),
             )
             .map_err(io::Error::from)?;
-        bots.push(Bot::new(socket, server, i, args.protocol, home, start));
+        let jobs = (parks(i, args.bots, args.parked), driver(i));
+        bots.push(Bot::new(
+            socket,
+            server,
+            i,
+            args.protocol,
+            home,
+            jobs,
+            start,
+        ));
     }
     // Bot index by the server's player_id.
     let mut by_id: Vec<Option<u32>> = Vec::new();
     let period = Duration::from_secs_f64(1.0 / args.hz.max(0.1));
+    let vehicle_period = Duration::from_secs_f64(1.0 / args.vehicle_hz.max(0.1));
     let hello_gap = Duration::from_secs_f64(1.0 / args.hello_rate.max(0.1));
     let join_deadline = start + Duration::from_secs_f64(args.join_timeout);
     let window = Duration::from_secs_f64(args.seconds);
@@ -96,6 +129,7 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
         ..Counts::default()
     };
     let mut latency = Latency::new();
+    let mut vehicle_latency = Latency::new();
     let mut started = 0usize;
     let mut stage = Stage::Joining;
     let mut join_seconds = None;
@@ -105,6 +139,7 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
     let (mut drops_at_start, mut drops_at_end) = (None, None);
     // Due viewers of each bot that walk, fixed when the window starts.
     let mut due_live = vec![0u32; args.bots];
+    let mut vehicle_due_live = vec![0u32; args.bots];
     loop {
         let now = Instant::now();
         // Pace the hellos.
@@ -114,9 +149,9 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
         }
         stage = match stage {
             Stage::Joining => {
-                let walking = bots.iter().filter(|b| b.phase == Phase::Walking).count();
-                if walking == bots.len() || now >= join_deadline {
-                    if walking == bots.len() {
+                let ready = bots.iter().filter(|b| b.ready()).count();
+                if ready == bots.len() || now >= join_deadline {
+                    if ready == bots.len() {
                         join_seconds = Some(now.duration_since(start).as_secs_f64());
                     }
                     Stage::Settling(now + SETTLE)
@@ -125,18 +160,28 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
                 }
             }
             Stage::Settling(until) if now >= until => {
+                let live = |viewers: &[u32]| {
+                    viewers.iter().filter(|&&v| bots[v as usize].live()).count() as u32
+                };
                 for (i, viewers) in due.iter().enumerate() {
                     due_live[i] = if bots[i].phase == Phase::Walking {
-                        viewers
-                            .iter()
-                            .filter(|&&v| bots[v as usize].phase == Phase::Walking)
-                            .count() as u32
+                        live(viewers)
+                    } else {
+                        0
+                    };
+                }
+                for (i, viewers) in vehicle_due.iter().enumerate() {
+                    vehicle_due_live[i] = if bots[i].phase == Phase::Driving {
+                        live(viewers)
                     } else {
                         0
                     };
                 }
                 let walking = bots.iter().filter(|b| b.phase == Phase::Walking).count();
+                let driving = bots.iter().filter(|b| b.phase == Phase::Driving).count();
                 counts.frames_due = (walking as f64 * args.hz * window.as_secs_f64()) as u64;
+                counts.vehicle_frames_due =
+                    (driving as f64 * args.vehicle_hz * window.as_secs_f64()) as u64;
                 span = (recv::wall_ns(), u64::MAX);
                 server_at_start = pid.and_then(procfs::Sample::take);
                 drops_at_start = procfs::udp_rcvbuf_errors();
@@ -155,9 +200,20 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
         let wall = recv::wall_ns();
         for (i, bot) in bots.iter_mut().enumerate() {
             bot.poll(now)?;
+            if bot.vehicle_frame_due(now) {
+                bot.send_vehicle_frame(now, vehicle_period, wall)?;
+                if measuring {
+                    counts.vehicle_frames_sent += 1;
+                    counts.vehicle_relays_due += u64::from(vehicle_due_live[i]);
+                    if vehicle_due_live[i] > 0 {
+                        counts.vehicle_frames_watched += 1;
+                    }
+                }
+            }
             if bot.frame_due(now) {
                 let walking = bot.phase == Phase::Walking;
-                bot.send_frame(now, period, wall)?;
+                // A seated driver's heartbeat is sent but not counted (no send time kept).
+                bot.send_frame(now, period, if walking { wall } else { 0 })?;
                 if measuring && walking {
                     counts.frames_sent += 1;
                     counts.relays_due += u64::from(due_live[i]);
@@ -211,6 +267,28 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
                             }
                             latency.add(rx_ns.saturating_sub(sent_ns));
                         }
+                        Event::VehicleRelay { source_id, mark } => {
+                            let Some(&Some(subject)) = by_id.get(source_id as usize) else {
+                                continue;
+                            };
+                            let subject = subject as usize;
+                            let slot = &mut bots[subject].vsent[mark as usize];
+                            if slot.1 < span.0 || slot.1 > span.1 {
+                                continue;
+                            }
+                            let sent_ns = slot.1;
+                            if !slot.2 {
+                                slot.2 = true;
+                                counts.vehicle_frames_relayed += 1;
+                                counts.vehicle_relays_due_of_relayed +=
+                                    u64::from(vehicle_due_live[subject]);
+                            }
+                            counts.vehicle_relays_delivered += 1;
+                            if vehicle_due[subject].binary_search(&(viewer as u32)).is_ok() {
+                                counts.vehicle_relays_due_delivered += 1;
+                            }
+                            vehicle_latency.add(rx_ns.saturating_sub(sent_ns));
+                        }
                         Event::Joined => {
                             if let Some(id) = bots[viewer].player_id {
                                 let id = id as usize;
@@ -244,12 +322,18 @@ pub fn run(args: &Args, server: SocketAddr, pid: Option<u32>) -> io::Result<Outc
                 counts.spawned += 1;
                 counts.walking += 1;
             }
+            Phase::Driving => {
+                counts.joined += 1;
+                counts.spawned += 1;
+                counts.driving += 1;
+            }
             Phase::Gone => counts.gone += 1,
         }
     }
     Ok(Outcome {
         counts,
         latency,
+        vehicle_latency,
         window,
         join_seconds,
         server: server_at_start.zip(server_at_end),

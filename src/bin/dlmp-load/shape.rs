@@ -71,12 +71,14 @@ pub fn homes(shape: Shape, bots: usize, seed: u64) -> Vec<(f32, f32)> {
     }
 }
 
-/// For each bot, the bots that are always within [`SHOW`] of it wherever both are on
-/// their walks (sorted): every frame of theirs is due to it. Pairs that may be in the
-/// hysteresis band are in neither list.
-pub fn due_viewers(homes: &[(f32, f32)]) -> Vec<Vec<u32>> {
-    let reach = SHOW - 2.0 * WALK_RADIUS;
-    let cell = SHOW;
+/// Vehicles are shown within this distance (vehicles.md, VehicleSync; no hysteresis).
+pub const VEHICLE_SHOW: f32 = 200.0;
+
+/// For each bot, the bots that are always within `show` of it wherever both are on their
+/// ways (sorted), bot `i` reaching `reach(i)` from its home: every frame of theirs is due
+/// to it. Pairs that may be farther (for players, in the hysteresis band) are in no list.
+pub fn due_within(homes: &[(f32, f32)], show: f32, reach: impl Fn(usize) -> f32) -> Vec<Vec<u32>> {
+    let cell = show;
     let key = |x: f32, y: f32| ((x / cell).floor() as i64, (y / cell).floor() as i64);
     let mut grid: std::collections::HashMap<(i64, i64), Vec<u32>> =
         std::collections::HashMap::new();
@@ -93,7 +95,8 @@ pub fn due_viewers(homes: &[(f32, f32)]) -> Vec<Vec<u32>> {
                 for dy in -1..=1 {
                     for &j in grid.get(&(kx + dx, ky + dy)).into_iter().flatten() {
                         let (jx, jy) = homes[j as usize];
-                        if j as usize != i && (jx - x).hypot(jy - y) <= reach {
+                        let within = show - reach(i) - reach(j as usize);
+                        if j as usize != i && (jx - x).hypot(jy - y) <= within {
                             near.push(j);
                         }
                     }
@@ -112,8 +115,22 @@ mod tests {
     #[test]
     fn a_full_city_cluster_sees_all_of_itself_and_nothing_else() {
         let homes = homes(Shape::City, 2 * CLUSTER, 7);
-        let due = due_viewers(&homes);
+        let due = due_within(&homes, SHOW, |_| WALK_RADIUS);
         assert!(due[..CLUSTER].iter().all(|d| d.len() == CLUSTER - 1));
         assert!(due[0].iter().all(|&j| (j as usize) < CLUSTER));
+    }
+
+    #[test]
+    fn a_city_clusters_walkers_are_due_its_vehicles_frames() {
+        let homes = homes(Shape::City, CLUSTER, 3);
+        let reach = crate::drive::PATH_REACH;
+        let due = due_within(&homes, VEHICLE_SHOW, |i| {
+            if i == 0 { reach } else { WALK_RADIUS }
+        });
+        assert_eq!(
+            due[0].len(),
+            CLUSTER - 1,
+            "everyone sees the driver's vehicle"
+        );
     }
 }

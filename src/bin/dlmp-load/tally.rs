@@ -50,6 +50,8 @@ pub struct Counts {
     pub joined: usize,
     pub spawned: usize,
     pub walking: usize,
+    /// Bots seated in their vehicle and driving it.
+    pub driving: usize,
     pub gone: usize,
     /// Frames the bots should have sent in the window (walking bots × rate × seconds).
     pub frames_due: u64,
@@ -66,6 +68,16 @@ pub struct Counts {
     /// Relays of frames sent in the window that arrived, and of those the due ones.
     pub relays_delivered: u64,
     pub relays_due_delivered: u64,
+    /// The same for VehicleFrames and their relays (RemoteVehicleFrame): due from the
+    /// drivers' and viewers' homes and the 200 m vehicle stream distance.
+    pub vehicle_frames_due: u64,
+    pub vehicle_frames_sent: u64,
+    pub vehicle_frames_watched: u64,
+    pub vehicle_frames_relayed: u64,
+    pub vehicle_relays_due: u64,
+    pub vehicle_relays_due_of_relayed: u64,
+    pub vehicle_relays_delivered: u64,
+    pub vehicle_relays_due_delivered: u64,
     pub datagrams_received: u64,
     pub undecodable: u64,
     pub unstamped: u64,

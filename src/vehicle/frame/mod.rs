@@ -65,7 +65,12 @@ impl Plugin for VehicleFramePlugin {
             .add_message::<VehicleFrameAccepted>()
             .add_systems(
                 FixedUpdate,
-                (give_sender_state, give_vehicle_state, admit_vehicle_frames)
+                (
+                    give_sender_state,
+                    give_vehicle_state,
+                    admit_vehicle_frames,
+                    carry_occupants,
+                )
                     .chain()
                     .after(admit_frames)
                     .in_set(ServerSystems::Validation),
@@ -331,6 +336,30 @@ fn admit(
         state,
         outcome,
     }))
+}
+
+/// The bodies in a vehicle go where an accepted frame takes it: a seated player's body is
+/// its stream center (player.md, Player streaming: "its body"), so a driver that sends only
+/// VehicleFrames sees players, vehicles and world kinds from where it drives, and its
+/// movement check starts there when it gets out. A passenger's own PlayerSync, later, is
+/// checked from there.
+fn carry_occupants(
+    mut accepted: MessageReader<VehicleFrameAccepted>,
+    vehicles: Query<(&Pose, &Seats)>,
+    mut bodies: Query<&mut crate::player::Position>,
+) {
+    for a in accepted.read() {
+        let Ok((pose, seats)) = vehicles.get(a.vehicle) else {
+            continue;
+        };
+        for (_, o) in seats.occupied() {
+            if let Ok(mut body) = bodies.get_mut(o.entity)
+                && body.0 != pose.position
+            {
+                body.0 = pose.position;
+            }
+        }
+    }
 }
 
 /// Every tick in which a vehicle's pose moved adds an entry to its position history (the
