@@ -4,9 +4,10 @@
 //! and into the places a droppable show leaves free, except the one kept for
 //! TeleportPlayer (and one for ScopeChanged on an interior change). Without room for the
 //! floor the teleport is refused and changes nothing ([`LandingRefusals`]). SpawnPlayer
-//! and RespawnPlayer travel outside the queue: their grants wait in [`GrantFloor`] until
-//! the streaming pass, looking from the point, has queued every object there and the
-//! client acknowledged it (see [`super::stream`]).
+//! and RespawnPlayer travel outside the queue: their grants wait in [`GrantFloor`] when
+//! its probe (the free chains, built with the pass's index) would show something at the
+//! point, until the streaming pass, looking from the point, has queued every object there
+//! and the client acknowledged it (see [`super::stream`]).
 
 use bevy_app::{App, FixedUpdate};
 use bevy_ecs::prelude::*;
