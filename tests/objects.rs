@@ -747,3 +747,271 @@ fn scope_and_each_objects_stream_distance_decide_what_is_shown() {
     h.steps(2);
     assert_eq!(shown(&h, a), [1], "the other virtual world's");
 }
+
+/// Objects about the spawn point (0, 0, 10) made by a resource at its start, through the
+/// gamemode's API: out of reach but in the hold's old coarse cell (310 m) of the point, or
+/// in reach (`near` of them, at 1..=near m).
+fn around_spawn(test: &str, near: usize) -> world_support::Scripts {
+    let s = scripts(test, EVENTS);
+    let mut deco = String::from(
+        r#"
+dlmp.create_object(1225, 305, 0, 10)
+dlmp.create_object(1225, 0, -305, 10)
+dlmp.create_object(1225, 25, 0, 10, 0, 0, 0, {stream_distance = 20})
+dlmp.create_object(1225, 1, 0, 10, 0, 0, 0, {interior = 1})
+dlmp.create_object(1225, 1, 0, 10, 0, 0, 0, {virtual_world = 3})
+"#,
+    );
+    for i in 1..=near {
+        deco.push_str(&format!("dlmp.create_object(1225, {i}, 0, 10)\n"));
+    }
+    s.resource("deco", &deco);
+    s
+}
+
+#[test]
+fn a_spawn_beside_but_out_of_reach_of_the_objects_near_it_is_granted_in_the_same_tick() {
+    let s = around_spawn("spawn_beside", 0);
+    let mut h = world_support::harness(&s);
+    let a = h.connect("alice");
+    h.step();
+    assert_eq!(h.world().resource::<Objects>().len(), 5);
+    h.clear(a);
+    h.request_spawn(a);
+    h.step();
+    assert_eq!(
+        h.packets::<SpawnPlayer>(a).len(),
+        1,
+        "granted in the request's tick"
+    );
+    h.steps(3);
+    assert!(
+        states(&h, a).is_empty(),
+        "nothing of the five is shown at the point: {:?}",
+        lines(&h, a)
+    );
+}
+
+/// The ObjectStates a hold sent before its grant: the ids, each shown once, and that the
+/// grant came after the last of them and nothing else came with it.
+#[track_caller]
+fn held_then_granted<P: TryFrom<ServerPacket>>(
+    h: &mut Harness,
+    c: ClientId,
+    expected: &[u32],
+    grant: fn(&ServerPacket) -> bool,
+) {
+    h.steps(3);
+    assert!(h.packets::<P>(c).is_empty(), "held");
+    let mut got: Vec<(u32, bool)> = lines(h, c);
+    got.sort_unstable();
+    let want: Vec<(u32, bool)> = expected.iter().map(|&id| (id, true)).collect();
+    assert_eq!(got, want, "exactly the objects in reach of the point went");
+    h.steps(5);
+    assert!(
+        h.packets::<P>(c).is_empty(),
+        "still held: nothing acknowledged"
+    );
+    let before = h.received(c).len();
+    h.ack(c);
+    h.step();
+    assert!(h.packets::<P>(c).is_empty(), "the ack is read in this tick");
+    h.step();
+    let after = &h.received(c)[before..];
+    assert_eq!(
+        after.iter().filter(|p| grant(p)).count(),
+        1,
+        "granted once acknowledged: {after:?}"
+    );
+    assert!(
+        !after
+            .iter()
+            .any(|p| matches!(p, ServerPacket::ObjectState(_))),
+        "on its own, after every object: {after:?}"
+    );
+}
+
+#[test]
+fn a_spawn_with_objects_in_reach_is_held_for_those_alone_then_sent_on_its_own() {
+    let s = around_spawn("spawn_in_reach", 3);
+    let mut h = world_support::harness(&s);
+    let a = h.connect("alice");
+    h.step();
+    h.set_auto_ack(a, false);
+    h.clear(a);
+    h.request_spawn(a);
+    held_then_granted::<SpawnPlayer>(&mut h, a, &[6, 7, 8], |p| {
+        matches!(p, ServerPacket::SpawnPlayer(_))
+    });
+}
+
+/// Alice dead 3 km from the spawn point (nothing there shown to her), her respawn delay
+/// over; what she got so far cleared.
+fn dead_far_away(h: &mut Harness) -> ClientId {
+    let a = spawned(h, "alice");
+    h.teleport(a, Vec3::new(3000.0, 0.0, 10.0));
+    world_support::frame_at(h, a, Vec3::new(3000.0, 0.0, 10.0));
+    h.die(a);
+    h.advance(dlmp::player::respawn::DEFAULT_RESPAWN_DELAY);
+    h.steps(3);
+    h.clear(a);
+    a
+}
+
+fn respawns(h: &Harness, c: ClientId) -> usize {
+    h.received(c)
+        .iter()
+        .filter(|p| matches!(p, ServerPacket::RespawnPlayer(_)))
+        .count()
+}
+
+#[test]
+fn a_respawn_beside_but_out_of_reach_of_the_objects_near_it_is_granted_in_the_same_tick() {
+    let s = around_spawn("respawn_beside", 0);
+    let mut h = world_support::harness(&s);
+    let a = dead_far_away(&mut h);
+    h.request_respawn(a);
+    h.step();
+    assert_eq!(respawns(&h, a), 1, "granted in the request's tick");
+    h.steps(3);
+    assert!(states(&h, a).is_empty(), "{:?}", lines(&h, a));
+}
+
+#[test]
+fn a_respawn_with_objects_in_reach_is_held_for_those_alone_then_sent_on_its_own() {
+    let s = around_spawn("respawn_in_reach", 2);
+    let mut h = world_support::harness(&s);
+    let a = dead_far_away(&mut h);
+    h.set_auto_ack(a, false);
+    h.request_respawn(a);
+    held_then_granted::<dlmp::protocol::player::life::RespawnPlayer>(&mut h, a, &[6, 7], |p| {
+        matches!(p, ServerPacket::RespawnPlayer(_))
+    });
+}
+
+#[test]
+fn an_object_made_in_the_tick_of_the_grant_holds_it() {
+    let s = scripts("respawn_same_tick", EVENTS);
+    let mut h = world_support::harness(&s);
+    let a = dead_far_away(&mut h);
+    h.set_auto_ack(a, false);
+    // The command and the request in one tick: the gamemode makes the object before the
+    // grant is decided.
+    h.chat(a, "/lua dlmp.create_object(1225, 2, 0, 10)");
+    h.request_respawn(a);
+    h.step();
+    assert_eq!(respawns(&h, a), 0, "held for the new object");
+    h.step();
+    assert_eq!(lines(&h, a), [(1, true)]);
+    h.ack(a);
+    h.steps(2);
+    assert_eq!(respawns(&h, a), 1);
+}
+
+/// (id, attach kind, attach id, offset, rotation, broken) of each ObjectState shown.
+fn chain_lines(h: &Harness, c: ClientId) -> Vec<(u32, ObjectAttachKind, u32, Vec3, Vec3, bool)> {
+    states(h, c)
+        .iter()
+        .filter(|s| s.active)
+        .map(|s| {
+            (
+                s.object_id.0,
+                s.attach_kind,
+                s.attach_id,
+                s.pos,
+                s.rot,
+                s.broken,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_broken_object_carries_its_chain_shown_moved_and_streamed_with_it() {
+    let (_s, mut h, a) = alice("broken_carries");
+    let b = spawned(&mut h, "bob");
+    let far = Vec3::new(2000.0, 0.0, 10.0);
+    h.teleport(b, far);
+    world_support::frame_at(&mut h, b, far);
+    h.steps(2);
+    lua(
+        &mut h,
+        a,
+        "G.o = dlmp.create_object(1225, 10, 0, 10) G.o:set_broken(true)",
+    );
+    let none = ObjectAttachKind::None;
+    let on = ObjectAttachKind::Object;
+    let (zero, up) = (Vec3::ZERO, Vec3::new(0.0, 0.0, 1.0));
+    let turned = Vec3::new(0.0, 0.0, 90.0);
+    let side = Vec3::new(2.0, 0.0, 0.0);
+    assert_eq!(
+        chain_lines(&h, a),
+        [(1, none, 0, Vec3::new(10.0, 0.0, 10.0), zero, true)]
+    );
+    h.clear(a);
+    // Attaching to an object that is already broken.
+    for code in [
+        "G.c = dlmp.create_object(1225, 0, 0, 0) G.c:attach_to(G.o, 0, 0, 1, 0, 0, 90)",
+        "G.d = dlmp.create_object(1225, 0, 0, 0) G.d:attach_to(G.c, 2, 0, 0)",
+    ] {
+        lua(&mut h, a, code);
+        assert!(h.chat_lines(a).is_empty(), "{code}: no error");
+    }
+    assert_eq!(
+        chain_lines(&h, a),
+        [(2, on, 1, up, turned, false), (3, on, 2, side, zero, false)],
+        "the chain on the broken object, shown with it"
+    );
+    assert!(states(&h, b).is_empty(), "bob is 2 km away");
+    h.clear(a);
+    // 1990 m at 400 m/s: alice (at the start) loses the chain after 310 m, bob (at the
+    // end) gets it from 300 m before it.
+    lua_now(&mut h, a, "say(G.o:move_to(2000, 0, 10, 400))");
+    assert_eq!(h.chat_lines(a), ["4975"]);
+    let moved = states(&h, a);
+    assert_eq!(
+        moved
+            .iter()
+            .map(|s| (s.object_id.0, s.move_ms, s.to, s.broken))
+            .collect::<Vec<_>>(),
+        [(1, 4975, far, true)],
+        "the broken root's move, critical; its chain moves with it on the client"
+    );
+    h.clear(a);
+    h.advance(Duration::from_secs(2));
+    assert_eq!(
+        lines(&h, a),
+        [(3, false), (2, false), (1, false)],
+        "out of alice's reach with its root, the children first"
+    );
+    assert!(states(&h, b).is_empty(), "not yet in bob's");
+    h.advance(Duration::from_secs(4));
+    let got = states(&h, b);
+    assert_eq!(
+        got.iter()
+            .map(|s| (s.object_id.0, s.active))
+            .collect::<Vec<_>>(),
+        [(1, true), (2, true), (3, true)],
+        "into bob's with its root, the parent first"
+    );
+    let root = &got[0];
+    assert!(
+        root.broken && root.move_ms > 0,
+        "still broken and moving: {root:?}"
+    );
+    assert_eq!(
+        chain_lines(&h, b)[1..],
+        [(2, on, 1, up, turned, false), (3, on, 2, side, zero, false)]
+    );
+    let ends: Vec<String> = told(&mut h, a);
+    assert_eq!(ends, ["end 1"]);
+    // Its world pose is the parent's times its own: the root at the target, the first
+    // link 1 m above it turned 90°, the second 2 m along that link's x, so at y + 2.
+    lua(&mut h, a, "G.d:detach()");
+    lua(
+        &mut h,
+        a,
+        "say(string.format('%.2f %.2f %.2f', G.d:position()))",
+    );
+    assert_eq!(told(&mut h, a), ["2000.00 2.00 11.00"]);
+}

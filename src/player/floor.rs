@@ -3,15 +3,16 @@
 //! server holds a grant until everything at the point that travels in the queue (the
 //! objects there) is queued and acknowledged, then sends it on its own. The grant asks
 //! [`GrantFloor::hold`]; the feature that delivers the floor (objects, in
-//! `crate::world::object`) marks the occupied area and the players whose floor is ready.
-//! Without that feature nothing is occupied and no grant waits.
-
-use std::collections::HashSet;
+//! `crate::world::object`) fills [`GrantFloor::probe`] with what it would stream at a
+//! point, and marks the players whose floor is ready. Without that feature the probe is
+//! empty and no grant waits.
 
 use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
 
 use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::PlayerId;
+use crate::streaming::engine::{Decision, Engine, Everyone, Rules, Viewpoint};
 
 /// Where a grant lands: the point and its scope (virtual world, interior).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,52 +23,62 @@ pub struct LandingPoint {
 }
 
 /// The grants held for their floor, and what the floor's feature reports.
-#[derive(Resource, Debug, Clone, Default)]
+#[derive(Resource, Debug, Clone)]
 pub struct GrantFloor {
-    /// The edge of the occupied cells, m (the largest stream distance of the floor's
-    /// kind); 0 = nothing occupied.
-    pub cell: f32,
-    /// (virtual world, interior, cell x, cell y) holding something that could be shown at
-    /// a point within one cell.
-    pub occupied: HashSet<(u32, u8, i32, i32)>,
+    /// What the floor's kind streams from a point (for objects: the free chains with
+    /// their stream distances, viewers and weights), decided by the same engine and
+    /// [`rules`](Self::rules) as its own pass, so a point is held exactly when something
+    /// would be shown there. Rebuilt by the kind whenever its own index is.
+    pub probe: Engine,
+    pub rules: Rules,
     /// Grants held now, by player, and where they land.
     pub waiting: EntityHashMap<LandingPoint>,
     /// Players whose floor at this point is queued and acknowledged.
     pub ready: EntityHashMap<LandingPoint>,
+    decision: Decision,
+}
+
+impl Default for GrantFloor {
+    fn default() -> Self {
+        GrantFloor {
+            probe: Engine::new(1.0),
+            rules: Rules {
+                distances: None,
+                cap: None,
+            },
+            waiting: EntityHashMap::default(),
+            ready: EntityHashMap::default(),
+            decision: Decision::default(),
+        }
+    }
 }
 
 impl GrantFloor {
-    /// The cell of `x, y`.
-    pub fn cell_of(&self, x: f32, y: f32) -> (i32, i32) {
-        (
-            (x / self.cell).floor() as i32,
-            (y / self.cell).floor() as i32,
-        )
-    }
-
-    /// Whether something of the floor's kind may be shown at `point`.
-    pub fn occupied_near(&self, point: &LandingPoint) -> bool {
-        if self.cell <= 0.0 || self.occupied.is_empty() {
+    /// Whether something of the floor's kind would be shown to `player` at `point`.
+    pub fn occupied_near(&mut self, player: PlayerId, point: &LandingPoint) -> bool {
+        if self.probe.is_empty() {
             return false;
         }
-        let (cx, cy) = self.cell_of(point.position.x, point.position.y);
-        (-1..=1).any(|dx| {
-            (-1..=1).any(|dy| {
-                self.occupied
-                    .contains(&(point.virtual_world, point.interior, cx + dx, cy + dy))
-            })
-        })
+        let view = Viewpoint::at(
+            player,
+            (point.virtual_world, point.interior),
+            point.position,
+        );
+        self.probe
+            .decide(&self.rules, &view, &[], &Everyone, &mut self.decision);
+        !self.decision.shows.is_empty()
     }
 
-    /// Whether the grant of `player` at `point` must wait now. A ready floor at that point
-    /// lets it go (once); an area with nothing to deliver never holds it.
-    pub fn hold(&mut self, player: Entity, point: LandingPoint) -> bool {
-        if self.ready.get(&player) == Some(&point) || !self.occupied_near(&point) {
-            self.ready.remove(&player);
-            self.waiting.remove(&player);
+    /// Whether the grant of `player` (entity `entity`) at `point` must wait now. A ready
+    /// floor at that point lets it go (once); a point where nothing would be shown never
+    /// holds it.
+    pub fn hold(&mut self, entity: Entity, player: PlayerId, point: LandingPoint) -> bool {
+        if self.ready.get(&entity) == Some(&point) || !self.occupied_near(player, &point) {
+            self.ready.remove(&entity);
+            self.waiting.remove(&entity);
             return false;
         }
-        self.waiting.insert(player, point);
+        self.waiting.insert(entity, point);
         true
     }
 }

@@ -323,7 +323,10 @@ fn grant_respawns(
             virtual_world: scope.virtual_world,
             interior: point.interior,
         };
-        if floor.as_mut().is_some_and(|f| f.hold(entity, landing)) {
+        if floor
+            .as_mut()
+            .is_some_and(|f| f.hold(entity, me.id, landing))
+        {
             // Held for the objects at the point; decided again next tick.
             respawn.requested = true;
             continue;

@@ -15,7 +15,7 @@ use super::{Ledger, Life, Position, Scope};
 use crate::protocol::ClientPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::player::life::SpawnPlayer;
-use crate::session::{Connection, Received};
+use crate::session::{Connection, Player, Received};
 use crate::tick::GameplaySystems;
 
 /// Where and how the gamemode spawns a player (`dlmp.spawn_player`).
@@ -182,6 +182,7 @@ fn take_requests(mut received: MessageReader<Received>, mut states: Query<&mut S
 /// What a spawn grant writes.
 type Granting = (
     Entity,
+    &'static Player,
     &'static mut SpawnState,
     &'static mut Life,
     &'static mut Position,
@@ -199,7 +200,8 @@ fn grant_spawns(
     mut granted: MessageWriter<SpawnGranted>,
     mut floor: Option<ResMut<GrantFloor>>,
 ) {
-    for (entity, mut state, mut life, mut position, mut scope, mut conn, ledger) in &mut players {
+    for (entity, me, mut state, mut life, mut position, mut scope, mut conn, ledger) in &mut players
+    {
         if !std::mem::take(&mut state.requested) {
             continue;
         }
@@ -214,7 +216,7 @@ fn grant_spawns(
             virtual_world: scope.virtual_world,
             interior: info.interior,
         };
-        if floor.as_mut().is_some_and(|f| f.hold(entity, point)) {
+        if floor.as_mut().is_some_and(|f| f.hold(entity, me.id, point)) {
             // Held for the objects at the point; asked again next tick.
             state.requested = true;
             continue;

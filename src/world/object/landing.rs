@@ -4,9 +4,10 @@
 //! and into the places a droppable show leaves free, except the one kept for
 //! TeleportPlayer (and one for ScopeChanged on an interior change). Without room for the
 //! floor the teleport is refused and changes nothing ([`LandingRefusals`]). SpawnPlayer
-//! and RespawnPlayer travel outside the queue: their grants wait in [`GrantFloor`] until
-//! the streaming pass, looking from the point, has queued every object there and the
-//! client acknowledged it (see [`super::stream`]).
+//! and RespawnPlayer travel outside the queue: their grants wait in [`GrantFloor`] when
+//! its probe (the free chains, built with the pass's index) would show something at the
+//! point, until the streaming pass, looking from the point, has queued every object there
+//! and the client acknowledged it (see [`super::stream`]).
 
 use bevy_app::{App, FixedUpdate};
 use bevy_ecs::prelude::*;
@@ -16,11 +17,13 @@ use tracing::debug;
 use super::stream::{ObjectStream, Recipient};
 use super::{Object, Objects};
 use crate::lane::Delivery;
+use crate::player::SpawnSystems;
 use crate::player::Viewers;
 use crate::player::floor::GrantFloor;
 use crate::player::teleport::{LandingRefusals, MoveSystems, Teleport};
 use crate::session::Connection;
 use crate::streaming::engine::Viewpoint;
+use crate::tick::GameplaySystems;
 
 /// The most objects the floor of a landing holds (world.md: "up to 31 objects").
 pub const FLOOR: usize = 31;
@@ -34,10 +37,46 @@ pub fn landing_places(interior_changes: bool) -> usize {
 pub(super) fn build(app: &mut App) {
     app.init_resource::<GrantFloor>().add_systems(
         FixedUpdate,
-        floor_before_landing
-            .in_set(MoveSystems::Apply)
-            .before(crate::player::teleport::teleport)
-            .after(super::commands::forget_gone),
+        (
+            probe_before_grants
+                .in_set(GameplaySystems::Apply)
+                .after(super::commands::forget_gone)
+                .before(SpawnSystems::Grant),
+            floor_before_landing
+                .in_set(MoveSystems::Apply)
+                .before(crate::player::teleport::teleport)
+                .after(super::commands::forget_gone),
+        ),
+    );
+}
+
+/// Builds the chains (and so the grants' probe, [`GrantFloor::probe`]) again before this
+/// tick's spawn grants when the objects changed since the last pass, so an object the
+/// gamemode made in the same tick as the grant holds it. Nothing is built on a tick
+/// without changes: a moving object's probe reaches over the rest of its path instead.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+fn probe_before_grants(
+    time: Res<Time>,
+    registry: Res<Objects>,
+    mut stream: ResMut<ObjectStream>,
+    mut floor: ResMut<GrantFloor>,
+    objects: Query<&Object>,
+    players: Query<Recipient>,
+    vehicles: super::vehicles::VehicleParents,
+) {
+    if stream.built_at(registry.generation()) {
+        return;
+    }
+    stream.refresh(
+        time.elapsed(),
+        &registry,
+        &objects,
+        &players,
+        &vehicles,
+        &mut floor,
     );
 }
 

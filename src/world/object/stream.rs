@@ -243,6 +243,11 @@ impl ObjectStream {
             .map(|i| &self.index.members[i].1)
     }
 
+    /// Whether the chains were last built from the objects of `generation`.
+    pub(super) fn built_at(&self, generation: u64) -> bool {
+        self.index.built == Some(generation)
+    }
+
     /// Builds the chains and the engine's items again if the objects changed.
     pub(super) fn refresh(
         &mut self,
@@ -349,8 +354,11 @@ impl ObjectStream {
             self.engine = Engine::new(cell);
         }
         self.engine.clear();
-        floor.cell = index.reach + HIDE_MARGIN;
-        floor.occupied.clear();
+        if floor.probe.cell_size() != cell {
+            floor.probe = Engine::new(cell);
+        }
+        floor.probe.clear();
+        let mut probe_reach = index.reach;
         let mut interiors = HashMap::new();
         for (root, held) in roots {
             let mut chain = vec![root];
@@ -386,25 +394,26 @@ impl ObjectStream {
                 }
                 None => {
                     let o = &m.object;
-                    let at = o.pose_at(now).position;
-                    let (cx, cy) = floor.cell_of(at.x, at.y);
-                    floor
-                        .occupied
-                        .insert((o.scope.virtual_world, o.scope.interior, cx, cy));
                     Item {
                         viewer: m.viewer,
                         distances: Some(Distances::new(o.stream_distance, HIDE_MARGIN, None)),
                         weight,
-                        ..Item::at(root, layer(&o.scope), at)
+                        ..Item::at(root, layer(&o.scope), o.pose_at(now).position)
                     }
                 }
             };
             if m.object.viewer.is_some() && m.viewer.is_none() {
                 continue;
             }
+            if !item.forced {
+                let probe = probed(item, &m.object, now);
+                probe_reach = probe_reach.max(probe.distances.map_or(0.0, |d| d.show));
+                floor.probe.insert(probe);
+            }
             self.engine.insert(item);
             index.chains.insert(root, chain);
         }
+        floor.rules = rules(probe_reach);
         // A chain on a player whose interior changed is shown again with the new one.
         for (root, interior) in &interiors {
             if self.interiors.get(root).is_some_and(|old| old != interior)
@@ -569,6 +578,25 @@ impl ObjectStream {
             }
         }
         n
+    }
+}
+
+/// A free chain as the spawn hold's probe holds it ([`GrantFloor::probe`]): as the pass
+/// has it, but a moving root is shown from as far as the rest of its path reaches, since
+/// the probe is read up to a tick after it was built (world.md ObjectState, "Ordering
+/// around spawns": a grant goes early never, at worst a tick late).
+fn probed(item: Item, object: &Object, now: Duration) -> Item {
+    let Some(motion) = object.motion.filter(|m| !m.ended(now)) else {
+        return item;
+    };
+    let path = super::pose::distance(item.position, motion.to.position);
+    Item {
+        distances: Some(Distances::new(
+            object.stream_distance + path,
+            HIDE_MARGIN,
+            None,
+        )),
+        ..item
     }
 }
 
