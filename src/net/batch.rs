@@ -169,9 +169,7 @@ impl Sender {
                     start = last.start + last.len;
                 }
                 Err(Errno::EINTR) => {}
-                Err(Errno::EIO | Errno::EINVAL | Errno::ENOPROTOOPT)
-                    if self.call.gso.is_some() =>
-                {
+                Err(Errno::EIO | Errno::EINVAL | Errno::ENOPROTOOPT) if self.call.gso.is_some() => {
                     // The kernel or the device does not take UDP GSO: plain from now on.
                     tracing::warn!("UDP GSO refused by the kernel; sending datagrams singly");
                     self.gso = false;
@@ -406,8 +404,12 @@ mod tests {
         let mut start = 0;
         while start < batch.len() {
             sender.plan(&batch, start);
-            let trains: Vec<(usize, usize)> =
-                sender.call.trains.iter().map(|t| (t.start, t.len)).collect();
+            let trains: Vec<(usize, usize)> = sender
+                .call
+                .trains
+                .iter()
+                .map(|t| (t.start, t.len))
+                .collect();
             calls.push((sender.call.gso, trains));
             let last = sender.call.trains.last().unwrap();
             start = last.start + last.len;
