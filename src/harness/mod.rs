@@ -602,6 +602,7 @@ impl Harness {
     #[doc(hidden)]
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
+        self.with::<crate::session::Connection>(client, |c| c.spawn_granted());
         self.with::<SpawnState>(client, |s| {
             s.granted = true;
             s.info = Some(SpawnInfo {

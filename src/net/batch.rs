@@ -16,22 +16,126 @@ use crate::protocol::MAX_DATAGRAM;
 /// Datagrams one `sendmmsg` or `recvmmsg` call moves at most.
 pub(super) const BATCH: usize = 64;
 
-/// The reused headers of `sendmmsg`.
+/// Datagrams one GSO message carries at most: the kernel's limit is 64 (`UDP_MAX_SEGMENTS`
+/// before Linux 6.9), and [`TRAIN_BYTES`] bounds the whole.
+const TRAIN_SEGMENTS: usize = 32;
+
+/// Payload bytes of one GSO message at most: one IP packet of loopback or a GSO-capable
+/// device, with room for the headers.
+const TRAIN_BYTES: usize = 60_000;
+
+/// One message of a `sendmmsg` call: `len` datagrams from `start` of the batch, to one
+/// address. With more than one, every datagram but the last is `segment` bytes long and
+/// the last at most that, so the kernel sends them as one UDP GSO buffer and cuts it into
+/// these datagrams (`UDP_SEGMENT`, Linux 4.18): one pass of the send path for the whole
+/// train instead of one a datagram (docs/decisions/0075-udp-gso-trains.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Train {
+    start: usize,
+    len: usize,
+    /// The length of its first datagram: the segment size of a train of several.
+    segment: usize,
+    bytes: usize,
+}
+
+impl Train {
+    fn single(start: usize, datagram: &Datagram) -> Train {
+        Train {
+            start,
+            len: 1,
+            segment: datagram.bytes.len(),
+            bytes: datagram.bytes.len(),
+        }
+    }
+
+    /// Whether `next`, the datagram after the train in the batch, may join it: same
+    /// address, the train's every datagram so far a whole segment, and no longer than one.
+    fn takes(&self, last: &Datagram, next: &Datagram) -> bool {
+        next.to == last.to
+            && last.bytes.len() == self.segment
+            && next.bytes.len() <= self.segment
+            && self.len < TRAIN_SEGMENTS
+            && self.bytes + next.bytes.len() <= TRAIN_BYTES
+    }
+}
+
+/// The messages of one `sendmmsg` call and the segment size they share: a call carries a
+/// GSO option for all of its messages, so every train of several in it has the same
+/// segment size, and a single datagram rides along if it is no longer (the kernel sends a
+/// message no longer than the segment size as a plain datagram).
+#[derive(Debug, Default)]
+struct Call {
+    trains: Vec<Train>,
+    /// The segment size of its trains of several, once one is in.
+    gso: Option<usize>,
+    /// The longest single datagram in it.
+    longest_single: usize,
+}
+
+impl Call {
+    fn clear(&mut self) {
+        self.trains.clear();
+        self.gso = None;
+        self.longest_single = 0;
+    }
+
+    /// Adds `train` if it can share the call's segment size.
+    fn add(&mut self, train: Train) -> bool {
+        if self.trains.len() >= BATCH {
+            return false;
+        }
+        if train.len == 1 {
+            if self.gso.is_some_and(|s| train.segment > s) {
+                return false;
+            }
+            self.longest_single = self.longest_single.max(train.segment);
+        } else {
+            match self.gso {
+                Some(s) if s != train.segment => return false,
+                None if self.longest_single > train.segment => return false,
+                _ => self.gso = Some(train.segment),
+            }
+        }
+        self.trains.push(train);
+        true
+    }
+}
+
+/// The reused headers of `sendmmsg`: plain, and with room for a `UDP_SEGMENT` option each.
 pub(super) struct Sender {
     headers: MultiHeaders<SockaddrStorage>,
+    gso_headers: MultiHeaders<SockaddrStorage>,
     addrs: Vec<Option<SockaddrStorage>>,
+    call: Call,
+    /// Trains are formed only while the kernel takes them: off after the first refusal
+    /// (a kernel or device without UDP GSO), and the refused message is sent plainly.
+    gso: bool,
 }
 
 impl Sender {
     pub(super) fn new() -> Sender {
         Sender {
             headers: MultiHeaders::preallocate(BATCH, None),
+            gso_headers: MultiHeaders::preallocate(BATCH, Some(nix::cmsg_space!(u16))),
             addrs: Vec::with_capacity(BATCH),
+            call: Call::default(),
+            gso: true,
+        }
+    }
+
+    /// A sender that sends every datagram as a message of its own (the measure GSO is
+    /// compared with).
+    #[cfg(test)]
+    fn without_gso() -> Sender {
+        Sender {
+            gso: false,
+            ..Sender::new()
         }
     }
 
     /// Sends `datagrams` (at most [`BATCH`]), calling `done` with each one's outcome in
     /// order. A datagram the kernel refuses is reported and skipped; the rest still go.
+    /// Consecutive datagrams to one address leave as one GSO train where they can.
     pub(super) fn send(
         &mut self,
         socket: &UdpSocket,
@@ -40,10 +144,9 @@ impl Sender {
     ) {
         let mut start = 0;
         while start < datagrams.len() {
-            let rest = &datagrams[start..datagrams.len().min(start + BATCH)];
-            if rest[0].bytes.len() > MAX_DATAGRAM {
+            if datagrams[start].bytes.len() > MAX_DATAGRAM {
                 done(
-                    &rest[0],
+                    &datagrams[start],
                     Err(io::Error::new(
                         io::ErrorKind::InvalidInput,
                         "datagram larger than MAX_DATAGRAM",
@@ -52,44 +155,113 @@ impl Sender {
                 start += 1;
                 continue;
             }
-            // Up to the next oversized one, which the kernel would send.
-            let n = rest
-                .iter()
-                .position(|d| d.bytes.len() > MAX_DATAGRAM)
-                .unwrap_or(rest.len());
-            let rest = &rest[..n];
-            self.addrs.clear();
-            self.addrs
-                .extend(rest.iter().map(|d| Some(SockaddrStorage::from(d.to))));
-            let iovs: Vec<[IoSlice<'_>; 1]> =
-                rest.iter().map(|d| [IoSlice::new(&d.bytes)]).collect();
-            let no_cmsgs: [ControlMessage<'_>; 0] = [];
-            let result = sendmmsg(
-                socket.as_raw_fd(),
-                &mut self.headers,
-                &iovs,
-                &self.addrs,
-                no_cmsgs,
-                MsgFlags::MSG_DONTWAIT,
-            )
-            .map(Iterator::count);
-            match result {
-                Ok(sent) if sent > 0 => {
-                    for d in &rest[..sent] {
-                        done(d, Ok(()));
+            self.plan(datagrams, start);
+            let sent = self.send_call(socket, datagrams);
+            let trains = std::mem::take(&mut self.call.trains);
+            match sent {
+                Ok(n) if n > 0 => {
+                    for train in &trains[..n] {
+                        for d in &datagrams[train.start..train.start + train.len] {
+                            done(d, Ok(()));
+                        }
                     }
-                    start += sent;
+                    let last = trains[n - 1];
+                    start = last.start + last.len;
                 }
                 Err(Errno::EINTR) => {}
-                // The first datagram failed (its error), or none went for no reason given.
-                Ok(_) => {
-                    done(&rest[0], Err(io::Error::other("sendmmsg sent nothing")));
-                    start += 1;
+                Err(Errno::EIO | Errno::EINVAL | Errno::ENOPROTOOPT) if self.call.gso.is_some() => {
+                    // The kernel or the device does not take UDP GSO: plain from now on.
+                    tracing::warn!("UDP GSO refused by the kernel; sending datagrams singly");
+                    self.gso = false;
                 }
-                Err(e) => {
-                    done(&rest[0], Err(io::Error::from(e)));
-                    start += 1;
+                // The first message failed (its error), or none went for no reason given.
+                failed => {
+                    let first = trains[0];
+                    for d in &datagrams[first.start..first.start + first.len] {
+                        let e = match failed {
+                            Err(e) => io::Error::from(e),
+                            Ok(_) => io::Error::other("sendmmsg sent nothing"),
+                        };
+                        done(d, Err(e));
+                    }
+                    start = first.start + first.len;
                 }
+            }
+            self.call.trains = trains;
+        }
+    }
+
+    /// Fills [`Sender::call`] with the trains from `start`: up to an oversized datagram,
+    /// and while the segment sizes agree.
+    fn plan(&mut self, datagrams: &[Datagram], start: usize) {
+        self.call.clear();
+        let mut i = start;
+        while i < datagrams.len() && datagrams[i].bytes.len() <= MAX_DATAGRAM {
+            let mut train = Train::single(i, &datagrams[i]);
+            while self.gso
+                && let Some(next) = datagrams.get(train.start + train.len)
+                && next.bytes.len() <= MAX_DATAGRAM
+                && train.takes(&datagrams[train.start + train.len - 1], next)
+            {
+                train.len += 1;
+                train.bytes += next.bytes.len();
+            }
+            if !self.call.add(train) {
+                break;
+            }
+            i += train.len;
+        }
+    }
+
+    /// One `sendmmsg` of [`Sender::call`]; how many of its messages went.
+    fn send_call(&mut self, socket: &UdpSocket, datagrams: &[Datagram]) -> nix::Result<usize> {
+        let trains = &self.call.trains;
+        self.addrs.clear();
+        self.addrs.extend(
+            trains
+                .iter()
+                .map(|t| Some(SockaddrStorage::from(datagrams[t.start].to))),
+        );
+        let slices: Vec<IoSlice<'_>> = trains
+            .iter()
+            .flat_map(|t| &datagrams[t.start..t.start + t.len])
+            .map(|d| IoSlice::new(&d.bytes))
+            .collect();
+        let mut at = 0;
+        let iovs: Vec<&[IoSlice<'_>]> = trains
+            .iter()
+            .map(|t| {
+                let iov = &slices[at..at + t.len];
+                at += t.len;
+                iov
+            })
+            .collect();
+        match self.call.gso {
+            // Within u16: a segment is at most MAX_DATAGRAM bytes.
+            Some(segment) => {
+                let segment = segment as u16;
+                let gso = [ControlMessage::UdpGsoSegments(&segment)];
+                sendmmsg(
+                    socket.as_raw_fd(),
+                    &mut self.gso_headers,
+                    &iovs,
+                    &self.addrs,
+                    gso,
+                    MsgFlags::MSG_DONTWAIT,
+                )
+                .map(Iterator::count)
+            }
+            None => {
+                let no_cmsgs: [ControlMessage<'_>; 0] = [];
+                sendmmsg(
+                    socket.as_raw_fd(),
+                    &mut self.headers,
+                    &iovs,
+                    &self.addrs,
+                    no_cmsgs,
+                    MsgFlags::MSG_DONTWAIT,
+                )
+                .map(Iterator::count)
             }
         }
     }
@@ -195,6 +367,101 @@ mod tests {
         assert_eq!(n, 10);
         let sent: Vec<Vec<u8>> = datagrams.into_iter().map(|d| d.bytes).collect();
         assert_eq!(got, sent);
+    }
+
+    /// Datagrams of `sizes` to `to`, each filled with its index in the whole list.
+    fn datagrams(list: &[(SocketAddr, &[usize])]) -> Vec<Datagram> {
+        let mut out = Vec::new();
+        for &(to, sizes) in list {
+            for &len in sizes {
+                let mark = out.len() as u8;
+                out.push(Datagram {
+                    to,
+                    bytes: vec![mark; len],
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn consecutive_datagrams_to_one_address_are_planned_as_trains_of_one_segment_size() {
+        let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:2".parse().unwrap();
+        let batch = datagrams(&[
+            (a, &[1114, 1114, 600]),
+            (b, &[1114, 1114]),
+            (a, &[50]),
+            // A longer datagram after a shorter one ends the train.
+            (b, &[700, 900]),
+            // Longer than the call's segment size: the next call ...
+            (b, &[1150]),
+            // ... which a train of another segment size may join if no single is longer.
+            (a, &[1200, 1200, 1199]),
+        ]);
+        let mut sender = Sender::new();
+        let mut calls = Vec::new();
+        let mut start = 0;
+        while start < batch.len() {
+            sender.plan(&batch, start);
+            let trains: Vec<(usize, usize)> = sender
+                .call
+                .trains
+                .iter()
+                .map(|t| (t.start, t.len))
+                .collect();
+            calls.push((sender.call.gso, trains));
+            let last = sender.call.trains.last().unwrap();
+            start = last.start + last.len;
+        }
+        assert_eq!(
+            calls,
+            [
+                (Some(1114), vec![(0, 3), (3, 2), (5, 1), (6, 1), (7, 1)]),
+                (Some(1200), vec![(8, 1), (9, 3)]),
+            ]
+        );
+        let mut plain = Sender::without_gso();
+        plain.plan(&batch, 0);
+        assert!(plain.call.trains.iter().all(|t| t.len == 1));
+        assert_eq!(plain.call.trains.len(), batch.len());
+    }
+
+    #[test]
+    fn trains_arrive_as_the_datagrams_they_carry_in_order() {
+        let a = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let b = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let c = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let (to_b, to_c) = (b.local_addr().unwrap(), c.local_addr().unwrap());
+        let batch = datagrams(&[
+            (to_b, &[1114, 1114, 1114, 600]),
+            (to_c, &[1200, 1200]),
+            (to_b, &[37]),
+            (to_c, &[1200, 5]),
+        ]);
+        for mut sender in [Sender::new(), Sender::without_gso()] {
+            let mut ok = 0;
+            sender.send(&a, &batch, |_, r| {
+                r.unwrap();
+                ok += 1;
+            });
+            assert_eq!(ok, batch.len());
+            for (socket, to) in [(&b, to_b), (&c, to_c)] {
+                let mut got = Vec::new();
+                Receiver::new()
+                    .receive(socket, BATCH, |bytes, from| {
+                        assert_eq!(from, a.local_addr().unwrap());
+                        got.push(bytes.to_vec());
+                    })
+                    .unwrap();
+                let sent: Vec<Vec<u8>> = batch
+                    .iter()
+                    .filter(|d| d.to == to)
+                    .map(|d| d.bytes.clone())
+                    .collect();
+                assert_eq!(got, sent, "what {to} received, one datagram each");
+            }
+        }
     }
 
     #[test]

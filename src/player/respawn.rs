@@ -359,6 +359,9 @@ fn grant_respawns(
         // Unconfirmed until its first living frame: a repeated request re-sends the grant.
         spawn.life_confirmed = false;
         spawn.respawned = true;
+        if let Ok(mut conn) = connections.get_mut(entity) {
+            conn.spawn_granted();
+        }
         position.0 = point.position;
         respawn.died_at = None;
         respawn.granted = Some(point);

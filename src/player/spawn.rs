@@ -227,6 +227,7 @@ fn grant_spawns(
         }
         if !state.granted {
             state.granted = true;
+            conn.spawn_granted();
             granted.write(SpawnGranted { player: entity });
         }
         if !life.alive

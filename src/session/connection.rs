@@ -51,6 +51,14 @@ impl std::error::Error for SendError {}
 /// overflow its 512-event lane (docs/decisions/0005-server-core.md).
 pub const ROSTER_WINDOW: usize = 256;
 
+/// [`ROSTER_WINDOW`] of a connection whose connect spawn has not been granted yet: what a
+/// held grant waits for (the objects at the point, acknowledged: world.md, "Ordering
+/// around spawns") is queued behind at most this many roster events, not behind hundreds
+/// of them that the send budget paces (issue 11's join storm; ADR 0043). SpawnPlayer
+/// depends on no PlayerJoin, and nothing about a player is shown before its join (ADR
+/// 0020), so the rest of the roster may follow the grant.
+pub const ROSTER_WINDOW_BEFORE_SPAWN: usize = 16;
+
 /// Bytes of room for a tick's unreliable packets a connection keeps between ticks: a
 /// crowded view's relays (about 50 × 140 bytes) fit; a rare burst's room is given back.
 const UNRELIABLE_KEPT: usize = 64 * 1024;
@@ -74,6 +82,9 @@ pub struct Connection {
     roster: VecDeque<RosterEvent>,
     /// What the client said in its hello: whether it accepts bundles (connection.md §1).
     protocol: Protocol,
+    /// The connect spawn was granted (SpawnPlayer went out): the roster is fed
+    /// [`ROSTER_WINDOW`] deep, not [`ROSTER_WINDOW_BEFORE_SPAWN`].
+    spawn_granted: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -209,6 +220,29 @@ impl Connection {
             ack_due: false,
             roster: VecDeque::new(),
             protocol: Protocol::default(),
+            spawn_granted: false,
+        }
+    }
+
+    /// The connect spawn was granted: the rest of the roster may fill the lane
+    /// [`ROSTER_WINDOW`] deep from now on.
+    pub fn spawn_granted(&mut self) {
+        self.spawn_granted = true;
+        self.pump_roster();
+    }
+
+    /// Whether the connect spawn has not been granted yet: its flush goes first in the
+    /// tick's send budget (session flush, ADR 0043), so a held grant's floor is not paced
+    /// behind other sessions' rosters.
+    pub fn awaits_spawn(&self) -> bool {
+        !self.spawn_granted
+    }
+
+    fn roster_window(&self) -> usize {
+        if self.spawn_granted {
+            ROSTER_WINDOW
+        } else {
+            ROSTER_WINDOW_BEFORE_SPAWN
         }
     }
 
@@ -323,7 +357,8 @@ impl Connection {
     }
 
     /// Queues a roster event (PlayerJoin, PlayerLeave): delivered reliably and in order
-    /// with the other roster events, fed into the lane at most [`ROSTER_WINDOW`] deep.
+    /// with the other roster events, fed into the lane at most [`ROSTER_WINDOW`] deep
+    /// ([`ROSTER_WINDOW_BEFORE_SPAWN`] until the connect spawn is granted).
     pub fn send_roster(&mut self, packet: impl Into<ServerPacket>) -> Result<(), SendError> {
         let packet = packet.into();
         if packet.event_id().is_none() {
@@ -354,7 +389,7 @@ impl Connection {
     }
 
     fn pump_roster(&mut self) {
-        while self.outbound.waiting() < ROSTER_WINDOW
+        while self.outbound.waiting() < self.roster_window()
             && let Some(event) = self.roster.pop_front()
         {
             let packet = match event {

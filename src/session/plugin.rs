@@ -501,9 +501,13 @@ fn flush(
     let total = connections.iter().len();
     let start = if cursor.0 < total { cursor.0 } else { 0 };
     let mut first_deferred = None;
-    let order = (start..total).chain(0..start);
     let mut all: Vec<_> = connections.iter_mut().collect();
-    for i in order {
+    // Sessions still waiting for their connect spawn first: their lanes carry little (a
+    // shallow roster window) and a held grant waits for it (issue 11's join storm).
+    let (newcomers, others): (Vec<usize>, Vec<usize>) = (start..total)
+        .chain(0..start)
+        .partition(|&i| all[i].1.awaits_spawn());
+    for i in newcomers.into_iter().chain(others) {
         let (player, conn) = &mut all[i];
         let proven = state
             .sessions
