@@ -16,6 +16,7 @@
 
 pub mod engine;
 pub mod grid;
+pub mod nearest;
 pub mod players;
 pub mod plugin;
 pub mod reshow;
