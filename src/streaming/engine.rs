@@ -11,8 +11,9 @@
 //! before the next show, retries on a full lane, a new connection's set again).
 //!
 //! Only what is near costs: the subjects are in one [`Grid`] per kind, and a recipient
-//! looks at the cells within the hide distance of its center (all occupied cells of its
-//! scope when the kind has no distance limit).
+//! looks at the cells within the hide distance of its center. A kind with a cap and no
+//! distance limit (blips, gang zones) searches ring by ring for the nearest, once per
+//! small cell of recipients, who share the list ([`nearest`](super::nearest), ADR 0074).
 //!
 //! ```
 //! use dlmp::protocol::geometry::Vec3;
@@ -483,7 +484,7 @@ fn nearest_below(candidates: &mut Vec<Candidate>, cap: usize, exact_below: f32) 
     if exact_below == f32::INFINITY {
         return true;
     }
-    if candidates.len() < cap || cap == 0 || !(exact_below > 0.0) {
+    if candidates.len() < cap || cap == 0 || exact_below.is_nan() || exact_below <= 0.0 {
         return false;
     }
     candidates.select_nth_unstable_by(cap - 1, nearest);
