@@ -10,7 +10,7 @@ use dlmp::player::Position;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::PlayerId;
 use dlmp::protocol::world::pickup::PickupSync;
-use dlmp::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint};
+use dlmp::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, admits};
 use dlmp::streaming::players::Distances;
 use dlmp::world::pickup::{Behavior, PickupCommand, PickupSpec, Pickups};
 use proptest::prelude::*;
@@ -141,6 +141,74 @@ proptest! {
         got.sort_unstable();
         want.sort_unstable();
         prop_assert_eq!(got, want);
+    }
+}
+
+/// One item of the brute-force test: plain, or with one of the rules that make it some
+/// recipients' only (ADR 0074: the shared lists count plain items alone).
+fn varied_item(key: u32, (x, y): (f32, f32), z: f32, kind: u8) -> Item {
+    let mut item = Item::at(key, (0, 0), Vec3::new(x, y, z));
+    match kind {
+        0 => item.viewer = Some(PlayerId(1)),
+        1 => item.not_to = Some(PlayerId(0)),
+        2 => item.layer = (1, 0),
+        3 => item.distances = Some(Distances::new(120.0, 10.0, None)),
+        _ => {}
+    }
+    item
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Without a distance limit the cap holds the nearest of the scope (blips, gang zones):
+    /// whatever the engine shares between recipients of one cell, each recipient's set
+    /// after one pass is exactly the brute force's `cap` nearest of every item it admits
+    /// (ties by key), reached from any shown set, with the shows nearest first.
+    #[test]
+    fn without_a_distance_the_cap_holds_the_brute_force_nearest_of_the_scope(
+        items in prop::collection::vec((point(), -20.0f32..20.0, 0u8..12), 0..160),
+        viewers in prop::collection::vec(
+            ((-80.0f32..80.0, -80.0f32..80.0), prop_oneof![Just(0.0f32), -500.0f32..500.0], 0u32..3, any::<u64>()),
+            1..16,
+        ),
+        cap in 1usize..24,
+        cell in prop_oneof![Just(20.0f32), Just(50.0), Just(400.0)],
+    ) {
+        let mut e = Engine::new(cell);
+        for (k, &(at, z, kind)) in items.iter().enumerate() {
+            e.insert(varied_item(k as u32, at, z, kind));
+        }
+        let r = Rules { distances: None, cap: Some(cap) };
+        let mut d = Decision::default();
+        for &((x, y), z, id, seed) in &viewers {
+            let layer = if id == 2 && seed % 3 == 0 { (1, 0) } else { (0, 0) };
+            let me = Viewpoint::at(PlayerId(id), layer, Vec3::new(x, y, z));
+            // Shown now: a pseudo-random subset of the keys.
+            let mut shown: Vec<u32> = (0..items.len() as u32)
+                .filter(|k| (seed >> (k % 64)) & 1 == 1 && (seed.rotate_left(*k)) % 5 == 0)
+                .collect();
+            e.decide(&r, &me, &shown, &Everyone, &mut d);
+            let dist2 = |k: u32| {
+                let item = e.item(k).expect("inserted");
+                let p = item.position;
+                (p.x - x).powi(2) + (p.y - y).powi(2) + (p.z - z).powi(2)
+            };
+            let mut want: Vec<u32> = (0..items.len() as u32)
+                .filter(|&k| {
+                    let was = shown.binary_search(&k).is_ok();
+                    admits(&r, &me, e.item(k).expect("inserted"), was, &Everyone).is_some()
+                })
+                .collect();
+            want.sort_unstable_by(|&a, &b| dist2(a).total_cmp(&dist2(b)).then(a.cmp(&b)));
+            want.truncate(cap);
+            want.sort_unstable();
+            prop_assert!(d.hides.iter().all(|k| shown.contains(k)), "{d:?}");
+            let order: Vec<(f32, u32)> = d.shows.iter().map(|&k| (dist2(k), k)).collect();
+            prop_assert!(order.windows(2).all(|w| w[0].0.total_cmp(&w[1].0).then(w[0].1.cmp(&w[1].1)).is_lt()), "nearest first: {order:?}");
+            step(&mut shown, &d);
+            prop_assert_eq!(&shown, &want, "at {}, {}, {} for {}", x, y, z, id);
+        }
     }
 }
 

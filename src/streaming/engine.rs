@@ -11,8 +11,9 @@
 //! before the next show, retries on a full lane, a new connection's set again).
 //!
 //! Only what is near costs: the subjects are in one [`Grid`] per kind, and a recipient
-//! looks at the cells within the hide distance of its center (all occupied cells of its
-//! scope when the kind has no distance limit).
+//! looks at the cells within the hide distance of its center. A kind with a cap and no
+//! distance limit (blips, gang zones) searches ring by ring for the nearest, once per
+//! small cell of recipients, who share the list ([`nearest`](super::nearest), ADR 0074).
 //!
 //! ```
 //! use dlmp::protocol::geometry::Vec3;
@@ -35,6 +36,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::grid::{FxHasher, Grid};
+use super::nearest::Groups;
 use super::players::Distances;
 use crate::player::Scope;
 use crate::protocol::geometry::Vec3;
@@ -226,6 +228,9 @@ pub struct Engine {
     weighted: bool,
     /// The candidates' distances, for a ring search's "is the cap's farthest near enough".
     distances: Vec<f32>,
+    /// The nearest-k lists recipients of one small cell share (no distance limit and a
+    /// cap; ADR 0074), built lazily this pass.
+    groups: Groups,
 }
 
 /// A subject admitted for the recipient of [`Engine::decide`].
@@ -245,6 +250,7 @@ impl Engine {
     /// If `cell` is not a finite number above 0.
     pub fn new(cell: f32) -> Self {
         Engine {
+            groups: Groups::new(cell / GROUPS_PER_CELL),
             grid: Grid::new(cell),
             items: Vec::new(),
             slots: HashMap::default(),
@@ -267,6 +273,7 @@ impl Engine {
         self.slots.clear();
         self.forced.clear();
         self.weighted = false;
+        self.groups.clear();
     }
 
     /// Adds a subject for this pass. A second item with the same key replaces nothing: keys
@@ -284,6 +291,7 @@ impl Engine {
             return;
         }
         self.weighted |= item.weight != 1;
+        self.groups.clear();
         self.slots.insert(item.key, slot);
         self.items.push(item);
     }
@@ -324,11 +332,11 @@ impl Engine {
             kept,
             weighted,
             distances,
+            groups,
         } = self;
         candidates.clear();
-        let consider = |slot: u32, candidates: &mut Vec<Candidate>| {
-            let item = &items[slot as usize];
-            let at = shown.binary_search(&item.key).ok();
+        // `at`: the item's index in `shown`, if shown.
+        let consider_at = |item: &Item, at: Option<usize>, candidates: &mut Vec<Candidate>| {
             if let Some(d2) = admits(rules, viewer, item, at.is_some(), audience) {
                 candidates.push(Candidate {
                     d2,
@@ -337,33 +345,61 @@ impl Engine {
                 });
             }
         };
+        let consider = |slot: u32, candidates: &mut Vec<Candidate>| {
+            let item = &items[slot as usize];
+            consider_at(item, shown.binary_search(&item.key).ok(), candidates);
+        };
         if viewer.active {
             let radius = rules
                 .distances
                 .map_or(f32::INFINITY, |d| d.hide.max(d.show));
             let c = viewer.center;
             match rules.cap {
-                // No distance limit and a cap (blips: the 100 nearest of the scope): ring
-                // by ring until the cap's farthest is nearer than anything not visited.
+                // No distance limit and a cap (blips: the 100 nearest of the scope): the
+                // list the recipient's small cell shares (ADR 0074), or, when its answer
+                // is not provably exact for this recipient, a search of its own: ring by
+                // ring until the cap's farthest is nearer than anything not visited.
                 Some(cap) if radius == f32::INFINITY && !*weighted && cap > 0 => {
-                    let found = std::cell::RefCell::new(&mut *candidates);
-                    grid.query_rings(
-                        viewer.layer,
-                        c.x,
-                        c.y,
-                        |slot| consider(slot, &mut found.borrow_mut()),
-                        |reach| {
-                            let found = found.borrow();
-                            if found.len() < cap {
-                                return false;
+                    let mut exact = false;
+                    if let Some((shared, exact_below)) =
+                        groups.candidates(grid, items, viewer.layer, c.x, c.y, cap)
+                    {
+                        // The list is ascending by key, as `shown` is: one merge finds
+                        // what is shown.
+                        let mut next = 0;
+                        for &slot in shared {
+                            let item = &items[slot as usize];
+                            while shown.get(next).is_some_and(|&k| k < item.key) {
+                                next += 1;
                             }
-                            distances.clear();
-                            distances.extend(found.iter().map(|c| c.d2));
-                            let (_, kth, _) =
-                                distances.select_nth_unstable_by(cap - 1, f32::total_cmp);
-                            *kth < reach * reach
-                        },
-                    );
+                            let at = (shown.get(next) == Some(&item.key)).then_some(next);
+                            consider_at(item, at, candidates);
+                        }
+                        exact = nearest_below(candidates, cap, exact_below);
+                        if !exact {
+                            candidates.clear();
+                        }
+                    }
+                    if !exact {
+                        let found = std::cell::RefCell::new(&mut *candidates);
+                        grid.query_rings(
+                            viewer.layer,
+                            c.x,
+                            c.y,
+                            |slot| consider(slot, &mut found.borrow_mut()),
+                            |reach| {
+                                let found = found.borrow();
+                                if found.len() < cap {
+                                    return false;
+                                }
+                                distances.clear();
+                                distances.extend(found.iter().map(|c| c.d2));
+                                let (_, kth, _) =
+                                    distances.select_nth_unstable_by(cap - 1, f32::total_cmp);
+                                *kth < reach * reach
+                            },
+                        );
+                    }
                 }
                 _ => grid.query(viewer.layer, c.x, c.y, radius, |slot| {
                     consider(slot, candidates);
@@ -380,7 +416,6 @@ impl Engine {
                 consider(slot, candidates);
             }
         }
-        let nearest = |a: &Candidate, b: &Candidate| a.d2.total_cmp(&b.d2).then(a.key.cmp(&b.key));
         if let Some(cap) = rules.cap
             && *weighted
         {
@@ -431,6 +466,30 @@ impl Engine {
         candidates.sort_unstable_by(nearest);
         out.shows.extend(candidates.iter().map(|c| c.key));
     }
+}
+
+/// Recipients per group cell edge: a kind's grid cell holds this many group cells along
+/// each axis (ADR 0074).
+const GROUPS_PER_CELL: f32 = 2.0;
+
+/// The order of the cap and of the shows: nearer first, ties by key.
+fn nearest(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    a.d2.total_cmp(&b.d2).then(a.key.cmp(&b.key))
+}
+
+/// Keeps the `cap` nearest of `candidates` and answers whether they are provably the `cap`
+/// nearest of the whole scope: the `cap`-th is nearer than `exact_below` (the bound of a
+/// shared list, ADR 0074), or the list is the whole scope (`exact_below` infinite).
+fn nearest_below(candidates: &mut Vec<Candidate>, cap: usize, exact_below: f32) -> bool {
+    if exact_below == f32::INFINITY {
+        return true;
+    }
+    if candidates.len() < cap || cap == 0 || exact_below.is_nan() || exact_below <= 0.0 {
+        return false;
+    }
+    candidates.select_nth_unstable_by(cap - 1, nearest);
+    candidates.truncate(cap);
+    candidates[cap - 1].d2 < exact_below * exact_below
 }
 
 #[cfg(test)]

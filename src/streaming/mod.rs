@@ -7,6 +7,8 @@
 //!   audiences); [`shown`]: the world kinds' shown sets and pending hides
 //!   (docs/decisions/0027-one-streaming-engine.md).
 //! - [`grid`]: a uniform-grid spatial index, so a pass costs what the neighbours cost.
+//! - [`nearest`]: the nearest-k lists that recipients of one small cell share, for a cap
+//!   without a distance limit (docs/decisions/0074-shared-nearest-lists.md).
 //! - [`players`]: the I/O-free decision for one recipient and one subject: scope, stream
 //!   center, 420 / 460 m hysteresis, weapon range, spectate target, the seated seam.
 //! - [`plugin`]: the reconcile system, pending hides, the stream events.
@@ -16,6 +18,7 @@
 
 pub mod engine;
 pub mod grid;
+pub mod nearest;
 pub mod players;
 pub mod plugin;
 pub mod reshow;
