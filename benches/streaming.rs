@@ -502,7 +502,9 @@ fn object_pass(c: &mut Criterion) {
         .find(|(_, p)| p.id == PlayerId(0))
         .map(|(e, _)| e)
         .expect("player 0");
+    let mut teleported = false;
     group.bench_function("the floor of a teleport into 2000 objects", |b| {
+        teleported = true;
         b.iter_custom(|iters| {
             let mut total = std::time::Duration::ZERO;
             for _ in 0..iters {
@@ -532,7 +534,10 @@ fn object_pass(c: &mut Criterion) {
         .shown()
         .of(PlayerId(0))
         .len();
-    assert_eq!(queued, 31, "the floor");
+    // Only when the teleport ran (a filter may have left it out).
+    if teleported {
+        assert_eq!(queued, 31, "the floor");
+    }
     group.finish();
 }
 
