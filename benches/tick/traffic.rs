@@ -315,6 +315,10 @@ impl Traffic {
     /// RemoteVehicleFrame of each vehicle of its cluster whose driver sent a frame, and
     /// nobody else's; every session lasted the whole run; the syncers stayed.
     pub(crate) fn check_relays(&mut self) {
+        self.h.discard_sent();
+        for w in &self.walkers {
+            self.h.clear(w.client);
+        }
         self.send_tick();
         self.h.step();
         for w in &self.walkers {

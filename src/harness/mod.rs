@@ -864,6 +864,9 @@ impl Harness {
     /// server's datagrams wait for [`discard_sent`](Self::discard_sent). For benchmarks
     /// that time the server, not the virtual clients.
     pub fn step_server_only(&mut self) {
+        let deadline = self.epoch + self.now() + self.tick();
+        self.app
+            .insert_resource(crate::tick::StepDeadline(deadline));
         self.app.update();
     }
 
