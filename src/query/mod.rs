@@ -1,5 +1,5 @@
 //! The app's side of the server query (query.md): player scores, the rules resources
-//! publish, the game mode text, and the [`QuerySnapshot`] published on the network thread's
+//! publish, the game mode text, and the [`QuerySnapshot`](crate::net::query::QuerySnapshot) published on the network thread's
 //! [`QueryBoard`] at the end of a tick. The thread answers from it (`net::query`); nothing
 //! here sees a query datagram. Choices: docs/decisions/0033-server-query.md.
 

@@ -9,7 +9,7 @@
 //! field as the page defines it, then the seat snapshot as VehicleOccupancy warps
 //! (critical: nothing repeats them). A hide is one group too: the occupants' hides, then
 //! the vehicle's, waiting together for room; the bits go at once, so relays stop at once.
-//! After the pass [`keep_overrides`] makes every seated player's audience its vehicle's.
+//! After the pass `keep_overrides` makes every seated player's audience its vehicle's.
 
 use std::cell::RefCell;
 

@@ -9,7 +9,7 @@
 //! - [`command`]: the gamemode's health, status and repair commands, with new revisions, to
 //!   everyone the vehicle is streamed to.
 //! - [`status`]: the status rules (which models have one, the checks, the merge).
-//! - [`script`]: the Lua functions.
+//! - `script`: the Lua functions.
 //!
 //! A frame's health (only lowered, only with the current health revision) is the frame
 //! feature's (`frame::apply::take_health`). Decisions: docs/decisions/0061-vehicle-damage.md.

@@ -1,6 +1,6 @@
 //! When a vehicle started burning (vehicles.md VehicleExplode: "the vehicle has been
 //! burning (health below 250) for at least 4 s"). The server's health changes by accepted
-//! frames (Validation) and by gamemode commands (Apply); [`track`] runs after each and
+//! frames (Validation) and by gamemode commands (Apply); `track` runs after each and
 //! stamps the tick the health went below [`BURNING_BELOW`]. A health at or above it (a
 //! repair, `set_vehicle_health`) ends the burning; a respawn starts a life that does not
 //! burn.

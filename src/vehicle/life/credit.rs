@@ -6,10 +6,10 @@
 //! the machine-gun rays of vehicle weapons, both in [`RecentShots`]), a credited
 //! explosion of another vehicle, and the shell of a vehicle cannon (vehicles.md
 //! VehicleShot: "the cannon's ray becomes the cause of the explosion"), both within
-//! [`BLAST_WINDOW`] and [`BLAST_DISTANCE`] of where they went off ([`note_shells`]). The
+//! [`BLAST_WINDOW`] and [`BLAST_DISTANCE`] of where they went off (`note_shells`). The
 //! rows that need packets no page defines are left out (ADR 0059).
 //!
-//! A shot is judged where the vehicle stood when the shot was accepted: [`note_passes`]
+//! A shot is judged where the vehicle stood when the shot was accepted: `note_passes`
 //! reads the rays of each tick and remembers, per vehicle, the last pass of each shooter.
 
 use std::collections::VecDeque;

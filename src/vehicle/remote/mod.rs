@@ -1,7 +1,7 @@
 //! Remote-controlled vehicles (vehicles.md VehicleRemote, VehicleRemoteExit,
 //! VehicleRemoteEnter; lua-api.md `set_remote_vehicle`, `remove_remote_vehicle`,
 //! `rc_range`, `player_remote_enter`, `player_remote_exit`). A driven RC carries
-//! [`Remote`] and its driver [`RemoteDriving`]; the syncer election makes the driver the
+//! [`Remote`](crate::vehicle::Remote) and its driver [`RemoteDriving`]; the syncer election makes the driver the
 //! RC's syncer. Decisions: docs/decisions/0069-remote-vehicles.md.
 //!
 //! - [`rules`]: the grant's and the F key's checks, the range.
@@ -24,7 +24,7 @@ use crate::tick::GameplaySystems;
 
 pub use rules::{DEFAULT_RC_RANGE, ENTER_DISTANCE, MAX_RC_RANGE, RemoteRefusal};
 
-/// On a player: the RC it drives remotely (the other side of the RC's [`Remote`]).
+/// On a player: the RC it drives remotely (the other side of the RC's [`Remote`](crate::vehicle::Remote)).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RemoteDriving {
     pub vehicle: Entity,

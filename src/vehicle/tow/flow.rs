@@ -1,13 +1,13 @@
 //! The flow of a hitch and of a winch load (vehicles.md VehicleTow, VehicleTrailer,
 //! VehicleWinch, VehicleLift), one for both kinds:
 //!
-//! - [`intake`] (GameplaySystems::Intake), in lane order: the rate limit, the epochs, a
+//! - `intake` (GameplaySystems::Intake), in lane order: the rate limit, the epochs, a
 //!   repeat (nothing), an unhitch / release from the controller of the current tractor /
 //!   helicopter (at once, its `*_detach` event noted), a hitch / pick-up checked and left
 //!   waiting for `trailer_attach` / `winch_attach`. A refusal answers the sender alone
 //!   with the server's state.
-//! - [`emit_link_events`], inside the script pass: the events, false refusing.
-//! - [`apply`] (GameplaySystems::Apply, after the seats): each waiting request checked
+//! - `emit_link_events`, inside the script pass: the events, false refusing.
+//! - `apply` (GameplaySystems::Apply, after the seats): each waiting request checked
 //!   again and made, then the gamemode's `attach_trailer` / `detach_trailer`.
 //!
 //! Every change goes, critical, to everyone the child is streamed to. A player whose copy

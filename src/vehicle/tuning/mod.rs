@@ -205,7 +205,7 @@ fn apply_commands(
 /// A respawn's refill (VehicleTuning: "a respawn refills them"): the installed nitro
 /// part's charges again, a full tank, and the show tail following; whether the tail
 /// changed. The respawn feature may call it before it builds the respawn's show, so the
-/// show carries the refill; [`refill_on_respawn`] calls it after every gameplay change of
+/// show carries the refill; `refill_on_respawn` calls it after every gameplay change of
 /// the tick and sends the state if the tail changed then.
 pub fn refill(id: VehicleId, tuning: &Tuning, held: &mut HeldFields, tail: &mut ShowTail) -> bool {
     let part = tuning.parts[kind::NITRO];

@@ -1,6 +1,6 @@
 //! RemoteVehicleShot (vehicles.md): an accepted salvo goes, unreliable, to those the
-//! shooter is shown to, through the WeaponShot relay ([`relay_to_viewers`]) with its
-//! rewind ([`player_rewind`], [`vehicle_rewind`]). A machine-gun salvo is rewound to the
+//! shooter is shown to, through the WeaponShot relay (`relay_to_viewers`) with its
+//! rewind (`player_rewind`, `vehicle_rewind`). A machine-gun salvo is rewound to the
 //! target its first ray ended on that the server can name (ADR 0070): a player within
 //! [`SHOT_REACH`] of the ray's end, otherwise a vehicle within [`VEHICLE_HIT_REACH`] of
 //! it; the cannon's is never rewound.

@@ -787,7 +787,7 @@ fn type_of(p: &MapPickup) -> u8 {
 
 /// Writes `map` as script lines: objects and pickups with the streamer's calls (they hold
 /// the world and interior), vehicles with `AddStaticVehicle` (world 0, outside; a color
-/// the game chooses is -1). A pickup's respawn is what its type says (see [`type_of`]).
+/// the game chooses is -1). A pickup's respawn is what its type says (see `type_of`).
 pub fn write(map: &MapFile) -> String {
     let mut out = String::from("// written by dlmp\n");
     for At { item: o, .. } in &map.objects {
