@@ -12,6 +12,7 @@ test:
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
+    RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 
 # Criterion benchmarks (codec, server tick, reliable lanes, streaming reconcile, Lua dispatch).
 bench:
