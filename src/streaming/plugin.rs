@@ -451,20 +451,19 @@ fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
 }
 
 /// What the engine asks about players: a seated player's audience is its
-/// [`StreamOverride`].
-struct PlayerAudience<'a, 'w, 's, 'q> {
-    entries: &'a [Option<Entry>],
-    overrides: &'a Query<'w, 's, &'q StreamOverride>,
+/// [`StreamOverride`], looked up once a pass by key (every recipient asks about every
+/// seated player).
+struct PlayerAudience<'a> {
+    overrides: Vec<Option<&'a Viewers>>,
 }
 
-impl Audience for PlayerAudience<'_, '_, '_, '_> {
+impl Audience for PlayerAudience<'_> {
     fn forced(&self, key: u32, recipient: PlayerId) -> bool {
-        self.entries
+        self.overrides
             .get(key as usize)
             .copied()
             .flatten()
-            .and_then(|s| self.overrides.get(s.entity).ok())
-            .is_some_and(|o| o.0.contains(recipient))
+            .is_some_and(|v| v.contains(recipient))
     }
 }
 
@@ -503,7 +502,15 @@ fn decide(
             }
         }
     }
-    let audience = PlayerAudience { entries, overrides };
+    let audience = PlayerAudience {
+        overrides: entries
+            .iter()
+            .map(|e| {
+                e.and_then(|s| overrides.get(s.entity).ok())
+                    .map(|o| &o.0)
+            })
+            .collect(),
+    };
     for r in entries.iter().flatten() {
         let rec = &r.recipient;
         let viewpoint = Viewpoint {
