@@ -505,10 +505,7 @@ fn decide(
     let audience = PlayerAudience {
         overrides: entries
             .iter()
-            .map(|e| {
-                e.and_then(|s| overrides.get(s.entity).ok())
-                    .map(|o| &o.0)
-            })
+            .map(|e| e.and_then(|s| overrides.get(s.entity).ok()).map(|o| &o.0))
             .collect(),
     };
     for r in entries.iter().flatten() {
