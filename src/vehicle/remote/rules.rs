@@ -4,6 +4,7 @@
 
 use crate::player::Scope;
 use crate::protocol::geometry::Vec3;
+use crate::world::object::pose::distance;
 
 /// A VehicleRemoteEnter is accepted within this distance of the sender's position, m.
 pub const ENTER_DISTANCE: f32 = 10.0;
@@ -140,10 +141,6 @@ pub fn enter(taker: &Taker, rc: &Rc) -> Result<(), RemoteRefusal> {
 /// VehicleRemote: "the RC farther than dlmp.rc_range() from the body").
 pub fn out_of_range(body: Vec3, rc: Vec3, range: f32) -> bool {
     distance(body, rc) > range
-}
-
-pub(crate) fn distance(a: Vec3, b: Vec3) -> f32 {
-    Vec3::new(a.x - b.x, a.y - b.y, a.z - b.z).length()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! Decisions: docs/decisions/0057-syncer-election.md.
 
 use crate::protocol::geometry::Vec3;
+use crate::world::object::pose::distance;
 
 /// The previous syncer keeps the vehicle while closer than this, m; the nearest player is
 /// chosen within it.
@@ -46,10 +47,6 @@ pub struct Ballot<'a, P> {
     pub previous: Option<Candidate<P>>,
     /// The players within [`SYNC_RANGE`] of the vehicle (from the grid), in any order.
     pub nearby: &'a [Candidate<P>],
-}
-
-fn distance(a: Vec3, b: Vec3) -> f32 {
-    Vec3::new(a.x - b.x, a.y - b.y, a.z - b.z).length()
 }
 
 /// The syncer, in the page's order: none while driven; an RC's remote driver; a hitched vehicle's or winch

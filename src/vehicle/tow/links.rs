@@ -121,7 +121,7 @@ pub fn facts(
 
 /// Whether two positions are within `r` metres.
 pub fn within(a: Vec3, b: Vec3, r: f32) -> bool {
-    Vec3::new(a.x - b.x, a.y - b.y, a.z - b.z).length() <= r
+    crate::world::object::pose::distance(a, b) <= r
 }
 
 /// Who hangs on whom, both ways, for both kinds.

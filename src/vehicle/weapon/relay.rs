@@ -19,6 +19,7 @@ use crate::protocol::ids::{PlayerId, VehicleId};
 use crate::protocol::vehicle::shot::RemoteVehicleShot;
 use crate::session::{Connection, Player, PlayerIndex};
 use crate::vehicle::{Pose, Vehicle};
+use crate::world::object::pose::distance;
 
 /// A vehicle counts as the target a ray ended on within this distance of its center, m
 /// (the page's reach of a shot passing a vehicle, VehicleExplode).
@@ -29,10 +30,6 @@ pub const VEHICLE_HIT_REACH: f32 = 8.0;
 enum Hit {
     Player(PlayerId),
     Vehicle(VehicleId),
-}
-
-fn distance(a: Vec3, b: Vec3) -> f32 {
-    Vec3::new(a.x - b.x, a.y - b.y, a.z - b.z).length()
 }
 
 /// The nearest player (not the shooter) within [`SHOT_REACH`] of `end`, otherwise the
