@@ -18,7 +18,7 @@ mod common;
 #[path = "tick/traffic.rs"]
 mod traffic;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use dlmp::harness::{ClientId, Harness};
@@ -86,7 +86,7 @@ fn tick(c: &mut Criterion) {
                         h.send(client, sync);
                     }
                 }
-                let start = Instant::now();
+                let start = common::Stopwatch::start();
                 h.step_server_only();
                 total += start.elapsed();
                 // Freeing the sent datagrams is the network thread's work, not the tick's.
@@ -116,7 +116,7 @@ fn tick_vehicles(c: &mut Criterion) {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     t.send_tick();
-                    let start = Instant::now();
+                    let start = common::Stopwatch::start();
                     t.h.step_server_only();
                     total += start.elapsed();
                     std::hint::black_box(t.h.discard_sent());

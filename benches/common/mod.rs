@@ -2,6 +2,8 @@
 //! house of connected clients with every lane drained.
 #![allow(dead_code, reason = "each benchmark uses its own part")]
 
+use std::time::Duration;
+
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
 use dlmp::protocol::geometry::Vec3;
@@ -96,4 +98,41 @@ pub(crate) fn full_house(players: u32) -> (Harness, Vec<ClientId>) {
         h.clear(c);
     }
     (h, clients)
+}
+
+/// The stopwatch of a timed section: wall time, or with `DLMP_BENCH_CPU=1` the calling
+/// thread's CPU time, which a busy machine (other builds on the cores) inflates far less;
+/// for comparing two builds while the machine is shared. The README's figures are wall
+/// time on an idle machine.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stopwatch {
+    cpu: bool,
+    start: Duration,
+}
+
+#[allow(dead_code, reason = "not every bench times sections")]
+impl Stopwatch {
+    pub(crate) fn start() -> Self {
+        let cpu = std::env::var_os("DLMP_BENCH_CPU").is_some_and(|v| v == "1");
+        Stopwatch {
+            cpu,
+            start: Self::now(cpu),
+        }
+    }
+
+    pub(crate) fn elapsed(&self) -> Duration {
+        Self::now(self.cpu).saturating_sub(self.start)
+    }
+
+    fn now(cpu: bool) -> Duration {
+        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        if cpu && let Ok(t) = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        {
+            return Duration::new(
+                u64::try_from(t.tv_sec()).unwrap_or(0),
+                u32::try_from(t.tv_nsec()).unwrap_or(0),
+            );
+        }
+        EPOCH.get_or_init(std::time::Instant::now).elapsed()
+    }
 }

@@ -144,6 +144,12 @@ pub trait Audience {
     fn forced(&self, _key: u32, _recipient: PlayerId) -> bool {
         false
     }
+    /// For a [`forced`](Item::forced) subject: every recipient in its audience, into `out`,
+    /// if the kind can list them (false: it cannot). [`Engine::index_forced`] uses it so a
+    /// recipient weighs only the forced subjects whose audience it is in.
+    fn forced_audience(&self, _key: u32, _out: &mut Vec<PlayerId>) -> bool {
+        false
+    }
 }
 
 /// A kind with neither parents nor forced audiences.
@@ -231,6 +237,12 @@ pub struct Engine {
     /// The nearest-k lists recipients of one small cell share (no distance limit and a
     /// cap; ADR 0074), built lazily this pass.
     groups: Groups,
+    /// By recipient slot: the forced subjects whose audience holds it, when
+    /// [`index_forced`](Self::index_forced) listed every audience since the items last
+    /// changed; otherwise every recipient weighs every forced subject.
+    forced_of: Option<Vec<Vec<u32>>>,
+    /// Spare lists of `forced_of`, kept for their allocations.
+    forced_spare: Vec<Vec<u32>>,
 }
 
 /// A subject admitted for the recipient of [`Engine::decide`].
@@ -259,6 +271,8 @@ impl Engine {
             kept: Vec::new(),
             weighted: false,
             distances: Vec::new(),
+            forced_of: None,
+            forced_spare: Vec::new(),
         }
     }
 
@@ -274,6 +288,42 @@ impl Engine {
         self.forced.clear();
         self.weighted = false;
         self.groups.clear();
+        self.unindex_forced();
+    }
+
+    /// Lists, per recipient, the forced subjects whose audience holds it (the kind's
+    /// [`Audience::forced_audience`]), so [`decide`](Self::decide) weighs a recipient
+    /// against those only: a pass then costs the audiences' sizes, not recipients × forced
+    /// subjects (issue 14: 500 seated players × 1000 recipients). Call it once a pass after
+    /// the inserts, with the audience the pass decides with; an insert or a clear forgets
+    /// the lists. A kind that cannot list an audience keeps the walk of every forced subject.
+    pub fn index_forced(&mut self, audience: &impl Audience) {
+        self.unindex_forced();
+        let mut lists = std::mem::take(&mut self.forced_spare);
+        let mut members = Vec::new();
+        for &slot in &self.forced {
+            members.clear();
+            if !audience.forced_audience(self.items[slot as usize].key, &mut members) {
+                lists.iter_mut().for_each(Vec::clear);
+                self.forced_spare = lists;
+                return;
+            }
+            for recipient in &members {
+                let i = recipient.0 as usize;
+                if lists.len() <= i {
+                    lists.resize_with(i + 1, Vec::new);
+                }
+                lists[i].push(slot);
+            }
+        }
+        self.forced_of = Some(lists);
+    }
+
+    fn unindex_forced(&mut self) {
+        if let Some(mut lists) = self.forced_of.take() {
+            lists.iter_mut().for_each(Vec::clear);
+            self.forced_spare = lists;
+        }
     }
 
     /// Adds a subject for this pass. A second item with the same key replaces nothing: keys
@@ -292,6 +342,7 @@ impl Engine {
         }
         self.weighted |= item.weight != 1;
         self.groups.clear();
+        self.unindex_forced();
         self.slots.insert(item.key, slot);
         self.items.push(item);
     }
@@ -333,6 +384,8 @@ impl Engine {
             weighted,
             distances,
             groups,
+            forced_of,
+            ..
         } = self;
         candidates.clear();
         // `at`: the item's index in `shown`, if shown.
@@ -412,7 +465,13 @@ impl Engine {
             {
                 consider(slot, candidates);
             }
-            for &slot in forced.iter() {
+            let forced = match forced_of {
+                Some(lists) => lists
+                    .get(viewer.id.0 as usize)
+                    .map_or(&[][..], Vec::as_slice),
+                None => forced.as_slice(),
+            };
+            for &slot in forced {
                 consider(slot, candidates);
             }
         }
@@ -659,5 +718,60 @@ mod tests {
         };
         e.decide(&r, &inactive, &[3], &Parents, &mut out);
         assert_eq!((out.hides.as_slice(), out.shows.len()), (&[3][..], 0));
+    }
+
+    /// Seated players: key 10 + i is heard by recipients i and i + 1 only.
+    struct Listed;
+    impl Audience for Listed {
+        fn forced(&self, key: u32, recipient: PlayerId) -> bool {
+            key >= 10 && (recipient.0 == key - 10 || recipient.0 == key - 9)
+        }
+        fn forced_audience(&self, key: u32, out: &mut Vec<PlayerId>) -> bool {
+            out.extend([PlayerId(key - 10), PlayerId(key - 9)]);
+            true
+        }
+    }
+
+    #[test]
+    fn an_index_of_forced_audiences_decides_as_the_walk_of_every_forced_subject() {
+        let r = rules(100.0, None);
+        let mut e = Engine::new(50.0);
+        e.insert(Item::at(1, (0, 0), Vec3::new(5.0, 0.0, 0.0)));
+        for k in 10..15 {
+            e.insert(Item {
+                forced: true,
+                ..Item::at(k, (0, 0), Vec3::new(1e5, 0.0, 0.0))
+            });
+        }
+        let mut walked = Vec::new();
+        let mut out = Decision::default();
+        for id in 0..7 {
+            let me = Viewpoint::at(PlayerId(id), (0, 0), Vec3::ZERO);
+            e.decide(&r, &me, &[12], &Listed, &mut out);
+            walked.push(out.clone());
+        }
+        e.index_forced(&Listed);
+        for (id, expected) in walked.iter().enumerate() {
+            let me = Viewpoint::at(PlayerId(id as u32), (0, 0), Vec3::ZERO);
+            e.decide(&r, &me, &[12], &Listed, &mut out);
+            assert_eq!(&out, expected, "recipient {id}");
+        }
+        assert_eq!(
+            (walked[3].hides.len(), walked[3].shows.as_slice()),
+            (0, &[1, 13][..]),
+            "12 is shown already"
+        );
+        assert_eq!(
+            (walked[6].hides.as_slice(), walked[6].shows.as_slice()),
+            (&[12][..], &[1][..])
+        );
+        // An insert forgets the lists: the new forced subject is weighed by everyone again.
+        e.insert(Item {
+            forced: true,
+            ..Item::at(16, (0, 0), Vec3::ZERO)
+        });
+        let me = Viewpoint::at(PlayerId(6), (0, 0), Vec3::ZERO);
+        e.decide(&r, &me, &[], &Listed, &mut out);
+        assert_eq!(out.shows, [16, 1], "the nearest first");
     }
 }

@@ -451,8 +451,8 @@ fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
 }
 
 /// What the engine asks about players: a seated player's audience is its
-/// [`StreamOverride`], looked up once a pass by key (every recipient asks about every
-/// seated player).
+/// [`StreamOverride`], looked up once a pass by key and listed for the engine's index of
+/// forced subjects (a recipient weighs only the seated players it is an audience of).
 struct PlayerAudience<'a> {
     overrides: Vec<Option<&'a Viewers>>,
 }
@@ -464,6 +464,13 @@ impl Audience for PlayerAudience<'_> {
             .copied()
             .flatten()
             .is_some_and(|v| v.contains(recipient))
+    }
+
+    fn forced_audience(&self, key: u32, out: &mut Vec<PlayerId>) -> bool {
+        if let Some(v) = self.overrides.get(key as usize).copied().flatten() {
+            out.extend(v.iter());
+        }
+        true
     }
 }
 
@@ -508,6 +515,7 @@ fn decide(
             .map(|e| e.and_then(|s| overrides.get(s.entity).ok()).map(|o| &o.0))
             .collect(),
     };
+    engine.index_forced(&audience);
     for r in entries.iter().flatten() {
         let rec = &r.recipient;
         let viewpoint = Viewpoint {

@@ -19,7 +19,8 @@ use crate::player::relay::Relayed;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::PlayerId;
 use crate::protocol::vehicle::frame::RemoteVehicleFrame;
-use crate::session::{Connection, Player};
+use crate::session::connection::Encoded;
+use crate::session::{Connection, Player, SendError};
 use crate::vehicle::params::notify::params_packet;
 use crate::vehicle::{Params, Revisions, VehicleStream};
 
@@ -77,6 +78,9 @@ pub(super) fn relay_vehicle_frames(
         let from = audiences.partition_point(|&(k, ..)| k < key);
         let to = audiences.partition_point(|&(k, ..)| k <= key);
         let team = teams.get(a.sender).copied().unwrap_or_default();
+        // The same bytes go to every recipient but for `teammate`: each variant is encoded
+        // once, when a recipient first needs it (as the player relay does).
+        let mut encoded: [Option<Result<Encoded, SendError>>; 2] = [None, None];
         for &(_, recipient, entity) in &audiences[from..to] {
             if a.outcome.siren_switched
                 && let Ok((params, revs)) = vehicles.get(a.vehicle)
@@ -99,21 +103,27 @@ pub(super) fn relay_vehicle_frames(
             let Ok((_, _, their_team, mut conn)) = recipients.get_mut(entity) else {
                 continue;
             };
-            let packet = RemoteVehicleFrame {
-                source_id: a.source_id,
-                source_token: a.source_token,
-                seq: a.serial,
-                vehicle_id: a.vehicle_id,
-                state: a.state,
-                relation_rev: team.relation_rev,
-                teammate: team.is_teammate_of(their_team),
-            };
-            let barrier = shows
-                .get_mut(a.vehicle)
-                .ok()
-                .and_then(|mut r| r.show_barrier(recipient, &conn));
-            match conn.send_after(packet, barrier) {
-                Ok(()) => stats.sent += 1,
+            let teammate = team.is_teammate_of(their_team);
+            let packet = encoded[usize::from(teammate)].get_or_insert_with(|| {
+                Encoded::new(RemoteVehicleFrame {
+                    source_id: a.source_id,
+                    source_token: a.source_token,
+                    seq: a.serial,
+                    vehicle_id: a.vehicle_id,
+                    state: a.state,
+                    relation_rev: team.relation_rev,
+                    teammate,
+                })
+            });
+            match packet {
+                Ok(packet) => {
+                    let barrier = shows
+                        .get_mut(a.vehicle)
+                        .ok()
+                        .and_then(|mut r| r.show_barrier(recipient, &conn));
+                    conn.send_encoded_after(packet, barrier);
+                    stats.sent += 1;
+                }
                 Err(e) => {
                     stats.refused += 1;
                     warn!(vehicle = key, ?recipient, "RemoteVehicleFrame refused: {e}");
