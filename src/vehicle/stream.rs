@@ -12,6 +12,8 @@
 //! After the pass `keep_overrides` makes every seated player's audience its vehicle's.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
@@ -31,6 +33,7 @@ use crate::protocol::vehicle::seats::{OccupancyKind, VehicleOccupancy};
 use crate::protocol::vehicle::sync::{VehicleSync, flag};
 use crate::session::{Connection, Player, PlayerDisconnected};
 use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
+use crate::streaming::grid::FxHasher;
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::plugin::{Look, snapshot};
 use crate::streaming::shown::{Applied, Group, ShownSets, lookup};
@@ -450,19 +453,25 @@ pub(super) fn keep_overrides(
     if seated.is_empty() {
         return;
     }
-    let mut audiences: std::collections::HashMap<u32, Viewers> = seated
-        .iter()
-        .map(|(_, s, _)| (s.id.0, Viewers::default()))
-        .collect();
+    // By vehicle id, the index of its audience among the vehicles with someone seated.
+    let mut slot_of: HashMap<u32, usize, BuildHasherDefault<FxHasher>> = HashMap::default();
+    let mut audiences: Vec<Viewers> = Vec::new();
+    for (_, s, _) in &seated {
+        slot_of.entry(s.id.0).or_insert_with(|| {
+            audiences.push(Viewers::default());
+            audiences.len() - 1
+        });
+    }
+    let audience_of = |key: u32| slot_of.get(&key).copied();
     for player in &recipients {
-        for key in stream.shown.of(player.id) {
-            if let Some(v) = audiences.get_mut(key) {
-                v.insert(player.id);
+        for &key in stream.shown.of(player.id) {
+            if let Some(a) = audience_of(key) {
+                audiences[a].insert(player.id);
             }
         }
     }
     for (entity, seat, current) in &seated {
-        let Some(audience) = audiences.get(&seat.id.0) else {
+        let Some(audience) = audience_of(seat.id.0).map(|a| &audiences[a]) else {
             continue;
         };
         if current.is_none_or(|c| c.0 != *audience) {

@@ -9,6 +9,9 @@
 //!
 //! [`StreamingSystems::Relay`]: crate::tick::StreamingSystems::Relay
 
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
 use bevy_ecs::prelude::*;
 use tracing::warn;
 
@@ -21,6 +24,7 @@ use crate::protocol::ids::PlayerId;
 use crate::protocol::vehicle::frame::RemoteVehicleFrame;
 use crate::session::connection::Encoded;
 use crate::session::{Connection, Player, SendError};
+use crate::streaming::grid::FxHasher;
 use crate::vehicle::params::notify::params_packet;
 use crate::vehicle::{Params, Revisions, VehicleStream};
 
@@ -34,16 +38,15 @@ pub struct VehicleRelayStats {
 /// Every recipient of each vehicle with a frame this tick: one pass over the shown sets
 /// (what the recipients are shown), so a relay costs its viewers, not all players.
 fn audiences(
-    keys: &mut Vec<u32>,
+    keys: &[u32],
     stream: &VehicleStream,
     recipients: &Query<(Entity, &Player, &Team, &mut Connection)>,
 ) -> Vec<(u32, PlayerId, Entity)> {
-    keys.sort_unstable();
-    keys.dedup();
+    let framed: HashSet<u32, BuildHasherDefault<FxHasher>> = keys.iter().copied().collect();
     let mut out = Vec::new();
     for (entity, player, ..) in recipients.iter() {
         for &key in stream.shown().of(player.id) {
-            if keys.binary_search(&key).is_ok() {
+            if framed.contains(&key) {
                 out.push((key, player.id, entity));
             }
         }
@@ -72,7 +75,7 @@ pub(super) fn relay_vehicle_frames(
     }
     keys.clear();
     keys.extend(frames.iter().map(|f| f.vehicle_id.0));
-    let audiences = audiences(&mut keys, &stream, &recipients);
+    let audiences = audiences(&keys, &stream, &recipients);
     for a in &frames {
         let key = a.vehicle_id.0;
         let from = audiences.partition_point(|&(k, ..)| k < key);
