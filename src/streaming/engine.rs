@@ -492,6 +492,53 @@ fn nearest_below(candidates: &mut Vec<Candidate>, cap: usize, exact_below: f32) 
     candidates[cap - 1].d2 < exact_below * exact_below
 }
 
+/// Changes between passes, for a kind that keeps its engine (objects, ADR 0076): only what
+/// changed is taken out or put again, and [`Engine::decide`] answers as if the engine had
+/// been filled afresh with the same items.
+impl Engine {
+    /// Takes the subject of `key` out and returns it. The last subject takes its slot.
+    pub fn remove(&mut self, key: u32) -> Option<Item> {
+        let slot = self.slots.remove(&key)?;
+        let item = *self.items.get(slot as usize)?;
+        self.unindex(&item, slot);
+        let last = self.items.len() - 1;
+        if slot as usize != last {
+            let moved = self.items[last];
+            let from = u32::try_from(last).unwrap_or(u32::MAX);
+            if moved.forced {
+                for s in self.forced.iter_mut().filter(|s| **s == from) {
+                    *s = slot;
+                }
+            } else {
+                self.grid
+                    .rename(moved.layer, moved.position.x, moved.position.y, from, slot);
+            }
+            if self.slots.get(&moved.key) == Some(&from) {
+                self.slots.insert(moved.key, slot);
+            }
+        }
+        self.items.swap_remove(slot as usize);
+        self.groups.clear();
+        Some(item)
+    }
+
+    /// Puts `item` in place of the subject of its key (a moved or changed subject), or adds
+    /// it.
+    pub fn place(&mut self, item: Item) {
+        self.remove(item.key);
+        self.insert(item);
+    }
+
+    fn unindex(&mut self, item: &Item, slot: u32) {
+        if item.forced {
+            self.forced.retain(|&s| s != slot);
+        } else {
+            self.grid
+                .remove(item.layer, item.position.x, item.position.y, slot);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

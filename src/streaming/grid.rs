@@ -247,6 +247,49 @@ impl Hasher for FxHasher {
     }
 }
 
+/// Changes between passes, for a kind that keeps its grid (objects, ADR 0076) instead of
+/// building it again each pass.
+impl<L: Copy + Eq + Hash + Ord, T: Copy + PartialEq> Grid<L, T> {
+    /// Takes `item` out of the cell of (`x`, `y`) in `layer`, where it was inserted. A cell
+    /// left empty is dropped. Returns whether it was there.
+    pub fn remove(&mut self, layer: L, x: f32, y: f32, item: T) -> bool {
+        if !(x.is_finite() && y.is_finite()) {
+            return false;
+        }
+        let key = (layer, self.coord(x), self.coord(y));
+        let Some(items) = self.cells.get_mut(&key) else {
+            return false;
+        };
+        let Some(at) = items.iter().position(|&i| i == item) else {
+            return false;
+        };
+        items.remove(at);
+        if items.is_empty() {
+            self.cells.remove(&key);
+        }
+        self.len -= 1;
+        true
+    }
+
+    /// Renames `old` to `new` in the cell of (`x`, `y`) in `layer`, in place. Returns
+    /// whether `old` was there.
+    pub fn rename(&mut self, layer: L, x: f32, y: f32, old: T, new: T) -> bool {
+        if !(x.is_finite() && y.is_finite()) {
+            return false;
+        }
+        let key = (layer, self.coord(x), self.coord(y));
+        let Some(slot) = self
+            .cells
+            .get_mut(&key)
+            .and_then(|items| items.iter_mut().find(|i| **i == old))
+        else {
+            return false;
+        };
+        *slot = new;
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
