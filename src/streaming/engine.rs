@@ -707,4 +707,58 @@ mod tests {
         e.decide(&r, &inactive, &[3], &Parents, &mut out);
         assert_eq!((out.hides.as_slice(), out.shows.len()), (&[3][..], 0));
     }
+
+    struct Held;
+    impl Audience for Held {
+        fn forced(&self, key: u32, _: PlayerId) -> bool {
+            key == 20
+        }
+    }
+
+    #[test]
+    fn removed_and_placed_items_decide_as_an_engine_filled_afresh() {
+        let r = rules(100.0, Some(4));
+        let at = |k: u32, x: f32, y: f32| Item {
+            weight: 1 + k % 2,
+            ..Item::at(k, (0, 0), Vec3::new(x, y, 0.0))
+        };
+        let mut kept = Engine::new(50.0);
+        for k in 0..12 {
+            kept.insert(at(k, k as f32 * 15.0 - 80.0, (k % 3) as f32 * 20.0));
+        }
+        let mut held = Item::at(20, (0, 0), Vec3::new(900.0, 0.0, 0.0));
+        held.forced = true;
+        kept.insert(held);
+        assert_eq!(kept.remove(3).map(|i| i.key), Some(3));
+        assert_eq!(kept.remove(3), None, "once");
+        kept.remove(0);
+        kept.place(at(5, 1.0, 1.0));
+        kept.place(at(7, 400.0, 0.0));
+        kept.place(Item {
+            position: Vec3::new(2.0, 0.0, 0.0),
+            ..held
+        });
+        kept.remove(11);
+        let mut fresh = Engine::new(50.0);
+        for k in [1, 2, 4, 6, 8, 9, 10] {
+            fresh.insert(at(k, k as f32 * 15.0 - 80.0, (k % 3) as f32 * 20.0));
+        }
+        fresh.insert(at(5, 1.0, 1.0));
+        fresh.insert(at(7, 400.0, 0.0));
+        fresh.insert(Item {
+            position: Vec3::new(2.0, 0.0, 0.0),
+            ..held
+        });
+        assert_eq!(kept.len(), fresh.len());
+        for (x, shown) in [(0.0, vec![]), (-60.0, vec![1, 2]), (60.0, vec![5, 20])] {
+            let me = Viewpoint::at(PlayerId(0), (0, 0), Vec3::new(x, 0.0, 0.0));
+            let (mut a, mut b) = (Decision::default(), Decision::default());
+            kept.decide(&r, &me, &shown, &Held, &mut a);
+            fresh.decide(&r, &me, &shown, &Held, &mut b);
+            assert_eq!(a, b, "from x = {x}");
+            if shown.is_empty() {
+                assert!(a.shows.contains(&20), "the forced item, placed nearer");
+            }
+        }
+    }
 }

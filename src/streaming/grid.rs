@@ -475,4 +475,23 @@ mod tests {
     fn a_cell_of_zero_is_refused() {
         let _ = Grid::<u8, u32>::new(0.0);
     }
+
+    #[test]
+    fn remove_and_rename_change_one_cell_only() {
+        let mut grid: Grid<u32, usize> = Grid::new(100.0);
+        grid.insert(0, 10.0, 10.0, 1);
+        grid.insert(0, 20.0, 10.0, 2);
+        grid.insert(0, 950.0, 10.0, 3);
+        assert!(!grid.remove(0, 950.0, 10.0, 1), "not in that cell");
+        assert!(!grid.remove(1, 10.0, 10.0, 1), "not in that layer");
+        assert!(grid.remove(0, 10.0, 10.0, 1));
+        assert!(grid.rename(0, 950.0, 10.0, 3, 7));
+        assert!(!grid.rename(0, 950.0, 10.0, 3, 8), "renamed already");
+        assert_eq!(grid.len(), 2);
+        let mut all = Vec::new();
+        grid.query(0, 500.0, 0.0, 600.0, |i| all.push(i));
+        assert_eq!(all, [2, 7]);
+        assert!(grid.remove(0, 950.0, 10.0, 7));
+        assert!(!grid.remove(0, f32::NAN, 10.0, 7));
+    }
 }

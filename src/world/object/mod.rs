@@ -3,7 +3,7 @@
 //! breaking), streamed by the one engine (ADR 0027) as chains, and the order around
 //! landings: the floor before TeleportPlayer, spawn grants held until the objects at the
 //! point are acknowledged. Decisions: docs/decisions/0047-objects.md,
-//! 0048-object-chains.md, 0049-object-landings.md.
+//! 0048-object-chains.md, 0049-object-landings.md, 0076-incremental-object-streaming.md.
 //!
 //! - [`models`]: the object model table (`assets/object_models.tsv`).
 //! - [`pose`]: rotations, world poses of chains, movement.

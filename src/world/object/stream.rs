@@ -10,8 +10,11 @@
 //! they leave the 32 places of the lane a critical event may take; the nearest go first
 //! and the rest in following passes.
 //!
-//! Nothing is decided again for a recipient whose viewpoint and the objects did not change
-//! since its last settled pass, so a still world costs next to nothing.
+//! The chains are kept between passes and updated by change (`chains`, ADR
+//! 0076). Nothing is decided again for a recipient whose viewpoint did not change since
+//! its last settled pass, unless a change marks it: a free chain changed or moved within
+//! its reach, a held chain's audience or layer changed, or (near its cap) a held chain
+//! moved. A still world costs next to nothing, and a moving one what is near it.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -545,6 +548,8 @@ pub fn reconcile(
         let i = slot(id);
         if stream.settled.len() <= i {
             stream.settled.resize(i + 1, None);
+        }
+        if stream.near_cap.len() <= i {
             stream.near_cap.resize(i + 1, true);
         }
         // Decided again only when something it can be affected by changed (ADR 0076).
