@@ -560,7 +560,11 @@ fn change_object(
     change: impl FnOnce(&mut dlmp::world::object::Object),
 ) {
     let e = object_entity(world, id);
-    change(&mut world.get_mut::<dlmp::world::object::Object>(e).expect("an object"));
+    change(
+        &mut world
+            .get_mut::<dlmp::world::object::Object>(e)
+            .expect("an object"),
+    );
     world
         .resource_mut::<dlmp::world::object::Objects>()
         .touch_object(id);
@@ -651,11 +655,7 @@ fn live_rows(
         b.iter(|| {
             step = -step;
             for &(holder, _) in &holders {
-                world
-                    .get_mut::<Position>(holder)
-                    .expect("a player")
-                    .0
-                    .x += step;
+                world.get_mut::<Position>(holder).expect("a player").0.x += step;
             }
             world.resource_mut::<Time>().advance_by(TICK);
             pass.run(black_box(&mut *world));

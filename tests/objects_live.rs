@@ -53,8 +53,7 @@ fn go(h: &mut Harness, c: ClientId, at: Vec3) {
 }
 
 #[test]
-fn a_moving_object_is_shown_and_hidden_as_it_crosses_the_distance_and_a_far_player_gets_nothing()
-{
+fn a_moving_object_is_shown_and_hidden_as_it_crosses_the_distance_and_a_far_player_gets_nothing() {
     let s = scripts("live_move", "");
     let mut h = harness(&s);
     let a = spawned(&mut h, "alice");
@@ -156,7 +155,11 @@ fn at_the_cap_a_nearer_chain_new_or_carried_nearer_pushes_out_the_farthest() {
         .collect();
     h.steps(60);
     assert!(h.is_shown(a, b), "bob is 200 m away");
-    assert_eq!(shown(&h, a), barrels, "the 1000 nearest: bob's hat is farther");
+    assert_eq!(
+        shown(&h, a),
+        barrels,
+        "the 1000 nearest: bob's hat is farther"
+    );
     h.clear(a);
     // Bob carries his hat nearer than every barrel: it takes the farthest's place.
     go(&mut h, b, Vec3::new(0.0, 3.0, 10.0));

@@ -357,7 +357,11 @@ impl Index {
             for k in &chain {
                 if let Some(m) = self.members.remove(k) {
                     self.departed.insert(*k, m.depth);
-                    count(&mut self.distances, m.object.stream_distance.to_bits(), false);
+                    count(
+                        &mut self.distances,
+                        m.object.stream_distance.to_bits(),
+                        false,
+                    );
                 }
             }
             count(
@@ -437,10 +441,9 @@ impl Index {
             let (attach_kind, attach_id) = match object.attachment.map(|a| a.parent) {
                 None => (ObjectAttachKind::None, 0),
                 Some(Parent::Object(p)) => (ObjectAttachKind::Object, p.0),
-                Some(Parent::Player(e)) => (
-                    ObjectAttachKind::Player,
-                    src.player(e).map_or(0, |id| id.0),
-                ),
+                Some(Parent::Player(e)) => {
+                    (ObjectAttachKind::Player, src.player(e).map_or(0, |id| id.0))
+                }
                 Some(Parent::Vehicle(v)) => (ObjectAttachKind::Vehicle, v.0),
             };
             count(&mut self.distances, object.stream_distance.to_bits(), true);
@@ -468,7 +471,10 @@ impl Index {
                     self.interiors.insert(root, scope.interior);
                     // A chain on a player whose interior changed is shown again with
                     // the new one.
-                    if interiors.get(&root).is_some_and(|&old| old != scope.interior) {
+                    if interiors
+                        .get(&root)
+                        .is_some_and(|&old| old != scope.interior)
+                    {
                         resend.extend(keys.iter().map(|&k| ObjectId(k)));
                     }
                 }
@@ -539,8 +545,7 @@ impl Index {
         let mut probe_reach = self.reach;
         let moving: Vec<u32> = self.moving.iter().copied().collect();
         for root in moving {
-            let (Some(m), Some(old)) = (self.members.get(&root), engine.item(root).copied())
-            else {
+            let (Some(m), Some(old)) = (self.members.get(&root), engine.item(root).copied()) else {
                 continue;
             };
             let at = m.object.pose_at(src.now).position;

@@ -429,7 +429,12 @@ impl ObjectStream {
             keys,
             conn,
             Delivery::Normal,
-            |k| index.members.get(&k).map(|m| ServerPacket::from(m.show(now))),
+            |k| {
+                index
+                    .members
+                    .get(&k)
+                    .map(|m| ServerPacket::from(m.show(now)))
+            },
             applied,
         );
         applied.shown.clear();
@@ -581,7 +586,12 @@ pub fn reconcile(
                     expanded,
                     &mut conn,
                     |k| ObjectState::hide(EventId(0), ObjectId(k)).into(),
-                    |k| index.members.get(&k).map(|m| ServerPacket::from(m.show(now))),
+                    |k| {
+                        index
+                            .members
+                            .get(&k)
+                            .map(|m| ServerPacket::from(m.show(now)))
+                    },
                     applied,
                 );
                 if !stream.applied.shown.is_empty() {
