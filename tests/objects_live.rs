@@ -11,7 +11,14 @@ use dlmp::harness::{ClientId, Harness};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::world::object::{ObjectId, ObjectState};
 use dlmp::world::object::{Object, ObjectSpec, ObjectStream, Objects, create_object};
-use world_support::{SPAWN, frame_at, harness, lua, scripts, spawned};
+use world_support::{SPAWN, Scripts, frame_at, harness, lua, scripts, spawned};
+
+/// The gamemode of the world scenarios and a harness running it.
+fn server(test: &str) -> (Scripts, Harness) {
+    let s = scripts(test, "");
+    let h = harness(&s);
+    (s, h)
+}
 
 fn barrel(h: &mut Harness, at: Vec3) -> ObjectId {
     let e = create_object(h.world_mut(), ObjectSpec::new(1225, at), None).expect("created");
@@ -54,8 +61,7 @@ fn go(h: &mut Harness, c: ClientId, at: Vec3) {
 
 #[test]
 fn a_moving_object_is_shown_and_hidden_as_it_crosses_the_distance_and_a_far_player_gets_nothing() {
-    let s = scripts("live_move", "");
-    let mut h = harness(&s);
+    let (_s, mut h) = server("live_move");
     let a = spawned(&mut h, "alice");
     let b = spawned(&mut h, "bob");
     let far = Vec3::new(3000.0, 0.0, 10.0);
@@ -107,8 +113,7 @@ fn a_moving_object_is_shown_and_hidden_as_it_crosses_the_distance_and_a_far_play
 
 #[test]
 fn a_held_chain_follows_its_holders_visibility_the_child_hidden_first() {
-    let s = scripts("live_held", "");
-    let mut h = harness(&s);
+    let (_s, mut h) = server("live_held");
     let a = spawned(&mut h, "alice");
     let b = spawned(&mut h, "bob");
     go(&mut h, b, Vec3::new(3000.0, 0.0, 10.0));
@@ -139,8 +144,7 @@ fn a_held_chain_follows_its_holders_visibility_the_child_hidden_first() {
 
 #[test]
 fn at_the_cap_a_nearer_chain_new_or_carried_nearer_pushes_out_the_farthest() {
-    let s = scripts("live_cap", "");
-    let mut h = harness(&s);
+    let (_s, mut h) = server("live_cap");
     let a = spawned(&mut h, "alice");
     let b = spawned(&mut h, "bob");
     go(&mut h, b, Vec3::new(0.0, 200.0, 10.0));
