@@ -185,3 +185,28 @@ fn at_the_cap_a_nearer_chain_new_or_carried_nearer_pushes_out_the_farthest() {
     expected.sort_unstable();
     assert_eq!(shown(&h, a), expected);
 }
+
+#[test]
+fn a_chain_on_a_vehicle_driven_away_and_back_follows_it_while_the_player_stands() {
+    let (_s, mut h) = server("live_vehicle");
+    let a = spawned(&mut h, "alice");
+    lua(&mut h, a, "G.v = dlmp.create_vehicle(400, 20, 0, 10, 0)");
+    lua(
+        &mut h,
+        a,
+        "G.o = dlmp.create_object(1225, 0, 0, 0) G.o:attach_to(G.v, 0, 0, 1)",
+    );
+    h.steps(2);
+    assert_eq!(shown(&h, a), [1]);
+    h.clear(a);
+    lua(&mut h, a, "dlmp.set_vehicle_position(G.v, 3000, 0, 10)");
+    h.steps(2);
+    assert_eq!(lines(&h, a), [(1, false)], "hidden with its vehicle");
+    assert!(shown(&h, a).is_empty());
+    h.clear(a);
+    lua(&mut h, a, "dlmp.set_vehicle_position(G.v, 30, 0, 10)");
+    h.steps(2);
+    assert_eq!(lines(&h, a), [(1, true)], "shown with its vehicle again");
+    let show = &h.packets::<ObjectState>(a)[0];
+    assert_eq!(show.attach_id, 1, "on the vehicle");
+}
