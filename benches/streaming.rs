@@ -26,10 +26,13 @@
 //! - "objects" (issue 13): the object reconcile (world.md ObjectState) over a map of
 //!   30 000 objects, 28 000 spread over it (|x|, |y| < 5900) and a dense block of 2000
 //!   (±50 m), the 1000 players in their clusters already shown what is near them: the
-//!   pass with nothing moving (target < 3 ms); the pass after one object changed (the
-//!   chains and the spawn grants' probe built again); and the floor of one player's
-//!   teleport into the dense block (31 objects queued before the TeleportPlayer), which
-//!   must fit in one tick (20 ms).
+//!   pass with nothing moving (target < 3 ms); the pass after a change no id names
+//!   (`Objects::touch`: the chains and the spawn grants' probe built whole); the live
+//!   rows of ADR 0076, each a tick's pass (target < 3 ms): one object moving through a
+//!   cluster, 20 players (one a cluster, each seen by its 49) walking with an object on
+//!   them, one object created in a cluster; and the floor of one player's teleport into
+//!   the dense block (31 objects queued before the TeleportPlayer), which must fit in one
+//!   tick (20 ms).
 //!
 //! `cargo bench --bench streaming -- --warm-up-time 1 --measurement-time 5`
 
@@ -484,7 +487,7 @@ fn object_pass(c: &mut Criterion) {
     });
     assert_eq!(shown_objects(&world), shown);
     group.bench_function(
-        "reconcile after one change (chains and probe rebuilt)",
+        "reconcile after a change no id names (chains and probe built whole)",
         |b| {
             b.iter(|| {
                 world.resource_mut::<dlmp::world::object::Objects>().touch();
@@ -493,6 +496,7 @@ fn object_pass(c: &mut Criterion) {
         },
     );
     assert_eq!(shown_objects(&world), shown);
+    live_rows(&mut group, &mut world, &mut pass);
     let mut landing = Schedule::default();
     landing.add_systems(floor_before_landing);
     landing.run(&mut world);
@@ -539,6 +543,158 @@ fn object_pass(c: &mut Criterion) {
         assert_eq!(queued, 31, "the floor");
     }
     group.finish();
+}
+
+/// Object `id`'s entity.
+fn object_entity(world: &World, id: dlmp::world::object::ObjectId) -> Entity {
+    world
+        .resource::<dlmp::world::object::Objects>()
+        .entity(id)
+        .expect("an object")
+}
+
+/// Changes object `id` as a command would, and notes it for the pass.
+fn change_object(
+    world: &mut World,
+    id: dlmp::world::object::ObjectId,
+    change: impl FnOnce(&mut dlmp::world::object::Object),
+) {
+    let e = object_entity(world, id);
+    change(
+        &mut world
+            .get_mut::<dlmp::world::object::Object>(e)
+            .expect("an object"),
+    );
+    world
+        .resource_mut::<dlmp::world::object::Objects>()
+        .touch_object(id);
+}
+
+/// The rows of issue 13's live objects (ADR 0076), each a tick's pass: one object moving
+/// among a cluster's 50 players, 20 players (one a cluster, seen by the 49 others) each
+/// holding an object while they move, and one object created in a cluster. Each leaves
+/// the world as it found it (the shown objects are checked).
+fn live_rows(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    world: &mut World,
+    pass: &mut Schedule,
+) {
+    use dlmp::world::object::{Attachment, Motion, ObjectSpec, Pose, create_object};
+    const TICK: Duration = Duration::from_millis(20);
+    let shown = shown_objects(world);
+    let centre = cluster_position(0);
+    let spec = ObjectSpec::new(1225, Vec3::new(centre.x - 150.0, centre.y, 10.0));
+    let mover = create_object(world, spec, None).expect("an object");
+    let id = world
+        .get::<dlmp::world::object::Object>(mover)
+        .expect("an object")
+        .id;
+    let start = world.resource::<Time>().elapsed();
+    change_object(world, id, |o| {
+        o.motion = Some(Motion {
+            from: o.pose,
+            to: Pose::at(Vec3::new(centre.x + 150.0, centre.y, 10.0)),
+            start,
+            duration: Duration::from_secs(3600),
+        });
+    });
+    pass.run(world);
+    group.bench_function("one object moving through a cluster", |b| {
+        b.iter(|| {
+            world.resource_mut::<Time>().advance_by(TICK);
+            pass.run(black_box(&mut *world));
+        });
+    });
+    let dump = Vec3::new(5900.0, -5900.0, 10.0);
+    change_object(world, id, |o| {
+        o.motion = None;
+        o.pose = Pose::at(dump);
+    });
+    pass.run(world);
+    assert_eq!(shown_objects(world), shown);
+
+    let holders: Vec<(Entity, PlayerId)> = {
+        let mut q = world.query::<(Entity, &Player)>();
+        let mut all: Vec<(Entity, PlayerId)> = q
+            .iter(world)
+            .filter(|(_, p)| p.id.0 % PER_CLUSTER == 0)
+            .map(|(e, p)| (e, p.id))
+            .collect();
+        all.sort_unstable_by_key(|(_, p)| p.0);
+        all
+    };
+    let mut hats = Vec::new();
+    for &(holder, pid) in &holders {
+        let mut viewers = Viewers::default();
+        for mate in pid.0 + 1..pid.0 + PER_CLUSTER {
+            viewers.insert(PlayerId(mate));
+        }
+        world.entity_mut(holder).insert(viewers);
+        let hat = create_object(world, ObjectSpec::new(1225, Vec3::ZERO), None).expect("a hat");
+        let hat = world
+            .get::<dlmp::world::object::Object>(hat)
+            .expect("an object")
+            .id;
+        change_object(world, hat, |o| {
+            o.attachment = Some(Attachment {
+                parent: dlmp::world::object::Parent::Player(holder),
+                bone: dlmp::protocol::world::object::Bone::Root,
+            });
+        });
+        hats.push(hat);
+    }
+    pass.run(world);
+    pass.run(world);
+    assert_eq!(
+        shown_objects(world),
+        shown + (CLUSTERS * PER_CLUSTER) as usize,
+        "each hat is shown to its holder's cluster"
+    );
+    let mut step = 0.05f32;
+    group.bench_function("20 players each holding an object, walking", |b| {
+        b.iter(|| {
+            step = -step;
+            for &(holder, _) in &holders {
+                world.get_mut::<Position>(holder).expect("a player").0.x += step;
+            }
+            world.resource_mut::<Time>().advance_by(TICK);
+            pass.run(black_box(&mut *world));
+        });
+    });
+    for (&hat, &(holder, _)) in hats.iter().zip(&holders) {
+        world.entity_mut(holder).insert(Viewers::default());
+        change_object(world, hat, |o| {
+            o.attachment = None;
+            o.pose = Pose::at(dump);
+        });
+    }
+    pass.run(world);
+    assert_eq!(shown_objects(world), shown);
+
+    let mut made = 0u32;
+    group.bench_function("one object created in a cluster", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                made += 1;
+                let at = Vec3::new(centre.x + (made % 100) as f32, centre.y, 10.0);
+                let begin = std::time::Instant::now();
+                let e = create_object(world, ObjectSpec::new(1225, at), None).expect("made");
+                pass.run(black_box(&mut *world));
+                total += begin.elapsed();
+                // Out of every player's reach before the next, so the cluster stays as it
+                // was.
+                let id = world
+                    .get::<dlmp::world::object::Object>(e)
+                    .expect("an object")
+                    .id;
+                change_object(world, id, |o| o.pose = Pose::at(dump));
+                pass.run(world);
+            }
+            total
+        });
+    });
+    assert_eq!(shown_objects(world), shown);
 }
 
 criterion_group!(

@@ -551,6 +551,54 @@ fn nearest_below(candidates: &mut Vec<Candidate>, cap: usize, exact_below: f32) 
     candidates[cap - 1].d2 < exact_below * exact_below
 }
 
+/// Changes between passes, for a kind that keeps its engine (objects, ADR 0076): only what
+/// changed is taken out or put again, and [`Engine::decide`] answers as if the engine had
+/// been filled afresh with the same items.
+impl Engine {
+    /// Takes the subject of `key` out and returns it. The last subject takes its slot.
+    pub fn remove(&mut self, key: u32) -> Option<Item> {
+        let slot = self.slots.remove(&key)?;
+        let item = *self.items.get(slot as usize)?;
+        self.unindex(&item, slot);
+        let last = self.items.len() - 1;
+        if slot as usize != last {
+            let moved = self.items[last];
+            let from = u32::try_from(last).unwrap_or(u32::MAX);
+            if moved.forced {
+                for s in self.forced.iter_mut().filter(|s| **s == from) {
+                    *s = slot;
+                }
+            } else {
+                self.grid
+                    .rename(moved.layer, moved.position.x, moved.position.y, from, slot);
+            }
+            if self.slots.get(&moved.key) == Some(&from) {
+                self.slots.insert(moved.key, slot);
+            }
+        }
+        self.items.swap_remove(slot as usize);
+        self.groups.clear();
+        self.unindex_forced();
+        Some(item)
+    }
+
+    /// Puts `item` in place of the subject of its key (a moved or changed subject), or adds
+    /// it.
+    pub fn place(&mut self, item: Item) {
+        self.remove(item.key);
+        self.insert(item);
+    }
+
+    fn unindex(&mut self, item: &Item, slot: u32) {
+        if item.forced {
+            self.forced.retain(|&s| s != slot);
+        } else {
+            self.grid
+                .remove(item.layer, item.position.x, item.position.y, slot);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -732,6 +780,13 @@ mod tests {
         }
     }
 
+    struct Held;
+    impl Audience for Held {
+        fn forced(&self, key: u32, _: PlayerId) -> bool {
+            key == 20
+        }
+    }
+
     #[test]
     fn an_index_of_forced_audiences_decides_as_the_walk_of_every_forced_subject() {
         let r = rules(100.0, None);
@@ -773,5 +828,52 @@ mod tests {
         let me = Viewpoint::at(PlayerId(6), (0, 0), Vec3::ZERO);
         e.decide(&r, &me, &[], &Listed, &mut out);
         assert_eq!(out.shows, [16, 1], "the nearest first");
+    }
+
+    #[test]
+    fn removed_and_placed_items_decide_as_an_engine_filled_afresh() {
+        let r = rules(100.0, Some(4));
+        let at = |k: u32, x: f32, y: f32| Item {
+            weight: 1 + k % 2,
+            ..Item::at(k, (0, 0), Vec3::new(x, y, 0.0))
+        };
+        let mut kept = Engine::new(50.0);
+        for k in 0..12 {
+            kept.insert(at(k, k as f32 * 15.0 - 80.0, (k % 3) as f32 * 20.0));
+        }
+        let mut held = Item::at(20, (0, 0), Vec3::new(900.0, 0.0, 0.0));
+        held.forced = true;
+        kept.insert(held);
+        assert_eq!(kept.remove(3).map(|i| i.key), Some(3));
+        assert_eq!(kept.remove(3), None, "once");
+        kept.remove(0);
+        kept.place(at(5, 1.0, 1.0));
+        kept.place(at(7, 400.0, 0.0));
+        kept.place(Item {
+            position: Vec3::new(2.0, 0.0, 0.0),
+            ..held
+        });
+        kept.remove(11);
+        let mut fresh = Engine::new(50.0);
+        for k in [1, 2, 4, 6, 8, 9, 10] {
+            fresh.insert(at(k, k as f32 * 15.0 - 80.0, (k % 3) as f32 * 20.0));
+        }
+        fresh.insert(at(5, 1.0, 1.0));
+        fresh.insert(at(7, 400.0, 0.0));
+        fresh.insert(Item {
+            position: Vec3::new(2.0, 0.0, 0.0),
+            ..held
+        });
+        assert_eq!(kept.len(), fresh.len());
+        for (x, shown) in [(0.0, vec![]), (-60.0, vec![1, 2]), (60.0, vec![5, 20])] {
+            let me = Viewpoint::at(PlayerId(0), (0, 0), Vec3::new(x, 0.0, 0.0));
+            let (mut a, mut b) = (Decision::default(), Decision::default());
+            kept.decide(&r, &me, &shown, &Held, &mut a);
+            fresh.decide(&r, &me, &shown, &Held, &mut b);
+            assert_eq!(a, b, "from x = {x}");
+            if shown.is_empty() {
+                assert!(a.shows.contains(&20), "the forced item, placed nearer");
+            }
+        }
     }
 }

@@ -247,6 +247,49 @@ impl Hasher for FxHasher {
     }
 }
 
+/// Changes between passes, for a kind that keeps its grid (objects, ADR 0076) instead of
+/// building it again each pass.
+impl<L: Copy + Eq + Hash + Ord, T: Copy + PartialEq> Grid<L, T> {
+    /// Takes `item` out of the cell of (`x`, `y`) in `layer`, where it was inserted. A cell
+    /// left empty is dropped. Returns whether it was there.
+    pub fn remove(&mut self, layer: L, x: f32, y: f32, item: T) -> bool {
+        if !(x.is_finite() && y.is_finite()) {
+            return false;
+        }
+        let key = (layer, self.coord(x), self.coord(y));
+        let Some(items) = self.cells.get_mut(&key) else {
+            return false;
+        };
+        let Some(at) = items.iter().position(|&i| i == item) else {
+            return false;
+        };
+        items.remove(at);
+        if items.is_empty() {
+            self.cells.remove(&key);
+        }
+        self.len -= 1;
+        true
+    }
+
+    /// Renames `old` to `new` in the cell of (`x`, `y`) in `layer`, in place. Returns
+    /// whether `old` was there.
+    pub fn rename(&mut self, layer: L, x: f32, y: f32, old: T, new: T) -> bool {
+        if !(x.is_finite() && y.is_finite()) {
+            return false;
+        }
+        let key = (layer, self.coord(x), self.coord(y));
+        let Some(slot) = self
+            .cells
+            .get_mut(&key)
+            .and_then(|items| items.iter_mut().find(|i| **i == old))
+        else {
+            return false;
+        };
+        *slot = new;
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,5 +474,24 @@ mod tests {
     #[should_panic(expected = "a grid cell must be finite")]
     fn a_cell_of_zero_is_refused() {
         let _ = Grid::<u8, u32>::new(0.0);
+    }
+
+    #[test]
+    fn remove_and_rename_change_one_cell_only() {
+        let mut grid: Grid<u32, usize> = Grid::new(100.0);
+        grid.insert(0, 10.0, 10.0, 1);
+        grid.insert(0, 20.0, 10.0, 2);
+        grid.insert(0, 950.0, 10.0, 3);
+        assert!(!grid.remove(0, 950.0, 10.0, 1), "not in that cell");
+        assert!(!grid.remove(1, 10.0, 10.0, 1), "not in that layer");
+        assert!(grid.remove(0, 10.0, 10.0, 1));
+        assert!(grid.rename(0, 950.0, 10.0, 3, 7));
+        assert!(!grid.rename(0, 950.0, 10.0, 3, 8), "renamed already");
+        assert_eq!(grid.len(), 2);
+        let mut all = Vec::new();
+        grid.query(0, 500.0, 0.0, 600.0, |i| all.push(i));
+        assert_eq!(all, [2, 7]);
+        assert!(grid.remove(0, 950.0, 10.0, 7));
+        assert!(!grid.remove(0, f32::NAN, 10.0, 7));
     }
 }

@@ -296,7 +296,7 @@ fn apply_one(command: &ObjectCommand, now: Duration, a: &mut Applying) -> Result
             a.stream.gone.push(id);
             if let Some(entity) = a.registry.by_id.remove(&id) {
                 a.commands.entity(entity).despawn();
-                a.registry.touch();
+                a.registry.touch_object(id);
             }
             return Ok(());
         }
@@ -449,7 +449,7 @@ fn apply_one(command: &ObjectCommand, now: Duration, a: &mut Applying) -> Result
         *object = next;
     }
     a.stream.resend.insert(id);
-    a.registry.touch();
+    a.registry.touch_object(id);
     Ok(())
 }
 
@@ -469,7 +469,7 @@ pub(super) fn end_moves(
             object.pose = motion.to;
             object.motion = None;
             ended.write(ObjectMoveEnded { id: object.id });
-            registry.touch();
+            registry.touch_object(object.id);
         }
     }
 }
@@ -489,13 +489,18 @@ pub(super) fn forget_gone(
 ) {
     let left: Vec<Entity> = left.read().map(|d| d.player).collect();
     let vehicles_removed = removed_vehicles.read().count() > 0;
-    let before = registry.by_id.len();
-    registry.by_id.retain(|_, e| objects.contains(*e));
-    if left.is_empty()
-        && !vehicles_removed
-        && stream.gone.is_empty()
-        && before == registry.by_id.len()
-    {
+    let mut despawned = Vec::new();
+    registry.by_id.retain(|&id, e| {
+        let there = objects.contains(*e);
+        if !there {
+            despawned.push(id);
+        }
+        there
+    });
+    for id in despawned.iter().copied() {
+        registry.touch_object(id);
+    }
+    if left.is_empty() && !vehicles_removed && stream.gone.is_empty() && despawned.is_empty() {
         return;
     }
     let player_gone = |e: Entity| left.contains(&e) || !players.contains(e);
@@ -511,6 +516,7 @@ pub(super) fn forget_gone(
         for (entity, object) in &objects {
             if gone.contains(&object.id) && registry.by_id.contains_key(&object.id) {
                 registry.by_id.remove(&object.id);
+                registry.touch_object(object.id);
                 commands.entity(entity).despawn();
                 more = true;
                 continue;
@@ -534,5 +540,4 @@ pub(super) fn forget_gone(
         }
     }
     stream.gone.clear();
-    registry.touch();
 }

@@ -60,22 +60,24 @@ pub(super) fn build(app: &mut App) {
 )]
 fn probe_before_grants(
     time: Res<Time>,
-    registry: Res<Objects>,
+    mut registry: ResMut<Objects>,
     mut stream: ResMut<ObjectStream>,
     mut floor: ResMut<GrantFloor>,
-    objects: Query<&Object>,
+    objects: Query<&'static Object>,
     players: Query<Recipient>,
     vehicles: super::vehicles::VehicleParents,
+    viewers: Query<&'static Viewers>,
 ) {
     if stream.built_at(registry.generation()) {
         return;
     }
     stream.refresh(
         time.elapsed(),
-        &registry,
+        &mut registry,
         &objects,
         &players,
         &vehicles,
+        &viewers,
         &mut floor,
     );
 }
@@ -88,12 +90,12 @@ fn probe_before_grants(
 )]
 pub fn floor_before_landing(
     time: Res<Time>,
-    registry: Res<Objects>,
+    mut registry: ResMut<Objects>,
     mut stream: ResMut<ObjectStream>,
     mut floor: ResMut<GrantFloor>,
     mut moves: MessageReader<Teleport>,
     mut refusals: ResMut<LandingRefusals>,
-    objects: Query<&Object>,
+    objects: Query<&'static Object>,
     players: Query<Recipient>,
     viewers: Query<&'static Viewers>,
     vehicles: super::vehicles::VehicleParents,
@@ -109,7 +111,15 @@ pub fn floor_before_landing(
             continue;
         }
         if !refreshed {
-            stream.refresh(now, &registry, &objects, &players, &vehicles, &mut floor);
+            stream.refresh(
+                now,
+                &mut registry,
+                &objects,
+                &players,
+                &vehicles,
+                &viewers,
+                &mut floor,
+            );
             refreshed = true;
         }
         let interior = t.interior.unwrap_or(scope.interior);

@@ -3,15 +3,17 @@
 //! breaking), streamed by the one engine (ADR 0027) as chains, and the order around
 //! landings: the floor before TeleportPlayer, spawn grants held until the objects at the
 //! point are acknowledged. Decisions: docs/decisions/0047-objects.md,
-//! 0048-object-chains.md, 0049-object-landings.md.
+//! 0048-object-chains.md, 0049-object-landings.md, 0076-incremental-object-streaming.md.
 //!
 //! - [`models`]: the object model table (`assets/object_models.tsv`).
 //! - [`pose`]: rotations, world poses of chains, movement.
 //! - [`commands`]: create, destroy, move, attach, break; the end of movements; ownership.
 //! - [`stream`]: the chains' reconcile on the engine, the interior resend.
+//! - `chains`: the chains kept between passes and updated by change (ADR 0076).
 //! - [`landing`]: the floor of a teleport and the hold on spawn grants.
 //! - [`script`]: the Lua API.
 
+mod chains;
 pub mod commands;
 pub mod landing;
 pub mod models;
@@ -316,11 +318,26 @@ pub struct Objects {
     /// The last id handed out; shared with the scripts' view, which takes ids from it too.
     last: Arc<AtomicU32>,
     by_id: HashMap<ObjectId, Entity>,
-    /// Grows with every change of the object set or of an object: the streaming pass
-    /// rebuilds its index and looks at every recipient again.
+    /// Grows with every change of the object set or of an object.
     generation: u64,
     /// Something changed that the scripts' view does not know yet.
     changed: bool,
+    /// The objects changed since the streaming pass last took them ([`Objects::take_changes`]):
+    /// it updates only their chains (ADR 0076).
+    changes: Vec<ObjectId>,
+    /// A change not named by object: the streaming pass builds its index whole.
+    everything: bool,
+}
+
+/// What changed since the streaming pass last looked ([`Objects::take_changes`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// The objects created, destroyed or changed, in the order of their changes (with
+    /// repeats).
+    pub objects: Vec<ObjectId>,
+    /// Something changed that no id names ([`Objects::touch`]): everything is to be looked
+    /// at again.
+    pub everything: bool,
 }
 
 impl Objects {
@@ -345,15 +362,34 @@ impl Objects {
         self.generation
     }
 
-    /// Notes a change of the set or of an object.
+    /// Notes a change that no object id names: the streaming pass builds its index whole
+    /// and decides every recipient again. A change of one object is
+    /// [`touch_object`](Self::touch_object).
     pub fn touch(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         self.changed = true;
+        self.everything = true;
+    }
+
+    /// Notes that object `id` was created, destroyed or changed (its pose, movement,
+    /// attachment, breaking, viewer or scope): the streaming pass updates its chain only.
+    pub fn touch_object(&mut self, id: ObjectId) {
+        self.generation = self.generation.wrapping_add(1);
+        self.changed = true;
+        self.changes.push(id);
+    }
+
+    /// The changes noted since the last call, for the streaming pass.
+    pub fn take_changes(&mut self) -> Changes {
+        Changes {
+            objects: std::mem::take(&mut self.changes),
+            everything: std::mem::take(&mut self.everything),
+        }
     }
 
     fn register(&mut self, id: ObjectId, entity: Entity) {
         self.by_id.insert(id, entity);
-        self.touch();
+        self.touch_object(id);
     }
 
     pub(crate) fn counter(&self) -> Arc<AtomicU32> {

@@ -10,27 +10,31 @@
 //! they leave the 32 places of the lane a critical event may take; the nearest go first
 //! and the rest in following passes.
 //!
-//! Nothing is decided again for a recipient whose viewpoint and the objects did not change
-//! since its last settled pass, so a still world costs next to nothing.
+//! The chains are kept between passes and updated by change (`chains`, ADR
+//! 0076). Nothing is decided again for a recipient whose viewpoint did not change since
+//! its last settled pass, unless a change marks it: a free chain changed or moved within
+//! its reach, a held chain's audience or layer changed, or (near its cap) a held chain
+//! moved. A still world costs next to nothing, and a moving one what is near it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::Duration;
 
 use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
+use super::chains::{Holder, Index, Sources};
 use super::vehicles::VehicleParents;
-use super::{HIDE_MARGIN, Object, ObjectId, ObjectSettings, Objects, Parent};
+use super::{HIDE_MARGIN, Object, ObjectId, ObjectSettings, Objects};
 use crate::lane::Delivery;
 use crate::player::floor::{GrantFloor, LandingPoint};
 use crate::player::{Life, Position, Scope, StreamCenter, Viewers};
 use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, PlayerId, VehicleId};
+use crate::protocol::ids::{EventId, PlayerId};
 use crate::protocol::world::object::{ObjectAttachKind, ObjectState};
 use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
-use crate::streaming::engine::{Audience, Decision, Engine, Item, Layer, Rules, Viewpoint, layer};
+use crate::streaming::engine::{Audience, Decision, Engine, Layer, Rules, Viewpoint, layer};
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets};
 
@@ -97,33 +101,6 @@ pub type Recipient = (
     &'static StreamCenter,
 );
 
-/// What holds a chain that follows its parent: a player or a vehicle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Holder {
-    /// The player's entity and id: shown to it and to whoever it is shown to.
-    Player(Entity, PlayerId),
-    /// The vehicle's id: shown to whoever the vehicle is shown to.
-    Vehicle(VehicleId),
-}
-
-/// The chains of this pass, built again when the objects change (every pass while one
-/// moves or hangs from a player or a vehicle).
-#[derive(Debug, Default)]
-struct Index {
-    built: Option<u64>,
-    /// Rebuilt every pass: something moves or hangs from a player or a vehicle.
-    live: bool,
-    members: Vec<(u32, Member)>,
-    /// The members of the pass before, for the order of the hides of objects gone since.
-    previous: Vec<(u32, Member)>,
-    /// Each root's members, the parent before the child.
-    chains: HashMap<u32, Vec<u32>>,
-    /// Roots on a player or a vehicle.
-    held: HashMap<u32, Holder>,
-    /// The largest stream distance.
-    reach: f32,
-}
-
 /// The objects' engine, index and shown sets, kept between passes.
 #[derive(Resource, Debug)]
 pub struct ObjectStream {
@@ -135,13 +112,19 @@ pub struct ObjectStream {
     applied: Applied,
     roots: Vec<u32>,
     wanted: Vec<u32>,
-    /// Per recipient slot: the viewpoint of its last settled pass and the objects'
-    /// generation then.
+    /// Per recipient slot: the viewpoint of its last settled pass and the epoch of the
+    /// index then (it grows when the index is built whole).
     settled: Vec<Option<(Layer, Vec3, bool, u64)>>,
+    /// Per recipient slot: whether its last decision may have been cut by the cap (the
+    /// weights it was shown came within the heaviest chain of the cap): a held chain that
+    /// only moves is decided again for such a recipient only (ADR 0076).
+    near_cap: Vec<bool>,
+    /// Grows each time the index is built whole: every recipient is decided again.
+    epoch: u64,
     /// Per recipient slot: the last object event queued to it.
     last_event: Vec<Option<EventId>>,
-    /// Interiors of the chains on players, for the resend on a change.
-    interiors: HashMap<u32, u8>,
+    /// Per recipient slot, this pass: marked to be decided again (scratch).
+    marked: Vec<bool>,
     /// Objects whose change a client sees: resent as critical to everyone they are shown to.
     pub(super) resend: HashSet<ObjectId>,
     /// Objects destroyed this tick (their chains go too).
@@ -160,8 +143,10 @@ impl Default for ObjectStream {
             roots: Vec::new(),
             wanted: Vec::new(),
             settled: Vec::new(),
+            near_cap: Vec::new(),
+            epoch: 0,
             last_event: Vec::new(),
-            interiors: HashMap::new(),
+            marked: Vec::new(),
             resend: HashSet::new(),
             gone: Vec::new(),
         }
@@ -171,7 +156,7 @@ impl Default for ObjectStream {
 /// Who a held chain is shown to: a player's, the player and whoever the player is shown
 /// to; a vehicle's, whoever the vehicle is shown to.
 struct Held<'a, 'w, 's> {
-    held: &'a HashMap<u32, Holder>,
+    held: &'a super::chains::Map<u32, Holder>,
     viewers: &'a Query<'w, 's, &'static Viewers>,
     vehicles: Option<&'a ShownSets>,
 }
@@ -192,19 +177,6 @@ impl Audience for Held<'_, '_, '_> {
             None => false,
         }
     }
-}
-
-/// Where a held chain's root is resolved to, while the index is built.
-enum Root<'a> {
-    Player(bevy_ecs::query::QueryItem<'a, 'a, Recipient>),
-    Vehicle(VehicleId, Vec3, Scope),
-}
-
-/// Where a held chain stands in the engine: at its player, or at a point.
-#[derive(Clone, Copy)]
-enum Placed {
-    Player(Entity),
-    At(Vec3, Scope),
 }
 
 fn slot(id: PlayerId) -> usize {
@@ -236,11 +208,7 @@ impl ObjectStream {
 
     /// The member of `key` this pass.
     pub fn member(&self, key: u32) -> Option<&Member> {
-        self.index
-            .members
-            .binary_search_by_key(&key, |(k, _)| *k)
-            .ok()
-            .map(|i| &self.index.members[i].1)
+        self.index.members.get(&key)
     }
 
     /// Whether the chains were last built from the objects of `generation`.
@@ -248,193 +216,84 @@ impl ObjectStream {
         self.index.built == Some(generation)
     }
 
-    /// Builds the chains and the engine's items again if the objects changed.
+    /// Brings the chains, the engine's items and the grants' probe up to date: the chains
+    /// of the objects changed since the last refresh are put in again (all of them after
+    /// a change no id names), the moving roots and the held chains are placed where they
+    /// are now (ADR 0076).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "what the chains are built from, and the probe they fill"
+    )]
     pub(super) fn refresh(
         &mut self,
         now: Duration,
-        registry: &Objects,
-        objects: &Query<&Object>,
+        registry: &mut Objects,
+        objects: &Query<&'static Object>,
         players: &Query<Recipient>,
         vehicles: &VehicleParents,
+        viewers: &Query<&'static Viewers>,
         floor: &mut GrantFloor,
     ) {
-        let generation = registry.generation();
-        if self.index.built == Some(generation) && !self.index.live {
-            return;
-        }
-        self.index.built = Some(generation);
-        let player = |e: Entity| players.get(e).ok();
-        let all: HashMap<u32, &Object> = objects.iter().map(|o| (o.id.0, o)).collect();
-        let index = &mut self.index;
-        index.previous = std::mem::take(&mut index.members);
-        index.chains.clear();
-        index.held.clear();
-        index.live = false;
-        index.reach = 1.0;
-        let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut roots = Vec::new();
-        for o in all.values() {
-            // The root, the depth and the scope through the chain; skipped when a link is
-            // missing (the chain goes this tick).
-            let (mut at, mut depth) = (*o, 0u8);
-            let resolved = loop {
-                match at.attachment.map(|a| a.parent) {
-                    None => break Some((at.id.0, None)),
-                    Some(Parent::Player(e)) => {
-                        break player(e).map(|p| (at.id.0, Some(Root::Player(p))));
-                    }
-                    Some(Parent::Vehicle(v)) => {
-                        break vehicles.pose(v).map(|(pose, scope)| {
-                            (at.id.0, Some(Root::Vehicle(v, pose.position, scope)))
-                        });
-                    }
-                    Some(Parent::Object(p)) => match all.get(&p.0) {
-                        Some(parent) if usize::from(depth) < super::commands::MAX_DEPTH => {
-                            at = parent;
-                            depth += 1;
-                        }
-                        _ => break None,
-                    },
-                }
-            };
-            let Some((root, holder)) = resolved else {
-                continue;
-            };
-            let root_object = all.get(&root).copied().unwrap_or(o);
-            let scope = match holder {
-                None => root_object.scope,
-                Some(Root::Player((_, _, _, s, _, _))) => *s,
-                Some(Root::Vehicle(_, _, s)) => s,
-            };
-            let (attach_kind, attach_id) = match o.attachment.map(|a| a.parent) {
-                None => (ObjectAttachKind::None, 0),
-                Some(Parent::Object(p)) => {
-                    children.entry(p.0).or_default().push(o.id.0);
-                    (ObjectAttachKind::Object, p.0)
-                }
-                Some(Parent::Player(e)) => {
-                    index.live = true;
-                    let id = player(e).map_or(0, |(_, p, ..)| p.id.0);
-                    (ObjectAttachKind::Player, id)
-                }
-                Some(Parent::Vehicle(v)) => {
-                    index.live = true;
-                    (ObjectAttachKind::Vehicle, v.0)
-                }
-            };
-            if depth == 0 {
-                let held = holder.map(|h| match h {
-                    Root::Player((e, p, ..)) => (Holder::Player(e, p.id), Placed::Player(e)),
-                    Root::Vehicle(v, at, s) => (Holder::Vehicle(v), Placed::At(at, s)),
-                });
-                roots.push((root, held));
+        let changes = registry.take_changes();
+        let src = Sources {
+            now,
+            registry,
+            objects,
+            players,
+            vehicles,
+            viewers,
+        };
+        let ObjectStream {
+            engine,
+            index,
+            resend,
+            ..
+        } = self;
+        let probe = &mut floor.probe;
+        if changes.everything || index.built.is_none() {
+            index.departed.clear();
+            index.rebuild(&src, engine, probe, resend);
+        } else if !changes.objects.is_empty() || index.has_unresolved() {
+            if !changes.objects.is_empty() {
+                index.departed.clear();
             }
-            index.live |= o.motion.is_some();
-            index.reach = index.reach.max(o.stream_distance);
-            index.members.push((
-                o.id.0,
-                Member {
-                    object: (*o).clone(),
-                    root,
-                    depth,
-                    interior: scope.interior,
-                    attach_kind,
-                    attach_id,
-                    viewer: o.viewer.and_then(player).map(|(_, p, ..)| p.id),
-                },
-            ));
+            index.update(&changes.objects, &src, engine, probe, resend);
         }
-        index.members.sort_unstable_by_key(|(k, _)| *k);
-        for list in children.values_mut() {
-            list.sort_unstable();
-        }
-        roots.sort_unstable_by_key(|(k, _)| *k);
+        // The grids' cells are about half the largest stream distance.
+        index.settle_reach();
         let cell = (index.reach / 2.0).max(1.0);
-        if self.engine.cell_size() != cell {
-            self.engine = Engine::new(cell);
+        if engine.cell_size() != cell || probe.cell_size() != cell {
+            *engine = Engine::new(cell);
+            *probe = Engine::new(cell);
+            index.rebuild(&src, engine, probe, resend);
         }
-        self.engine.clear();
-        if floor.probe.cell_size() != cell {
-            floor.probe = Engine::new(cell);
-        }
-        floor.probe.clear();
-        let mut probe_reach = index.reach;
-        let mut interiors = HashMap::new();
-        for (root, held) in roots {
-            let mut chain = vec![root];
-            let mut i = 0;
-            while i < chain.len() {
-                if let Some(kids) = children.get(&chain[i]) {
-                    chain.extend_from_slice(kids);
-                }
-                i += 1;
-            }
-            let Some(m) = lookup_member(&index.members, root) else {
-                continue;
-            };
-            let weight = u32::try_from(chain.len()).unwrap_or(u32::MAX);
-            let item = match held {
-                Some((holder, placed)) => {
-                    index.held.insert(root, holder);
-                    if let Holder::Player(..) = holder {
-                        interiors.insert(root, m.interior);
-                    }
-                    let (position, scope) = match placed {
-                        Placed::Player(entity) => players
-                            .get(entity)
-                            .map_or((Vec3::ZERO, Scope::default()), |(_, _, p, s, ..)| (p.0, *s)),
-                        Placed::At(at, s) => (at, s),
-                    };
-                    Item {
-                        forced: true,
-                        viewer: m.viewer,
-                        weight,
-                        ..Item::at(root, layer(&scope), position)
-                    }
-                }
-                None => {
-                    let o = &m.object;
-                    Item {
-                        viewer: m.viewer,
-                        distances: Some(Distances::new(o.stream_distance, HIDE_MARGIN, None)),
-                        weight,
-                        ..Item::at(root, layer(&o.scope), o.pose_at(now).position)
-                    }
-                }
-            };
-            if m.object.viewer.is_some() && m.viewer.is_none() {
-                continue;
-            }
-            if !item.forced {
-                let probe = probed(item, &m.object, now);
-                probe_reach = probe_reach.max(probe.distances.map_or(0.0, |d| d.show));
-                floor.probe.insert(probe);
-            }
-            self.engine.insert(item);
-            index.chains.insert(root, chain);
-        }
+        let probe_reach = index.follow(&src, engine, probe, resend);
         floor.rules = rules(probe_reach);
-        // A chain on a player whose interior changed is shown again with the new one.
-        for (root, interior) in &interiors {
-            if self.interiors.get(root).is_some_and(|old| old != interior)
-                && let Some(chain) = index.chains.get(root)
-            {
-                self.resend.extend(chain.iter().map(|&k| ObjectId(k)));
-            }
-        }
-        self.interiors = interiors;
+        index.built = Some(registry.generation());
     }
 
     /// The chain roots shown to `recipient` now, ascending, into `self.roots`.
     fn shown_roots(&mut self, recipient: PlayerId) {
         self.roots.clear();
         for &key in self.shown.of(recipient) {
-            if let Some(m) = lookup_member(&self.index.members, key) {
+            if let Some(m) = self.index.members.get(&key) {
                 self.roots.push(m.root);
             }
         }
         self.roots.sort_unstable();
         self.roots.dedup();
+    }
+
+    /// The weight of the chains the last [`decide`](Self::decide) wants shown.
+    fn shown_weight(&self) -> usize {
+        let weight = |root: &u32| self.engine.item(*root).map_or(1, |i| i.weight as usize);
+        let hides = &self.decision.hides;
+        self.roots
+            .iter()
+            .filter(|r| hides.binary_search(r).is_err())
+            .map(weight)
+            .chain(self.decision.shows.iter().map(weight))
+            .sum()
     }
 
     /// Decides `viewpoint` on the roots and spreads it over the chains into
@@ -469,7 +328,7 @@ impl ObjectStream {
                 .into_iter()
                 .flatten()
                 .copied()
-                .filter(move |&k| lookup_member(&index.members, k).is_some_and(|m| m.admits(me)))
+                .filter(move |&k| index.members.get(&k).is_some_and(|m| m.admits(me)))
         };
         self.wanted.clear();
         let hidden_roots = &self.decision.hides;
@@ -490,9 +349,12 @@ impl ObjectStream {
                 .filter(|k| self.wanted.binary_search(k).is_err()),
         );
         out.hides.sort_by_key(|&k| {
-            let depth = lookup_member(&index.members, k)
-                .or_else(|| lookup_member(&index.previous, k))
-                .map_or(u8::MAX, |m| m.depth);
+            let depth = index
+                .members
+                .get(&k)
+                .map(|m| m.depth)
+                .or_else(|| index.departed.get(&k).copied())
+                .unwrap_or(u8::MAX);
             std::cmp::Reverse(depth)
         });
         let is_shown = |k: u32| shown.binary_search(&k).is_ok();
@@ -567,7 +429,12 @@ impl ObjectStream {
             keys,
             conn,
             Delivery::Normal,
-            |k| lookup_member(&index.members, k).map(|m| ServerPacket::from(m.show(now))),
+            |k| {
+                index
+                    .members
+                    .get(&k)
+                    .map(|m| ServerPacket::from(m.show(now)))
+            },
             applied,
         );
         applied.shown.clear();
@@ -581,38 +448,12 @@ impl ObjectStream {
     }
 }
 
-/// A free chain as the spawn hold's probe holds it ([`GrantFloor::probe`]): as the pass
-/// has it, but a moving root is shown from as far as the rest of its path reaches, since
-/// the probe is read up to a tick after it was built (world.md ObjectState, "Ordering
-/// around spawns": a grant goes early never, at worst a tick late).
-fn probed(item: Item, object: &Object, now: Duration) -> Item {
-    let Some(motion) = object.motion.filter(|m| !m.ended(now)) else {
-        return item;
-    };
-    let path = super::pose::distance(item.position, motion.to.position);
-    Item {
-        distances: Some(Distances::new(
-            object.stream_distance + path,
-            HIDE_MARGIN,
-            None,
-        )),
-        ..item
-    }
-}
-
 fn note_event(last: &mut Vec<Option<EventId>>, recipient: PlayerId, event: EventId) {
     let i = slot(recipient);
     if last.len() <= i {
         last.resize(i + 1, None);
     }
     last[i] = Some(event);
-}
-
-fn lookup_member(members: &[(u32, Member)], key: u32) -> Option<&Member> {
-    members
-        .binary_search_by_key(&key, |(k, _)| *k)
-        .ok()
-        .map(|i| &members[i].1)
 }
 
 /// The viewpoint of a recipient: where its stream center is, or the point its held grant
@@ -638,7 +479,7 @@ pub(super) fn viewpoint(
 #[derive(bevy_ecs::system::SystemParam)]
 pub struct Reconciling<'w, 's> {
     time: Res<'w, Time>,
-    registry: Res<'w, Objects>,
+    registry: ResMut<'w, Objects>,
     stream: ResMut<'w, ObjectStream>,
     floor: ResMut<'w, GrantFloor>,
     left: MessageReader<'w, 's, PlayerDisconnected>,
@@ -670,29 +511,65 @@ pub fn reconcile(
     }
     stream.refresh(
         now,
-        &r.registry,
+        &mut r.registry,
         &r.objects,
         &players,
         &r.vehicles,
+        &r.viewers,
         &mut r.floor,
     );
-    let generation = r.registry.generation();
+    if stream.index.marks.everyone {
+        stream.epoch = stream.epoch.wrapping_add(1);
+    }
+    let epoch = stream.epoch;
+    let mut marked = std::mem::take(&mut stream.marked);
+    marked.clear();
+    {
+        let marks = &stream.index.marks;
+        let near_cap = &stream.near_cap;
+        let mut mark = |i: usize| {
+            if marked.len() <= i {
+                marked.resize(i + 1, false);
+            }
+            marked[i] = true;
+        };
+        for &s in &marks.recipients {
+            mark(s as usize);
+        }
+        for &s in &marks.near_cap {
+            if near_cap.get(s as usize).copied().unwrap_or(true) {
+                mark(s as usize);
+            }
+        }
+    }
     let mut ready: EntityHashMap<LandingPoint> = EntityHashMap::default();
     // Changed objects shown for the first time this pass already carry the change.
     let mut fresh: HashSet<(PlayerId, u32)> = HashSet::new();
     for (entity, player, position, scope, life, center) in &players {
         let wait = r.floor.waiting.get(&entity).copied();
         let view = viewpoint(player, position, scope, life, center, wait.as_ref());
-        let key = (view.layer, view.center, view.active, generation);
+        let key = (view.layer, view.center, view.active, epoch);
         let id = player.id;
         let i = slot(id);
         if stream.settled.len() <= i {
             stream.settled.resize(i + 1, None);
         }
-        let quiet =
-            !stream.index.live && stream.settled[i] == Some(key) && stream.shown.pending_empty(id);
+        if stream.near_cap.len() <= i {
+            stream.near_cap.resize(i + 1, true);
+        }
+        // Decided again only when something it can be affected by changed (ADR 0076).
+        let quiet = stream.settled[i] == Some(key)
+            && stream.shown.pending_empty(id)
+            && !marked.get(i).copied().unwrap_or(false)
+            && !stream
+                .index
+                .marks
+                .regions
+                .iter()
+                .any(|g| g.touches(view.layer, view.center));
         if !quiet {
             stream.decide(&view, &r.viewers, r.vehicles.shown());
+            stream.near_cap[i] = stream.shown_weight() + stream.index.heaviest() as usize > CAP;
             let work = !stream.expanded.hides.is_empty()
                 || !stream.expanded.shows.is_empty()
                 || !stream.shown.pending_empty(id);
@@ -709,7 +586,12 @@ pub fn reconcile(
                     expanded,
                     &mut conn,
                     |k| ObjectState::hide(EventId(0), ObjectId(k)).into(),
-                    |k| lookup_member(&index.members, k).map(|m| ServerPacket::from(m.show(now))),
+                    |k| {
+                        index
+                            .members
+                            .get(&k)
+                            .map(|m| ServerPacket::from(m.show(now)))
+                    },
                     applied,
                 );
                 if !stream.applied.shown.is_empty() {
@@ -745,6 +627,8 @@ pub fn reconcile(
             }
         }
     }
+    stream.index.marks.clear();
+    stream.marked = marked;
     r.floor.ready.extend(ready);
     // Changes of shown objects, as critical shows to everyone they are shown to.
     let mut resend: Vec<ObjectId> = stream.resend.drain().collect();
