@@ -198,6 +198,7 @@ fn scatter(seed: u32, half: f32) -> impl FnMut() -> (f32, f32) {
 
 /// `n` pickups at pseudo-random points of ±`half` m.
 fn add_pickups(world: &mut World, n: u32, half: f32) {
+    world.insert_resource(Time::<Fixed>::from_duration(Duration::from_millis(20)));
     world.init_resource::<PickupSettings>();
     world.init_resource::<PickupStream>();
     let mut at = scatter(0x2545_f491, half);
@@ -302,10 +303,12 @@ fn shown_blips(world: &World, players: u32) -> usize {
         .sum()
 }
 
-/// Marks the label and blip sets changed, so the next pass reconciles every recipient.
+/// The next pass of each kind decides every recipient (the worst case: what every tick
+/// cost before ADR 0077 marked only the recipients a change can affect).
 fn everyone(world: &mut World) {
-    world.resource_mut::<LabelStream>().changed();
-    world.resource_mut::<BlipStream>().changed();
+    world.resource_mut::<PickupStream>().reconcile_everyone();
+    world.resource_mut::<LabelStream>().reconcile_everyone();
+    world.resource_mut::<BlipStream>().reconcile_everyone();
 }
 
 fn schedule_of<M>(systems: impl IntoScheduleConfigs<ScheduleSystem, M>) -> Schedule {

@@ -16,6 +16,8 @@ pub struct Cadence {
     share: u64,
     everyone: bool,
     marked: Vec<bool>,
+    /// Marked for the next pass (a recipient whose shows the lane refused).
+    next: Vec<PlayerId>,
 }
 
 impl Cadence {
@@ -53,10 +55,22 @@ impl Cadence {
             || u64::from(id.0) % self.share.max(1) == self.pass % self.share.max(1)
     }
 
-    /// Ends the pass: the marks and the change are spent.
+    /// Ends the pass: the marks and the change are spent; the marks for the next pass
+    /// are set.
     pub fn end(&mut self) {
         self.everyone = false;
         self.marked.iter_mut().for_each(|m| *m = false);
+        let next = std::mem::take(&mut self.next);
+        for &id in &next {
+            self.mark(id);
+        }
+        self.next = next;
+        self.next.clear();
+    }
+
+    /// `id` is reconciled next pass (its lane refused a show this pass: ADR 0077).
+    pub fn mark_next(&mut self, id: PlayerId) {
+        self.next.push(id);
     }
 }
 
@@ -86,5 +100,12 @@ mod tests {
         c.end();
         c.begin(step);
         assert!(!c.due(PlayerId(7)) || c.pass % 50 == 7);
+        c.mark_next(PlayerId(9));
+        c.end();
+        c.begin(step);
+        assert!(c.due(PlayerId(9)), "marked for this pass by the last");
+        c.end();
+        c.begin(step);
+        assert!(!c.due(PlayerId(9)) || c.pass % 50 == 9);
     }
 }

@@ -152,7 +152,14 @@ fn apply(
     mut connections: Query<&mut Connection>,
 ) {
     for command in read.read() {
-        stream.changed();
+        // A text or a colour is no change of anybody's set: the critical show below is
+        // all it sends.
+        if !matches!(
+            command,
+            LabelCommand::SetText { .. } | LabelCommand::SetColor { .. }
+        ) {
+            stream.changed();
+        }
         let id = match command {
             LabelCommand::Create { id, spec, owner } => {
                 if registry.by_id.contains_key(id) {
