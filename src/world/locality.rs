@@ -8,7 +8,7 @@
 //! [`Changes`]: items added, removed, moved or changed in scope.
 
 use crate::protocol::geometry::Vec3;
-use crate::streaming::engine::{Layer, Viewpoint};
+use crate::streaming::engine::{Engine, Layer, Viewpoint};
 
 /// More changed items than this in one pass and the pass reconciles everyone: marking
 /// would cost more than it saves.
@@ -199,6 +199,36 @@ impl Changes {
     }
 }
 
+/// For a kind with a cap and no distance limit: how far the farthest item shown to
+/// `viewpoint` is (m). An item farther than that, before and after its change, has at
+/// least `cap` admitted items strictly nearer, so it is not among the recipient's `cap`
+/// nearest either way. Infinite while fewer than `cap` are shown, or when a shown item is
+/// gone or has a show distance of its own (it may no longer be admitted, so the shown set
+/// would not bound the cap's farthest).
+pub fn cap_radius(engine: &Engine, viewpoint: &Viewpoint, shown: &[u32], cap: usize) -> f32 {
+    if shown.len() < cap {
+        return f32::INFINITY;
+    }
+    let c = viewpoint.center;
+    let mut farthest: f32 = 0.0;
+    for key in shown {
+        let Some(item) = engine.item(*key).filter(|i| i.distances.is_none()) else {
+            return f32::INFINITY;
+        };
+        let (dx, dy, dz) = (
+            item.position.x - c.x,
+            item.position.y - c.y,
+            item.position.z - c.z,
+        );
+        farthest = farthest.max(dx * dx + dy * dy + dz * dz);
+    }
+    if farthest.is_finite() {
+        farthest.sqrt()
+    } else {
+        f32::INFINITY
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,5 +304,130 @@ mod tests {
         }
         let far = Viewpoint::at(PlayerId(0), (5, 0), Vec3::new(1e6, 0.0, 0.0));
         assert!(c.everyone() && c.affect(&far, &[], 1.0));
+    }
+
+    /// A small fixed LCG in [0, 1).
+    struct Lcg(u32);
+    impl Lcg {
+        fn next(&mut self) -> f32 {
+            self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (self.0 >> 8) as f32 / (1u32 << 24) as f32
+        }
+        fn coord(&mut self, half: f32) -> f32 {
+            self.next() * 2.0 * half - half
+        }
+    }
+
+    use crate::streaming::engine::{Decision, Everyone, Item, Rules};
+    use crate::streaming::players::Distances;
+
+    fn build(items: &[Item]) -> (Engine, Places) {
+        let mut engine = Engine::new(25.0);
+        let mut places = Places::default();
+        for item in items {
+            engine.insert(*item);
+            let place = Place {
+                layer: item.layer,
+                position: item.position,
+            };
+            places.push(item.key, place, false);
+        }
+        places.sort();
+        (engine, places)
+    }
+
+    fn decide(engine: &mut Engine, rules: &Rules, v: &Viewpoint, shown: &[u32]) -> Decision {
+        let mut out = Decision::default();
+        engine.decide(rules, v, shown, &Everyone, &mut out);
+        out
+    }
+
+    /// The claim of ADR 0077: for a recipient the changes do not affect, the decision after
+    /// the change is the decision before it (whatever its shown set and however far it
+    /// moved since it was last decided), so leaving it to its rotation loses nothing.
+    fn unaffected_recipients_decide_as_before(rules: Rules, seed: u32) {
+        let mut rng = Lcg(seed);
+        let reach = rules.distances.map(|d| d.hide.max(d.show));
+        let cap = rules.cap.unwrap_or(usize::MAX);
+        let (mut spared, mut needed) = (0, 0);
+        for _ in 0..40 {
+            let mut items: Vec<Item> = (0..60)
+                .map(|k| {
+                    let layer = (u32::from(rng.next() < 0.1), 0);
+                    Item::at(k, layer, Vec3::new(rng.coord(400.0), rng.coord(400.0), 0.0))
+                })
+                .collect();
+            let (mut before, old) = build(&items);
+            let mut recipients = Vec::new();
+            for i in 0..30 {
+                let c0 = Vec3::new(rng.coord(400.0), rng.coord(400.0), 0.0);
+                let mut v = Viewpoint::at(PlayerId(i), (0, 0), c0);
+                let mut set = decide(&mut before, &rules, &v, &[]).shows;
+                set.sort_unstable();
+                if rng.next() < 0.5 {
+                    let step = if rng.next() < 0.5 { 30.0 } else { 300.0 };
+                    v.center = Vec3::new(c0.x + rng.coord(step), c0.y + rng.coord(step), 0.0);
+                }
+                recipients.push((v, set));
+            }
+            let changed = (rng.next() * 60.0) as usize % items.len();
+            match (rng.next() * 3.0) as u32 {
+                0 => items.push(Item::at(
+                    99,
+                    (0, 0),
+                    Vec3::new(rng.coord(400.0), rng.coord(400.0), 0.0),
+                )),
+                1 => {
+                    items.remove(changed);
+                }
+                _ => {
+                    let to = if rng.next() < 0.5 { 20.0 } else { 400.0 };
+                    let p = items[changed].position;
+                    items[changed].position = Vec3::new(p.x + rng.coord(to), p.y, 0.0);
+                }
+            }
+            let (mut after, new) = build(&items);
+            let mut changes = Changes::default();
+            old.diff(&new, &mut changes);
+            changes.seal();
+            for (v, set) in &recipients {
+                let affected = match reach {
+                    Some(reach) => changes.affect(v, set, reach),
+                    None => changes.affect_capped(v, set, || cap_radius(&after, v, set, cap)),
+                };
+                let was = decide(&mut before, &rules, v, set);
+                let is = decide(&mut after, &rules, v, set);
+                if affected {
+                    needed += usize::from(was != is);
+                } else {
+                    spared += 1;
+                    assert_eq!(was, is, "an unaffected recipient {v:?} shown {set:?}");
+                }
+            }
+        }
+        assert!(
+            spared > 200 && needed > 3,
+            "spared {spared}, needed {needed}"
+        );
+    }
+
+    #[test]
+    fn with_a_show_distance_an_unaffected_recipient_decides_as_before() {
+        let rules = Rules {
+            distances: Some(Distances::new(50.0, 10.0, None)),
+            cap: Some(5),
+        };
+        unaffected_recipients_decide_as_before(rules, 7);
+        unaffected_recipients_decide_as_before(Rules { cap: None, ..rules }, 8);
+    }
+
+    #[test]
+    fn with_a_cap_and_no_distance_an_unaffected_recipient_decides_as_before() {
+        let rules = Rules {
+            distances: None,
+            cap: Some(5),
+        };
+        unaffected_recipients_decide_as_before(rules, 11);
+        unaffected_recipients_decide_as_before(rules, 12);
     }
 }

@@ -27,7 +27,7 @@ use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
 use crate::world::attach::{Attach, Parents};
 use crate::world::cadence::Cadence;
-use crate::world::locality::{Changes, Place, Places};
+use crate::world::locality::{Changes, Place, Places, cap_radius};
 
 /// The grid cell of blips, m: most blips have no distance limit, so the 100 nearest are
 /// found ring by ring (ADR 0074); at the density (2000 blips over 8 km × 8 km, the
@@ -89,34 +89,6 @@ impl BlipStream {
     /// The next pass reconciles every recipient (a full pass; the items are kept).
     pub fn reconcile_everyone(&mut self) {
         self.cadence.everyone();
-    }
-}
-
-/// How far the farthest blip shown to `viewpoint` is (m): within it, a changed blip may
-/// enter or leave its nearest (ADR 0077). Infinite while fewer than the cap are shown,
-/// or when a shown blip is gone or has a draw distance of its own (it may not be admitted
-/// any more, so the shown set does not bound the cap's farthest).
-fn cap_radius(engine: &Engine, viewpoint: &Viewpoint, shown: &[u32]) -> f32 {
-    if shown.len() < CAP {
-        return f32::INFINITY;
-    }
-    let c = viewpoint.center;
-    let mut farthest: f32 = 0.0;
-    for key in shown {
-        let Some(item) = engine.item(*key).filter(|i| i.distances.is_none()) else {
-            return f32::INFINITY;
-        };
-        let (dx, dy, dz) = (
-            item.position.x - c.x,
-            item.position.y - c.y,
-            item.position.z - c.z,
-        );
-        farthest = farthest.max(dx * dx + dy * dy + dz * dz);
-    }
-    if farthest.is_finite() {
-        farthest.sqrt()
-    } else {
-        f32::INFINITY
     }
 }
 
@@ -299,9 +271,8 @@ pub fn reconcile(
             let set = shown.of(player.id);
             let affected = match reach {
                 Some(reach) => touched.affect(&viewpoint, set, reach),
-                None => {
-                    touched.affect_capped(&viewpoint, set, || cap_radius(engine, &viewpoint, set))
-                }
+                None => touched
+                    .affect_capped(&viewpoint, set, || cap_radius(engine, &viewpoint, set, CAP)),
             };
             if !affected {
                 continue;
