@@ -336,7 +336,7 @@ fn nudge<C: Component<Mutability = bevy_ecs::component::Mutable>>(
 ) {
     *step += 1;
     let mut c = world.get_mut::<C>(item).expect("the item");
-    position(&mut c).x += if *step % 2 == 0 { 5.0 } else { -5.0 };
+    position(&mut c).x += if step.is_multiple_of(2) { 5.0 } else { -5.0 };
 }
 
 fn schedule_of<M>(systems: impl IntoScheduleConfigs<ScheduleSystem, M>) -> Schedule {
@@ -372,7 +372,7 @@ fn world_pass(c: &mut Criterion) {
             pickups.run(black_box(&mut world));
         });
     });
-    if step % 2 == 1 {
+    if !step.is_multiple_of(2) {
         nudge::<Pickup>(&mut world, pickup, &mut step, |p| &mut p.spec.position);
         pickups.run(&mut world);
     }
@@ -420,7 +420,7 @@ fn world_pass(c: &mut Criterion) {
             labels.run(black_box(&mut world));
         });
     });
-    if step % 2 == 1 {
+    if !step.is_multiple_of(2) {
         nudge::<Label>(&mut world, label, &mut step, |l| &mut l.spec.position);
         world.resource_mut::<LabelStream>().changed();
         labels.run(&mut world);
@@ -442,7 +442,7 @@ fn world_pass(c: &mut Criterion) {
             blips.run(black_box(&mut world));
         });
     });
-    if step % 2 == 1 {
+    if !step.is_multiple_of(2) {
         nudge::<Blip>(&mut world, blip, &mut step, |b| &mut b.spec.position);
         world.resource_mut::<BlipStream>().changed();
         blips.run(&mut world);
