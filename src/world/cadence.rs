@@ -1,9 +1,10 @@
 //! Which recipients a world kind reconciles this pass, for the kinds the page lets
 //! reconcile less than every tick (world.md Label3D: "on every change of a label and once
-//! a second"; blips by ADR 0045). After a change of the kind, everyone; otherwise the
-//! recipients [`mark`](Cadence::mark)ed (a new connection, a spawn, a scope change, a
-//! parent's visibility) and a rotating share of the slots, so each recipient is
-//! reconciled at least once a second and a quiet tick costs a share of the full pass.
+//! a second"; blips by ADR 0045; pickups by ADR 0077): the recipients
+//! [`mark`](Cadence::mark)ed (a new connection, a spawn, a scope change, a parent's
+//! visibility, a change near them: ADR 0077), everyone when a kind asks, and a rotating
+//! share of the slots, so each recipient is reconciled at least once a second and a quiet
+//! tick costs a share of the full pass.
 
 use std::time::Duration;
 

@@ -8,9 +8,11 @@
 //!
 //! An attached blip's position is refreshed from its entity at most once a second after a
 //! move of more than [`REFRESH_DISTANCE`] (never outside world bounds), as a show to
-//! everyone it is shown to, critical. Reconciled like labels (ADR 0045): everyone after a
-//! change of the blip set, otherwise the recipients whose state changed and the
-//! [`Cadence`]'s rotating share, each at least once a second.
+//! everyone it is shown to, critical. Reconciled like labels (ADR 0045, ADR 0077): after
+//! a change of the blip set, the recipients it can affect (shown a changed blip, or whose
+//! cap radius, the farthest blip shown to them, reaches its old or new place); the
+//! recipients whose state changed; and the [`Cadence`]'s rotating share, each at least
+//! once a second.
 
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
