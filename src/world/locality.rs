@@ -8,6 +8,7 @@
 //! [`Changes`]: items added, removed, moved or changed in scope.
 
 use crate::protocol::geometry::Vec3;
+use crate::protocol::ids::PlayerId;
 use crate::streaming::engine::{Engine, Layer, Viewpoint};
 
 /// More changed items than this in one pass and the pass reconciles everyone: marking
@@ -206,13 +207,28 @@ impl Changes {
 /// gone or has a show distance of its own (it may no longer be admitted, so the shown set
 /// would not bound the cap's farthest).
 pub fn cap_radius(engine: &Engine, viewpoint: &Viewpoint, shown: &[u32], cap: usize) -> f32 {
+    measure(engine, viewpoint, shown, cap, true)
+}
+
+/// [`cap_radius`]; with `attached` false, also infinite when a shown item follows a parent
+/// (it moves without a change, so a measure kept for later would not bound it).
+fn measure(
+    engine: &Engine,
+    viewpoint: &Viewpoint,
+    shown: &[u32],
+    cap: usize,
+    attached: bool,
+) -> f32 {
     if shown.len() < cap {
         return f32::INFINITY;
     }
     let c = viewpoint.center;
     let mut farthest: f32 = 0.0;
     for key in shown {
-        let Some(item) = engine.item(*key).filter(|i| i.distances.is_none()) else {
+        let Some(item) = engine
+            .item(*key)
+            .filter(|i| i.distances.is_none() && (attached || i.parent.is_none()))
+        else {
             return f32::INFINITY;
         };
         let (dx, dy, dz) = (
@@ -229,10 +245,54 @@ pub fn cap_radius(engine: &Engine, viewpoint: &Viewpoint, shown: &[u32], cap: us
     }
 }
 
+/// Each recipient's cap radius as last measured, by slot: where its center was and the
+/// radius then. Between two decisions of a recipient its shown set stays and its items do
+/// not move without a change that marks it (a shown item's change is "shown to it"), so
+/// the radius now is at most the measure plus how far its center moved (the triangle
+/// inequality): a pass with a change measures only the recipients decided since.
+#[derive(Debug, Clone, Default)]
+pub struct Radii(Vec<Option<(Vec3, f32)>>);
+
+impl Radii {
+    /// `id` was decided (its shown set may have changed) or left: measure it again.
+    pub fn forget(&mut self, id: PlayerId) {
+        if let Some(r) = self.0.get_mut(id.0 as usize) {
+            *r = None;
+        }
+    }
+
+    /// A bound of `viewpoint`'s [`cap_radius`] now (infinite when a shown item follows a
+    /// parent).
+    pub fn bound(
+        &mut self,
+        engine: &Engine,
+        viewpoint: &Viewpoint,
+        shown: &[u32],
+        cap: usize,
+    ) -> f32 {
+        let i = viewpoint.id.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
+        }
+        let c = viewpoint.center;
+        let bound = match self.0[i] {
+            Some((then, r)) => {
+                let (dx, dy, dz) = (c.x - then.x, c.y - then.y, c.z - then.z);
+                r + (dx * dx + dy * dy + dz * dz).sqrt()
+            }
+            None => {
+                let r = measure(engine, viewpoint, shown, cap, false);
+                self.0[i] = Some((c, r));
+                r
+            }
+        };
+        if bound.is_nan() { f32::INFINITY } else { bound }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ids::PlayerId;
 
     fn at(x: f32) -> Place {
         Place {
@@ -359,8 +419,10 @@ mod tests {
                 .collect();
             let (mut before, old) = build(&items);
             let mut recipients = Vec::new();
+            let mut centers = std::collections::HashMap::new();
             for i in 0..30 {
                 let c0 = Vec3::new(rng.coord(400.0), rng.coord(400.0), 0.0);
+                centers.insert(i, c0);
                 let mut v = Viewpoint::at(PlayerId(i), (0, 0), c0);
                 let mut set = decide(&mut before, &rules, &v, &[]).shows;
                 set.sort_unstable();
@@ -395,6 +457,18 @@ mod tests {
                     Some(reach) => changes.affect(v, set, reach),
                     None => changes.affect_capped(v, set, || cap_radius(&after, v, set, cap)),
                 };
+                if reach.is_none() {
+                    // A measure taken where the recipient was decided bounds the radius
+                    // where it is now.
+                    let mut radii = Radii::default();
+                    let then = Viewpoint {
+                        center: centers[&v.id.0],
+                        ..*v
+                    };
+                    radii.bound(&before, &then, set, cap);
+                    let bound = radii.bound(&after, v, set, cap);
+                    assert!(bound >= cap_radius(&before, v, set, cap) - 1e-3);
+                }
                 let was = decide(&mut before, &rules, v, set);
                 let is = decide(&mut after, &rules, v, set);
                 if affected {

@@ -29,7 +29,7 @@ use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
 use crate::world::attach::{Attach, Parents};
 use crate::world::cadence::Cadence;
-use crate::world::locality::{Changes, Place, Places, cap_radius};
+use crate::world::locality::{Changes, Place, Places, Radii};
 
 /// The grid cell of blips, m: most blips have no distance limit, so the 100 nearest are
 /// found ring by ring (ADR 0074); at the density (2000 blips over 8 km × 8 km, the
@@ -53,6 +53,7 @@ pub struct BlipStream {
     places: Places,
     rebuilt: Places,
     touched: Changes,
+    radii: Radii,
 }
 
 impl Default for BlipStream {
@@ -72,6 +73,7 @@ impl Default for BlipStream {
             places: Places::default(),
             rebuilt: Places::default(),
             touched: Changes::default(),
+            radii: Radii::default(),
         }
     }
 }
@@ -153,10 +155,12 @@ pub fn reconcile(
         places,
         rebuilt,
         touched,
+        radii,
     } = &mut *stream;
     cadence.begin(time.timestep());
     for gone in left.read() {
         shown.forget(gone.id);
+        radii.forget(gone.id);
     }
     let now = time.elapsed();
     let mut parent_entities = Vec::new();
@@ -273,13 +277,15 @@ pub fn reconcile(
             let set = shown.of(player.id);
             let affected = match reach {
                 Some(reach) => touched.affect(&viewpoint, set, reach),
-                None => touched
-                    .affect_capped(&viewpoint, set, || cap_radius(engine, &viewpoint, set, CAP)),
+                None => touched.affect_capped(&viewpoint, set, || {
+                    radii.bound(engine, &viewpoint, set, CAP)
+                }),
             };
             if !affected {
                 continue;
             }
         }
+        radii.forget(player.id);
         shown.reconcile(
             engine,
             rules,
