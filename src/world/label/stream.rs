@@ -88,10 +88,11 @@ impl LabelStream {
     }
 }
 
-/// The grid cell for labels drawn up to `farthest`: about half of it, so a query touches
-/// 3 × 3 to 4 × 4 cells.
+/// The grid cell for labels drawn up to `farthest`: the hide reach, so a query touches
+/// 2 × 2 to 3 × 3 cells and a rebuild fills fewer (at the density a cell of 25 m
+/// held a label in one of six, and the rebuild and the queries paid for the empty ones).
 fn cell(farthest: f32) -> f32 {
-    (farthest / 2.0).max(25.0)
+    (farthest + HIDE_MARGIN).max(25.0)
 }
 
 /// A label's own distances.
