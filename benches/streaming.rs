@@ -16,8 +16,11 @@
 //!   (draw distance 50 m) and 2000 blips (no draw distance: each player is shown its 100
 //!   nearest) over the same map: each kind's tick with nothing changing (labels and blips
 //!   reconcile a fiftieth of the recipients a tick, each once a second), each kind's full
-//!   pass over every recipient (what a tick costs after a change of the kind), and the
-//!   three together.
+//!   pass over every recipient (the worst case: what a tick cost after any change of the
+//!   kind before ADR 0077), the pass after one item near a cluster moved 5 m (the
+//!   recipients within reach of it, or whose nearest 100 it can enter, ADR 0077), and the
+//!   three together. Pickups too: a pass with nothing moving decides only the rotation's
+//!   share, the full pass every recipient.
 //!
 //! - "world density": the full pass of pickups + labels + blips with 250, 500 and 1000
 //!   players in clusters of 50 (`spread_position`) and the world kinds at the same density
@@ -201,6 +204,7 @@ fn scatter(seed: u32, half: f32) -> impl FnMut() -> (f32, f32) {
 
 /// `n` pickups at pseudo-random points of ±`half` m.
 fn add_pickups(world: &mut World, n: u32, half: f32) {
+    world.insert_resource(Time::<Fixed>::from_duration(Duration::from_millis(20)));
     world.init_resource::<PickupSettings>();
     world.init_resource::<PickupStream>();
     let mut at = scatter(0x2545_f491, half);
@@ -305,10 +309,37 @@ fn shown_blips(world: &World, players: u32) -> usize {
         .sum()
 }
 
-/// Marks the label and blip sets changed, so the next pass reconciles every recipient.
+/// The next pass of each kind decides every recipient (the worst case: what every tick
+/// cost before ADR 0077 marked only the recipients a change can affect).
 fn everyone(world: &mut World) {
-    world.resource_mut::<LabelStream>().changed();
-    world.resource_mut::<BlipStream>().changed();
+    world.resource_mut::<PickupStream>().reconcile_everyone();
+    world.resource_mut::<LabelStream>().reconcile_everyone();
+    world.resource_mut::<BlipStream>().reconcile_everyone();
+}
+
+/// The item of a kind nearest the first cluster of players (`cluster_position(0)`): a
+/// change of it is near 50 recipients.
+fn nearest_to_players<C: Component>(world: &mut World, at: fn(&C) -> Vec3) -> Entity {
+    let near = cluster_position(0);
+    let d = |p: Vec3| (p.x - near.x).hypot(p.y - near.y);
+    world
+        .query::<(Entity, &C)>()
+        .iter(world)
+        .min_by(|a, b| d(at(a.1)).total_cmp(&d(at(b.1))))
+        .map(|(e, _)| e)
+        .expect("items")
+}
+
+/// Moves `item` 5 m east and back on alternate calls: one change a pass.
+fn nudge<C: Component<Mutability = bevy_ecs::component::Mutable>>(
+    world: &mut World,
+    item: Entity,
+    step: &mut u32,
+    position: fn(&mut C) -> &mut Vec3,
+) {
+    *step += 1;
+    let mut c = world.get_mut::<C>(item).expect("the item");
+    position(&mut c).x += if step.is_multiple_of(2) { 5.0 } else { -5.0 };
 }
 
 fn schedule_of<M>(systems: impl IntoScheduleConfigs<ScheduleSystem, M>) -> Schedule {
@@ -330,6 +361,24 @@ fn world_pass(c: &mut Criterion) {
     group.bench_function("pickups, steady", |b| {
         b.iter(|| pickups.run(black_box(&mut world)));
     });
+    group.bench_function("pickups, full pass", |b| {
+        b.iter(|| {
+            world.resource_mut::<PickupStream>().reconcile_everyone();
+            pickups.run(black_box(&mut world));
+        });
+    });
+    let mut step = 0u32;
+    let pickup = nearest_to_players::<Pickup>(&mut world, |p| p.spec.position);
+    group.bench_function("pickups, after one pickup moved", |b| {
+        b.iter(|| {
+            nudge::<Pickup>(&mut world, pickup, &mut step, |p| &mut p.spec.position);
+            pickups.run(black_box(&mut world));
+        });
+    });
+    if !step.is_multiple_of(2) {
+        nudge::<Pickup>(&mut world, pickup, &mut step, |p| &mut p.spec.position);
+        pickups.run(&mut world);
+    }
     assert_eq!(shown_pickups(&world), shown);
     let mut both = schedule_of((reconcile, pickup_reconcile).chain());
     both.run(&mut world);
@@ -366,6 +415,19 @@ fn world_pass(c: &mut Criterion) {
             labels.run(black_box(&mut world));
         });
     });
+    let label = nearest_to_players::<Label>(&mut world, |l| l.spec.position);
+    group.bench_function("labels (10 000), after one label changed", |b| {
+        b.iter(|| {
+            nudge::<Label>(&mut world, label, &mut step, |l| &mut l.spec.position);
+            world.resource_mut::<LabelStream>().changed();
+            labels.run(black_box(&mut world));
+        });
+    });
+    if !step.is_multiple_of(2) {
+        nudge::<Label>(&mut world, label, &mut step, |l| &mut l.spec.position);
+        world.resource_mut::<LabelStream>().changed();
+        labels.run(&mut world);
+    }
     group.bench_function("blips (2000), steady tick", |b| {
         b.iter(|| blips.run(black_box(&mut world)));
     });
@@ -375,6 +437,19 @@ fn world_pass(c: &mut Criterion) {
             blips.run(black_box(&mut world));
         });
     });
+    let blip = nearest_to_players::<Blip>(&mut world, |b| b.spec.position);
+    group.bench_function("blips (2000), after one blip moved", |b| {
+        b.iter(|| {
+            nudge::<Blip>(&mut world, blip, &mut step, |b| &mut b.spec.position);
+            world.resource_mut::<BlipStream>().changed();
+            blips.run(black_box(&mut world));
+        });
+    });
+    if !step.is_multiple_of(2) {
+        nudge::<Blip>(&mut world, blip, &mut step, |b| &mut b.spec.position);
+        world.resource_mut::<BlipStream>().changed();
+        blips.run(&mut world);
+    }
     let mut all = schedule_of((pickup_reconcile, label_reconcile, blip_reconcile).chain());
     all.run(&mut world);
     group.bench_function("pickups + labels + blips, steady tick", |b| {

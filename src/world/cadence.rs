@@ -1,9 +1,10 @@
 //! Which recipients a world kind reconciles this pass, for the kinds the page lets
 //! reconcile less than every tick (world.md Label3D: "on every change of a label and once
-//! a second"; blips by ADR 0045). After a change of the kind, everyone; otherwise the
-//! recipients [`mark`](Cadence::mark)ed (a new connection, a spawn, a scope change, a
-//! parent's visibility) and a rotating share of the slots, so each recipient is
-//! reconciled at least once a second and a quiet tick costs a share of the full pass.
+//! a second"; blips by ADR 0045; pickups by ADR 0077): the recipients
+//! [`mark`](Cadence::mark)ed (a new connection, a spawn, a scope change, a parent's
+//! visibility, a change near them: ADR 0077), everyone when a kind asks, and a rotating
+//! share of the slots, so each recipient is reconciled at least once a second and a quiet
+//! tick costs a share of the full pass.
 
 use std::time::Duration;
 
@@ -16,6 +17,8 @@ pub struct Cadence {
     share: u64,
     everyone: bool,
     marked: Vec<bool>,
+    /// Marked for the next pass (a recipient whose shows the lane refused).
+    next: Vec<PlayerId>,
 }
 
 impl Cadence {
@@ -53,10 +56,22 @@ impl Cadence {
             || u64::from(id.0) % self.share.max(1) == self.pass % self.share.max(1)
     }
 
-    /// Ends the pass: the marks and the change are spent.
+    /// Ends the pass: the marks and the change are spent; the marks for the next pass
+    /// are set.
     pub fn end(&mut self) {
         self.everyone = false;
         self.marked.iter_mut().for_each(|m| *m = false);
+        let next = std::mem::take(&mut self.next);
+        for &id in &next {
+            self.mark(id);
+        }
+        self.next = next;
+        self.next.clear();
+    }
+
+    /// `id` is reconciled next pass (its lane refused a show this pass: ADR 0077).
+    pub fn mark_next(&mut self, id: PlayerId) {
+        self.next.push(id);
     }
 }
 
@@ -86,5 +101,12 @@ mod tests {
         c.end();
         c.begin(step);
         assert!(!c.due(PlayerId(7)) || c.pass % 50 == 7);
+        c.mark_next(PlayerId(9));
+        c.end();
+        c.begin(step);
+        assert!(c.due(PlayerId(9)), "marked for this pass by the last");
+        c.end();
+        c.begin(step);
+        assert!(!c.due(PlayerId(9)) || c.pass % 50 == 9);
     }
 }

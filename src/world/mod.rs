@@ -10,6 +10,7 @@ pub mod clock;
 pub mod colshape;
 pub mod gang_zone;
 pub mod label;
+pub mod locality;
 pub mod map;
 mod marker_ids;
 pub mod object;

@@ -8,9 +8,11 @@
 //!
 //! An attached blip's position is refreshed from its entity at most once a second after a
 //! move of more than [`REFRESH_DISTANCE`] (never outside world bounds), as a show to
-//! everyone it is shown to, critical. Reconciled like labels (ADR 0045): everyone after a
-//! change of the blip set, otherwise the recipients whose state changed and the
-//! [`Cadence`]'s rotating share, each at least once a second.
+//! everyone it is shown to, critical. Reconciled like labels (ADR 0045, ADR 0077): after
+//! a change of the blip set, the recipients it can affect (shown a changed blip, or whose
+//! cap radius, the farthest blip shown to them, reaches its old or new place); the
+//! recipients whose state changed; and the [`Cadence`]'s rotating share, each at least
+//! once a second.
 
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
@@ -27,6 +29,7 @@ use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
 use crate::world::attach::{Attach, Parents};
 use crate::world::cadence::Cadence;
+use crate::world::locality::{Changes, Place, Places, Radii};
 
 /// The grid cell of blips, m: most blips have no distance limit, so the 100 nearest are
 /// found ring by ring (ADR 0074); at the density (2000 blips over 8 km × 8 km, the
@@ -41,6 +44,16 @@ pub struct BlipStream {
     decision: Decision,
     applied: Applied,
     cadence: Cadence,
+    /// The engine's items, the blips by id and the rules, kept while nothing changed and
+    /// no blip is attached (ADR 0077): a quiet tick skips the rebuild and keeps the shared
+    /// nearest lists (ADR 0074).
+    by_id: Vec<(MarkerId, Entity)>,
+    rules: Rules,
+    stale: bool,
+    places: Places,
+    rebuilt: Places,
+    touched: Changes,
+    radii: Radii,
 }
 
 impl Default for BlipStream {
@@ -51,6 +64,16 @@ impl Default for BlipStream {
             decision: Decision::default(),
             applied: Applied::default(),
             cadence: Cadence::default(),
+            by_id: Vec::new(),
+            rules: Rules {
+                distances: None,
+                cap: Some(CAP),
+            },
+            stale: true,
+            places: Places::default(),
+            rebuilt: Places::default(),
+            touched: Changes::default(),
+            radii: Radii::default(),
         }
     }
 }
@@ -61,8 +84,14 @@ impl BlipStream {
         &self.shown
     }
 
-    /// The blip set changed: the next pass reconciles everyone.
+    /// The blip set changed: the next pass rebuilds its items and reconciles the
+    /// recipients the change can affect (ADR 0077).
     pub fn changed(&mut self) {
+        self.stale = true;
+    }
+
+    /// The next pass reconciles every recipient (a full pass; the items are kept).
+    pub fn reconcile_everyone(&mut self) {
         self.cadence.everyone();
     }
 }
@@ -108,7 +137,7 @@ pub fn reconcile(
     time: Res<Time<Fixed>>,
     mut stream: ResMut<BlipStream>,
     mut left: MessageReader<PlayerDisconnected>,
-    mut blips: Query<&mut Blip>,
+    mut blips: Query<(Entity, &mut Blip)>,
     parents: Parents,
     players: Query<Recipient>,
     index: Res<PlayerIndex>,
@@ -120,14 +149,25 @@ pub fn reconcile(
         decision,
         applied,
         cadence,
+        by_id,
+        rules,
+        stale,
+        places,
+        rebuilt,
+        touched,
+        radii,
     } = &mut *stream;
     cadence.begin(time.timestep());
     for gone in left.read() {
         shown.forget(gone.id);
+        radii.forget(gone.id);
     }
     let now = time.elapsed();
     let mut parent_entities = Vec::new();
-    for mut b in &mut blips {
+    // Attached blips refreshed this pass: their move is their own (a mark), not only
+    // their parent's.
+    let mut refreshed = Vec::new();
+    for (_, mut b) in &mut blips {
         let Some(attach) = b.spec.attach else {
             continue;
         };
@@ -146,6 +186,7 @@ pub fn reconcile(
         {
             b.at = p;
             b.refreshed = now;
+            refreshed.push(b.id);
             let packet = show_packet(&b).into();
             shown.tell_viewers(b.id.0, &packet, &index, &mut connections);
         }
@@ -165,61 +206,99 @@ pub fn reconcile(
             }
         }
     }
-    engine.clear();
-    let mut unlimited = false;
-    let mut farthest: f32 = 0.0;
-    let mut by_id: Vec<(MarkerId, &Blip)> = Vec::new();
-    for b in &blips {
-        let viewer = match b.spec.viewer {
-            None => None,
-            Some(e) => match players.get(e) {
-                Ok((_, p, ..)) => Some(p.id),
-                Err(_) => continue,
-            },
-        };
-        let mut item = Item {
-            viewer,
-            distances: b
-                .spec
-                .draw_distance
-                .map(|d| Distances::new(d, HIDE_MARGIN, None)),
-            ..Item::at(b.id.0, layer(&b.spec.scope), b.spec.position)
-        };
-        if let Some(attach) = b.spec.attach {
-            let Some(parent) = parents.get(attach).filter(|p| p.spawned) else {
-                continue;
+    touched.clear();
+    if *stale || by_id.len() != blips.iter().len() || by_id.is_empty() {
+        let before = *rules;
+        engine.clear();
+        by_id.clear();
+        rebuilt.clear();
+        let mut unlimited = false;
+        let mut farthest: f32 = 0.0;
+        let mut attached = false;
+        for (entity, b) in &blips {
+            let viewer = match b.spec.viewer {
+                None => None,
+                Some(e) => match players.get(e) {
+                    Ok((_, p, ..)) => Some(p.id),
+                    Err(_) => continue,
+                },
             };
-            item.position = parent.position;
-            item.layer = layer(&parent.scope);
-            item.not_to = parent.player;
-            item.parent = Some(0);
+            let mut item = Item {
+                viewer,
+                distances: b
+                    .spec
+                    .draw_distance
+                    .map(|d| Distances::new(d, HIDE_MARGIN, None)),
+                ..Item::at(b.id.0, layer(&b.spec.scope), b.spec.position)
+            };
+            if let Some(attach) = b.spec.attach {
+                attached = true;
+                let Some(parent) = parents.get(attach).filter(|p| p.spawned) else {
+                    continue;
+                };
+                item.position = parent.position;
+                item.layer = layer(&parent.scope);
+                item.not_to = parent.player;
+                item.parent = Some(0);
+            }
+            match b.spec.draw_distance {
+                Some(d) => farthest = farthest.max(d),
+                None => unlimited = true,
+            }
+            engine.insert(item);
+            by_id.push((b.id, entity));
+            let place = Place {
+                layer: item.layer,
+                position: item.position,
+            };
+            let follows = b.spec.attach.is_some() && !refreshed.contains(&b.id);
+            rebuilt.push(b.id.0, place, follows);
         }
-        match b.spec.draw_distance {
-            Some(d) => farthest = farthest.max(d),
-            None => unlimited = true,
+        by_id.sort_unstable_by_key(|(id, _)| *id);
+        rebuilt.sort();
+        places.diff(rebuilt, touched);
+        touched.seal();
+        std::mem::swap(places, rebuilt);
+        *rules = Rules {
+            distances: (!unlimited).then(|| Distances::new(farthest, HIDE_MARGIN, None)),
+            cap: Some(CAP),
+        };
+        if *rules != before {
+            // Every recipient's reach changed: everyone, once.
+            cadence.everyone();
         }
-        engine.insert(item);
-        by_id.push((b.id, b));
+        // Attached blips follow their players: rebuilt every pass.
+        *stale = attached;
     }
-    by_id.sort_unstable_by_key(|(id, _)| *id);
-    let rules = Rules {
-        distances: (!unlimited).then(|| Distances::new(farthest, HIDE_MARGIN, None)),
-        cap: Some(CAP),
-    };
+    let reach = rules.distances.map(|d| d.hide.max(d.show));
     for (entity, player, position, scope, _, center) in &players {
-        if !cadence.due(player.id) && shown.pending_empty(player.id) {
-            continue;
-        }
         let viewpoint = Viewpoint::at(player.id, layer(&scope), stream_center(position, center));
+        if !cadence.due(player.id) && shown.pending_empty(player.id) {
+            let set = shown.of(player.id);
+            let affected = match reach {
+                Some(reach) => touched.affect(&viewpoint, set, reach),
+                None => touched.affect_capped(&viewpoint, set, || {
+                    radii.bound(engine, &viewpoint, set, CAP)
+                }),
+            };
+            if !affected {
+                continue;
+            }
+        }
+        radii.forget(player.id);
         shown.reconcile(
             engine,
-            &rules,
+            rules,
             &viewpoint,
             &audience,
             decision,
             || connections.get_mut(entity).ok(),
             |key| BlipPacket::hide(EventId(0), MarkerId(key)).into(),
-            |key| lookup(&by_id, MarkerId(key)).map(|b| ServerPacket::from(show_packet(b))),
+            |key| {
+                let entity = lookup(by_id, MarkerId(key))?;
+                let (_, b) = blips.get(entity).ok()?;
+                Some(ServerPacket::from(show_packet(b)))
+            },
             applied,
         );
     }

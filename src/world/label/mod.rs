@@ -5,8 +5,8 @@
 //! with a viewer only to that player. Deleting the attached entity or the viewer deletes
 //! the label. Decisions: ADR 0045.
 //!
-//! - [`stream`]: the reconcile on the one engine (ADR 0027), on every change and once a
-//!   second.
+//! - [`stream`]: the reconcile on the one engine (ADR 0027), on every change (for the
+//!   recipients it can affect, ADR 0077) and once a second.
 //! - this module: the label, its commands and the end of a viewer's or parent's labels.
 
 pub mod stream;
@@ -152,7 +152,14 @@ fn apply(
     mut connections: Query<&mut Connection>,
 ) {
     for command in read.read() {
-        stream.changed();
+        // A text or a colour is no change of anybody's set: the critical show below is
+        // all it sends.
+        if !matches!(
+            command,
+            LabelCommand::SetText { .. } | LabelCommand::SetColor { .. }
+        ) {
+            stream.changed();
+        }
         let id = match command {
             LabelCommand::Create { id, spec, owner } => {
                 if registry.by_id.contains_key(id) {

@@ -7,10 +7,12 @@
 //! hides are droppable, repeated by the next pass while the lane is full; a hide precedes
 //! the next show; a new connection receives its labels again.
 //!
-//! The page reconciles "on every change of a label and once a second": every recipient
-//! after a change of the label set; otherwise those whose state changed (a new
-//! connection, a spawn, a scope change, a player shown or hidden to them) and the
-//! [`Cadence`]'s rotating share.
+//! The page reconciles "on every change of a label and once a second": after a change of
+//! the label set, the recipients it can affect (ADR 0077: within the largest hide distance
+//! of a changed label's old or new place, or shown it now); those whose state changed (a
+//! new connection, a spawn, a scope change, a player shown or hidden to them); and the
+//! [`Cadence`]'s rotating share. The engine's items are kept while nothing changed and no
+//! label is attached.
 
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
@@ -29,6 +31,7 @@ use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
 use crate::world::attach::{ParentViewers, Parents};
 use crate::world::cadence::Cadence;
+use crate::world::locality::{Changes, Place, Places};
 
 /// The labels' engine, shown sets and cadence, kept between passes.
 #[derive(Resource, Debug)]
@@ -43,6 +46,10 @@ pub struct LabelStream {
     by_id: Vec<(MarkerId, Entity)>,
     farthest: f32,
     stale: bool,
+    /// The items' places as last inserted, and the scratch of a rebuild's (ADR 0077).
+    places: Places,
+    rebuilt: Places,
+    touched: Changes,
 }
 
 impl Default for LabelStream {
@@ -56,6 +63,9 @@ impl Default for LabelStream {
             by_id: Vec::new(),
             farthest: super::DEFAULT_DRAW_DISTANCE,
             stale: true,
+            places: Places::default(),
+            rebuilt: Places::default(),
+            touched: Changes::default(),
         }
     }
 }
@@ -66,17 +76,23 @@ impl LabelStream {
         &self.shown
     }
 
-    /// The label set changed: the next pass reconciles everyone.
+    /// The label set changed: the next pass rebuilds its items and reconciles the
+    /// recipients the change can affect (ADR 0077).
     pub fn changed(&mut self) {
-        self.cadence.everyone();
         self.stale = true;
+    }
+
+    /// The next pass reconciles every recipient (a full pass; the items are kept).
+    pub fn reconcile_everyone(&mut self) {
+        self.cadence.everyone();
     }
 }
 
-/// The grid cell for labels drawn up to `farthest`: about half of it, so a query touches
-/// 3 × 3 to 4 × 4 cells.
+/// The grid cell for labels drawn up to `farthest`: the hide reach, so a query touches
+/// 2 × 2 to 3 × 3 cells and a rebuild fills fewer (at the density a cell of 25 m
+/// held a label in one of six, and the rebuild and the queries paid for the empty ones).
 fn cell(farthest: f32) -> f32 {
-    (farthest / 2.0).max(25.0)
+    (farthest + HIDE_MARGIN).max(25.0)
 }
 
 /// A label's own distances.
@@ -127,7 +143,7 @@ pub fn reconcile(
     mut stream: ResMut<LabelStream>,
     mut left: MessageReader<PlayerDisconnected>,
     mut changes: MessageReader<StreamChange>,
-    labels: Query<(Entity, &Label)>,
+    labels: Query<(Entity, Ref<Label>)>,
     parents: Parents,
     players: Query<Recipient>,
     mut connections: Query<&mut Connection>,
@@ -141,6 +157,9 @@ pub fn reconcile(
         by_id,
         farthest,
         stale,
+        places,
+        rebuilt,
+        touched,
     } = &mut *stream;
     cadence.begin(time.timestep());
     for gone in left.read() {
@@ -155,7 +174,9 @@ pub fn reconcile(
     if *stale || by_id.len() != labels.iter().len() || by_id.is_empty() {
         *stale = true;
     }
+    touched.clear();
     if *stale {
+        let before = *farthest;
         *farthest = labels
             .iter()
             .map(|(_, l)| l.spec.draw_distance)
@@ -163,8 +184,13 @@ pub fn reconcile(
         if engine.cell_size() != cell(*farthest) {
             *engine = Engine::new(cell(*farthest));
         }
+        if *farthest != before {
+            // The reach of every mark grew or shrank: everyone, once.
+            cadence.everyone();
+        }
         engine.clear();
         by_id.clear();
+        rebuilt.clear();
         let mut attached = false;
         for (entity, l) in &labels {
             let viewer = match l.spec.viewer {
@@ -196,31 +222,46 @@ pub fn reconcile(
             }
             engine.insert(item);
             by_id.push((l.id, entity));
+            let place = Place {
+                layer: item.layer,
+                position: item.position,
+            };
+            rebuilt.push(l.id.0, place, l.spec.attach.is_some() && !l.is_changed());
         }
         by_id.sort_unstable_by_key(|(id, _)| *id);
+        rebuilt.sort();
+        places.diff(rebuilt, touched);
+        touched.seal();
+        std::mem::swap(places, rebuilt);
         // Attached labels follow their players: rebuilt every pass.
         *stale = attached;
     }
     let show = |key: u32| {
         let entity = lookup(by_id, MarkerId(key))?;
         let (_, l) = labels.get(entity).ok()?;
-        Some(ServerPacket::from(show_packet(l)))
+        Some(ServerPacket::from(show_packet(&l)))
     };
     let rules = Rules {
         distances: Some(distances(*farthest)),
         cap: Some(CAP),
     };
+    let reach = rules
+        .distances
+        .map_or(f32::INFINITY, |d| d.hide.max(d.show));
     for (entity, player, position, scope, life, center) in &players {
         if scope.is_changed() || life.is_changed() {
             cadence.mark(player.id);
-        }
-        if !cadence.due(player.id) && shown.pending_empty(player.id) {
-            continue;
         }
         let viewpoint = Viewpoint {
             active: life.spawned,
             ..Viewpoint::at(player.id, layer(&scope), stream_center(position, center))
         };
+        if !cadence.due(player.id)
+            && shown.pending_empty(player.id)
+            && !touched.affect(&viewpoint, shown.of(player.id), reach)
+        {
+            continue;
+        }
         shown.reconcile(
             engine,
             &rules,
