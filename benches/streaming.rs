@@ -461,7 +461,13 @@ fn world_pass(c: &mut Criterion) {
             all.run(black_box(&mut world));
         });
     });
-    assert_eq!(shown_labels(&world, players), l);
+    // The nudged label stands where it stood, but a player it came within 50 m of keeps
+    // it up to 60 m (the hysteresis): at most its cluster more.
+    let now = shown_labels(&world, players);
+    assert!(
+        (l..=l + PER_CLUSTER as usize).contains(&now),
+        "labels shown {now}, before the nudges {l}"
+    );
     assert_eq!(shown_blips(&world, players), bl);
     group.finish();
 }

@@ -98,9 +98,14 @@ impl Relayed {
         }
     }
 
-    fn sent(&mut self, seq: Seq, recipient: PlayerId) {
+    /// The relay of `seq` went to every one of `viewers` but `missed` (which it did not
+    /// reach and which had not been sent the one before either).
+    fn sent(&mut self, seq: Seq, viewers: &Viewers, missed: &[PlayerId]) {
         self.seq = seq;
-        self.to.insert(recipient);
+        self.to.union_with(viewers);
+        for &r in missed {
+            self.to.remove(r);
+        }
     }
 }
 
@@ -212,6 +217,7 @@ fn relay_frames(
     mut recipients: Query<(&Team, &mut Connection)>,
     index: Res<PlayerIndex>,
     mut stats: ResMut<RelayStats>,
+    mut missed: Local<Vec<PlayerId>>,
 ) {
     // Every accepted frame, in arrival order: two of one subject in one tick go out both.
     for accepted in accepted.read() {
@@ -240,14 +246,18 @@ fn relay_frames(
         // The same bytes go to every viewer but for `teammate`: each variant is encoded
         // once, when a viewer first needs it.
         let mut encoded: [Option<Result<Encoded, SendError>>; 2] = [None, None];
+        // Viewers this relay did not reach whose bit was clear: it stays clear.
+        missed.clear();
+        let sent_before = stats.sent;
         for recipient in viewers.iter() {
-            let Some(entity) = index.get(recipient) else {
-                continue;
-            };
-            if entity == subject {
-                continue;
-            }
-            let Ok((their_team, mut conn)) = recipients.get_mut(entity) else {
+            let Some((their_team, mut conn)) = index
+                .get(recipient)
+                .filter(|&e| e != subject)
+                .and_then(|e| recipients.get_mut(e).ok())
+            else {
+                if !relayed.to.contains(recipient) {
+                    missed.push(recipient);
+                }
                 continue;
             };
             let teammate = team.is_teammate_of(their_team);
@@ -279,13 +289,18 @@ fn relay_frames(
                 Ok(packet) => {
                     conn.send_encoded_after(packet, barrier);
                     stats.sent += 1;
-                    relayed.sent(seq, recipient);
                 }
                 Err(e) => {
                     stats.refused += 1;
                     warn!(?subject, ?recipient, "RemotePlayerSync refused: {e}");
+                    if !relayed.to.contains(recipient) {
+                        missed.push(recipient);
+                    }
                 }
             }
+        }
+        if stats.sent > sent_before {
+            relayed.sent(seq, viewers, &missed);
         }
     }
 }

@@ -245,6 +245,22 @@ impl Viewers {
         self.0.as_raw_mut_slice()[i / WORD] |= 1 << (i % WORD);
     }
 
+    /// Adds every recipient of `other`, word by word (a relay went to all of a subject's
+    /// viewers at once).
+    pub fn union_with(&mut self, other: &Viewers) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), false);
+        }
+        for (mine, theirs) in self
+            .0
+            .as_raw_mut_slice()
+            .iter_mut()
+            .zip(other.0.as_raw_slice())
+        {
+            *mine |= theirs;
+        }
+    }
+
     pub fn remove(&mut self, recipient: PlayerId) {
         if let Ok(i) = usize::try_from(recipient.0)
             && i < self.0.len()
@@ -291,6 +307,11 @@ mod tests {
             v.insert(PlayerId(i));
         }
         assert_eq!(v.iter().map(|p| p.0).collect::<Vec<_>>(), slots);
+        let mut union = Viewers::default();
+        union.insert(PlayerId(2));
+        union.union_with(&v);
+        assert_eq!(union.iter().count(), slots.len() + 1, "every slot and 2");
+        assert!(union.contains(PlayerId(999)) && union.contains(PlayerId(2)));
         v.remove(PlayerId(64));
         v.remove(PlayerId(999));
         assert!(!v.contains(PlayerId(64)) && v.contains(PlayerId(65)));

@@ -126,13 +126,15 @@ struct Unreliable {
 /// [`Encoded::new`] makes one, so what is queued was checked as every packet is.
 #[derive(Clone)]
 pub struct Encoded {
-    bytes: [u8; MAX_DATAGRAM],
-    len: usize,
+    /// Exactly the packet's bytes: moving it copies a pointer, not a datagram buffer.
+    bytes: Vec<u8>,
 }
 
 impl fmt::Debug for Encoded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Encoded").field("len", &self.len).finish()
+        f.debug_struct("Encoded")
+            .field("len", &self.bytes.len())
+            .finish()
     }
 }
 
@@ -144,13 +146,13 @@ impl Encoded {
         if packet.event_id().is_some() {
             return Err(SendError::WrongLane);
         }
-        let mut bytes = [0u8; MAX_DATAGRAM];
-        let len = packet.encode(&mut bytes).map_err(SendError::Invalid)?;
-        Ok(Encoded { bytes, len })
+        Ok(Encoded {
+            bytes: encode(&packet)?,
+        })
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        &self.bytes
     }
 }
 
@@ -307,13 +309,32 @@ impl Connection {
         packet: ServerPacket,
         trailing: Option<Option<EventId>>,
     ) -> Result<(), SendError> {
-        let encoded = Encoded::new(packet)?;
-        self.push_unreliable(encoded.as_bytes(), trailing);
-        Ok(())
+        if packet.event_id().is_some() {
+            return Err(SendError::WrongLane);
+        }
+        // Encoded in place at the end of the tick's buffer: no datagram-sized copy.
+        let start = self.unreliable.len();
+        self.unreliable.resize(start + MAX_DATAGRAM, 0);
+        match packet.encode(&mut self.unreliable[start..]) {
+            Ok(n) => {
+                self.unreliable.truncate(start + n);
+                self.end_unreliable(trailing);
+                Ok(())
+            }
+            Err(e) => {
+                self.unreliable.truncate(start);
+                Err(SendError::Invalid(e))
+            }
+        }
     }
 
     fn push_unreliable(&mut self, bytes: &[u8], trailing: Option<Option<EventId>>) {
         self.unreliable.extend_from_slice(bytes);
+        self.end_unreliable(trailing);
+    }
+
+    /// Ends the packet whose bytes were just put at the end of the tick's buffer.
+    fn end_unreliable(&mut self, trailing: Option<Option<EventId>>) {
         self.unreliable_at.push(Unreliable {
             end: self.unreliable.len(),
             at: self.last_queued(),
