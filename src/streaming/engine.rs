@@ -243,6 +243,11 @@ pub struct Engine {
     forced_of: Option<Vec<Vec<u32>>>,
     /// Spare lists of `forced_of`, kept for their allocations.
     forced_spare: Vec<Vec<u32>>,
+    /// By item slot: the decision's stamp and the index in the recipient's shown set, for
+    /// the items shown to the recipient of the decision with [`stamp`](Self::stamp).
+    marks: Vec<(u32, u32)>,
+    /// The stamp of the latest decision (0: none).
+    stamp: u32,
 }
 
 /// A subject admitted for the recipient of [`Engine::decide`].
@@ -273,6 +278,8 @@ impl Engine {
             distances: Vec::new(),
             forced_of: None,
             forced_spare: Vec::new(),
+            marks: Vec::new(),
+            stamp: 0,
         }
     }
 
@@ -385,6 +392,8 @@ impl Engine {
             distances,
             groups,
             forced_of,
+            marks,
+            stamp,
             ..
         } = self;
         candidates.clear();
@@ -398,9 +407,31 @@ impl Engine {
                 });
             }
         };
+        // Where each shown key stands in `shown`, by item slot, stamped with this decision:
+        // a candidate's "is it shown" is one load, not a search of `shown`.
+        if viewer.active {
+            *stamp = stamp.wrapping_add(1);
+            if *stamp == 0 {
+                marks.iter_mut().for_each(|m| m.0 = 0);
+                *stamp = 1;
+            }
+            marks.resize(items.len(), (0, 0));
+            for (i, key) in shown.iter().enumerate() {
+                if let (Some(&slot), Ok(i)) = (slots.get(key), u32::try_from(i))
+                    && let Some(m) = marks.get_mut(slot as usize)
+                {
+                    *m = (*stamp, i);
+                }
+            }
+        }
+        let (marks, stamp) = (&*marks, *stamp);
         let consider = |slot: u32, candidates: &mut Vec<Candidate>| {
             let item = &items[slot as usize];
-            consider_at(item, shown.binary_search(&item.key).ok(), candidates);
+            let at = marks
+                .get(slot as usize)
+                .filter(|m| m.0 == stamp)
+                .map(|m| m.1 as usize);
+            consider_at(item, at, candidates);
         };
         if viewer.active {
             let radius = rules

@@ -135,9 +135,16 @@ impl Links {
     /// The index of these vehicles' hitches.
     pub fn from_hitches(hitches: impl IntoIterator<Item = (VehicleId, Hitch)>) -> Self {
         let mut links = Links::default();
+        // Most vehicles hang on nothing: a fresh index has nothing of theirs to undo.
         for (id, hitch) in hitches {
-            links.set(LinkKind::Trailer, id, hitch.tractor);
-            links.set(LinkKind::Lift, id, hitch.lifter);
+            for (kind, parent) in [
+                (LinkKind::Trailer, hitch.tractor),
+                (LinkKind::Lift, hitch.lifter),
+            ] {
+                if parent.is_some() {
+                    links.set(kind, id, parent);
+                }
+            }
         }
         links
     }
