@@ -182,6 +182,13 @@ fn an_outbound_datagram_reaches_the_client() {
     let (received, from) = h.client_recv();
     assert_eq!(received, bytes);
     assert_eq!(from, h.net.local_addr());
+    // The sent datagram's buffer comes back for the app to fill again.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while h.net.outbound.buffers().pooled() == 0 && std::time::Instant::now() < deadline {
+        std::thread::yield_now();
+    }
+    assert_eq!(h.net.outbound.buffers().pooled(), 1, "given back once sent");
+    assert!(h.net.outbound.buffers().take().is_empty());
 }
 
 #[test]

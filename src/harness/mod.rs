@@ -33,7 +33,7 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
-use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound};
+use crate::net::{Datagram, DatagramBuffers, Decoder, DropReason, Inbound, NetStats, Outbound};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
 use crate::protocol::bundle::ServerDatagram;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
@@ -112,6 +112,8 @@ pub struct Harness {
     app: App,
     to_server: Sender<Inbound>,
     from_server: Receiver<Datagram>,
+    /// Where a delivered datagram's buffer goes back to, as the sending threads do it.
+    buffers: DatagramBuffers,
     shutdown: Arc<AtomicBool>,
     stats: Arc<NetStats>,
     /// The network thread's decoder: every client packet goes in as bytes through it.
@@ -160,6 +162,7 @@ impl Harness {
         let (to_server, inbound) = unbounded();
         let stats = Arc::new(NetStats::default());
         let (outbound, from_server) = Outbound::unbounded(stats.clone());
+        let buffers = outbound.buffers().clone();
         let shutdown = Arc::new(AtomicBool::new(false));
         let transport = Transport {
             inbound,
@@ -185,6 +188,7 @@ impl Harness {
             app,
             to_server,
             from_server,
+            buffers,
             shutdown,
             stats,
             decoder: Decoder::default(),
@@ -281,6 +285,7 @@ impl Harness {
                 });
                 c.take(packet);
             }
+            self.buffers.give(datagram.bytes);
         }
     }
 
@@ -874,7 +879,12 @@ impl Harness {
     /// and counts them: what the network thread does with them, outside a benchmark's
     /// timing of the tick.
     pub fn discard_sent(&mut self) -> usize {
-        self.from_server.try_iter().count()
+        let mut n = 0;
+        for datagram in self.from_server.try_iter() {
+            self.buffers.give(datagram.bytes);
+            n += 1;
+        }
+        n
     }
 
     /// Datagrams sent to addresses no virtual client owns.

@@ -4,6 +4,7 @@
 //! the app blocks on I/O.
 
 mod batch;
+mod buffers;
 mod ingress;
 mod outbound;
 pub mod query;
@@ -13,6 +14,7 @@ mod thread;
 use std::net::SocketAddr;
 use std::time::Instant;
 
+pub use buffers::{DatagramBuffers, POOLED};
 pub use ingress::Decoder;
 pub use outbound::{Outbound, SHED_FRACTION, ShedReason};
 pub use stats::{DropReason, NetStats};

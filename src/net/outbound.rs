@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
-use super::{Datagram, NetStats};
+use super::{Datagram, DatagramBuffers, NetStats};
 use crate::protocol::Packet;
 use crate::protocol::player::sync::RemotePlayerSync;
 use crate::protocol::vehicle::frame::RemoteVehicleFrame;
@@ -67,6 +67,8 @@ pub struct Outbound {
     capacity: Option<usize>,
     shed_at: usize,
     stats: Arc<NetStats>,
+    /// Sent datagrams' buffers, back from the sending threads.
+    buffers: DatagramBuffers,
 }
 
 impl Outbound {
@@ -87,6 +89,7 @@ impl Outbound {
             capacity: Some(capacity),
             shed_at,
             stats,
+            buffers: DatagramBuffers::default(),
         };
         (outbound, receivers)
     }
@@ -99,6 +102,7 @@ impl Outbound {
             capacity: None,
             shed_at: usize::MAX,
             stats,
+            buffers: DatagramBuffers::default(),
         };
         (outbound, rx)
     }
@@ -119,6 +123,11 @@ impl Outbound {
             self.stats.count_shed(reason);
         }
         result
+    }
+
+    /// The pool a datagram's buffer comes from and a sent one goes back to.
+    pub fn buffers(&self) -> &DatagramBuffers {
+        &self.buffers
     }
 
     /// Datagrams waiting for the sending threads, all shards together.

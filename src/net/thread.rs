@@ -52,7 +52,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 use super::batch::{self, BATCH};
 use super::ingress::{Decoder, LogLimit};
 use super::query::{self, QueryBoard, QueryLimiter};
-use super::{Datagram, DropReason, Inbound, NetStats, Outbound};
+use super::{Datagram, DatagramBuffers, DropReason, Inbound, NetStats, Outbound};
 use crate::protocol::MAX_DATAGRAM;
 
 /// Datagrams read in one turn before the thread sends a batch: inbound comes first, but a
@@ -195,6 +195,7 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
             queue,
             stop: Arc::clone(&stop),
             send_log: LogLimit::default(),
+            buffers: handle.outbound.buffers().clone(),
         };
         let thread = thread::Builder::new()
             .name(format!("dlmp-send-{}", i + 1))
@@ -212,6 +213,7 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
             socket,
             stats: Arc::clone(&stats),
             queue: own_queue,
+            buffers: handle.outbound.buffers().clone(),
             stop: Arc::clone(&stop),
             send_log: LogLimit::default(),
         },
@@ -429,6 +431,8 @@ struct SendThread {
     queue: Receiver<Datagram>,
     stop: Arc<AtomicBool>,
     send_log: LogLimit,
+    /// Where a sent datagram's buffer goes back to, for the app to fill again.
+    buffers: DatagramBuffers,
 }
 
 impl SendThread {
@@ -512,7 +516,9 @@ impl SendThread {
                 }
             }
         });
-        pending.clear();
+        for datagram in pending.drain(..) {
+            self.buffers.give(datagram.bytes);
+        }
         n
     }
 }

@@ -171,7 +171,7 @@ struct Sink<'p, F> {
     pace: &'p mut SendPace,
 }
 
-impl<F: FnMut(Vec<u8>)> Sink<'_, F> {
+impl<F: FnMut(&[u8])> Sink<'_, F> {
     /// Datagrams `packet` begins: 0 when it joins the bundle being built.
     fn cost(&self, packet: &[u8]) -> usize {
         match &self.packer {
@@ -197,14 +197,14 @@ impl<F: FnMut(Vec<u8>)> Sink<'_, F> {
 
     fn write(&mut self, packet: &[u8]) {
         match &mut self.packer {
-            Some(packer) => packer.add(packet, |d| (self.out)(d.to_vec())),
-            None => (self.out)(packet.to_vec()),
+            Some(packer) => packer.add(packet, |d| (self.out)(d)),
+            None => (self.out)(packet),
         }
     }
 
     fn finish(&mut self) {
         if let Some(packer) = &mut self.packer {
-            packer.finish(|d| (self.out)(d.to_vec()));
+            packer.finish(|d| (self.out)(d));
         }
     }
 }
@@ -483,7 +483,7 @@ impl Connection {
         &mut self,
         now: Duration,
         pace: &mut SendPace,
-        out: impl FnMut(Vec<u8>),
+        out: impl FnMut(&[u8]),
     ) -> Polled {
         self.pump_roster();
         let mut sink = Sink {

@@ -421,8 +421,10 @@ fn end_sessions(
         // (ADR 0018). A proven one still gets what it was sent this tick (a kick's reason).
         if session.is_some_and(|s| s.is_proven()) {
             let to = conn.addr();
+            let buffers = transport.outbound.buffers();
             let polled = conn.drain(time.elapsed(), &mut SendPace::unlimited(), |bytes| {
-                send(&transport, Datagram { to, bytes })
+                let bytes = buffers.filled(bytes);
+                send(&transport, Datagram { to, bytes });
             });
             transport.stats.lane_resent(polled.resent);
             if let Some(reason) = request.disconnect {
@@ -518,9 +520,13 @@ fn flush(
         }
         let to: SocketAddr = conn.addr();
         let mut sent = 0;
+        let buffers = transport.outbound.buffers();
         let polled = conn.drain(now, &mut pace, |bytes| {
             sent += 1;
-            send(Datagram { to, bytes });
+            send(Datagram {
+                to,
+                bytes: buffers.filled(bytes),
+            });
         });
         if polled.resent > 0 {
             transport.stats.lane_resent(polled.resent);

@@ -37,13 +37,14 @@ pub struct VehicleRelayStats {
 
 /// Every recipient of each vehicle with a frame this tick: one pass over the shown sets
 /// (what the recipients are shown), so a relay costs its viewers, not all players.
-fn audiences(
+fn gather_audiences(
     keys: &[u32],
     stream: &VehicleStream,
     recipients: &Query<(Entity, &Player, &Team, &mut Connection)>,
-) -> Vec<(u32, PlayerId, Entity)> {
+    out: &mut Vec<(u32, PlayerId, Entity)>,
+) {
     let framed: HashSet<u32, BuildHasherDefault<FxHasher>> = keys.iter().copied().collect();
-    let mut out = Vec::new();
+    out.clear();
     for (entity, player, ..) in recipients.iter() {
         for &key in stream.shown().of(player.id) {
             if framed.contains(&key) {
@@ -52,7 +53,6 @@ fn audiences(
         }
     }
     out.sort_unstable_by_key(|&(key, id, _)| (key, id));
-    out
 }
 
 #[allow(
@@ -68,6 +68,9 @@ pub(super) fn relay_vehicle_frames(
     mut recipients: Query<(Entity, &Player, &Team, &mut Connection)>,
     mut stats: ResMut<VehicleRelayStats>,
     mut keys: Local<Vec<u32>>,
+    // Kept between ticks: a crowd's audiences are tens of thousands of pairs, and a
+    // fresh list every tick is memory the allocator gives back and faults in again.
+    mut audiences: Local<Vec<(u32, PlayerId, Entity)>>,
 ) {
     let frames: Vec<VehicleFrameAccepted> = accepted.read().copied().collect();
     if frames.is_empty() {
@@ -75,7 +78,7 @@ pub(super) fn relay_vehicle_frames(
     }
     keys.clear();
     keys.extend(frames.iter().map(|f| f.vehicle_id.0));
-    let audiences = audiences(&keys, &stream, &recipients);
+    gather_audiences(&keys, &stream, &recipients, &mut audiences);
     for a in &frames {
         let key = a.vehicle_id.0;
         let from = audiences.partition_point(|&(k, ..)| k < key);
