@@ -20,8 +20,7 @@ use crate::protocol::player::sync::{
     Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
     NO_AIM_TARGET, RemotePlayerSync, WeaponState,
 };
-use crate::session::connection::Encoded;
-use crate::session::{Connection, Player, PlayerIndex, SendError};
+use crate::session::{Connection, Player, PlayerIndex, RelayPacket, Relays, SendError};
 use crate::tick::StreamingSystems;
 
 /// The hp the relay shows for a player the server holds alive with a ledger at 0 (a death
@@ -47,8 +46,8 @@ pub struct Relayed {
     to: Viewers,
     /// Shows of the subject whose last event had not left when they were queued: the
     /// recipient and that event. A relay to such a recipient waits for the event
-    /// ([`Connection::send_after`]); an entry goes once its event has left, or with the
-    /// show. Short: only shows of the last ticks, never one per viewer for long.
+    /// ([`Relays`]); an entry goes once its event has left, or with the show. Short: only
+    /// shows of the last ticks, never one per viewer for long.
     shows: Vec<(PlayerId, EventId)>,
 }
 
@@ -82,15 +81,16 @@ impl Relayed {
         self.shows.push((recipient, last));
     }
 
-    /// The show event a relay to `recipient` must wait for, if it has not left yet.
-    pub(crate) fn show_barrier(
+    /// The show event a relay to `recipient` must wait for, if it has not left yet; `conn`
+    /// gives the recipient's connection, asked only while such a show is listed.
+    pub(crate) fn show_barrier<'c>(
         &mut self,
         recipient: PlayerId,
-        conn: &Connection,
+        conn: impl FnOnce() -> Option<&'c Connection>,
     ) -> Option<EventId> {
         let at = self.shows.iter().position(|&(r, _)| r == recipient)?;
         let last = self.shows[at].1;
-        if conn.is_sent(last) {
+        if conn().is_none_or(|c| c.is_sent(last)) {
             self.shows.swap_remove(at);
             None
         } else {
@@ -214,8 +214,9 @@ fn relay_frames(
     mut accepted: MessageReader<FrameAccepted>,
     subjects: Query<Subject>,
     mut relayed: Query<&mut Relayed>,
-    mut recipients: Query<(&Team, &mut Connection)>,
+    recipients: Query<(&Team, &Connection)>,
     index: Res<PlayerIndex>,
+    mut relays: ResMut<Relays>,
     mut stats: ResMut<RelayStats>,
     mut missed: Local<Vec<PlayerId>>,
 ) {
@@ -245,15 +246,15 @@ fn relay_frames(
         );
         // The same bytes go to every viewer but for `teammate`: each variant is encoded
         // once, when a viewer first needs it.
-        let mut encoded: [Option<Result<Encoded, SendError>>; 2] = [None, None];
+        let mut encoded: [Option<Result<RelayPacket, SendError>>; 2] = [None, None];
         // Viewers this relay did not reach whose bit was clear: it stays clear.
         missed.clear();
         let sent_before = stats.sent;
         for recipient in viewers.iter() {
-            let Some((their_team, mut conn)) = index
+            let Some((entity, (their_team, conn))) = index
                 .get(recipient)
                 .filter(|&e| e != subject)
-                .and_then(|e| recipients.get_mut(e).ok())
+                .and_then(|e| Some((e, recipients.get(e).ok()?)))
             else {
                 if !relayed.to.contains(recipient) {
                     missed.push(recipient);
@@ -261,8 +262,8 @@ fn relay_frames(
                 continue;
             };
             let teammate = team.is_teammate_of(their_team);
-            let packet = encoded[usize::from(teammate)].get_or_insert_with(|| {
-                Encoded::new(RemotePlayerSync {
+            let packet = *encoded[usize::from(teammate)].get_or_insert_with(|| {
+                relays.encode(RemotePlayerSync {
                     player_id: player.id,
                     player_token: player.token,
                     seq,
@@ -281,13 +282,13 @@ fn relay_frames(
             // A dead relay waits for everything queued before it (the death among it); a
             // living one for the subject's show to this recipient, if that has not left.
             let barrier = if life.alive {
-                relayed.show_barrier(recipient, &conn)
+                relayed.show_barrier(recipient, || recipients.get(entity).ok().map(|(_, c)| c))
             } else {
                 Some(conn.last_queued())
             };
             match packet {
                 Ok(packet) => {
-                    conn.send_encoded_after(packet, barrier);
+                    relays.queue(recipient, packet, barrier);
                     stats.sent += 1;
                 }
                 Err(e) => {

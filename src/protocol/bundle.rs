@@ -9,7 +9,7 @@
 //! A bundle is a framing, not a packet: [`Bundle::parse`] checks the frame (the count,
 //! every length, the total, no forbidden inner packet) without decoding the inner packets,
 //! and [`Bundle::packets`] decodes them one by one, so that one bad inner packet is dropped
-//! alone. [`Packer`] builds bundles with no allocation. [`ServerDatagram`] is what a
+//! alone. [`Packer`] builds bundles in one reusable buffer. [`ServerDatagram`] is what a
 //! client decoder reads: a single packet or a bundle.
 
 use super::connection::handshake::{ConnectRefused, ServerDisconnect, ServerHello};
@@ -202,22 +202,23 @@ impl<'a> ServerDatagram<'a> {
 /// are added (connection.md §1): a packet that does not fit the current bundle starts the
 /// next one, a bundle of one packet leaves as that packet alone, and a packet that may not
 /// be bundled (ServerHello, ConnectRefused, Disconnect, or one too large to share a
-/// datagram) ends the current bundle and leaves alone. Never allocates: each finished
-/// datagram is handed to `out` as a slice of the packer's own buffer.
+/// datagram) ends the current bundle and leaves alone. Each finished datagram is built in
+/// the packer's buffer and handed to `out` as that buffer: `out` may copy it or take it
+/// (swap in an empty one), so a sender hands datagrams on without copying them again.
+/// Adding never allocates while the buffer keeps its room.
 ///
 /// ```
 /// # use dlmp::protocol::bundle::{Packer, ServerDatagram};
 /// let mut sent: Vec<Vec<u8>> = Vec::new();
 /// let mut packer = Packer::new();
 /// packer.add(&[0x0F, 1, 0, 0, 0], |d| sent.push(d.to_vec()));
-/// packer.add(&[0x0F, 2, 0, 0, 0], |d| sent.push(d.to_vec()));
+/// packer.add(&[0x0F, 2, 0, 0, 0], |d| sent.push(std::mem::take(d)));
 /// packer.finish(|d| sent.push(d.to_vec()));
 /// assert_eq!(sent, [vec![0xB0, 2, 5, 0, 0x0F, 1, 0, 0, 0, 5, 0, 0x0F, 2, 0, 0, 0]]);
 /// ```
 pub struct Packer {
-    buf: [u8; MAX_DATAGRAM],
-    /// Bytes used, header included.
-    len: usize,
+    /// The datagram being built, header included.
+    buf: Vec<u8>,
     count: usize,
 }
 
@@ -230,7 +231,7 @@ impl Default for Packer {
 impl core::fmt::Debug for Packer {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Packer")
-            .field("len", &self.len)
+            .field("len", &self.buf.len())
             .field("count", &self.count)
             .finish()
     }
@@ -238,11 +239,21 @@ impl core::fmt::Debug for Packer {
 
 impl Packer {
     pub fn new() -> Self {
-        Packer {
-            buf: [0; MAX_DATAGRAM],
-            len: HEADER,
-            count: 0,
-        }
+        Self::with_buffer(Vec::with_capacity(MAX_DATAGRAM))
+    }
+
+    /// A packer building its datagrams in `buf` (its contents are dropped): a pooled
+    /// buffer, so a packer a tick costs no allocation.
+    pub fn with_buffer(mut buf: Vec<u8>) -> Self {
+        buf.clear();
+        buf.resize(HEADER, 0);
+        Packer { buf, count: 0 }
+    }
+
+    /// The buffer back, for reuse; what was being built is dropped (call
+    /// [`finish`](Self::finish) first).
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
     }
 
     /// Packets in the bundle being built.
@@ -253,44 +264,53 @@ impl Packer {
     /// Whether [`add`](Self::add) of `packet` would take a datagram more than the ones
     /// already begun: it does not join the bundle being built (ADR 0043 counts datagrams).
     pub fn starts_datagram(&self, packet: &[u8]) -> bool {
-        is_alone(packet)
-            || self.count == 0
-            || self.count == MAX_COUNT
-            || self.len + LEN_PREFIX + packet.len() > MAX_DATAGRAM
+        is_alone(packet) || self.count == 0 || !self.fits(packet)
+    }
+
+    fn fits(&self, packet: &[u8]) -> bool {
+        self.count < MAX_COUNT && self.buf.len() + LEN_PREFIX + packet.len() <= MAX_DATAGRAM
     }
 
     /// Adds one encoded packet (at most [`MAX_DATAGRAM`] bytes, packet_id first); hands
     /// every datagram this completes to `out`.
-    pub fn add(&mut self, packet: &[u8], mut out: impl FnMut(&[u8])) {
+    pub fn add(&mut self, packet: &[u8], mut out: impl FnMut(&mut Vec<u8>)) {
         if is_alone(packet) {
             self.finish(&mut out);
-            out(packet);
+            self.buf.clear();
+            self.buf.extend_from_slice(packet);
+            out(&mut self.buf);
+            self.reset();
             return;
         }
-        if self.count == MAX_COUNT || self.len + LEN_PREFIX + packet.len() > MAX_DATAGRAM {
+        if !self.fits(packet) {
             self.finish(&mut out);
         }
         let len = u16::try_from(packet.len()).expect("at most MAX_INNER bytes");
-        self.buf[self.len..self.len + LEN_PREFIX].copy_from_slice(&len.to_le_bytes());
-        self.len += LEN_PREFIX;
-        self.buf[self.len..self.len + packet.len()].copy_from_slice(packet);
-        self.len += packet.len();
+        self.buf.extend_from_slice(&len.to_le_bytes());
+        self.buf.extend_from_slice(packet);
         self.count += 1;
     }
 
     /// Hands the datagram being built to `out` (nothing when empty): a bundle, or its one
     /// packet alone.
-    pub fn finish(&mut self, mut out: impl FnMut(&[u8])) {
+    pub fn finish(&mut self, mut out: impl FnMut(&mut Vec<u8>)) {
         match self.count {
-            0 => {}
-            1 => out(&self.buf[HEADER + LEN_PREFIX..self.len]),
+            0 => return,
+            1 => {
+                self.buf.drain(..HEADER + LEN_PREFIX);
+            }
             n => {
                 self.buf[0] = BUNDLE_ID;
                 self.buf[1] = u8::try_from(n).expect("at most MAX_COUNT packets");
-                out(&self.buf[..self.len]);
             }
         }
-        self.len = HEADER;
+        out(&mut self.buf);
+        self.reset();
+    }
+
+    fn reset(&mut self) {
+        self.buf.clear();
+        self.buf.resize(HEADER, 0);
         self.count = 0;
     }
 }

@@ -13,6 +13,7 @@ use super::pace::SendPace;
 use crate::lane::{
     AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, Polled, PushError, Verdict,
 };
+use crate::net::DatagramBuffers;
 use crate::protocol::bundle::Packer;
 use crate::protocol::connection::handshake::Protocol;
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
@@ -74,8 +75,8 @@ pub struct Connection {
     unreliable: Vec<u8>,
     /// Where each of them ends in `unreliable`, and the lane event it must not overtake.
     unreliable_at: Vec<Unreliable>,
-    /// Unreliable packets dropped because the event they may not overtake could not leave
-    /// in their tick (see [`Connection::send_after`]).
+    /// Relays dropped because the event they may not overtake could not leave in their
+    /// tick ([`Relays`](super::relays::Relays)).
     held_back: u64,
     ack_due: bool,
     /// Roster events not yet in the lane, in order.
@@ -115,45 +116,6 @@ struct Unreliable {
     /// The latest lane event queued before it: it leaves after that event and before
     /// every later one (queue order).
     at: EventId,
-    /// A relay ([`Connection::send_after`]): it leaves after every event of the tick, and
-    /// only if this event has left.
-    trailing: Option<Option<EventId>>,
-}
-
-/// An unreliable packet encoded once, to queue for many recipients with
-/// [`Connection::send_encoded_after`]: a relay goes to every viewer of its subject with
-/// the same bytes, so it is encoded once a subject, not once a viewer. Only
-/// [`Encoded::new`] makes one, so what is queued was checked as every packet is.
-#[derive(Clone)]
-pub struct Encoded {
-    /// Exactly the packet's bytes: moving it copies a pointer, not a datagram buffer.
-    bytes: Vec<u8>,
-}
-
-impl fmt::Debug for Encoded {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Encoded")
-            .field("len", &self.bytes.len())
-            .finish()
-    }
-}
-
-impl Encoded {
-    /// Encodes an unreliable packet; a lane event is refused ([`SendError::WrongLane`]),
-    /// an invalid packet too ([`SendError::Invalid`]).
-    pub fn new(packet: impl Into<ServerPacket>) -> Result<Self, SendError> {
-        let packet = packet.into();
-        if packet.event_id().is_some() {
-            return Err(SendError::WrongLane);
-        }
-        Ok(Encoded {
-            bytes: encode(&packet)?,
-        })
-    }
-
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
 }
 
 fn encode(packet: &ServerPacket) -> Result<Vec<u8>, SendError> {
@@ -167,11 +129,13 @@ fn encode(packet: &ServerPacket) -> Result<Vec<u8>, SendError> {
 /// [`SendPace`].
 struct Sink<'p, F> {
     packer: Option<Packer>,
+    /// Where every datagram is built: sent datagrams' buffers come back to it.
+    buffers: &'p DatagramBuffers,
     out: F,
     pace: &'p mut SendPace,
 }
 
-impl<F: FnMut(&[u8])> Sink<'_, F> {
+impl<F: FnMut(Vec<u8>)> Sink<'_, F> {
     /// Datagrams `packet` begins: 0 when it joins the bundle being built.
     fn cost(&self, packet: &[u8]) -> usize {
         match &self.packer {
@@ -196,15 +160,21 @@ impl<F: FnMut(&[u8])> Sink<'_, F> {
     }
 
     fn write(&mut self, packet: &[u8]) {
+        let buffers = self.buffers;
         match &mut self.packer {
-            Some(packer) => packer.add(packet, |d| (self.out)(d)),
-            None => (self.out)(packet),
+            Some(packer) => {
+                packer.add(packet, |d| (self.out)(std::mem::replace(d, buffers.take())));
+            }
+            None => (self.out)(buffers.filled(packet)),
         }
     }
 
-    fn finish(&mut self) {
-        if let Some(packer) = &mut self.packer {
-            packer.finish(|d| (self.out)(d));
+    /// Sends the bundle being built; the packer's buffer goes back to the pool.
+    fn finish(mut self) {
+        let buffers = self.buffers;
+        if let Some(mut packer) = self.packer.take() {
+            packer.finish(|d| (self.out)(std::mem::replace(d, buffers.take())));
+            buffers.give(packer.into_buffer());
         }
     }
 }
@@ -278,37 +248,10 @@ impl Connection {
     /// order: after the lane events queued before it, before those queued after it (a
     /// RespawnPlayer before the events of the new life, a ServerHello before the roster).
     pub fn send(&mut self, packet: impl Into<ServerPacket>) -> Result<(), SendError> {
-        self.queue_unreliable(packet.into(), None)
+        self.queue_unreliable(packet.into())
     }
 
-    /// Queues a relay: it leaves after every lane event that leaves this tick, and only if
-    /// lane event `after`, if given, has left by then (a subject's show or death to this
-    /// recipient: issue 10, "a client must never see a relay of a subject before its show,
-    /// nor a dead relay before the death"). If that event cannot leave this tick (the lane
-    /// sends at most 64 new events a tick, connection.md §3), the relay is dropped and
-    /// counted ([`held_back`](Self::held_back)): an unreliable packet is never kept for a
-    /// later tick, where it would be stale.
-    pub fn send_after(
-        &mut self,
-        packet: impl Into<ServerPacket>,
-        after: Option<EventId>,
-    ) -> Result<(), SendError> {
-        let after = after.filter(|&id| !self.outbound.is_sent(id));
-        self.queue_unreliable(packet.into(), Some(after))
-    }
-
-    /// Queues [`send_after`](Self::send_after)'s relay already encoded: the same bytes
-    /// for every viewer of a subject.
-    pub fn send_encoded_after(&mut self, packet: &Encoded, after: Option<EventId>) {
-        let after = after.filter(|&id| !self.outbound.is_sent(id));
-        self.push_unreliable(packet.as_bytes(), Some(after));
-    }
-
-    fn queue_unreliable(
-        &mut self,
-        packet: ServerPacket,
-        trailing: Option<Option<EventId>>,
-    ) -> Result<(), SendError> {
+    fn queue_unreliable(&mut self, packet: ServerPacket) -> Result<(), SendError> {
         if packet.event_id().is_some() {
             return Err(SendError::WrongLane);
         }
@@ -318,7 +261,10 @@ impl Connection {
         match packet.encode(&mut self.unreliable[start..]) {
             Ok(n) => {
                 self.unreliable.truncate(start + n);
-                self.end_unreliable(trailing);
+                self.unreliable_at.push(Unreliable {
+                    end: self.unreliable.len(),
+                    at: self.last_queued(),
+                });
                 Ok(())
             }
             Err(e) => {
@@ -326,20 +272,6 @@ impl Connection {
                 Err(SendError::Invalid(e))
             }
         }
-    }
-
-    fn push_unreliable(&mut self, bytes: &[u8], trailing: Option<Option<EventId>>) {
-        self.unreliable.extend_from_slice(bytes);
-        self.end_unreliable(trailing);
-    }
-
-    /// Ends the packet whose bytes were just put at the end of the tick's buffer.
-    fn end_unreliable(&mut self, trailing: Option<Option<EventId>>) {
-        self.unreliable_at.push(Unreliable {
-            end: self.unreliable.len(),
-            at: self.last_queued(),
-            trailing,
-        });
     }
 
     /// The latest event queued on the lane (sent or not); the id before the first while
@@ -468,26 +400,34 @@ impl Connection {
 
     /// Everything to send this tick, as datagrams, in this order: the ServerAck if due,
     /// then the lane's resends and new events with the unreliable packets of
-    /// [`send`](Self::send) in queue order among them, then the relays of
-    /// [`send_after`](Self::send_after) (after every event of the tick: a show or death
-    /// queued in the tick reaches the client before them). A protocol 2 client gets all
-    /// of it packed into as few bundles as fit, in that order (connection.md §1); a
-    /// protocol 1 client one datagram per packet.
+    /// [`send`](Self::send) in queue order among them, then this connection's `relays`
+    /// ([`Relays`](super::relays::Relays)) in order, after every event of the tick (a
+    /// show or death queued in the tick reaches the client before them; one whose barrier
+    /// event has not left is dropped and counted in [`held_back`](Self::held_back)). A protocol 2 client gets all of it packed into as
+    /// few bundles as fit, in that order (connection.md §1); a protocol 1 client one
+    /// datagram per packet. Each datagram is built in a buffer of `buffers` and handed to
+    /// `out`.
     ///
     /// Lane transmissions go only while `pace` allows them (the tick's global send
     /// budget, ADR 0043); the rest wait in the lane, in order, for a later tick.
     /// Everything else leaves in its tick and is counted in `pace`.
     ///
     /// Returns what the lane sent (its resends are counted by the caller).
-    pub(crate) fn drain(
+    pub(crate) fn drain<'r>(
         &mut self,
         now: Duration,
         pace: &mut SendPace,
-        out: impl FnMut(&[u8]),
+        buffers: &DatagramBuffers,
+        relays: impl IntoIterator<Item = (&'r [u8], Option<EventId>)>,
+        out: impl FnMut(Vec<u8>),
     ) -> Polled {
         self.pump_roster();
         let mut sink = Sink {
-            packer: self.protocol.bundles().then(Packer::new),
+            packer: self
+                .protocol
+                .bundles()
+                .then(|| Packer::with_buffer(buffers.take())),
+            buffers,
             out,
             pace,
         };
@@ -505,12 +445,11 @@ impl Connection {
             .scan(0, |start, u| {
                 let range = *start..u.end;
                 *start = u.end;
-                Some((range, u))
+                Some((range, u.at))
             })
-            .filter(|(_, u)| u.trailing.is_none())
             .peekable();
         let polled = self.outbound.poll_paced(now, |t| {
-            while let Some((range, _)) = ordered.next_if(|(_, u)| t.id.is_newer_than(u.at)) {
+            while let Some((range, _)) = ordered.next_if(|&(_, at)| t.id.is_newer_than(at)) {
                 sink.put(&bytes[range]);
             }
             sink.put_lane(t.event)
@@ -518,18 +457,12 @@ impl Connection {
         for (range, _) in ordered {
             sink.put(&bytes[range]);
         }
-        let mut start = 0;
-        for u in queued {
-            let range = start..u.end;
-            start = u.end;
-            let Some(after) = u.trailing else {
-                continue;
-            };
+        for (relay, after) in relays {
             if after.is_some_and(|id| !self.outbound.is_sent(id)) {
                 self.held_back += 1;
                 continue;
             }
-            sink.put(&bytes[range]);
+            sink.put(relay);
         }
         self.unreliable.clear();
         self.unreliable_at.clear();

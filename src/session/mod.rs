@@ -26,6 +26,7 @@ pub mod pace;
 pub mod plugin;
 pub mod ratelimit;
 pub mod registry;
+pub mod relays;
 
 pub use components::{
     EndSession, Farewells, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex, Received,
@@ -34,6 +35,7 @@ pub use connection::{Connection, SendError};
 pub use nametag::NametagColor;
 pub use pace::SendPace;
 pub use plugin::{HelloWorld, SessionPlugin, SessionSettings, SessionState};
+pub use relays::{RelayPacket, Relays};
 
 pub use budget::{Admit, InboundBudget};
 pub use hello::{HelloGate, HelloLimits, HelloOutcome, Ignored, WorldInfo, server_hello};

@@ -22,6 +22,7 @@ use super::nametag::{
     NametagColor, NametagCommand, RenameRefusals, apply_nametag_commands, send_nametags,
 };
 use super::pace::SendPace;
+use super::relays::Relays;
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
 use crate::lane::{LaneHealth, Verdict};
 use crate::net::{Datagram, DropReason, Inbound};
@@ -99,6 +100,7 @@ impl Plugin for SessionPlugin {
             .init_resource::<Late>()
             .init_resource::<PaceCursor>()
             .init_resource::<Direct>()
+            .init_resource::<Relays>()
             .add_message::<Received>()
             .add_message::<PlayerConnected>()
             .add_message::<PlayerDisconnected>()
@@ -392,6 +394,7 @@ fn end_sessions(
     mut farewells: ResMut<Farewells>,
     mut connections: Query<(Entity, &Player, &Name, &mut Connection)>,
     mut disconnected: MessageWriter<PlayerDisconnected>,
+    mut relays: ResMut<Relays>,
 ) {
     let mut ending: Vec<EndSession> = Vec::new();
     let mut seen = HashSet::new();
@@ -422,11 +425,13 @@ fn end_sessions(
         if session.is_some_and(|s| s.is_proven()) {
             let to = conn.addr();
             let buffers = transport.outbound.buffers();
-            let polled = conn.drain(time.elapsed(), &mut SendPace::unlimited(), |bytes| {
-                let bytes = buffers.filled(bytes);
+            let mut pace = SendPace::unlimited();
+            let queued = relays.to(player.id);
+            let polled = conn.drain(time.elapsed(), &mut pace, buffers, queued, |bytes| {
                 send(&transport, Datagram { to, bytes });
             });
             transport.stats.lane_resent(polled.resent);
+            relays.forget(player.id);
             if let Some(reason) = request.disconnect {
                 farewells.push(to, reason, time.elapsed());
             }
@@ -485,6 +490,7 @@ fn flush(
     mut direct: ResMut<Direct>,
     mut farewells: ResMut<Farewells>,
     mut connections: Query<(&Player, &mut Connection)>,
+    mut relays: ResMut<Relays>,
 ) {
     let now = time.elapsed();
     let send = |datagram: Datagram| send(&transport, datagram);
@@ -521,12 +527,9 @@ fn flush(
         let to: SocketAddr = conn.addr();
         let mut sent = 0;
         let buffers = transport.outbound.buffers();
-        let polled = conn.drain(now, &mut pace, |bytes| {
+        let polled = conn.drain(now, &mut pace, buffers, relays.to(player.id), |bytes| {
             sent += 1;
-            send(Datagram {
-                to,
-                bytes: buffers.filled(bytes),
-            });
+            send(Datagram { to, bytes });
         });
         if polled.resent > 0 {
             transport.stats.lane_resent(polled.resent);
@@ -536,6 +539,8 @@ fn flush(
         }
         state.sessions.earn(player.id, sent);
     }
+    // Relays are never kept for a later tick: what did not leave now would be stale.
+    relays.clear();
     if let Some(i) = first_deferred {
         transport.stats.send_deferred();
         cursor.0 = i;

@@ -3,7 +3,7 @@
 //! [`StreamingSystems::Relay`], with the vehicle's relay serial, the server's health and
 //! revisions, and the sender's relation per recipient (connection.md §6, "Damage groups
 //! and relations"). A relay to a recipient whose show of the vehicle has not left yet
-//! waits for it, in the same bundle ([`Connection::send_after`], as the player relays).
+//! waits for it, in the same bundle ([`Relays`], as the player relays).
 //! A siren the frame switched goes to the same audience, the sender included, as
 //! VehicleParams (critical: nothing repeats it).
 //!
@@ -22,8 +22,7 @@ use crate::player::relay::Relayed;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::PlayerId;
 use crate::protocol::vehicle::frame::RemoteVehicleFrame;
-use crate::session::connection::Encoded;
-use crate::session::{Connection, Player, SendError};
+use crate::session::{Connection, Player, RelayPacket, Relays, SendError};
 use crate::streaming::grid::FxHasher;
 use crate::vehicle::params::notify::params_packet;
 use crate::vehicle::{Params, Revisions, VehicleStream};
@@ -66,6 +65,7 @@ pub(super) fn relay_vehicle_frames(
     mut shows: Query<&mut Relayed>,
     vehicles: Query<(&Params, &Revisions)>,
     mut recipients: Query<(Entity, &Player, &Team, &mut Connection)>,
+    mut relays: ResMut<Relays>,
     mut stats: ResMut<VehicleRelayStats>,
     mut keys: Local<Vec<u32>>,
     // Kept between ticks: a crowd's audiences are tens of thousands of pairs, and a
@@ -86,7 +86,7 @@ pub(super) fn relay_vehicle_frames(
         let team = teams.get(a.sender).copied().unwrap_or_default();
         // The same bytes go to every recipient but for `teammate`: each variant is encoded
         // once, when a recipient first needs it (as the player relay does).
-        let mut encoded: [Option<Result<Encoded, SendError>>; 2] = [None, None];
+        let mut encoded: [Option<Result<RelayPacket, SendError>>; 2] = [None, None];
         for &(_, recipient, entity) in &audiences[from..to] {
             if a.outcome.siren_switched
                 && let Ok((params, revs)) = vehicles.get(a.vehicle)
@@ -106,12 +106,12 @@ pub(super) fn relay_vehicle_frames(
             if entity == a.sender {
                 continue;
             }
-            let Ok((_, _, their_team, mut conn)) = recipients.get_mut(entity) else {
+            let Ok((_, _, their_team, _)) = recipients.get(entity) else {
                 continue;
             };
             let teammate = team.is_teammate_of(their_team);
-            let packet = encoded[usize::from(teammate)].get_or_insert_with(|| {
-                Encoded::new(RemoteVehicleFrame {
+            let packet = *encoded[usize::from(teammate)].get_or_insert_with(|| {
+                relays.encode(RemoteVehicleFrame {
                     source_id: a.source_id,
                     source_token: a.source_token,
                     seq: a.serial,
@@ -123,11 +123,10 @@ pub(super) fn relay_vehicle_frames(
             });
             match packet {
                 Ok(packet) => {
-                    let barrier = shows
-                        .get_mut(a.vehicle)
-                        .ok()
-                        .and_then(|mut r| r.show_barrier(recipient, &conn));
-                    conn.send_encoded_after(packet, barrier);
+                    let barrier = shows.get_mut(a.vehicle).ok().and_then(|mut r| {
+                        r.show_barrier(recipient, || recipients.get(entity).ok().map(|(.., c)| c))
+                    });
+                    relays.queue(recipient, packet, barrier);
                     stats.sent += 1;
                 }
                 Err(e) => {

@@ -1,0 +1,219 @@
+//! The tick's relays (RemotePlayerSync, RemoteVehicleFrame), kept apart from the
+//! connections until the outbound pass (ADR 0078).
+//!
+//! A relay goes to every viewer of its subject with the same bytes. Queued on each
+//! viewer's [`Connection`](super::Connection), a crowd's tick scattered ~30 000 small writes
+//! over a thousand connections' buffers, a cache miss each: a quarter of the tick
+//! (issue 11). Here a relay is encoded once into one arena, and each recipient's share is a
+//! 12-byte entry appended to one list, chained per recipient in the order queued; the
+//! outbound pass walks a recipient's chain while it packs that recipient's datagrams.
+//!
+//! A relay leaves after every lane event that leaves in its tick, and only if its barrier
+//! event, if any, has left by then (a subject's show or death to this recipient: issue 10,
+//! "a client must never see a relay of a subject before its show, nor a dead relay before
+//! the death"). If the barrier cannot leave this tick (the lane sends at most 64 new events
+//! a tick, connection.md §3), the relay is dropped and counted
+//! ([`Connection::held_back`](super::Connection::held_back)): an unreliable packet is never
+//! kept for a later tick, where it would be stale.
+
+use bevy_ecs::resource::Resource;
+
+use super::connection::SendError;
+use crate::protocol::ids::{EventId, PlayerId};
+use crate::protocol::{MAX_DATAGRAM, ServerPacket};
+
+/// A relay packet encoded into the tick's arena: what [`Relays::queue`] sends to a viewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelayPacket(u32);
+
+/// No entry: the end of a chain.
+const END: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    packet: RelayPacket,
+    /// The lane event the relay may not overtake.
+    after: Option<EventId>,
+    /// The recipient's next entry, or [`END`].
+    next: u32,
+}
+
+/// A recipient's chain: its first and last entries.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    first: u32,
+    last: u32,
+}
+
+/// The tick's relays, by recipient; emptied by the outbound pass.
+#[derive(Resource, Debug, Default)]
+pub struct Relays {
+    /// Every packet's bytes, back to back.
+    bytes: Vec<u8>,
+    /// Each packet's end in `bytes` (its start is the end of the one before).
+    ends: Vec<u32>,
+    entries: Vec<Entry>,
+    /// By recipient slot (its [`PlayerId`]).
+    chains: Vec<Option<Chain>>,
+}
+
+impl Relays {
+    /// Encodes an unreliable packet once for any number of recipients; a lane event is
+    /// refused ([`SendError::WrongLane`]), an invalid packet too ([`SendError::Invalid`]).
+    pub fn encode(&mut self, packet: impl Into<ServerPacket>) -> Result<RelayPacket, SendError> {
+        let packet = packet.into();
+        if packet.event_id().is_some() {
+            return Err(SendError::WrongLane);
+        }
+        let id = u32::try_from(self.ends.len()).map_err(|_| SendError::QueueFull)?;
+        let start = self.bytes.len();
+        self.bytes.resize(start + MAX_DATAGRAM, 0);
+        let encoded = packet.encode(&mut self.bytes[start..]);
+        let end = start + encoded.unwrap_or(0);
+        self.bytes.truncate(end);
+        encoded.map_err(SendError::Invalid)?;
+        self.ends
+            .push(u32::try_from(end).map_err(|_| SendError::QueueFull)?);
+        Ok(RelayPacket(id))
+    }
+
+    /// Queues `packet` for `recipient`, to leave after the lane events of the tick and
+    /// only if lane event `after`, if given, has left by then.
+    pub fn queue(&mut self, recipient: PlayerId, packet: RelayPacket, after: Option<EventId>) {
+        let Ok(at) = u32::try_from(self.entries.len()) else {
+            return;
+        };
+        if at == END {
+            return;
+        }
+        self.entries.push(Entry {
+            packet,
+            after,
+            next: END,
+        });
+        let slot = recipient.0 as usize;
+        if self.chains.len() <= slot {
+            self.chains.resize(slot + 1, None);
+        }
+        match &mut self.chains[slot] {
+            Some(chain) => {
+                self.entries[chain.last as usize].next = at;
+                chain.last = at;
+            }
+            none => {
+                *none = Some(Chain {
+                    first: at,
+                    last: at,
+                })
+            }
+        }
+    }
+
+    /// Relays queued for `recipient` this tick.
+    pub fn queued_for(&self, recipient: PlayerId) -> usize {
+        self.to(recipient).count()
+    }
+
+    /// `recipient`'s relays in the order queued: the bytes and the barrier of each.
+    pub(crate) fn to(
+        &self,
+        recipient: PlayerId,
+    ) -> impl Iterator<Item = (&[u8], Option<EventId>)> + '_ {
+        let mut at = self
+            .chains
+            .get(recipient.0 as usize)
+            .copied()
+            .flatten()
+            .map_or(END, |c| c.first);
+        std::iter::from_fn(move || {
+            let entry = self.entries.get(at as usize)?;
+            at = entry.next;
+            Some((self.packet(entry.packet), entry.after))
+        })
+    }
+
+    /// Drops `recipient`'s relays: it was sent them, or it is gone.
+    pub(crate) fn forget(&mut self, recipient: PlayerId) {
+        if let Some(chain) = self.chains.get_mut(recipient.0 as usize) {
+            *chain = None;
+        }
+    }
+
+    fn packet(&self, packet: RelayPacket) -> &[u8] {
+        let i = packet.0 as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
+    }
+
+    /// Ends the tick: every relay was sent or dropped. The room is kept for the next tick.
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.entries.clear();
+        self.chains.iter_mut().for_each(|c| *c = None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::connection::lane::ServerAck;
+    use crate::protocol::connection::roster::PlayerLeave;
+    use crate::protocol::ids::PlayerToken;
+
+    fn ack(n: u32) -> ServerPacket {
+        ServerAck {
+            event_id: EventId(n),
+        }
+        .into()
+    }
+
+    fn bytes(p: &ServerPacket) -> Vec<u8> {
+        let mut buf = [0u8; MAX_DATAGRAM];
+        let n = p.encode(&mut buf).expect("valid");
+        buf[..n].to_vec()
+    }
+
+    #[test]
+    fn each_recipient_gets_its_relays_in_the_order_queued_with_their_barriers() {
+        let mut relays = Relays::default();
+        let a = relays.encode(ack(1)).expect("unreliable");
+        let b = relays.encode(ack(2)).expect("unreliable");
+        let (r1, r2) = (PlayerId(3), PlayerId(0));
+        relays.queue(r1, b, None);
+        relays.queue(r2, a, Some(EventId(7)));
+        relays.queue(r1, a, Some(EventId(9)));
+        let got: Vec<_> = relays.to(r1).map(|(b, e)| (b.to_vec(), e)).collect();
+        assert_eq!(
+            got,
+            [(bytes(&ack(2)), None), (bytes(&ack(1)), Some(EventId(9)))]
+        );
+        assert_eq!(relays.queued_for(r2), 1);
+        assert_eq!(relays.queued_for(PlayerId(1)), 0);
+        assert_eq!(relays.queued_for(PlayerId(500)), 0);
+        relays.forget(r1);
+        assert_eq!(relays.queued_for(r1), 0);
+        assert_eq!(relays.queued_for(r2), 1);
+        relays.clear();
+        assert_eq!(relays.queued_for(r2), 0);
+        let c = relays.encode(ack(3)).expect("unreliable");
+        relays.queue(r2, c, None);
+        let got: Vec<_> = relays.to(r2).map(|(b, _)| b.to_vec()).collect();
+        assert_eq!(got, [bytes(&ack(3))]);
+    }
+
+    #[test]
+    fn a_lane_event_is_refused() {
+        let mut relays = Relays::default();
+        let leave = PlayerLeave {
+            id: PlayerId(1),
+            player_token: PlayerToken(1),
+            event_id: EventId(0),
+            reason: crate::protocol::connection::handshake::LeaveReason::Quit,
+        };
+        assert_eq!(
+            relays.encode(ServerPacket::from(leave)),
+            Err(SendError::WrongLane)
+        );
+    }
+}
