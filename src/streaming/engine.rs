@@ -243,6 +243,8 @@ pub struct Engine {
     forced_of: Option<Vec<Vec<u32>>>,
     /// Spare lists of `forced_of`, kept for their allocations.
     forced_spare: Vec<Vec<u32>>,
+    /// The audience of one forced subject, scratch of [`index_forced`](Self::index_forced).
+    members: Vec<PlayerId>,
     /// Where the recipient's shown keys stand, by item slot, for the paths that read it.
     marks: ShownMarks,
 }
@@ -329,6 +331,7 @@ impl Engine {
             distances: Vec::new(),
             forced_of: None,
             forced_spare: Vec::new(),
+            members: Vec::new(),
             marks: ShownMarks::default(),
         }
     }
@@ -357,15 +360,15 @@ impl Engine {
     pub fn index_forced(&mut self, audience: &impl Audience) {
         self.unindex_forced();
         let mut lists = std::mem::take(&mut self.forced_spare);
-        let mut members = Vec::new();
+        let members = &mut self.members;
         for &slot in &self.forced {
             members.clear();
-            if !audience.forced_audience(self.items[slot as usize].key, &mut members) {
+            if !audience.forced_audience(self.items[slot as usize].key, members) {
                 lists.iter_mut().for_each(Vec::clear);
                 self.forced_spare = lists;
                 return;
             }
-            for recipient in &members {
+            for recipient in members.iter() {
                 let i = recipient.0 as usize;
                 if lists.len() <= i {
                     lists.resize_with(i + 1, Vec::new);
