@@ -111,7 +111,8 @@ pub fn show_packet(b: &Blip) -> BlipPacket {
     }
 }
 
-/// Attached blips wait for the recipient's first spawn ([`Item::parent`](crate::streaming::engine::Item::parent) is always 0).
+/// Attached blips wait for the recipient's first spawn
+/// ([`Item::parent`](crate::streaming::engine::Item::parent) is always 0).
 struct SpawnedRecipients(Vec<bool>);
 
 impl Audience for SpawnedRecipients {

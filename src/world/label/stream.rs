@@ -114,7 +114,8 @@ pub fn show_packet(l: &Label) -> Label3D {
     }
 }
 
-/// The parents of this pass's attached labels, by [`Item::parent`](crate::streaming::engine::Item::parent) index.
+/// The parents of this pass's attached labels, by
+/// [`Item::parent`](crate::streaming::engine::Item::parent) index.
 struct ShownParents<'a>(Vec<ParentViewers<'a>>);
 
 impl Audience for ShownParents<'_> {
