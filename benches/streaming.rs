@@ -342,6 +342,34 @@ fn nudge<C: Component<Mutability = bevy_ecs::component::Mutable>>(
     position(&mut c).x += if step.is_multiple_of(2) { 5.0 } else { -5.0 };
 }
 
+/// Benches `name`: `pass` after the item of `C` nearest the first cluster moved 5 m (east
+/// and back on alternate passes; `changed` tells the kind, when it is to be told), then
+/// puts the item back where it stood with one more pass.
+fn one_change<C: Component<Mutability = bevy_ecs::component::Mutable>>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    world: &mut World,
+    pass: &mut Schedule,
+    at: fn(&C) -> Vec3,
+    position: fn(&mut C) -> &mut Vec3,
+    changed: fn(&mut World),
+) {
+    let item = nearest_to_players::<C>(world, at);
+    let mut step = 0u32;
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            nudge::<C>(world, item, &mut step, position);
+            changed(world);
+            pass.run(black_box(&mut *world));
+        });
+    });
+    if !step.is_multiple_of(2) {
+        nudge::<C>(world, item, &mut step, position);
+        changed(world);
+        pass.run(world);
+    }
+}
+
 fn schedule_of<M>(systems: impl IntoScheduleConfigs<ScheduleSystem, M>) -> Schedule {
     let mut schedule = Schedule::default();
     schedule.add_systems(systems);
@@ -367,18 +395,15 @@ fn world_pass(c: &mut Criterion) {
             pickups.run(black_box(&mut world));
         });
     });
-    let mut step = 0u32;
-    let pickup = nearest_to_players::<Pickup>(&mut world, |p| p.spec.position);
-    group.bench_function("pickups, after one pickup moved", |b| {
-        b.iter(|| {
-            nudge::<Pickup>(&mut world, pickup, &mut step, |p| &mut p.spec.position);
-            pickups.run(black_box(&mut world));
-        });
-    });
-    if !step.is_multiple_of(2) {
-        nudge::<Pickup>(&mut world, pickup, &mut step, |p| &mut p.spec.position);
-        pickups.run(&mut world);
-    }
+    one_change::<Pickup>(
+        &mut group,
+        "pickups, after one pickup moved",
+        &mut world,
+        &mut pickups,
+        |p| p.spec.position,
+        |p| &mut p.spec.position,
+        |_| {},
+    );
     assert_eq!(shown_pickups(&world), shown);
     let mut both = schedule_of((reconcile, pickup_reconcile).chain());
     both.run(&mut world);
@@ -415,19 +440,15 @@ fn world_pass(c: &mut Criterion) {
             labels.run(black_box(&mut world));
         });
     });
-    let label = nearest_to_players::<Label>(&mut world, |l| l.spec.position);
-    group.bench_function("labels (10 000), after one label changed", |b| {
-        b.iter(|| {
-            nudge::<Label>(&mut world, label, &mut step, |l| &mut l.spec.position);
-            world.resource_mut::<LabelStream>().changed();
-            labels.run(black_box(&mut world));
-        });
-    });
-    if !step.is_multiple_of(2) {
-        nudge::<Label>(&mut world, label, &mut step, |l| &mut l.spec.position);
-        world.resource_mut::<LabelStream>().changed();
-        labels.run(&mut world);
-    }
+    one_change::<Label>(
+        &mut group,
+        "labels (10 000), after one label changed",
+        &mut world,
+        &mut labels,
+        |l| l.spec.position,
+        |l| &mut l.spec.position,
+        |w| w.resource_mut::<LabelStream>().changed(),
+    );
     group.bench_function("blips (2000), steady tick", |b| {
         b.iter(|| blips.run(black_box(&mut world)));
     });
@@ -437,19 +458,15 @@ fn world_pass(c: &mut Criterion) {
             blips.run(black_box(&mut world));
         });
     });
-    let blip = nearest_to_players::<Blip>(&mut world, |b| b.spec.position);
-    group.bench_function("blips (2000), after one blip moved", |b| {
-        b.iter(|| {
-            nudge::<Blip>(&mut world, blip, &mut step, |b| &mut b.spec.position);
-            world.resource_mut::<BlipStream>().changed();
-            blips.run(black_box(&mut world));
-        });
-    });
-    if !step.is_multiple_of(2) {
-        nudge::<Blip>(&mut world, blip, &mut step, |b| &mut b.spec.position);
-        world.resource_mut::<BlipStream>().changed();
-        blips.run(&mut world);
-    }
+    one_change::<Blip>(
+        &mut group,
+        "blips (2000), after one blip moved",
+        &mut world,
+        &mut blips,
+        |b| b.spec.position,
+        |b| &mut b.spec.position,
+        |w| w.resource_mut::<BlipStream>().changed(),
+    );
     let mut all = schedule_of((pickup_reconcile, label_reconcile, blip_reconcile).chain());
     all.run(&mut world);
     group.bench_function("pickups + labels + blips, steady tick", |b| {

@@ -15,13 +15,11 @@ use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::control::TeleportPlayer;
 use dlmp::protocol::player::life::SpawnPlayer;
-use dlmp::protocol::world::object::{Bone, ObjectAttachKind, ObjectId, ObjectState};
+use dlmp::protocol::world::object::{Bone, ObjectAttachKind, ObjectId};
 use dlmp::session::Connection;
-use dlmp::world::object::{
-    Object, ObjectCommand, ObjectSpec, ObjectStats, ObjectStream, Objects, Parent, Pose,
-    create_object,
-};
-use world_support::{SPAWN, lua, lua_now, scripts, spawned, told};
+use dlmp::world::object::{Object, ObjectCommand, ObjectStats, Objects, Parent, Pose};
+use world_support::objects::{barrel, lines, shown, states};
+use world_support::{SPAWN, lua, lua_now, scripts, server, spawned, told};
 
 /// `object_move_end` is told to everyone as "end ID".
 const EVENTS: &str = r#"
@@ -39,44 +37,13 @@ fn arrive(h: &mut Harness, name: &str) -> ClientId {
 }
 
 fn alice(test: &str) -> (world_support::Scripts, Harness, ClientId) {
-    let s = scripts(test, EVENTS);
-    let mut h = world_support::harness(&s);
+    let (s, mut h) = server(test, EVENTS);
     let a = spawned(&mut h, "alice");
     (s, h, a)
 }
 
-/// A barrel (breakable) at `at` for everyone, made through the Rust API.
-fn barrel(h: &mut Harness, at: Vec3) -> ObjectId {
-    object(h, 1225, at)
-}
-
-fn object(h: &mut Harness, model: u32, at: Vec3) -> ObjectId {
-    let e = create_object(h.world_mut(), ObjectSpec::new(model, at), None).expect("created");
-    h.world().get::<Object>(e).expect("an object").id
-}
-
 fn command(h: &mut Harness, c: ObjectCommand) {
     h.world_mut().write_message(c);
-}
-
-fn states(h: &Harness, c: ClientId) -> Vec<ObjectState> {
-    h.packets::<ObjectState>(c)
-}
-
-/// (id, active) of every ObjectState the client got, in order.
-fn lines(h: &Harness, c: ClientId) -> Vec<(u32, bool)> {
-    states(h, c)
-        .iter()
-        .map(|s| (s.object_id.0, s.active))
-        .collect()
-}
-
-fn shown(h: &Harness, c: ClientId) -> Vec<u32> {
-    h.world()
-        .resource::<ObjectStream>()
-        .shown()
-        .of(h.player_id(c))
-        .to_vec()
 }
 
 fn conn(h: &Harness, c: ClientId) -> &Connection {
@@ -277,8 +244,7 @@ fn a_rust_teleport_without_room_for_the_floor_is_refused_before_teleport_player(
 
 #[test]
 fn the_spawn_is_held_until_every_object_at_the_point_is_acknowledged() {
-    let s = scripts("spawn_hold", EVENTS);
-    let mut h = world_support::harness(&s);
+    let (_s, mut h) = server("spawn_hold", EVENTS);
     for i in 0..5 {
         barrel(&mut h, at_x(i as f32 + 1.0));
     }
@@ -315,8 +281,7 @@ fn the_spawn_is_held_until_every_object_at_the_point_is_acknowledged() {
 
 #[test]
 fn a_spawn_with_no_object_near_is_granted_in_the_same_tick() {
-    let s = scripts("spawn_free", EVENTS);
-    let mut h = world_support::harness(&s);
+    let (_s, mut h) = server("spawn_free", EVENTS);
     barrel(&mut h, Vec3::new(4000.0, 4000.0, 10.0));
     let a = h.connect("alice");
     h.step();
@@ -329,8 +294,7 @@ fn a_spawn_with_no_object_near_is_granted_in_the_same_tick() {
 fn a_respawn_is_held_until_the_objects_at_the_point_are_acknowledged() {
     let (_s, mut h, a) = alice("respawn_hold");
     // Dies far away: the objects at the respawn point are not shown to it yet.
-    h.teleport(a, Vec3::new(3000.0, 0.0, 10.0));
-    world_support::frame_at(&mut h, a, Vec3::new(3000.0, 0.0, 10.0));
+    world_support::go(&mut h, a, Vec3::new(3000.0, 0.0, 10.0));
     h.die(a);
     for i in 0..3 {
         barrel(&mut h, at_x(i as f32 + 1.0));
@@ -536,8 +500,7 @@ fn an_object_on_a_player_is_shown_exactly_with_the_player_and_survives_death_and
     assert!(shown(&h, a).contains(&1), "a player always sees their own");
     assert!(shown(&h, b).contains(&1), "bob sees alice, so her object");
     h.clear(b);
-    h.teleport(b, Vec3::new(3000.0, 0.0, 10.0));
-    world_support::frame_at(&mut h, b, Vec3::new(3000.0, 0.0, 10.0));
+    world_support::go(&mut h, b, Vec3::new(3000.0, 0.0, 10.0));
     h.steps(2);
     assert!(!h.is_shown(a, b));
     assert_eq!(lines(&h, b), [(1, false)], "hidden with its parent");
@@ -596,8 +559,7 @@ fn an_object_on_a_vehicle_is_shown_with_the_vehicle_takes_its_pose_and_goes_with
         "{got:?}"
     );
     h.clear(a);
-    h.teleport(a, Vec3::new(1000.0, 0.0, 10.0));
-    world_support::frame_at(&mut h, a, Vec3::new(1000.0, 0.0, 10.0));
+    world_support::go(&mut h, a, Vec3::new(1000.0, 0.0, 10.0));
     h.steps(2);
     assert_eq!(
         lines(&h, a),
@@ -849,8 +811,7 @@ fn a_spawn_with_objects_in_reach_is_held_for_those_alone_then_sent_on_its_own() 
 /// over; what she got so far cleared.
 fn dead_far_away(h: &mut Harness) -> ClientId {
     let a = spawned(h, "alice");
-    h.teleport(a, Vec3::new(3000.0, 0.0, 10.0));
-    world_support::frame_at(h, a, Vec3::new(3000.0, 0.0, 10.0));
+    world_support::go(h, a, Vec3::new(3000.0, 0.0, 10.0));
     h.die(a);
     h.advance(dlmp::player::respawn::DEFAULT_RESPAWN_DELAY);
     h.steps(3);
@@ -891,8 +852,7 @@ fn a_respawn_with_objects_in_reach_is_held_for_those_alone_then_sent_on_its_own(
 
 #[test]
 fn an_object_made_in_the_tick_of_the_grant_holds_it() {
-    let s = scripts("respawn_same_tick", EVENTS);
-    let mut h = world_support::harness(&s);
+    let (_s, mut h) = server("respawn_same_tick", EVENTS);
     let a = dead_far_away(&mut h);
     h.set_auto_ack(a, false);
     // The command and the request in one tick: the gamemode makes the object before the
@@ -931,8 +891,7 @@ fn a_broken_object_carries_its_chain_shown_moved_and_streamed_with_it() {
     let (_s, mut h, a) = alice("broken_carries");
     let b = spawned(&mut h, "bob");
     let far = Vec3::new(2000.0, 0.0, 10.0);
-    h.teleport(b, far);
-    world_support::frame_at(&mut h, b, far);
+    world_support::go(&mut h, b, far);
     h.steps(2);
     lua(
         &mut h,

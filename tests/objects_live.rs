@@ -7,39 +7,12 @@
 
 mod world_support;
 
-use dlmp::harness::{ClientId, Harness};
+use dlmp::harness::Harness;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::world::object::{ObjectId, ObjectState};
-use dlmp::world::object::{Object, ObjectSpec, ObjectStream, Objects, create_object};
-use world_support::{SPAWN, Scripts, frame_at, harness, lua, scripts, spawned};
-
-/// The gamemode of the world scenarios and a harness running it.
-fn server(test: &str) -> (Scripts, Harness) {
-    let s = scripts(test, "");
-    let h = harness(&s);
-    (s, h)
-}
-
-fn barrel(h: &mut Harness, at: Vec3) -> ObjectId {
-    let e = create_object(h.world_mut(), ObjectSpec::new(1225, at), None).expect("created");
-    h.world().get::<Object>(e).expect("an object").id
-}
-
-/// (id, active) of every ObjectState the client got since the last clear, in order.
-fn lines(h: &Harness, c: ClientId) -> Vec<(u32, bool)> {
-    h.packets::<ObjectState>(c)
-        .iter()
-        .map(|s| (s.object_id.0, s.active))
-        .collect()
-}
-
-fn shown(h: &Harness, c: ClientId) -> Vec<u32> {
-    h.world()
-        .resource::<ObjectStream>()
-        .shown()
-        .of(h.player_id(c))
-        .to_vec()
-}
+use dlmp::world::object::{Object, Objects};
+use world_support::objects::{barrel, lines, shown};
+use world_support::{SPAWN, go, lua, server, spawned};
 
 /// Where the server has object `id` now (its movement applied).
 fn x_now(h: &Harness, id: u32) -> f32 {
@@ -52,16 +25,9 @@ fn x_now(h: &Harness, id: u32) -> f32 {
     o.pose_at(h.now()).position.x
 }
 
-/// Moves the player to `at` as the gamemode and its game would: TeleportPlayer, then a
-/// living frame there.
-fn go(h: &mut Harness, c: ClientId, at: Vec3) {
-    h.teleport(c, at);
-    frame_at(h, c, at);
-}
-
 #[test]
 fn a_moving_object_is_shown_and_hidden_as_it_crosses_the_distance_and_a_far_player_gets_nothing() {
-    let (_s, mut h) = server("live_move");
+    let (_s, mut h) = server("live_move", "");
     let a = spawned(&mut h, "alice");
     let b = spawned(&mut h, "bob");
     let far = Vec3::new(3000.0, 0.0, 10.0);
@@ -113,7 +79,7 @@ fn a_moving_object_is_shown_and_hidden_as_it_crosses_the_distance_and_a_far_play
 
 #[test]
 fn a_held_chain_follows_its_holders_visibility_the_child_hidden_first() {
-    let (_s, mut h) = server("live_held");
+    let (_s, mut h) = server("live_held", "");
     let a = spawned(&mut h, "alice");
     let b = spawned(&mut h, "bob");
     go(&mut h, b, Vec3::new(3000.0, 0.0, 10.0));
@@ -144,7 +110,7 @@ fn a_held_chain_follows_its_holders_visibility_the_child_hidden_first() {
 
 #[test]
 fn at_the_cap_a_nearer_chain_new_or_carried_nearer_pushes_out_the_farthest() {
-    let (_s, mut h) = server("live_cap");
+    let (_s, mut h) = server("live_cap", "");
     let a = spawned(&mut h, "alice");
     let b = spawned(&mut h, "bob");
     go(&mut h, b, Vec3::new(0.0, 200.0, 10.0));
@@ -188,7 +154,7 @@ fn at_the_cap_a_nearer_chain_new_or_carried_nearer_pushes_out_the_farthest() {
 
 #[test]
 fn a_chain_on_a_vehicle_driven_away_and_back_follows_it_while_the_player_stands() {
-    let (_s, mut h) = server("live_vehicle");
+    let (_s, mut h) = server("live_vehicle", "");
     let a = spawned(&mut h, "alice");
     lua(&mut h, a, "G.v = dlmp.create_vehicle(400, 20, 0, 10, 0)");
     lua(

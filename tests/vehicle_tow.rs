@@ -37,19 +37,13 @@ struct Scene {
 }
 
 fn scene_with(h: Harness) -> Scene {
-    let mut h = h;
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    stand(&mut h, a, at(0.0));
-    stand(&mut h, b, at(20.0));
-    let truck = vehicle(&mut h, 525, at(0.0));
-    let car = vehicle(&mut h, 411, at(20.0));
-    h.step();
-    put(&mut h, a, truck, 0);
-    h.step();
-    h.clear(a);
-    h.clear(b);
+    let LinkScene {
+        h,
+        a,
+        b,
+        lead: truck,
+        car,
+    } = link_scene(h, 525, |_, _| {});
     Scene {
         h,
         a,
@@ -378,11 +372,7 @@ fn unhitching_from_the_tractors_controller_raises_trailer_detach_and_repeats_do_
 
 /// Alice's truck tows the car; the scripts log detaches.
 fn hitched_with_a_detach_log(test: &str) -> (TempScripts, Scene) {
-    let scripts = TempScripts::new(test);
-    scripts.resource(
-        "gm",
-        r#"dlmp.on("trailer_detach", function() dlmp.send_chat("detach") end)"#,
-    );
+    let scripts = detach_log(test, "trailer_detach");
     let mut s = scene_with(scripts.harness());
     tow(&mut s.h, s.a, s.car, Some(s.truck));
     s.h.clear(s.a);

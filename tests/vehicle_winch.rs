@@ -19,9 +19,9 @@ use dlmp::protocol::vehicle::towing::VehicleWinch;
 use dlmp::vehicle::frame::accept::VehicleFrameDrops;
 use dlmp::vehicle::tow::links::{LinkKind, LinkRefusal};
 use dlmp::vehicle::{
-    Frozen, Life, Occupant, Params, Remote, ResetKind, VehicleScope, Vehicles, destroy_vehicle,
+    Frozen, Life, Occupant, Params, Remote, ResetKind, VehicleScope, destroy_vehicle,
 };
-use vehicle_support::{at, put, stand, vehicle, with_vehicle};
+use vehicle_support::{at, entity, put, stand, vehicle, with_vehicle};
 use vlink_support::*;
 
 const LIFT: LinkKind = LinkKind::Lift;
@@ -44,20 +44,14 @@ fn set_winch(h: &mut Harness, heli: VehicleId, bits: u16) {
     });
 }
 
-fn scene_with(mut h: Harness) -> Scene {
-    let a = h.connect("alice");
-    let b = h.connect("bob");
-    h.step();
-    stand(&mut h, a, at(0.0));
-    stand(&mut h, b, at(20.0));
-    let heli = vehicle(&mut h, 487, at(0.0));
-    let car = vehicle(&mut h, 411, at(20.0));
-    set_winch(&mut h, heli, param::MAGNET);
-    h.step();
-    put(&mut h, a, heli, 0);
-    h.step();
-    h.clear(a);
-    h.clear(b);
+fn scene_with(h: Harness) -> Scene {
+    let LinkScene {
+        h,
+        a,
+        b,
+        lead: heli,
+        car,
+    } = link_scene(h, 487, |h, heli| set_winch(h, heli, param::MAGNET));
     Scene { h, a, b, heli, car }
 }
 
@@ -325,11 +319,7 @@ fn the_pick_up_is_checked_again_after_winch_attach() {
 
 /// Alice's helicopter carries the car; the scripts log releases.
 fn lifted(test: &str) -> (TempScripts, Scene) {
-    let scripts = TempScripts::new(test);
-    scripts.resource(
-        "gm",
-        r#"dlmp.on("winch_detach", function() dlmp.send_chat("detach") end)"#,
-    );
+    let scripts = detach_log(test, "winch_detach");
     let mut s = scene_with(scripts.harness());
     winch(&mut s.h, s.a, s.car, Some(s.heli));
     assert_eq!(hitch(&s.h, s.car).lifter, Some(s.heli));
@@ -431,10 +421,6 @@ fn a_refused_senders_frames_of_the_load_wait_until_its_copy_returns() {
     send(&mut s.h, 2);
     let d = *s.h.world().resource::<VehicleFrameDrops>();
     assert_eq!((d.accepted, d.hitch), (1, 1));
-}
-
-fn entity(h: &Harness, id: VehicleId) -> bevy_ecs::entity::Entity {
-    h.world().resource::<Vehicles>().entity(id).expect("exists")
 }
 
 fn occupant(h: &Harness, c: ClientId) -> Occupant {

@@ -225,7 +225,7 @@ fn distance_squared(a: Vec3, b: Vec3) -> f32 {
 pub struct Engine {
     grid: Grid<Layer, u32>,
     items: Vec<Item>,
-    slots: HashMap<u32, u32, BuildHasherDefault<FxHasher>>,
+    slots: Slots,
     forced: Vec<u32>,
     candidates: Vec<Candidate>,
     /// Per entry of the recipient's shown set: whether a candidate keeps it.
@@ -243,12 +243,65 @@ pub struct Engine {
     forced_of: Option<Vec<Vec<u32>>>,
     /// Spare lists of `forced_of`, kept for their allocations.
     forced_spare: Vec<Vec<u32>>,
-    /// By item slot: the decision's stamp and the index in the recipient's shown set, for
-    /// the items shown to the recipient of the decision with [`stamp`](Self::stamp).
-    marks: Vec<(u32, u32)>,
-    /// The stamp of the latest decision (0: none).
-    stamp: u32,
+    /// The audience of one forced subject, scratch of [`index_forced`](Self::index_forced).
+    members: Vec<PlayerId>,
+    /// Where the recipient's shown keys stand, by item slot, for the paths that read it.
+    marks: ShownMarks,
 }
+
+/// By item slot: the index in the recipient's shown set, for the items shown to the
+/// recipient of the latest stamped decision. A decision stamps only before a path that
+/// reads it (the grid query, the ring search, the always and forced subjects): the shared
+/// nearest lists (ADR 0074) merge with `shown` instead, and their decisions stamp nothing.
+#[derive(Debug, Clone, Default)]
+struct ShownMarks {
+    /// By item slot: the stamp it was marked with and its index in `shown`.
+    marks: Vec<(u32, u32)>,
+    /// The stamp of the latest stamping (0: none).
+    stamp: u32,
+    /// Whether this decision has stamped.
+    current: bool,
+}
+
+impl ShownMarks {
+    /// A new decision: nothing stamped for it yet.
+    fn begin(&mut self) {
+        self.current = false;
+    }
+
+    /// Stamps where each of `shown` stands, once a decision: a candidate's "is it shown"
+    /// is then one load, not a search of `shown`.
+    fn ensure(&mut self, shown: &[u32], slots: &Slots, len: usize) {
+        if self.current {
+            return;
+        }
+        self.current = true;
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.iter_mut().for_each(|m| m.0 = 0);
+            self.stamp = 1;
+        }
+        self.marks.resize(len, (0, 0));
+        for (i, key) in shown.iter().enumerate() {
+            if let (Some(&slot), Ok(i)) = (slots.get(key), u32::try_from(i))
+                && let Some(m) = self.marks.get_mut(slot as usize)
+            {
+                *m = (self.stamp, i);
+            }
+        }
+    }
+
+    /// The index in `shown` of the item in `slot`, if shown (after [`ensure`](Self::ensure)).
+    fn at(&self, slot: u32) -> Option<usize> {
+        self.marks
+            .get(slot as usize)
+            .filter(|m| self.current && m.0 == self.stamp)
+            .map(|m| m.1 as usize)
+    }
+}
+
+/// Item slots by key.
+type Slots = HashMap<u32, u32, BuildHasherDefault<FxHasher>>;
 
 /// A subject admitted for the recipient of [`Engine::decide`].
 #[derive(Debug, Clone, Copy)]
@@ -278,8 +331,8 @@ impl Engine {
             distances: Vec::new(),
             forced_of: None,
             forced_spare: Vec::new(),
-            marks: Vec::new(),
-            stamp: 0,
+            members: Vec::new(),
+            marks: ShownMarks::default(),
         }
     }
 
@@ -307,15 +360,15 @@ impl Engine {
     pub fn index_forced(&mut self, audience: &impl Audience) {
         self.unindex_forced();
         let mut lists = std::mem::take(&mut self.forced_spare);
-        let mut members = Vec::new();
+        let members = &mut self.members;
         for &slot in &self.forced {
             members.clear();
-            if !audience.forced_audience(self.items[slot as usize].key, &mut members) {
+            if !audience.forced_audience(self.items[slot as usize].key, members) {
                 lists.iter_mut().for_each(Vec::clear);
                 self.forced_spare = lists;
                 return;
             }
-            for recipient in &members {
+            for recipient in members.iter() {
                 let i = recipient.0 as usize;
                 if lists.len() <= i {
                     lists.resize_with(i + 1, Vec::new);
@@ -393,7 +446,6 @@ impl Engine {
             groups,
             forced_of,
             marks,
-            stamp,
             ..
         } = self;
         candidates.clear();
@@ -407,31 +459,9 @@ impl Engine {
                 });
             }
         };
-        // Where each shown key stands in `shown`, by item slot, stamped with this decision:
-        // a candidate's "is it shown" is one load, not a search of `shown`.
-        if viewer.active {
-            *stamp = stamp.wrapping_add(1);
-            if *stamp == 0 {
-                marks.iter_mut().for_each(|m| m.0 = 0);
-                *stamp = 1;
-            }
-            marks.resize(items.len(), (0, 0));
-            for (i, key) in shown.iter().enumerate() {
-                if let (Some(&slot), Ok(i)) = (slots.get(key), u32::try_from(i))
-                    && let Some(m) = marks.get_mut(slot as usize)
-                {
-                    *m = (*stamp, i);
-                }
-            }
-        }
-        let (marks, stamp) = (&*marks, *stamp);
-        let consider = |slot: u32, candidates: &mut Vec<Candidate>| {
-            let item = &items[slot as usize];
-            let at = marks
-                .get(slot as usize)
-                .filter(|m| m.0 == stamp)
-                .map(|m| m.1 as usize);
-            consider_at(item, at, candidates);
+        marks.begin();
+        let consider = |slot: u32, marks: &ShownMarks, candidates: &mut Vec<Candidate>| {
+            consider_at(&items[slot as usize], marks.at(slot), candidates);
         };
         if viewer.active {
             let radius = rules
@@ -465,12 +495,14 @@ impl Engine {
                         }
                     }
                     if !exact {
+                        marks.ensure(shown, slots, items.len());
+                        let marks = &*marks;
                         let found = std::cell::RefCell::new(&mut *candidates);
                         grid.query_rings(
                             viewer.layer,
                             c.x,
                             c.y,
-                            |slot| consider(slot, &mut found.borrow_mut()),
+                            |slot| consider(slot, marks, &mut found.borrow_mut()),
                             |reach| {
                                 let found = found.borrow();
                                 if found.len() < cap {
@@ -485,16 +517,20 @@ impl Engine {
                         );
                     }
                 }
-                _ => grid.query(viewer.layer, c.x, c.y, radius, |slot| {
-                    consider(slot, candidates);
-                }),
+                _ => {
+                    marks.ensure(shown, slots, items.len());
+                    grid.query(viewer.layer, c.x, c.y, radius, |slot| {
+                        consider(slot, marks, candidates);
+                    });
+                }
             }
             if let Some(key) = viewer.always
                 && let Some(&slot) = slots.get(&key)
                 && !items[slot as usize].forced
                 && !candidates.iter().any(|c| c.key == key)
             {
-                consider(slot, candidates);
+                marks.ensure(shown, slots, items.len());
+                consider(slot, marks, candidates);
             }
             let forced = match forced_of {
                 Some(lists) => lists
@@ -502,8 +538,11 @@ impl Engine {
                     .map_or(&[][..], Vec::as_slice),
                 None => forced.as_slice(),
             };
+            if !forced.is_empty() {
+                marks.ensure(shown, slots, items.len());
+            }
             for &slot in forced {
-                consider(slot, candidates);
+                consider(slot, marks, candidates);
             }
         }
         if let Some(cap) = rules.cap
@@ -749,6 +788,30 @@ mod tests {
             decide(&mut e, &rules(100.0, Some(4)), &[]).shows,
             [0],
             "the chain of 3 does not fit, nor anything farther"
+        );
+    }
+
+    #[test]
+    fn a_shared_list_decision_stamps_nothing_and_a_later_query_still_reads_its_own_shown() {
+        let mut e = Engine::new(50.0);
+        line(&mut e, &[10.0, 20.0, 30.0, 40.0]);
+        let blips = Rules {
+            distances: None,
+            cap: Some(2),
+        };
+        let d = decide(&mut e, &blips, &[1, 3]);
+        assert_eq!((d.hides, d.shows), (vec![3], vec![0]));
+        assert!(!e.marks.current, "the shared list merges with `shown`");
+        let d = decide(&mut e, &rules(100.0, None), &[0, 2]);
+        assert_eq!((d.hides, d.shows), (vec![], vec![1, 3]));
+        assert!(e.marks.current);
+        let d = decide(&mut e, &blips, &[0, 2]);
+        assert_eq!((d.hides, d.shows), (vec![2], vec![1]));
+        let d = decide(&mut e, &rules(100.0, None), &[3]);
+        assert_eq!(
+            (d.hides, d.shows),
+            (vec![], vec![0, 1, 2]),
+            "no mark of an earlier decision counts"
         );
     }
 

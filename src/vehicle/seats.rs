@@ -233,8 +233,8 @@ fn within(a: Vec3, b: Vec3, r: f32) -> bool {
     dx * dx + dy * dy + dz * dz <= r * r
 }
 
-/// What the seat systems read of a player.
-type PlayerParts = (
+/// What the seat systems (and the remote-control ones) read of a player.
+pub(super) type PlayerParts = (
     Entity,
     &'static Player,
     &'static PlayerLife,

@@ -9,11 +9,13 @@
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
-use crate::player::{Life, Position, Scope, Viewers};
+use crate::player::{Life, Position, Scope, StreamCenter, Viewers};
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{PlayerId, VehicleId};
 use crate::protocol::world::shared::AttachKind;
 use crate::session::Player;
+use crate::streaming::engine::{Item, layer};
+use crate::streaming::players::Distances;
 use crate::streaming::shown::ShownSets;
 use crate::vehicle::{Pose, Vehicle, VehicleScope, VehicleStream, Vehicles};
 
@@ -138,5 +140,63 @@ impl Parents<'_, '_> {
                 .is_none_or(|r| r.entity(id).is_none()),
             _ => false,
         }
+    }
+}
+
+/// What a label's or blip's pass reads of a recipient.
+pub type Recipient = (
+    Entity,
+    &'static Player,
+    &'static Position,
+    Ref<'static, Scope>,
+    Ref<'static, Life>,
+    &'static StreamCenter,
+);
+
+/// A label or blip as its stream's rebuild reads it (world.md Label3D, Blip).
+#[derive(Debug, Clone, Copy)]
+pub struct Marker {
+    pub key: u32,
+    pub scope: Scope,
+    pub position: Vec3,
+    /// Its own show distance and hysteresis ([`Item::distances`]).
+    pub distances: Option<Distances>,
+    /// Its single viewer's entity.
+    pub viewer: Option<Entity>,
+    pub attach: Option<Attach>,
+}
+
+impl Parents<'_, '_> {
+    /// The engine item of `marker` this pass, or `None` while it is not shown to anyone:
+    /// its single viewer is not among `players` (gone), or it is attached and `carry`
+    /// takes no parent for it. An attached marker is in its parent's scope, never shown
+    /// to the player it is on (ADR 0045); `carry` answers where it stands and its
+    /// [`Item::parent`] index in the kind's audience, or refuses the parent (the kind's
+    /// own rule, such as a blip's unspawned player).
+    pub fn marker_item<'a>(
+        &'a self,
+        marker: &Marker,
+        players: &Query<Recipient>,
+        carry: impl FnOnce(Parent<'a>) -> Option<(Vec3, u32)>,
+    ) -> Option<Item> {
+        let viewer = match marker.viewer {
+            None => None,
+            Some(e) => Some(players.get(e).ok()?.1.id),
+        };
+        let mut item = Item {
+            viewer,
+            distances: marker.distances,
+            ..Item::at(marker.key, layer(&marker.scope), marker.position)
+        };
+        if let Some(attach) = marker.attach {
+            let parent = self.get(attach)?;
+            let (scope, player) = (parent.scope, parent.player);
+            let (position, slot) = carry(parent)?;
+            item.position = position;
+            item.layer = layer(&scope);
+            item.not_to = player;
+            item.parent = Some(slot);
+        }
+        Some(item)
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::PlayerId;
-use crate::streaming::engine::{Engine, Layer, Viewpoint};
+use crate::streaming::engine::{Engine, Item, Layer, Viewpoint};
 
 /// More changed items than this in one pass and the pass reconciles everyone: marking
 /// would cost more than it saves.
@@ -56,9 +56,28 @@ impl Places {
         });
     }
 
+    /// Records `item` as inserted, at its place (see [`push`](Self::push)).
+    pub fn push_item(&mut self, item: &Item, follows: bool) {
+        let place = Place {
+            layer: item.layer,
+            position: item.position,
+        };
+        self.push(item.key, place, follows);
+    }
+
     /// Sorts what [`push`](Self::push) recorded (call once after the rebuild).
     pub fn sort(&mut self) {
         self.entries.sort_unstable_by_key(|e| e.key);
+    }
+
+    /// Ends a rebuild: `rebuilt` (what it recorded) becomes these places, and `changes`
+    /// the sealed [`diff`](Self::diff) between the two. `rebuilt` keeps the last places'
+    /// allocation for the next rebuild.
+    pub fn replace(&mut self, rebuilt: &mut Places, changes: &mut Changes) {
+        rebuilt.sort();
+        self.diff(rebuilt, changes);
+        changes.seal();
+        std::mem::swap(self, rebuilt);
     }
 
     pub fn len(&self) -> usize {

@@ -1,21 +1,63 @@
-//! What the hitch and winch scenarios share: VehicleTow and VehicleWinch through the
+//! What the hitch and winch scenarios share: their scene (a driven vehicle, a car and two
+//! players), a gamemode logging the detach events, VehicleTow and VehicleWinch through the
 //! decoder's packets with the vehicles' current epochs, the VehicleTrailer / VehicleLift
 //! each client got, and the server's link state.
 
 #![allow(dead_code, unreachable_pub, reason = "each test file uses part of it")]
 
-use dlmp::harness::{ClientId, Harness};
+use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::protocol::ids::{EventId, VehicleEpoch, VehicleId};
 use dlmp::protocol::vehicle::life::VehicleSyncer;
 use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::protocol::vehicle::towing::{VehicleLift, VehicleTow, VehicleTrailer, VehicleWinch};
 use dlmp::vehicle::tow::links::{LinkKind, LinkRefusal, LinkStats};
-use dlmp::vehicle::{Hitch, Life, ResetKind, Syncer, VehicleReset, Vehicles};
+use dlmp::vehicle::{Hitch, Life, ResetKind, Syncer, VehicleReset};
+
+use crate::vehicle_support::{at, entity, put, stand, vehicle};
 
 pub const NONE: u32 = u32::MAX;
 
-fn entity(h: &Harness, id: VehicleId) -> bevy_ecs::entity::Entity {
-    h.world().resource::<Vehicles>().entity(id).expect("exists")
+/// Alice in the driver's seat of a `model` at x = 0 (the lead: a tow truck, a helicopter);
+/// a car stands 20 m off, Bob beside it (its nearest player, so its syncer). `fit` changes
+/// the new lead before the tick that shows both (a helicopter's magnet).
+pub struct LinkScene {
+    pub h: Harness,
+    pub a: ClientId,
+    pub b: ClientId,
+    pub lead: VehicleId,
+    pub car: VehicleId,
+}
+
+pub fn link_scene(
+    mut h: Harness,
+    model: u16,
+    fit: impl FnOnce(&mut Harness, VehicleId),
+) -> LinkScene {
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(20.0));
+    let lead = vehicle(&mut h, model, at(0.0));
+    let car = vehicle(&mut h, 411, at(20.0));
+    fit(&mut h, lead);
+    h.step();
+    put(&mut h, a, lead, 0);
+    h.step();
+    h.clear(a);
+    h.clear(b);
+    LinkScene { h, a, b, lead, car }
+}
+
+/// A gamemode that says "detach" in chat on the resource event `event` (`trailer_detach`,
+/// `winch_detach`).
+pub fn detach_log(test: &str, event: &str) -> TempScripts {
+    let scripts = TempScripts::new(test);
+    scripts.resource(
+        "gm",
+        &format!(r#"dlmp.on("{event}", function() dlmp.send_chat("detach") end)"#),
+    );
+    scripts
 }
 
 /// The vehicle's current epoch.

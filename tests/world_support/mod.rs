@@ -9,6 +9,8 @@ use dlmp::player::{DeathEpoch, LastFrame, Position};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::sync::Frame;
 
+pub mod objects;
+
 /// `/lua CODE` runs CODE with `p` the player, `G` a table kept across calls and `say(x)`
 /// telling the player x; an error is told as `error: ...`. Players spawn at [`SPAWN`].
 /// `extra` is more gamemode code (event handlers that `tell` what they hear).
@@ -53,6 +55,13 @@ pub fn harness(s: &TempScripts) -> Harness {
     })
 }
 
+/// The gamemode with `extra` (see [`scripts`]) and a harness running it.
+pub fn server(test: &str, extra: &str) -> (Scripts, Harness) {
+    let s = scripts(test, extra);
+    let h = harness(&s);
+    (s, h)
+}
+
 /// A player connected, granted its connect spawn at [`SPAWN`] and confirmed by a living
 /// frame there; what it got so far is cleared.
 pub fn spawned(h: &mut Harness, name: &str) -> ClientId {
@@ -92,6 +101,13 @@ pub fn frame_at(h: &mut Harness, c: ClientId, pos: Vec3) {
         ..Frame::standing(pos)
     };
     h.sync(c, seq, frame);
+}
+
+/// Moves the player to `at` as the gamemode and its game would: TeleportPlayer, then a
+/// living frame there.
+pub fn go(h: &mut Harness, c: ClientId, at: Vec3) {
+    h.teleport(c, at);
+    frame_at(h, c, at);
 }
 
 /// Walks the player to `to` by frames of at most 0.25 m (12.5 m/s at 50 Hz, within the

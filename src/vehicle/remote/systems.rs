@@ -25,21 +25,11 @@ use crate::script::ScriptHost;
 use crate::session::{Connection, Player, Received};
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::models::{VehicleClass, VehicleModels};
+use crate::vehicle::seats::PlayerParts;
 use crate::vehicle::{
     Life, Occupant, Params, Pose, Remote, ResetKind, Seated, Vehicle, VehicleReset, VehicleScope,
     VehicleStream, Vehicles,
 };
-
-/// What the remote systems read of a player.
-type PlayerParts = (
-    Entity,
-    &'static Player,
-    &'static PlayerLife,
-    &'static Position,
-    &'static Scope,
-    Option<&'static FrameState>,
-    Option<&'static Seated>,
-);
 
 /// What they read of a vehicle.
 type RcParts = (

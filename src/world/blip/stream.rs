@@ -18,18 +18,17 @@ use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{Blip, CAP, HIDE_MARGIN, REFRESH_DISTANCE, REFRESH_INTERVAL};
-use crate::player::{Life, Position, Scope, StreamCenter};
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::{EventId, PlayerId};
 use crate::protocol::world::markers::Blip as BlipPacket;
 use crate::protocol::world::shared::{self, MarkerId};
-use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
-use crate::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
+use crate::session::{Connection, PlayerDisconnected, PlayerIndex};
+use crate::streaming::engine::{Audience, Decision, Engine, Rules, Viewpoint, layer};
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
-use crate::world::attach::{Attach, Parents};
+use crate::world::attach::{Attach, Marker, Parents, Recipient};
 use crate::world::cadence::Cadence;
-use crate::world::locality::{Changes, Place, Places, Radii};
+use crate::world::locality::{Changes, Places, Radii};
 
 /// The grid cell of blips, m: most blips have no distance limit, so the 100 nearest are
 /// found ring by ring (ADR 0074); at the density (2000 blips over 8 km × 8 km, the
@@ -112,7 +111,8 @@ pub fn show_packet(b: &Blip) -> BlipPacket {
     }
 }
 
-/// Attached blips wait for the recipient's first spawn ([`Item::parent`] is always 0).
+/// Attached blips wait for the recipient's first spawn
+/// ([`Item::parent`](crate::streaming::engine::Item::parent) is always 0).
 struct SpawnedRecipients(Vec<bool>);
 
 impl Audience for SpawnedRecipients {
@@ -120,16 +120,6 @@ impl Audience for SpawnedRecipients {
         self.0.get(recipient.0 as usize).copied().unwrap_or(false)
     }
 }
-
-/// What the pass reads of a recipient.
-type Recipient = (
-    Entity,
-    &'static Player,
-    &'static Position,
-    Ref<'static, Scope>,
-    Ref<'static, Life>,
-    &'static StreamCenter,
-);
 
 /// One pass: the position refresh, then the reconcile. Public for the benchmark.
 #[allow(clippy::too_many_arguments, reason = "a system's parameters")]
@@ -216,49 +206,36 @@ pub fn reconcile(
         let mut farthest: f32 = 0.0;
         let mut attached = false;
         for (entity, b) in &blips {
-            let viewer = match b.spec.viewer {
-                None => None,
-                Some(e) => match players.get(e) {
-                    Ok((_, p, ..)) => Some(p.id),
-                    Err(_) => continue,
-                },
-            };
-            let mut item = Item {
-                viewer,
+            attached |= b.spec.attach.is_some();
+            let marker = Marker {
+                key: b.id.0,
+                scope: b.spec.scope,
+                position: b.spec.position,
                 distances: b
                     .spec
                     .draw_distance
                     .map(|d| Distances::new(d, HIDE_MARGIN, None)),
-                ..Item::at(b.id.0, layer(&b.spec.scope), b.spec.position)
+                viewer: b.spec.viewer,
+                attach: b.spec.attach,
             };
-            if let Some(attach) = b.spec.attach {
-                attached = true;
-                let Some(parent) = parents.get(attach).filter(|p| p.spawned) else {
-                    continue;
-                };
-                item.position = parent.position;
-                item.layer = layer(&parent.scope);
-                item.not_to = parent.player;
-                item.parent = Some(0);
-            }
+            // At the entity itself, once it has spawned (the audience's one parent, 0).
+            let item = parents.marker_item(&marker, &players, |parent| {
+                parent.spawned.then_some((parent.position, 0))
+            });
+            let Some(item) = item else {
+                continue;
+            };
             match b.spec.draw_distance {
                 Some(d) => farthest = farthest.max(d),
                 None => unlimited = true,
             }
             engine.insert(item);
             by_id.push((b.id, entity));
-            let place = Place {
-                layer: item.layer,
-                position: item.position,
-            };
             let follows = b.spec.attach.is_some() && !refreshed.contains(&b.id);
-            rebuilt.push(b.id.0, place, follows);
+            rebuilt.push_item(&item, follows);
         }
         by_id.sort_unstable_by_key(|(id, _)| *id);
-        rebuilt.sort();
-        places.diff(rebuilt, touched);
-        touched.seal();
-        std::mem::swap(places, rebuilt);
+        places.replace(rebuilt, touched);
         *rules = Rules {
             distances: (!unlimited).then(|| Distances::new(farthest, HIDE_MARGIN, None)),
             cap: Some(CAP),

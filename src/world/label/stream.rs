@@ -18,20 +18,19 @@ use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{CAP, HIDE_MARGIN, Label};
-use crate::player::{Life, Position, Scope, StreamCenter};
 use crate::protocol::ServerPacket;
 use crate::protocol::geometry::Vec3;
 use crate::protocol::ids::{EventId, PlayerId};
 use crate::protocol::world::label::Label3D;
 use crate::protocol::world::shared::MarkerId;
-use crate::session::{Connection, Player, PlayerDisconnected};
+use crate::session::{Connection, PlayerDisconnected};
 use crate::streaming::StreamChange;
-use crate::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
+use crate::streaming::engine::{Audience, Decision, Engine, Rules, Viewpoint, layer};
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
-use crate::world::attach::{ParentViewers, Parents};
+use crate::world::attach::{Marker, ParentViewers, Parents, Recipient};
 use crate::world::cadence::Cadence;
-use crate::world::locality::{Changes, Place, Places};
+use crate::world::locality::{Changes, Places};
 
 /// The labels' engine, shown sets and cadence, kept between passes.
 #[derive(Resource, Debug)]
@@ -115,7 +114,8 @@ pub fn show_packet(l: &Label) -> Label3D {
     }
 }
 
-/// The parents of this pass's attached labels, by [`Item::parent`] index.
+/// The parents of this pass's attached labels, by
+/// [`Item::parent`](crate::streaming::engine::Item::parent) index.
 struct ShownParents<'a>(Vec<ParentViewers<'a>>);
 
 impl Audience for ShownParents<'_> {
@@ -125,16 +125,6 @@ impl Audience for ShownParents<'_> {
             .is_some_and(|v| v.contains(recipient))
     }
 }
-
-/// What the pass reads of a recipient.
-type Recipient = (
-    Entity,
-    &'static Player,
-    &'static Position,
-    Ref<'static, Scope>,
-    Ref<'static, Life>,
-    &'static StreamCenter,
-);
 
 /// One reconcile pass. Public for the benchmark.
 #[allow(clippy::too_many_arguments, reason = "a system's parameters")]
@@ -193,46 +183,31 @@ pub fn reconcile(
         rebuilt.clear();
         let mut attached = false;
         for (entity, l) in &labels {
-            let viewer = match l.spec.viewer {
-                None => None,
-                Some(e) => match players.get(e) {
-                    Ok((_, p, ..)) => Some(p.id),
-                    Err(_) => continue,
-                },
-            };
-            let mut item = Item {
-                viewer,
+            attached |= l.spec.attach.is_some();
+            let marker = Marker {
+                key: l.id.0,
+                scope: l.spec.scope,
+                position: l.spec.position,
                 distances: Some(distances(l.spec.draw_distance)),
-                ..Item::at(l.id.0, layer(&l.spec.scope), l.spec.position)
+                viewer: l.spec.viewer,
+                attach: l.spec.attach,
             };
-            if let Some(attach) = l.spec.attach {
-                attached = true;
-                let Some(parent) = parents.get(attach) else {
-                    continue;
-                };
-                let Ok(slot) = u32::try_from(audience.0.len()) else {
-                    continue;
-                };
+            // Measured from the entity, at the label's offset from it.
+            let item = parents.marker_item(&marker, &players, |parent| {
+                let slot = u32::try_from(audience.0.len()).ok()?;
                 audience.0.push(parent.viewers);
                 let (p, o) = (parent.position, l.spec.position);
-                item.position = Vec3::new(p.x + o.x, p.y + o.y, p.z + o.z);
-                item.layer = layer(&parent.scope);
-                item.not_to = parent.player;
-                item.parent = Some(slot);
-            }
+                Some((Vec3::new(p.x + o.x, p.y + o.y, p.z + o.z), slot))
+            });
+            let Some(item) = item else {
+                continue;
+            };
             engine.insert(item);
             by_id.push((l.id, entity));
-            let place = Place {
-                layer: item.layer,
-                position: item.position,
-            };
-            rebuilt.push(l.id.0, place, l.spec.attach.is_some() && !l.is_changed());
+            rebuilt.push_item(&item, l.spec.attach.is_some() && !l.is_changed());
         }
         by_id.sort_unstable_by_key(|(id, _)| *id);
-        rebuilt.sort();
-        places.diff(rebuilt, touched);
-        touched.seal();
-        std::mem::swap(places, rebuilt);
+        places.replace(rebuilt, touched);
         // Attached labels follow their players: rebuilt every pass.
         *stale = attached;
     }

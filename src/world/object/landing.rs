@@ -11,10 +11,12 @@
 
 use bevy_app::{App, FixedUpdate};
 use bevy_ecs::prelude::*;
+use bevy_ecs::system::SystemParam;
 use bevy_time::Time;
 use tracing::debug;
 
 use super::stream::{ObjectStream, Recipient};
+use super::vehicles::VehicleParents;
 use super::{Object, Objects};
 use crate::lane::Delivery;
 use crate::player::SpawnSystems;
@@ -50,88 +52,79 @@ pub(super) fn build(app: &mut App) {
     );
 }
 
+/// What a refresh of the chains reads and fills (see [`ObjectStream`]'s refresh), for the
+/// systems that bring the chains up to date ahead of the streaming pass: the grants' probe
+/// and a teleport's floor.
+#[derive(SystemParam)]
+pub struct Refreshing<'w, 's> {
+    time: Res<'w, Time>,
+    registry: ResMut<'w, Objects>,
+    stream: ResMut<'w, ObjectStream>,
+    floor: ResMut<'w, GrantFloor>,
+    objects: Query<'w, 's, &'static Object>,
+    players: Query<'w, 's, Recipient>,
+    vehicles: VehicleParents<'w, 's>,
+    viewers: Query<'w, 's, &'static Viewers>,
+}
+
+impl Refreshing<'_, '_> {
+    /// Brings the chains, the engine's items and the grants' probe up to date.
+    fn refresh(&mut self) {
+        self.stream.refresh(
+            self.time.elapsed(),
+            &mut self.registry,
+            &self.objects,
+            &self.players,
+            &self.vehicles,
+            &self.viewers,
+            &mut self.floor,
+        );
+    }
+}
+
 /// Builds the chains (and so the grants' probe, [`GrantFloor::probe`]) again before this
 /// tick's spawn grants when the objects changed since the last pass, so an object the
 /// gamemode made in the same tick as the grant holds it. Nothing is built on a tick
 /// without changes: a moving object's probe reaches over the rest of its path instead.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "a system's parameters are its dependencies"
-)]
-fn probe_before_grants(
-    time: Res<Time>,
-    mut registry: ResMut<Objects>,
-    mut stream: ResMut<ObjectStream>,
-    mut floor: ResMut<GrantFloor>,
-    objects: Query<&'static Object>,
-    players: Query<Recipient>,
-    vehicles: super::vehicles::VehicleParents,
-    viewers: Query<&'static Viewers>,
-) {
-    if stream.built_at(registry.generation()) {
+fn probe_before_grants(mut r: Refreshing) {
+    if r.stream.built_at(r.registry.generation()) {
         return;
     }
-    stream.refresh(
-        time.elapsed(),
-        &mut registry,
-        &objects,
-        &players,
-        &vehicles,
-        &viewers,
-        &mut floor,
-    );
+    r.refresh();
 }
 
 /// For each of this tick's teleports (public for the benchmark): the floor at the landing point, queued before the
 /// TeleportPlayer, or the teleport refused when the floor does not fit.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "a system's parameters are its dependencies"
-)]
 pub fn floor_before_landing(
-    time: Res<Time>,
-    mut registry: ResMut<Objects>,
-    mut stream: ResMut<ObjectStream>,
-    mut floor: ResMut<GrantFloor>,
+    mut r: Refreshing,
     mut moves: MessageReader<Teleport>,
     mut refusals: ResMut<LandingRefusals>,
-    objects: Query<&'static Object>,
-    players: Query<Recipient>,
-    viewers: Query<&'static Viewers>,
-    vehicles: super::vehicles::VehicleParents,
     mut connections: Query<&mut Connection>,
 ) {
-    let now = time.elapsed();
+    let now = r.time.elapsed();
     let mut refreshed = false;
     for t in moves.read() {
-        let Ok((_, player, _, scope, life, _)) = players.get(t.player) else {
+        let Ok((_, player, _, scope, life, _)) = r.players.get(t.player) else {
             continue;
         };
+        let (id, scope) = (player.id, *scope);
         if !life.spawned || !life.alive || t.check().is_err() {
             continue;
         }
         if !refreshed {
-            stream.refresh(
-                now,
-                &mut registry,
-                &objects,
-                &players,
-                &vehicles,
-                &viewers,
-                &mut floor,
-            );
+            r.refresh();
             refreshed = true;
         }
         let interior = t.interior.unwrap_or(scope.interior);
-        let view = Viewpoint::at(player.id, (scope.virtual_world, interior), t.pos);
-        let keys = stream.floor(&view, &viewers, vehicles.shown(), FLOOR);
+        let view = Viewpoint::at(id, (scope.virtual_world, interior), t.pos);
+        let keys = r.stream.floor(&view, &r.viewers, r.vehicles.shown(), FLOOR);
         let Ok(mut conn) = connections.get_mut(t.player) else {
             continue;
         };
         let needed = keys.len() + landing_places(interior != scope.interior);
         if conn.room(Delivery::Normal) < needed {
             debug!(
-                player = player.id.0,
+                player = id.0,
                 floor = keys.len(),
                 room = conn.room(Delivery::Normal),
                 "no room for the floor: the teleport is refused"
@@ -139,6 +132,6 @@ pub fn floor_before_landing(
             refusals.0.push((t.player, t.pos));
             continue;
         }
-        stream.show_ahead(player.id, &keys, &mut conn, now);
+        r.stream.show_ahead(id, &keys, &mut conn, now);
     }
 }

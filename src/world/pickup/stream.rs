@@ -21,7 +21,7 @@ use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoin
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::shown::{Applied, ShownSets, lookup};
 use crate::world::cadence::Cadence;
-use crate::world::locality::{Changes, Place, Places};
+use crate::world::locality::{Changes, Places};
 
 /// The pickups' engine and shown sets, kept between passes.
 #[derive(Resource, Debug)]
@@ -165,18 +165,11 @@ pub fn reconcile(
                 let item = Item::at(p.id.0, layer(&p.spec.scope), p.spec.position);
                 engine.insert(item);
                 by_id.push((p.id, entity));
-                let place = Place {
-                    layer: item.layer,
-                    position: item.position,
-                };
-                rebuilt.push(p.id.0, place, false);
+                rebuilt.push_item(&item, false);
             }
         }
         by_id.sort_unstable_by_key(|(id, _)| *id);
-        rebuilt.sort();
-        places.diff(rebuilt, touched);
-        touched.seal();
-        std::mem::swap(places, rebuilt);
+        places.replace(rebuilt, touched);
         *stale = false;
     }
     let reach = rules
