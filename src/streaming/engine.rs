@@ -159,18 +159,23 @@ pub struct Everyone;
 impl Audience for Everyone {}
 
 /// The answer for one recipient.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Decision {
     /// Keys shown now that are to go, ascending.
     pub hides: Vec<u32>,
     /// Keys to show, the nearest first.
     pub shows: Vec<u32>,
+    /// With [`Engine::with_slack`]: how far, in m, the recipient's center and the items
+    /// may move together before an answer by distance can differ from this one (the least
+    /// distance of an item to the edge it is measured against; ADR 0079). 0 otherwise.
+    pub slack: f32,
 }
 
 impl Decision {
     pub fn clear(&mut self) {
         self.hides.clear();
         self.shows.clear();
+        self.slack = 0.0;
     }
 }
 
@@ -214,6 +219,27 @@ pub fn admits(
     (d2 <= limit * limit).then_some(d2)
 }
 
+/// How far `item` is from the edge that decides it for `viewer` (its show distance, or
+/// its hide distance while shown): infinite when no distance decides it (another scope,
+/// never to this viewer, forced, the viewer's `always`); 0 when the distance is not
+/// finite. What depends on a parent, an audience or the scope is the caller's to watch.
+fn margin(rules: &Rules, viewer: &Viewpoint, item: &Item, shown: bool) -> f32 {
+    if item.layer != viewer.layer
+        || item.not_to == Some(viewer.id)
+        || item.viewer.is_some_and(|v| v != viewer.id)
+        || item.forced
+        || viewer.always == Some(item.key)
+    {
+        return f32::INFINITY;
+    }
+    let Some(d) = item.distances.or(rules.distances) else {
+        return f32::INFINITY;
+    };
+    let limit = if shown { d.hide } else { d.show };
+    let off = (distance_squared(viewer.center, item.position).sqrt() - limit).abs();
+    if off.is_finite() { off } else { 0.0 }
+}
+
 fn distance_squared(a: Vec3, b: Vec3) -> f32 {
     let (dx, dy, dz) = (a.x - b.x, a.y - b.y, a.z - b.z);
     dx * dx + dy * dy + dz * dz
@@ -247,6 +273,8 @@ pub struct Engine {
     members: Vec<PlayerId>,
     /// Where the recipient's shown keys stand, by item slot, for the paths that read it.
     marks: ShownMarks,
+    /// Whether [`decide`](Self::decide) measures [`Decision::slack`].
+    track_slack: bool,
 }
 
 /// By item slot: the index in the recipient's shown set, for the items shown to the
@@ -333,7 +361,17 @@ impl Engine {
             forced_spare: Vec::new(),
             members: Vec::new(),
             marks: ShownMarks::default(),
+            track_slack: false,
         }
+    }
+
+    /// Makes [`decide`](Self::decide) measure [`Decision::slack`] on its distance path (a
+    /// finite distance, no cap): a kind that skips the recipients whose answer cannot have
+    /// changed (players, ADR 0079).
+    #[must_use]
+    pub fn with_slack(mut self) -> Self {
+        self.track_slack = true;
+        self
     }
 
     pub fn cell_size(&self) -> f32 {
@@ -446,6 +484,7 @@ impl Engine {
             groups,
             forced_of,
             marks,
+            track_slack,
             ..
         } = self;
         candidates.clear();
@@ -519,9 +558,21 @@ impl Engine {
                 }
                 _ => {
                     marks.ensure(shown, slots, items.len());
+                    // What the query did not return is beyond `radius`.
+                    let mut slack = match rules.distances {
+                        Some(d) if *track_slack && rules.cap.is_none() => radius - d.show,
+                        _ => 0.0,
+                    };
+                    let tracked = slack > 0.0;
                     grid.query(viewer.layer, c.x, c.y, radius, |slot| {
+                        if tracked {
+                            let item = &items[slot as usize];
+                            slack =
+                                slack.min(margin(rules, viewer, item, marks.at(slot).is_some()));
+                        }
                         consider(slot, marks, candidates);
                     });
+                    out.slack = slack.max(0.0);
                 }
             }
             if let Some(key) = viewer.always
@@ -968,6 +1019,55 @@ mod tests {
             if shown.is_empty() {
                 assert!(a.shows.contains(&20), "the forced item, placed nearer");
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The claim behind ADR 0079: while the recipient and the items together move less
+        /// than a quiet answer's slack, a fresh decision changes nothing either.
+        #[test]
+        fn within_its_slack_a_quiet_answer_is_decided_the_same(
+            xs in proptest::collection::vec(-600.0f32..600.0, 1..40),
+            shown_mask in proptest::collection::vec(proptest::bool::ANY, 40),
+            moves in proptest::collection::vec(-1.0f32..1.0, 41),
+            share in 0.0f32..0.999,
+        ) {
+            let rules = Rules {
+                distances: Some(Distances::new(420.0, 40.0, None)),
+                cap: None,
+            };
+            let mut engine = Engine::new(210.0).with_slack();
+            line(&mut engine, &xs);
+            // A consistent shown set: what a decision from nothing shows, then kept.
+            let first = decide(&mut engine, &rules, &[]);
+            let mut shown: Vec<u32> = first.shows.clone();
+            // Shown items between show and hide stay shown (the hysteresis band).
+            for (k, &x) in xs.iter().enumerate() {
+                let d = x.abs();
+                if shown_mask[k] && d > 420.0 && d <= 460.0 {
+                    shown.push(k as u32);
+                }
+            }
+            shown.sort_unstable();
+            let quiet = decide(&mut engine, &rules, &shown);
+            proptest::prop_assume!(quiet.hides.is_empty() && quiet.shows.is_empty());
+            proptest::prop_assume!(quiet.slack > 0.0);
+            // Split the slack between the recipient's move and the items' (each item
+            // moves at most `budget`, as the drift bounds them).
+            let total = quiet.slack * share;
+            let own = total * moves[40].abs();
+            let budget = total - own;
+            let moved: Vec<f32> = xs
+                .iter()
+                .enumerate()
+                .map(|(k, &x)| x + budget * moves[k])
+                .collect();
+            line(&mut engine, &moved);
+            let mut out = Decision::default();
+            let me = Viewpoint::at(PlayerId(0), (0, 0), Vec3::new(own, 0.0, 0.0));
+            engine.decide(&rules, &me, &shown, &Everyone, &mut out);
+            proptest::prop_assert!(out.hides.is_empty(), "{:?}", out);
+            proptest::prop_assert!(out.shows.is_empty(), "{:?}", out);
         }
     }
 }

@@ -13,6 +13,8 @@
 //!   center, 420 / 460 m hysteresis, weapon range, spectate target, the seated seam.
 //! - [`plugin`]: the reconcile system, pending hides, the stream events.
 //! - [`reshow`]: requests for a fresh show of a subject a viewer's full lane missed.
+//! - [`stable`]: the recipients whose last answer still holds, so a quiet crowd is not
+//!   decided again every pass (docs/decisions/0079-answers-that-hold.md).
 //!
 //! Decisions: docs/decisions/0008-player-streaming.md.
 
@@ -23,6 +25,7 @@ pub mod players;
 pub mod plugin;
 pub mod reshow;
 pub mod shown;
+pub mod stable;
 
 pub use plugin::{
     SNAPSHOT_EVENTS, StreamChange, StreamOverride, StreamState, StreamingPlugin, StreamingSettings,

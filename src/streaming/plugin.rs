@@ -31,6 +31,7 @@ use tracing::{debug, warn};
 use super::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
 use super::players::{Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, stream_center};
 use super::reshow::Reshows;
+use super::stable::{Seen, Stability};
 use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
 use crate::player::relay::Relayed;
@@ -115,18 +116,24 @@ pub struct StreamState {
     /// The subjects each recipient slot is shown (from `Viewers`), ascending.
     shown_by: Vec<Vec<u32>>,
     decision: Decision,
+    /// The recipients whose last answer still holds (ADR 0079).
+    stability: Stability,
+    /// The rules of the last pass: a change lets no answer hold.
+    rules: Option<Rules>,
 }
 
 impl Default for StreamState {
     fn default() -> Self {
         StreamState {
             pending: Vec::new(),
-            engine: Engine::new(StreamingSettings::default().cell_size),
+            engine: Engine::new(StreamingSettings::default().cell_size).with_slack(),
             entries: Vec::new(),
             hides: Vec::new(),
             shows: Vec::new(),
             shown_by: Vec::new(),
             decision: Decision::default(),
+            stability: Stability::default(),
+            rules: None,
         }
     }
 }
@@ -210,7 +217,8 @@ pub fn reconcile(
     players: Query<PlayerParts>,
     looks: Query<Look>,
     mut relayed: Query<(&mut Relayed, Option<&ShotOrder>)>,
-    overrides: Query<&StreamOverride>,
+    overrides: Query<Ref<StreamOverride>>,
+    mut unseated: RemovedComponents<StreamOverride>,
     mut viewers: Query<&mut Viewers>,
     mut connections: Query<&mut Connection>,
 ) {
@@ -221,9 +229,14 @@ pub fn reconcile(
         cap: None,
     };
     if state.engine.cell_size() != settings.cell_size {
-        state.engine = Engine::new(settings.cell_size);
+        state.engine = Engine::new(settings.cell_size).with_slack();
     }
     gather(state, &players);
+    // A seated player's audience decides alone: a new one may change any answer.
+    let audiences_changed =
+        overrides.iter().any(|o| o.is_changed()) | (unseated.read().count() > 0);
+    let rules_changed = state.rules.replace(rules) != Some(rules);
+    state.stability.settle(audiences_changed || rules_changed);
     {
         // Every subject's viewers by slot, read once for both decisions.
         let seen: Vec<Option<&Viewers>> = state
@@ -417,6 +430,7 @@ fn forget_leavers<'a>(
 fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
     state.entries.iter_mut().for_each(|e| *e = None);
     state.engine.clear();
+    state.stability.begin();
     for (entity, player, position, scope, life, center, forced) in players {
         let Some(i) = slot(player.id) else { continue };
         if state.entries.len() <= i {
@@ -440,6 +454,16 @@ fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
             },
         };
         state.entries[i] = Some(entry);
+        state.stability.see(
+            i,
+            Seen {
+                token: player.token,
+                layer: layer(scope),
+                position: position.0,
+                spawned: life.spawned,
+                forced,
+            },
+        );
         if life.spawned {
             state.engine.insert(Item {
                 not_to: Some(player.id),
@@ -480,7 +504,7 @@ fn decide(
     state: &mut StreamState,
     rules: &Rules,
     seen: &[Option<&Viewers>],
-    overrides: &Query<&StreamOverride>,
+    overrides: &Query<Ref<StreamOverride>>,
 ) {
     let StreamState {
         entries,
@@ -489,6 +513,7 @@ fn decide(
         shows,
         shown_by,
         decision,
+        stability,
         ..
     } = state;
     shown_by.iter_mut().for_each(Vec::clear);
@@ -512,7 +537,10 @@ fn decide(
     let audience = PlayerAudience {
         overrides: entries
             .iter()
-            .map(|e| e.and_then(|s| overrides.get(s.entity).ok()).map(|o| &o.0))
+            .map(|e| {
+                e.and_then(|s| overrides.get(s.entity).ok())
+                    .map(|o| &o.into_inner().0)
+            })
             .collect(),
     };
     engine.index_forced(&audience);
@@ -525,13 +553,13 @@ fn decide(
             active: rec.spawned,
             always: rec.spectating.map(|p| p.0),
         };
-        engine.decide(
-            rules,
-            &viewpoint,
-            &shown_by[rec.id.0 as usize],
-            &audience,
-            decision,
-        );
+        let slot = rec.id.0 as usize;
+        let shown = &shown_by[slot];
+        if stability.holds(slot, &viewpoint, shown) {
+            continue;
+        }
+        engine.decide(rules, &viewpoint, shown, &audience, decision);
+        stability.decided(slot, &viewpoint, shown, decision);
         hides.extend(decision.hides.iter().map(|&subject| Hide {
             subject,
             recipient: rec.id.0,
