@@ -148,6 +148,29 @@ fn no_hide_between_420_and_460_m_and_a_hide_beyond() {
 }
 
 /// The `last_seq` of `subject`'s PlayerStreamOut(s) `to` received, in order.
+/// ADR 0079: an answer is not decided again while it cannot have changed, yet a walk in
+/// steps too small to be a jump still crosses the edges in the tick it reaches them, for
+/// the subject's walk and for the recipient's own.
+#[test]
+fn small_steps_cross_the_420_and_460_m_edges_in_the_tick_they_reach_them() {
+    let (mut h, a, b) = pair(400.0);
+    let bob = h.player_id(b);
+    for x in 401..=470 {
+        move_to(&mut h, b, x as f32);
+        h.step();
+        let expected: &[&str] = if x <= 460 { &[] } else { &["out"] };
+        assert_eq!(stream_log(&h, a, bob), expected, "bob at {x} m");
+    }
+    h.clear(a);
+    // Alice walks towards bob (at 470 m) until he is within 420 m.
+    for x in 1..=50 {
+        move_to(&mut h, a, x as f32);
+        h.step();
+        let expected: &[&str] = if x < 50 { &[] } else { &["skills", "nametag"] };
+        assert_eq!(stream_log(&h, a, bob), expected, "alice at {x} m");
+    }
+}
+
 fn hidden_at(h: &Harness, to: ClientId, subject: ClientId) -> Vec<Seq> {
     let id = h.player_id(subject);
     h.packets::<PlayerStreamOut>(to)

@@ -457,7 +457,7 @@ fn gather(state: &mut StreamState, players: &Query<PlayerParts>) {
         state.stability.see(
             i,
             Seen {
-                token: player.token,
+                entity,
                 layer: layer(scope),
                 position: position.0,
                 spawned: life.spawned,

@@ -1,7 +1,8 @@
 //! Which recipients' answers cannot have changed since they were last decided (ADR 0079).
 //!
-//! Players are shown within 420 m and hidden 40 m beyond (player.md, "Player streaming").
-//! An answer by distance can change only when some item crosses its edge. When a
+//! Players are shown within 420 m and hidden 40 m beyond (player.md, "Player streaming"),
+//! vehicles within 200 m (vehicles.md, VehicleSync). An answer by distance can change only
+//! when some item crosses its edge. When a
 //! recipient was decided, [`Decision::slack`] measured how far every item was from its
 //! edge. The answer still holds while the recipient's own move plus the farthest any
 //! subject moved since then stays within that slack. Every other input is discrete: a
@@ -10,9 +11,10 @@
 //! recipient's own scope, spawn or spectate target, or a shown set other than the one
 //! decided. Any of these decides the recipients again.
 
+use bevy_ecs::entity::Entity;
+
 use super::engine::{Decision, Layer, Viewpoint};
 use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerToken;
 
 /// A subject that moves farther than this in one pass, m, jumped (a teleport, a respawn).
 /// Every recipient is decided again, not just given the jump as drift.
@@ -21,7 +23,8 @@ pub const JUMP: f32 = 5.0;
 /// What a pass sees of one subject slot.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Seen {
-    pub token: PlayerToken,
+    /// The subject's entity: a slot taken by another subject is a change.
+    pub entity: Entity,
     pub layer: Layer,
     pub position: Vec3,
     pub spawned: bool,
@@ -31,7 +34,7 @@ pub struct Seen {
 
 impl Seen {
     fn same_but_place(&self, other: &Seen) -> bool {
-        self.token == other.token
+        self.entity == other.entity
             && self.layer == other.layer
             && self.spawned == other.spawned
             && self.forced == other.forced
@@ -161,7 +164,7 @@ mod tests {
 
     fn seen(x: f32) -> Seen {
         Seen {
-            token: PlayerToken(1),
+            entity: Entity::PLACEHOLDER,
             layer: Layer::default(),
             position: Vec3::new(x, 0.0, 0.0),
             spawned: true,

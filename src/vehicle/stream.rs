@@ -37,6 +37,7 @@ use crate::streaming::grid::FxHasher;
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::plugin::{Look, snapshot};
 use crate::streaming::shown::{Applied, Group, ShownSets, lookup};
+use crate::streaming::stable::{Seen, Stability};
 use crate::streaming::{StreamChange, StreamOverride};
 
 /// A vehicle is shown within this distance of the player's stream center, m, and hidden
@@ -50,15 +51,18 @@ pub struct VehicleStream {
     shown: ShownSets,
     decision: Decision,
     applied: Applied,
+    /// The recipients whose last answer still holds (ADR 0079).
+    stability: Stability,
 }
 
 impl Default for VehicleStream {
     fn default() -> Self {
         VehicleStream {
-            engine: Engine::new(STREAM_DISTANCE / 2.0),
+            engine: Engine::new(STREAM_DISTANCE / 2.0).with_slack(),
             shown: ShownSets::default(),
             decision: Decision::default(),
             applied: Applied::default(),
+            stability: Stability::default(),
         }
     }
 }
@@ -248,13 +252,25 @@ pub fn reconcile(
         stream.shown.forget(gone.id);
     }
     stream.engine.clear();
+    stream.stability.begin();
     let mut by_id: Vec<(VehicleId, (Entity, &Seats))> = Vec::new();
     for (entity, v, scope, pose, seats) in &vehicles {
         stream
             .engine
             .insert(Item::at(v.id.0, layer(&scope.0), pose.position));
+        stream.stability.see(
+            v.id.0 as usize,
+            Seen {
+                entity,
+                layer: layer(&scope.0),
+                position: pose.position,
+                spawned: true,
+                forced: false,
+            },
+        );
         by_id.push((v.id, (entity, seats)));
     }
+    stream.stability.settle(false);
     by_id.sort_unstable_by_key(|(id, _)| *id);
     let rules = rules();
     let now = time.elapsed();
@@ -263,6 +279,7 @@ pub fn reconcile(
         shown,
         decision,
         applied,
+        stability,
     } = stream;
     for (entity, player, position, scope, life, center, seated) in &players {
         let me = (player.id, player.token);
@@ -271,7 +288,13 @@ pub fn reconcile(
             always: seated.map(|s| s.id.0),
             ..Viewpoint::at(player.id, layer(scope), stream_center(position, center))
         };
-        engine.decide(&rules, &viewpoint, shown.of(player.id), &Everyone, decision);
+        let slot = player.id.0 as usize;
+        if stability.holds(slot, &viewpoint, shown.of(player.id)) {
+            decision.clear();
+        } else {
+            engine.decide(&rules, &viewpoint, shown.of(player.id), &Everyone, decision);
+            stability.decided(slot, &viewpoint, shown.of(player.id), decision);
+        }
         if decision.hides.is_empty() && decision.shows.is_empty() && shown.pending_empty(player.id)
         {
             continue;
