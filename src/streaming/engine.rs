@@ -219,6 +219,10 @@ pub fn admits(
     (d2 <= limit * limit).then_some(d2)
 }
 
+/// The least slack, m, a tracked decision can have from the items its query did not
+/// return (ADR 0079).
+const LEAST_SLACK: f32 = 20.0;
+
 /// How far `item` is from the edge that decides it for `viewer` (its show distance, or
 /// its hide distance while shown): infinite when no distance decides it (another scope,
 /// never to this viewer, forced, the viewer's `always`); 0 when the distance is not
@@ -558,13 +562,17 @@ impl Engine {
                 }
                 _ => {
                     marks.ensure(shown, slots, items.len());
-                    // What the query did not return is beyond `radius`.
-                    let mut slack = match rules.distances {
-                        Some(d) if *track_slack && rules.cap.is_none() => radius - d.show,
-                        _ => 0.0,
+                    // What the query did not return is beyond its reach: a kind without
+                    // hysteresis (vehicles) looks [`LEAST_SLACK`] further for its slack.
+                    let (mut slack, reach) = match rules.distances {
+                        Some(d) if *track_slack && rules.cap.is_none() => {
+                            let reach = radius.max(d.show + LEAST_SLACK);
+                            (reach - d.show, reach)
+                        }
+                        _ => (0.0, radius),
                     };
                     let tracked = slack > 0.0;
-                    grid.query(viewer.layer, c.x, c.y, radius, |slot| {
+                    grid.query(viewer.layer, c.x, c.y, reach, |slot| {
                         if tracked {
                             let item = &items[slot as usize];
                             slack =
@@ -1031,9 +1039,11 @@ mod tests {
             shown_mask in proptest::collection::vec(proptest::bool::ANY, 40),
             moves in proptest::collection::vec(-1.0f32..1.0, 41),
             share in 0.0f32..0.999,
+            // Players' hysteresis, and none (vehicles).
+            margin in proptest::sample::select(vec![40.0f32, 0.0]),
         ) {
             let rules = Rules {
-                distances: Some(Distances::new(420.0, 40.0, None)),
+                distances: Some(Distances::new(420.0, margin, None)),
                 cap: None,
             };
             let mut engine = Engine::new(210.0).with_slack();
@@ -1044,7 +1054,7 @@ mod tests {
             // Shown items between show and hide stay shown (the hysteresis band).
             for (k, &x) in xs.iter().enumerate() {
                 let d = x.abs();
-                if shown_mask[k] && d > 420.0 && d <= 460.0 {
+                if shown_mask[k] && d > 420.0 && d <= 420.0 + margin {
                     shown.push(k as u32);
                 }
             }

@@ -217,7 +217,7 @@ pub fn reconcile(
     players: Query<PlayerParts>,
     looks: Query<Look>,
     mut relayed: Query<(&mut Relayed, Option<&ShotOrder>)>,
-    overrides: Query<Ref<StreamOverride>>,
+    overrides: Query<(Entity, Ref<StreamOverride>)>,
     mut unseated: RemovedComponents<StreamOverride>,
     mut viewers: Query<&mut Viewers>,
     mut connections: Query<&mut Connection>,
@@ -232,11 +232,26 @@ pub fn reconcile(
         state.engine = Engine::new(settings.cell_size).with_slack();
     }
     gather(state, &players);
-    // A seated player's audience decides alone: a new one may change any answer.
-    let audiences_changed =
-        overrides.iter().any(|o| o.is_changed()) | (unseated.read().count() > 0);
+    // A seat taken or left is a change of its subject (`Seen::forced`); so is the end of
+    // an audience.
+    let unseated = unseated.read().count() > 0;
     let rules_changed = state.rules.replace(rules) != Some(rules);
-    state.stability.settle(audiences_changed || rules_changed);
+    state.stability.settle(unseated || rules_changed);
+    // A seated player's audience decides alone: whoever joined or left it, against whom
+    // it is shown now, is decided again.
+    for (entity, audience) in &overrides {
+        if !audience.is_changed() {
+            continue;
+        }
+        let Ok(shown_to) = viewers.get(entity) else {
+            continue;
+        };
+        let joined = audience.0.iter().filter(|&r| !shown_to.contains(r));
+        let left = shown_to.iter().filter(|&r| !audience.0.contains(r));
+        for r in joined.chain(left) {
+            state.stability.forget(r.0 as usize);
+        }
+    }
     {
         // Every subject's viewers by slot, read once for both decisions.
         let seen: Vec<Option<&Viewers>> = state
@@ -504,7 +519,7 @@ fn decide(
     state: &mut StreamState,
     rules: &Rules,
     seen: &[Option<&Viewers>],
-    overrides: &Query<Ref<StreamOverride>>,
+    overrides: &Query<(Entity, Ref<StreamOverride>)>,
 ) {
     let StreamState {
         entries,
@@ -539,7 +554,7 @@ fn decide(
             .iter()
             .map(|e| {
                 e.and_then(|s| overrides.get(s.entity).ok())
-                    .map(|o| &o.into_inner().0)
+                    .map(|(_, o)| &o.into_inner().0)
             })
             .collect(),
     };

@@ -112,6 +112,14 @@ impl Stability {
         }
     }
 
+    /// Recipient `slot` is decided again this pass: something only its answer depends on
+    /// changed (it joined or left a seated player's audience).
+    pub fn forget(&mut self, slot: usize) {
+        if let Some(h) = self.held.get_mut(slot) {
+            *h = None;
+        }
+    }
+
     /// Whether recipient `slot`'s last answer still holds for `viewpoint`, shown `shown`.
     pub fn holds(&self, slot: usize, viewpoint: &Viewpoint, shown: &[u32]) -> bool {
         let Some(h) = self.held.get(slot).copied().flatten() else {
