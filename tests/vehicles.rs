@@ -66,6 +66,36 @@ fn a_vehicle_within_200_m_is_shown_with_every_field_and_hidden_beyond_it() {
     assert_eq!(syncs(&h, a), [(id.0, true), (id.0, false), (id.0, true)]);
 }
 
+/// ADR 0079: a recipient whose answer holds is not decided again, yet a vehicle driving
+/// in steps too small to be a jump crosses 200 m in the tick it reaches it, both ways
+/// (the vehicle stream has no hysteresis).
+#[test]
+fn a_vehicle_moving_in_small_steps_is_hidden_and_shown_the_tick_it_crosses_200_m() {
+    let mut h = Harness::new();
+    let a = h.connect("alice");
+    let id = vehicle(&mut h, 411, at(150.0));
+    stand(&mut h, a, at(0.0));
+    h.step();
+    assert_eq!(syncs(&h, a), [(id.0, true)]);
+    for x in 151..=210 {
+        with_vehicle::<Pose>(&mut h, id, |p| p.position = at(x as f32));
+        h.step();
+        let expected: &[(u32, bool)] = if x <= 200 {
+            &[(id.0, true)]
+        } else {
+            &[(id.0, true), (id.0, false)]
+        };
+        assert_eq!(syncs(&h, a), expected, "the vehicle at {x} m");
+    }
+    for x in (195..=209).rev() {
+        with_vehicle::<Pose>(&mut h, id, |p| p.position = at(x as f32));
+        h.step();
+        let shows = if x <= 200 { 2 } else { 1 };
+        let got = syncs(&h, a);
+        assert_eq!(got.iter().filter(|s| s.1).count(), shows, "back at {x} m");
+    }
+}
+
 #[test]
 fn a_show_carries_the_serial_the_revisions_and_the_recipients_own_lock_and_objective() {
     let mut h = Harness::new();

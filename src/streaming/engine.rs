@@ -196,9 +196,7 @@ pub fn admits(
     audience: &impl Audience,
 ) -> Option<f32> {
     if !viewer.active
-        || item.layer != viewer.layer
-        || item.not_to == Some(viewer.id)
-        || item.viewer.is_some_and(|v| v != viewer.id)
+        || !for_viewer(viewer, item)
         || item
             .parent
             .is_some_and(|p| !audience.parent_shown(p, viewer.id))
@@ -228,12 +226,7 @@ const LEAST_SLACK: f32 = 20.0;
 /// never to this viewer, forced, the viewer's `always`); 0 when the distance is not
 /// finite. What depends on a parent, an audience or the scope is the caller's to watch.
 fn margin(rules: &Rules, viewer: &Viewpoint, item: &Item, shown: bool) -> f32 {
-    if item.layer != viewer.layer
-        || item.not_to == Some(viewer.id)
-        || item.viewer.is_some_and(|v| v != viewer.id)
-        || item.forced
-        || viewer.always == Some(item.key)
-    {
+    if !for_viewer(viewer, item) || item.forced || viewer.always == Some(item.key) {
         return f32::INFINITY;
     }
     let Some(d) = item.distances.or(rules.distances) else {
@@ -244,7 +237,15 @@ fn margin(rules: &Rules, viewer: &Viewpoint, item: &Item, shown: bool) -> f32 {
     if off.is_finite() { off } else { 0.0 }
 }
 
-fn distance_squared(a: Vec3, b: Vec3) -> f32 {
+/// Whether `item` may ever be shown to `viewer`: its scope, not the one player it is never
+/// shown to, its single viewer if it has one.
+fn for_viewer(viewer: &Viewpoint, item: &Item) -> bool {
+    item.layer == viewer.layer
+        && item.not_to != Some(viewer.id)
+        && item.viewer.is_none_or(|v| v == viewer.id)
+}
+
+pub(crate) fn distance_squared(a: Vec3, b: Vec3) -> f32 {
     let (dx, dy, dz) = (a.x - b.x, a.y - b.y, a.z - b.z);
     dx * dx + dy * dy + dz * dz
 }

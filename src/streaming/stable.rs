@@ -13,7 +13,7 @@
 
 use bevy_ecs::entity::Entity;
 
-use super::engine::{Decision, Layer, Viewpoint};
+use super::engine::{Decision, Layer, Viewpoint, distance_squared};
 use crate::protocol::geometry::Vec3;
 
 /// A subject that moves farther than this in one pass, m, jumped (a teleport, a respawn).
@@ -161,8 +161,7 @@ impl Stability {
 
 /// NaN when a coordinate is not finite: no step and no move then holds.
 fn distance(a: Vec3, b: Vec3) -> f32 {
-    let (dx, dy, dz) = (a.x - b.x, a.y - b.y, a.z - b.z);
-    (dx * dx + dy * dy + dz * dz).sqrt()
+    distance_squared(a, b).sqrt()
 }
 
 #[cfg(test)]
