@@ -111,7 +111,8 @@ impl Outbound {
     /// why. Never blocks.
     pub fn send(&self, datagram: Datagram) -> Result<(), ShedReason> {
         let shard = &self.shards[self.shard_of(datagram.to)];
-        let result = if shard.len() >= self.shed_at && is_relay(&datagram.bytes) {
+        // The relay test first: a bundle is never shed, and a queue's length is the costlier read.
+        let result = if is_relay(&datagram.bytes) && shard.len() >= self.shed_at {
             Err(ShedReason::Relay)
         } else {
             shard.try_send(datagram).map_err(|e| match e {

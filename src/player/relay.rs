@@ -210,16 +210,44 @@ type Subject = (
     Option<&'static super::frame::FrameState>,
 );
 
+/// A recipient as the relay needs it: looked up once a tick by slot, not once a relay (a
+/// crowd's tick is tens of thousands of relays).
+#[derive(Debug, Clone, Copy)]
+struct Recipient {
+    entity: Entity,
+    team: Team,
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
 fn relay_frames(
     mut accepted: MessageReader<FrameAccepted>,
     subjects: Query<Subject>,
     mut relayed: Query<&mut Relayed>,
-    recipients: Query<(&Team, &Connection)>,
+    recipients: Query<(Entity, &Player, &Team, &Connection)>,
     index: Res<PlayerIndex>,
     mut relays: ResMut<Relays>,
     mut stats: ResMut<RelayStats>,
     mut missed: Local<Vec<PlayerId>>,
+    mut by_slot: Local<Vec<Option<Recipient>>>,
 ) {
+    if accepted.is_empty() {
+        return;
+    }
+    by_slot.clear();
+    for (entity, player, &team, _) in &recipients {
+        let slot = player.id.0 as usize;
+        if index.get(player.id) == Some(entity) {
+            if by_slot.len() <= slot {
+                by_slot.resize(slot + 1, None);
+            }
+            by_slot[slot] = Some(Recipient { entity, team });
+        }
+    }
+    let conn = |entity: Entity| recipients.get(entity).ok().map(|(.., c)| c);
+    let (mut sent, mut refused) = (0u64, 0u64);
     // Every accepted frame, in arrival order: two of one subject in one tick go out both.
     for accepted in accepted.read() {
         let subject = accepted.player;
@@ -249,19 +277,20 @@ fn relay_frames(
         let mut encoded: [Option<Result<RelayPacket, SendError>>; 2] = [None, None];
         // Viewers this relay did not reach whose bit was clear: it stays clear.
         missed.clear();
-        let sent_before = stats.sent;
+        let sent_before = sent;
         for recipient in viewers.iter() {
-            let Some((entity, (their_team, conn))) = index
-                .get(recipient)
-                .filter(|&e| e != subject)
-                .and_then(|e| Some((e, recipients.get(e).ok()?)))
+            let Some(r) = by_slot
+                .get(recipient.0 as usize)
+                .copied()
+                .flatten()
+                .filter(|r| r.entity != subject)
             else {
                 if !relayed.to.contains(recipient) {
                     missed.push(recipient);
                 }
                 continue;
             };
-            let teammate = team.is_teammate_of(their_team);
+            let teammate = team.is_teammate_of(&r.team);
             let packet = *encoded[usize::from(teammate)].get_or_insert_with(|| {
                 relays.encode(RemotePlayerSync {
                     player_id: player.id,
@@ -282,17 +311,17 @@ fn relay_frames(
             // A dead relay waits for everything queued before it (the death among it); a
             // living one for the subject's show to this recipient, if that has not left.
             let barrier = if life.alive {
-                relayed.show_barrier(recipient, || recipients.get(entity).ok().map(|(_, c)| c))
+                relayed.show_barrier(recipient, || conn(r.entity))
             } else {
-                Some(conn.last_queued())
+                conn(r.entity).map(Connection::last_queued)
             };
             match packet {
                 Ok(packet) => {
                     relays.queue(recipient, packet, barrier);
-                    stats.sent += 1;
+                    sent += 1;
                 }
                 Err(e) => {
-                    stats.refused += 1;
+                    refused += 1;
                     warn!(?subject, ?recipient, "RemotePlayerSync refused: {e}");
                     if !relayed.to.contains(recipient) {
                         missed.push(recipient);
@@ -300,8 +329,10 @@ fn relay_frames(
                 }
             }
         }
-        if stats.sent > sent_before {
+        if sent > sent_before {
             relayed.sent(seq, viewers, &missed);
         }
     }
+    stats.sent += sent;
+    stats.refused += refused;
 }

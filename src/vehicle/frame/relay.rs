@@ -9,7 +9,7 @@
 //!
 //! [`StreamingSystems::Relay`]: crate::tick::StreamingSystems::Relay
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use bevy_ecs::prelude::*;
@@ -34,24 +34,71 @@ pub struct VehicleRelayStats {
     pub refused: u64,
 }
 
-/// Every recipient of each vehicle with a frame this tick: one pass over the shown sets
-/// (what the recipients are shown), so a relay costs its viewers, not all players.
-fn gather_audiences(
-    keys: &[u32],
-    stream: &VehicleStream,
-    recipients: &Query<(Entity, &Player, &Team, &mut Connection)>,
-    out: &mut Vec<(u32, PlayerId, Entity)>,
-) {
-    let framed: HashSet<u32, BuildHasherDefault<FxHasher>> = keys.iter().copied().collect();
-    out.clear();
-    for (entity, player, ..) in recipients.iter() {
-        for &key in stream.shown().of(player.id) {
-            if framed.contains(&key) {
-                out.push((key, player.id, entity));
+/// A recipient of a vehicle's relay: its slot, its entity and its team.
+type Member = (PlayerId, Entity, Team);
+
+/// Every recipient of each vehicle with a frame this tick, by vehicle: one pass over the
+/// shown sets (what the recipients are shown), so a relay costs its viewers, not all
+/// players, and a counting sort groups them (the pairs are tens of thousands in a crowd).
+/// Kept between ticks: a fresh table every tick is memory the allocator gives back and
+/// faults in again.
+#[derive(Debug, Default)]
+pub(super) struct Audiences {
+    /// A framed vehicle's key to its group.
+    group: HashMap<u32, u32, BuildHasherDefault<FxHasher>>,
+    /// Each group's first member in `members`, and one past the last group's end.
+    starts: Vec<u32>,
+    /// (group, member) as found, before grouping.
+    found: Vec<(u32, Member)>,
+    members: Vec<Member>,
+}
+
+impl Audiences {
+    fn gather(
+        &mut self,
+        keys: impl IntoIterator<Item = u32>,
+        stream: &VehicleStream,
+        recipients: &Query<(Entity, &Player, &Team, &mut Connection)>,
+    ) {
+        self.group.clear();
+        for key in keys {
+            let next = u32::try_from(self.group.len()).unwrap_or(u32::MAX);
+            self.group.entry(key).or_insert(next);
+        }
+        self.found.clear();
+        self.starts.clear();
+        self.starts.resize(self.group.len() + 1, 0);
+        for (entity, player, &team, _) in recipients.iter() {
+            for key in stream.shown().of(player.id) {
+                if let Some(&g) = self.group.get(key) {
+                    self.found.push((g, (player.id, entity, team)));
+                    self.starts[g as usize + 1] += 1;
+                }
             }
         }
+        for g in 1..self.starts.len() {
+            self.starts[g] += self.starts[g - 1];
+        }
+        self.members.clear();
+        self.members.resize(
+            self.found.len(),
+            (PlayerId(0), Entity::PLACEHOLDER, Team::default()),
+        );
+        let mut next = self.starts.clone();
+        for &(g, member) in &self.found {
+            let at = &mut next[g as usize];
+            self.members[*at as usize] = member;
+            *at += 1;
+        }
     }
-    out.sort_unstable_by_key(|&(key, id, _)| (key, id));
+
+    /// The recipients `key` is shown to (empty if it had no frame this tick).
+    fn of(&self, key: u32) -> &[Member] {
+        self.group.get(&key).map_or(&[], |&g| {
+            let g = g as usize;
+            &self.members[self.starts[g] as usize..self.starts[g + 1] as usize]
+        })
+    }
 }
 
 #[allow(
@@ -67,27 +114,21 @@ pub(super) fn relay_vehicle_frames(
     mut recipients: Query<(Entity, &Player, &Team, &mut Connection)>,
     mut relays: ResMut<Relays>,
     mut stats: ResMut<VehicleRelayStats>,
-    mut keys: Local<Vec<u32>>,
-    // Kept between ticks: a crowd's audiences are tens of thousands of pairs, and a
-    // fresh list every tick is memory the allocator gives back and faults in again.
-    mut audiences: Local<Vec<(u32, PlayerId, Entity)>>,
+    mut audiences: Local<Audiences>,
 ) {
     let frames: Vec<VehicleFrameAccepted> = accepted.read().copied().collect();
     if frames.is_empty() {
         return;
     }
-    keys.clear();
-    keys.extend(frames.iter().map(|f| f.vehicle_id.0));
-    gather_audiences(&keys, &stream, &recipients, &mut audiences);
+    audiences.gather(frames.iter().map(|f| f.vehicle_id.0), &stream, &recipients);
+    let (mut sent, mut refused) = (0u64, 0u64);
     for a in &frames {
         let key = a.vehicle_id.0;
-        let from = audiences.partition_point(|&(k, ..)| k < key);
-        let to = audiences.partition_point(|&(k, ..)| k <= key);
         let team = teams.get(a.sender).copied().unwrap_or_default();
         // The same bytes go to every recipient but for `teammate`: each variant is encoded
         // once, when a recipient first needs it (as the player relay does).
         let mut encoded: [Option<Result<RelayPacket, SendError>>; 2] = [None, None];
-        for &(_, recipient, entity) in &audiences[from..to] {
+        for &(recipient, entity, their_team) in audiences.of(key) {
             if a.outcome.siren_switched
                 && let Ok((params, revs)) = vehicles.get(a.vehicle)
                 && let Ok((_, player, _, mut conn)) = recipients.get_mut(entity)
@@ -106,10 +147,7 @@ pub(super) fn relay_vehicle_frames(
             if entity == a.sender {
                 continue;
             }
-            let Ok((_, _, their_team, _)) = recipients.get(entity) else {
-                continue;
-            };
-            let teammate = team.is_teammate_of(their_team);
+            let teammate = team.is_teammate_of(&their_team);
             let packet = *encoded[usize::from(teammate)].get_or_insert_with(|| {
                 relays.encode(RemoteVehicleFrame {
                     source_id: a.source_id,
@@ -127,13 +165,15 @@ pub(super) fn relay_vehicle_frames(
                         r.show_barrier(recipient, || recipients.get(entity).ok().map(|(.., c)| c))
                     });
                     relays.queue(recipient, packet, barrier);
-                    stats.sent += 1;
+                    sent += 1;
                 }
                 Err(e) => {
-                    stats.refused += 1;
+                    refused += 1;
                     warn!(vehicle = key, ?recipient, "RemoteVehicleFrame refused: {e}");
                 }
             }
         }
     }
+    stats.sent += sent;
+    stats.refused += refused;
 }

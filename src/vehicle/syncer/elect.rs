@@ -1,6 +1,7 @@
 //! The syncer election for one vehicle (vehicles.md, VehicleSyncer): I/O-free. The plugin
-//! gathers the vehicle's facts into a [`Ballot`] (the candidates near it come from a grid,
-//! so a pass costs what the vehicles near players cost) and [`elect`] answers who syncs.
+//! gathers the vehicle's facts into a [`Ballot`] and [`elect`] answers who syncs. The
+//! players near the vehicle are asked for last, and only when no rule before the nearest
+//! decided (they come from a grid query): a vehicle that keeps its syncer costs no search.
 //! Decisions: docs/decisions/0057-syncer-election.md.
 
 use crate::protocol::geometry::Vec3;
@@ -45,16 +46,19 @@ pub struct Ballot<'a, P> {
     pub passengers: &'a [Candidate<P>],
     /// The previous syncer, if it is still connected.
     pub previous: Option<Candidate<P>>,
-    /// The players within [`SYNC_RANGE`] of the vehicle (from the grid), in any order.
-    pub nearby: &'a [Candidate<P>],
 }
 
 /// The syncer, in the page's order: none while driven; an RC's remote driver; a hitched vehicle's or winch
 /// load's other end's controller if the vehicle is streamed to it; the first passenger
 /// who may sync; the previous syncer while streamed to and closer than 130 m; the nearest
-/// player the vehicle is streamed to within 130 m (ties: the first in `nearby`); else
-/// none. A paused or frozen player never syncs.
-pub fn elect<P: Copy + Ord>(b: &Ballot<'_, P>) -> Option<P> {
+/// player the vehicle is streamed to within 130 m (ties: the lower player); else none. A
+/// paused or frozen player never syncs. `nearby` gives the players within [`SYNC_RANGE`]
+/// of the vehicle, in any order (a superset will do); it is called only if the nearest
+/// decides.
+pub fn elect<P: Copy + Ord, I: IntoIterator<Item = Candidate<P>>>(
+    b: &Ballot<'_, P>,
+    nearby: impl FnOnce() -> I,
+) -> Option<P> {
     if b.driven {
         return None;
     }
@@ -76,9 +80,9 @@ pub fn elect<P: Copy + Ord>(b: &Ballot<'_, P>) -> Option<P> {
     {
         return Some(c.player);
     }
-    b.nearby
-        .iter()
-        .filter(|c| c.may_sync())
+    nearby()
+        .into_iter()
+        .filter(Candidate::may_sync)
         .map(|c| (distance(c.position, b.position), c.player))
         .filter(|&(d, _)| d <= SYNC_RANGE)
         .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
@@ -114,11 +118,7 @@ mod tests {
         }
     }
 
-    fn ballot<'a>(
-        passengers: &'a [Candidate<u32>],
-        previous: Option<Candidate<u32>>,
-        nearby: &'a [Candidate<u32>],
-    ) -> Ballot<'a, u32> {
+    fn ballot(passengers: &[Candidate<u32>], previous: Option<Candidate<u32>>) -> Ballot<'_, u32> {
         Ballot {
             position: Vec3::ZERO,
             driven: false,
@@ -126,8 +126,12 @@ mod tests {
             towed_by: None,
             passengers,
             previous,
-            nearby,
         }
+    }
+
+    /// The election, with `nearby` as the players near.
+    fn elect_among(b: &Ballot<'_, u32>, nearby: &[Candidate<u32>]) -> Option<u32> {
+        elect(b, || nearby.iter().copied())
     }
 
     #[rstest]
@@ -150,18 +154,16 @@ mod tests {
         #[case] nearby: &[Candidate<u32>],
         #[case] expected: Option<u32>,
     ) {
-        assert_eq!(elect(&ballot(passengers, previous, nearby)), expected);
+        assert_eq!(elect_among(&ballot(passengers, previous), nearby), expected);
     }
 
     #[test]
     fn a_driven_vehicle_has_no_syncer() {
         let b = Ballot {
             driven: true,
-            ..ballot(&[], None, &[])
+            ..ballot(&[], None)
         };
-        let near = [at(1, 1.0)];
-        let b = Ballot { nearby: &near, ..b };
-        assert_eq!(elect(&b), None);
+        assert_eq!(elect_among(&b, &[at(1, 1.0)]), None);
     }
 
     #[rstest]
@@ -173,12 +175,15 @@ mod tests {
         #[case] expected: Option<u32>,
     ) {
         let passengers = [at(4, 0.0)];
-        let near = [at(1, 1.0)];
         let b = Ballot {
             towed_by,
-            ..ballot(&passengers, None, &near)
+            ..ballot(&passengers, None)
         };
-        assert_eq!(elect(&b), expected, "its passengers do not sync it");
+        assert_eq!(
+            elect_among(&b, &[at(1, 1.0)]),
+            expected,
+            "its passengers do not sync it"
+        );
     }
 
     #[rstest]
@@ -190,19 +195,41 @@ mod tests {
         #[case] expected: Option<u32>,
     ) {
         let passengers = [at(4, 0.0)];
-        let near = [at(1, 1.0)];
         let b = Ballot {
             remote,
-            ..ballot(&passengers, Some(at(7, 1.0)), &near)
+            ..ballot(&passengers, Some(at(7, 1.0)))
         };
-        assert_eq!(elect(&b), expected);
+        assert_eq!(elect_among(&b, &[at(1, 1.0)]), expected);
     }
 
     #[test]
     fn ties_go_to_the_lower_player() {
         assert_eq!(
-            elect(&ballot(&[], None, &[at(3, 10.0), at(2, -10.0)])),
+            elect_among(&ballot(&[], None), &[at(3, 10.0), at(2, -10.0)]),
             Some(2)
         );
+    }
+
+    #[rstest]
+    #[case::driven(true, None, None)]
+    #[case::a_passenger(false, Some(at(4, 0.0)), Some(4))]
+    #[case::the_previous_within_130(false, None, Some(7))]
+    fn the_players_near_are_not_searched_when_a_rule_before_decides(
+        #[case] driven: bool,
+        #[case] passenger: Option<Candidate<u32>>,
+        #[case] expected: Option<u32>,
+    ) {
+        let passengers: Vec<_> = passenger.into_iter().collect();
+        let b = Ballot {
+            driven,
+            ..ballot(&passengers, Some(at(7, 100.0)))
+        };
+        let searched = std::cell::Cell::new(false);
+        let got = elect(&b, || {
+            searched.set(true);
+            [at(1, 1.0)]
+        });
+        assert_eq!(got, expected);
+        assert!(!searched.get(), "no grid search for a decided vehicle");
     }
 }

@@ -77,6 +77,33 @@ impl Default for SyncerGrid {
     }
 }
 
+impl SyncerGrid {
+    /// This pass's players who may sync, by place.
+    fn rebuild(&mut self, voters: &Query<Voter>) {
+        self.grid.clear();
+        self.players.clear();
+        for (entity, player, life, body, frame, position, scope) in voters {
+            if !may_sync(life, body, frame) {
+                continue;
+            }
+            let Ok(slot) = u32::try_from(self.players.len()) else {
+                break;
+            };
+            let o = Occupant {
+                entity,
+                id: player.id,
+                token: player.token,
+            };
+            if self
+                .grid
+                .insert(layer(scope), position.0.x, position.0.y, slot)
+            {
+                self.players.push((o, position.0));
+            }
+        }
+    }
+}
+
 /// Elects the syncers.
 pub struct SyncerPlugin;
 
@@ -133,27 +160,9 @@ fn elect_syncers(
     mut changed: MessageWriter<SyncerChanged>,
 ) {
     let grid = &mut *grid;
-    grid.grid.clear();
-    grid.players.clear();
-    for (entity, player, life, body, frame, position, scope) in &voters {
-        if !may_sync(life, body, frame) {
-            continue;
-        }
-        let Ok(slot) = u32::try_from(grid.players.len()) else {
-            break;
-        };
-        let o = Occupant {
-            entity,
-            id: player.id,
-            token: player.token,
-        };
-        if grid
-            .grid
-            .insert(layer(scope), position.0.x, position.0.y, slot)
-        {
-            grid.players.push((o, position.0));
-        }
-    }
+    // Built on the first vehicle that needs the nearest player: a pass in which every
+    // vehicle is driven or keeps its syncer builds none.
+    let mut built = false;
     let candidate = |o: Occupant, key: u32| -> Candidate<Who> {
         let (eligible, position) = voters.get(o.entity).map_or(
             (false, Vec3Pos::ZERO),
@@ -222,7 +231,6 @@ fn elect_syncers(
         let key = v.id.0;
         let driven = seats.driver().is_some_and(|d| candidate(d, key).eligible);
         passengers.clear();
-        nearby.clear();
         let mut towed_by = None;
         if !driven {
             if let Some(other) = hitch.tractor.or(hitch.lifter) {
@@ -234,6 +242,21 @@ fn elect_syncers(
                     .filter(|(s, _)| *s > 0)
                     .map(|(_, o)| candidate(o, key)),
             );
+        }
+        let ballot = Ballot {
+            position: pose.position,
+            driven,
+            remote: remote.map(|r| candidate(r.driver, key)),
+            towed_by,
+            passengers: &passengers,
+            previous: syncer.0.map(|o| candidate(o, key)),
+        };
+        let new = elect::elect(&ballot, || {
+            if !built {
+                grid.rebuild(&voters);
+                built = true;
+            }
+            nearby.clear();
             let p = pose.position;
             grid.grid
                 .query(layer(&scope.0), p.x, p.y, SYNC_RANGE, |slot| {
@@ -245,17 +268,9 @@ fn elect_syncers(
                         streamed: stream.shown().contains(o.id, key),
                     });
                 });
-        }
-        let ballot = Ballot {
-            position: pose.position,
-            driven,
-            remote: remote.map(|r| candidate(r.driver, key)),
-            towed_by,
-            passengers: &passengers,
-            previous: syncer.0.map(|o| candidate(o, key)),
-            nearby: &nearby,
-        };
-        let new = elect::elect(&ballot).map(|w| w.0);
+            nearby.iter().copied()
+        })
+        .map(|w| w.0);
         if !driven && let Ok(i) = controllers.binary_search_by_key(&v.id, |(k, _)| *k) {
             controllers[i].1 = new;
         }
