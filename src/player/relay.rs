@@ -210,12 +210,40 @@ type Subject = (
     Option<&'static super::frame::FrameState>,
 );
 
-/// A recipient as the relay needs it: looked up once a tick by slot, not once a relay (a
-/// crowd's tick is tens of thousands of relays).
+/// A recipient as a relay needs it.
 #[derive(Debug, Clone, Copy)]
-struct Recipient {
-    entity: Entity,
-    team: Team,
+pub(crate) struct Recipient {
+    pub entity: Entity,
+    pub team: Team,
+}
+
+/// The tick's recipients by slot: looked up once a tick, not once a relay (a crowd's tick
+/// is tens of thousands of relays). Kept between ticks for its room.
+#[derive(Debug, Default)]
+pub(crate) struct Recipients(Vec<Option<Recipient>>);
+
+impl Recipients {
+    /// The players of `players` that `index` names for their slot.
+    pub(crate) fn refresh<'a>(
+        &mut self,
+        index: &PlayerIndex,
+        players: impl IntoIterator<Item = (Entity, &'a Player, &'a Team)>,
+    ) {
+        self.0.clear();
+        for (entity, player, &team) in players {
+            let slot = player.id.0 as usize;
+            if index.get(player.id) == Some(entity) {
+                if self.0.len() <= slot {
+                    self.0.resize(slot + 1, None);
+                }
+                self.0[slot] = Some(Recipient { entity, team });
+            }
+        }
+    }
+
+    pub(crate) fn get(&self, id: PlayerId) -> Option<Recipient> {
+        self.0.get(id.0 as usize).copied().flatten()
+    }
 }
 
 #[allow(
@@ -231,21 +259,12 @@ fn relay_frames(
     mut relays: ResMut<Relays>,
     mut stats: ResMut<RelayStats>,
     mut missed: Local<Vec<PlayerId>>,
-    mut by_slot: Local<Vec<Option<Recipient>>>,
+    mut by_slot: Local<Recipients>,
 ) {
     if accepted.is_empty() {
         return;
     }
-    by_slot.clear();
-    for (entity, player, &team, _) in &recipients {
-        let slot = player.id.0 as usize;
-        if index.get(player.id) == Some(entity) {
-            if by_slot.len() <= slot {
-                by_slot.resize(slot + 1, None);
-            }
-            by_slot[slot] = Some(Recipient { entity, team });
-        }
-    }
+    by_slot.refresh(&index, recipients.iter().map(|(e, p, t, _)| (e, p, t)));
     let conn = |entity: Entity| recipients.get(entity).ok().map(|(.., c)| c);
     let (mut sent, mut refused) = (0u64, 0u64);
     // Every accepted frame, in arrival order: two of one subject in one tick go out both.
@@ -279,12 +298,7 @@ fn relay_frames(
         missed.clear();
         let sent_before = sent;
         for recipient in viewers.iter() {
-            let Some(r) = by_slot
-                .get(recipient.0 as usize)
-                .copied()
-                .flatten()
-                .filter(|r| r.entity != subject)
-            else {
+            let Some(r) = by_slot.get(recipient).filter(|r| r.entity != subject) else {
                 if !relayed.to.contains(recipient) {
                     missed.push(recipient);
                 }

@@ -227,6 +227,16 @@ pub struct Viewers(pub BitVec);
 const WORD: usize = usize::BITS as usize;
 
 impl Viewers {
+    /// Whether no recipient is in the set.
+    pub fn is_empty(&self) -> bool {
+        self.0.not_any()
+    }
+
+    /// Whether both hold the same recipients (a set grown and emptied again is longer).
+    pub fn same_set(&self, other: &Viewers) -> bool {
+        self.iter().eq(other.iter())
+    }
+
     pub fn contains(&self, recipient: PlayerId) -> bool {
         usize::try_from(recipient.0)
             .ok()

@@ -103,6 +103,25 @@ pub struct StreamChange {
 /// current animation (ApplyAnimation with elapsed_ms) joins them while one plays.
 pub const SNAPSHOT_EVENTS: usize = 2;
 
+/// Each recipient slot's shown subjects, ascending, back to back.
+#[derive(Debug, Default)]
+struct ShownBy {
+    /// Slot `r`'s subjects are `subjects[starts[r]..starts[r + 1]]`.
+    starts: Vec<u32>,
+    subjects: Vec<u32>,
+    /// Where the next subject of each slot goes, while filling.
+    next: Vec<u32>,
+}
+
+impl ShownBy {
+    fn of(&self, slot: usize) -> &[u32] {
+        match (self.starts.get(slot), self.starts.get(slot + 1)) {
+            (Some(&a), Some(&b)) => &self.subjects[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
 /// The reconcile's state between passes: pending hides per recipient, and the grid and
 /// scratch lists kept for their allocations.
 #[derive(Resource, Debug)]
@@ -113,8 +132,10 @@ pub struct StreamState {
     entries: Vec<Option<Entry>>,
     hides: Vec<Hide>,
     shows: Vec<(u32, u32)>,
-    /// The subjects each recipient slot is shown (from `Viewers`), ascending.
-    shown_by: Vec<Vec<u32>>,
+    /// The subjects each recipient slot is shown (from `Viewers`), ascending: one flat
+    /// list, slot by slot (the viewers' bits turned around every pass; a list per slot
+    /// scattered ~50 000 pushes over a thousand allocations).
+    shown_by: ShownBy,
     decision: Decision,
     /// The recipients whose last answer still holds (ADR 0079).
     stability: Stability,
@@ -130,7 +151,7 @@ impl Default for StreamState {
             entries: Vec::new(),
             hides: Vec::new(),
             shows: Vec::new(),
-            shown_by: Vec::new(),
+            shown_by: ShownBy::default(),
             decision: Decision::default(),
             stability: Stability::default(),
             rules: None,
@@ -531,22 +552,49 @@ fn decide(
         stability,
         ..
     } = state;
-    shown_by.iter_mut().for_each(Vec::clear);
-    shown_by.resize_with(entries.len(), Vec::new);
+    // Two passes over the viewers' bits: count each recipient's subjects, then place
+    // them (subjects in slot order, so each recipient's list is ascending).
+    let slots = entries.len();
+    let ShownBy {
+        starts,
+        subjects,
+        next,
+    } = shown_by;
+    starts.clear();
+    starts.resize(slots + 1, 0);
+    let live = |r: PlayerId| entries.get(r.0 as usize).is_some_and(Option::is_some);
     for s in entries.iter().flatten() {
         let Some(v) = seen.get(s.subject.id.0 as usize).copied().flatten() else {
             continue;
         };
         for r in v.iter() {
-            match shown_by.get_mut(r.0 as usize) {
-                Some(list) if entries[r.0 as usize].is_some() => list.push(s.subject.id.0),
+            if live(r) {
+                starts[r.0 as usize + 1] += 1;
+            } else {
                 // Not a player this pass sees (its state is not given yet): a stale bit.
-                _ => hides.push(Hide {
+                hides.push(Hide {
                     subject: s.subject.id.0,
                     recipient: r.0,
                     announce: false,
-                }),
+                });
             }
+        }
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    subjects.clear();
+    subjects.resize(starts[slots] as usize, 0);
+    next.clear();
+    next.extend_from_slice(&starts[..slots]);
+    for s in entries.iter().flatten() {
+        let Some(v) = seen.get(s.subject.id.0 as usize).copied().flatten() else {
+            continue;
+        };
+        for r in v.iter().filter(|&r| live(r)) {
+            let at = &mut next[r.0 as usize];
+            subjects[*at as usize] = s.subject.id.0;
+            *at += 1;
         }
     }
     let audience = PlayerAudience {
@@ -569,7 +617,7 @@ fn decide(
             always: rec.spectating.map(|p| p.0),
         };
         let slot = rec.id.0 as usize;
-        let shown = &shown_by[slot];
+        let shown = shown_by.of(slot);
         if stability.holds(slot, &viewpoint, shown) {
             continue;
         }

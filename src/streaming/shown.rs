@@ -7,13 +7,20 @@
 //! forgotten, so a new connection on its slot receives its set again.
 //!
 //! Players keep their shown sets in `Viewers` (ADR 0008) and use only the decision half.
+//!
+//! The sets are kept turned around too, key by key ([`ShownSets::viewers_of`]), changed
+//! with them: a key's viewers (a relay's audience, a seated player's) cost those viewers,
+//! not a search of every recipient's set.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasherDefault;
 
 use tracing::{debug, warn};
 
 use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
+use super::grid::FxHasher;
 use crate::lane::Delivery;
+use crate::player::Viewers;
 use crate::protocol::ServerPacket;
 use crate::protocol::ids::{EventId, PlayerId};
 use crate::session::{Connection, PlayerIndex, SendError};
@@ -24,6 +31,23 @@ use bevy_ecs::system::Query;
 pub struct ShownSets {
     shown: Vec<Vec<u32>>,
     pending: Vec<VecDeque<Pending>>,
+    /// `shown` by key: who each key is shown to (no entry: nobody).
+    by_key: HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>,
+}
+
+/// `key` joined `recipient`'s set.
+fn view(by_key: &mut HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>, key: u32, r: PlayerId) {
+    by_key.entry(key).or_default().insert(r);
+}
+
+/// `key` left `recipient`'s set; a key shown to nobody keeps no entry.
+fn unview(by_key: &mut HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>, key: u32, r: PlayerId) {
+    if let Some(v) = by_key.get_mut(&key) {
+        v.remove(r);
+        if v.is_empty() {
+            by_key.remove(&key);
+        }
+    }
 }
 
 /// A hide decided but not yet in the lane: its key and its packets, built when it was
@@ -119,18 +143,21 @@ impl ShownSets {
 
     /// Every recipient `key` is shown to, ascending.
     pub fn viewers(&self, key: u32) -> impl Iterator<Item = PlayerId> + '_ {
-        self.shown
-            .iter()
-            .enumerate()
-            .filter(move |(_, set)| set.binary_search(&key).is_ok())
-            .map(|(i, _)| PlayerId(i as u32))
+        self.viewers_of(key).into_iter().flat_map(Viewers::iter)
+    }
+
+    /// The recipients `key` is shown to; `None` when nobody.
+    pub fn viewers_of(&self, key: u32) -> Option<&Viewers> {
+        self.by_key.get(&key)
     }
 
     /// A recipient left: nothing is shown to it any more and nothing waits for it
     /// (its removal covers everything; a new connection on the slot starts empty).
     pub fn forget(&mut self, recipient: PlayerId) {
         if let Some(set) = self.shown.get_mut(slot(recipient)) {
-            set.clear();
+            for key in set.drain(..) {
+                unview(&mut self.by_key, key, recipient);
+            }
         }
         if let Some(q) = self.pending.get_mut(slot(recipient)) {
             q.clear();
@@ -194,6 +221,7 @@ impl ShownSets {
         for key in &decision.hides {
             if let Ok(at) = set.binary_search(key) {
                 set.remove(at);
+                unview(&mut self.by_key, *key, recipient);
                 queue.push_back(Pending {
                     key: *key,
                     packets: hide(*key),
@@ -241,6 +269,7 @@ impl ShownSets {
             }
             if let Some(last) = last {
                 set.insert(at, key);
+                view(&mut self.by_key, key, recipient);
                 applied.shown.push(key);
                 queued(key, last);
             }
@@ -276,6 +305,7 @@ impl ShownSets {
             match conn.send_event(packet, delivery) {
                 Ok(_) => {
                     set.insert(at, key);
+                    view(&mut self.by_key, key, recipient);
                     applied.shown.push(key);
                     queued += 1;
                 }
@@ -322,6 +352,74 @@ impl ShownSets {
                     "a critical change not queued: {e}"
                 );
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::connection::handshake::LeaveReason;
+    use crate::protocol::connection::roster::PlayerLeave;
+    use crate::protocol::ids::{PlayerToken, SessionToken};
+
+    /// A lane event standing for a show or a hide.
+    fn event(key: u32) -> ServerPacket {
+        PlayerLeave {
+            id: PlayerId(key),
+            player_token: PlayerToken(1),
+            event_id: EventId(0),
+            reason: LeaveReason::Quit,
+        }
+        .into()
+    }
+
+    fn pass(sets: &mut ShownSets, r: u32, hides: &[u32], shows: &[u32], conn: &mut Connection) {
+        let decision = Decision {
+            hides: hides.to_vec(),
+            shows: shows.to_vec(),
+            slack: 0.0,
+        };
+        let mut applied = Applied::default();
+        sets.apply(
+            PlayerId(r),
+            &decision,
+            conn,
+            event,
+            |k| Some(event(k)),
+            &mut applied,
+        );
+    }
+
+    fn viewers(sets: &ShownSets, key: u32) -> Vec<u32> {
+        sets.viewers(key).map(|p| p.0).collect()
+    }
+
+    #[test]
+    fn each_keys_viewers_follow_the_shows_hides_and_leaves() {
+        let addr = "127.0.0.1:7000".parse().expect("an address");
+        let mut conn = Connection::new(addr, SessionToken(1));
+        let mut sets = ShownSets::default();
+        pass(&mut sets, 3, &[], &[10, 11], &mut conn);
+        pass(&mut sets, 70, &[], &[10], &mut conn);
+        pass(&mut sets, 1, &[], &[11], &mut conn);
+        assert_eq!(viewers(&sets, 10), [3, 70]);
+        assert_eq!(viewers(&sets, 11), [1, 3]);
+        pass(&mut sets, 3, &[10], &[], &mut conn);
+        assert_eq!(viewers(&sets, 10), [70]);
+        sets.forget(PlayerId(70));
+        assert_eq!(viewers(&sets, 10), Vec::<u32>::new());
+        assert!(
+            sets.viewers_of(10).is_none(),
+            "a key shown to nobody keeps no entry"
+        );
+        assert_eq!(viewers(&sets, 11), [1, 3]);
+        for r in [1, 2, 3] {
+            assert_eq!(
+                sets.viewers(11).any(|p| p.0 == r),
+                sets.contains(PlayerId(r), 11),
+                "both views of the sets agree"
+            );
         }
     }
 }

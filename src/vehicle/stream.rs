@@ -12,8 +12,6 @@
 //! After the pass `keep_overrides` makes every seated player's audience its vehicle's.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
@@ -33,7 +31,6 @@ use crate::protocol::vehicle::seats::{OccupancyKind, VehicleOccupancy};
 use crate::protocol::vehicle::sync::{VehicleSync, flag};
 use crate::session::{Connection, Player, PlayerDisconnected};
 use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
-use crate::streaming::grid::FxHasher;
 use crate::streaming::players::{Distances, stream_center};
 use crate::streaming::plugin::{Look, snapshot};
 use crate::streaming::shown::{Applied, Group, ShownSets, lookup};
@@ -461,43 +458,21 @@ fn show_occupant(
 }
 
 /// Every seated player's audience is its vehicle's viewers (player.md: "A seated player is
-/// shown exactly when its vehicle is shown"); a player on foot has none. One look at every
-/// recipient's shown set: the cost is what is shown, not vehicles × players.
+/// shown exactly when its vehicle is shown"); a player on foot has none. The shown sets
+/// keep each vehicle's viewers: the cost is the seated players, not vehicles × players.
 pub(super) fn keep_overrides(
     mut commands: Commands,
     stream: Res<VehicleStream>,
-    recipients: Query<&Player>,
     seated: Query<(Entity, &Seated, Option<&StreamOverride>)>,
     unseated: Query<Entity, (With<StreamOverride>, Without<Seated>)>,
 ) {
     for entity in &unseated {
         commands.entity(entity).remove::<StreamOverride>();
     }
-    if seated.is_empty() {
-        return;
-    }
-    // By vehicle id, the index of its audience among the vehicles with someone seated.
-    let mut slot_of: HashMap<u32, usize, BuildHasherDefault<FxHasher>> = HashMap::default();
-    let mut audiences: Vec<Viewers> = Vec::new();
-    for (_, s, _) in &seated {
-        slot_of.entry(s.id.0).or_insert_with(|| {
-            audiences.push(Viewers::default());
-            audiences.len() - 1
-        });
-    }
-    let audience_of = |key: u32| slot_of.get(&key).copied();
-    for player in &recipients {
-        for &key in stream.shown.of(player.id) {
-            if let Some(a) = audience_of(key) {
-                audiences[a].insert(player.id);
-            }
-        }
-    }
+    let nobody = Viewers::default();
     for (entity, seat, current) in &seated {
-        let Some(audience) = audience_of(seat.id.0).map(|a| &audiences[a]) else {
-            continue;
-        };
-        if current.is_none_or(|c| c.0 != *audience) {
+        let audience = stream.shown.viewers_of(seat.id.0).unwrap_or(&nobody);
+        if current.is_none_or(|c| !c.0.same_set(audience)) {
             commands
                 .entity(entity)
                 .insert(StreamOverride(audience.clone()));
