@@ -5,6 +5,7 @@
 //! the calls themselves; writes are messages applied in the same tick.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
@@ -28,6 +29,7 @@ use crate::script::api::queue_message;
 use crate::script::state::ScriptState;
 use crate::script::{ResourceId, ScriptHost};
 use crate::session::Player;
+use crate::streaming::grid::FxHasher;
 
 /// What scripts see of one vehicle.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,9 +55,10 @@ pub struct VehicleInfo {
 #[derive(Debug, Default)]
 pub struct VehicleBook {
     last: Arc<AtomicU32>,
-    pub(crate) vehicles: HashMap<u32, VehicleInfo>,
+    /// Rebuilt every tick: the Fx hash (the keys are the server's own).
+    pub(crate) vehicles: HashMap<u32, VehicleInfo, BuildHasherDefault<FxHasher>>,
     /// Seated players: their vehicle and seat.
-    seated: HashMap<Entity, (VehicleId, u8)>,
+    seated: HashMap<Entity, (VehicleId, u8), BuildHasherDefault<FxHasher>>,
 }
 
 /// Whether `player` sits in a vehicle, as the scripts' view says (a seat taken or freed

@@ -163,6 +163,14 @@ fn elect_syncers(
     // Built on the first vehicle that needs the nearest player: a pass in which every
     // vehicle is driven or keeps its syncer builds none.
     let mut built = false;
+    // Whether a seated player counts (a driver who is neither paused nor frozen).
+    let counts = |o: Occupant| {
+        voters
+            .get(o.entity)
+            .is_ok_and(|(_, p, life, body, frame, ..)| {
+                p.token == o.token && may_sync(life, body, frame)
+            })
+    };
     let candidate = |o: Occupant, key: u32| -> Candidate<Who> {
         let (eligible, position) = voters.get(o.entity).map_or(
             (false, Vec3Pos::ZERO),
@@ -188,7 +196,7 @@ fn elect_syncers(
     let mut controllers: Vec<(VehicleId, Option<Occupant>)> = Vec::new();
     let mut parent_of: Vec<(VehicleId, VehicleId)> = Vec::new();
     for (_, v, _, _, seats, hitch, syncer, _) in &vehicles {
-        let live_driver = seats.driver().filter(|d| candidate(*d, v.id.0).eligible);
+        let live_driver = seats.driver().filter(|d| counts(*d));
         controllers.push((v.id, live_driver.or(syncer.0)));
         if let Some(other) = hitch.tractor.or(hitch.lifter) {
             parent_of.push((v.id, other));
@@ -229,7 +237,7 @@ fn elect_syncers(
                 .and_then(|i| controllers[i].1)
         };
         let key = v.id.0;
-        let driven = seats.driver().is_some_and(|d| candidate(d, key).eligible);
+        let driven = seats.driver().is_some_and(counts);
         passengers.clear();
         let mut towed_by = None;
         if !driven {
@@ -257,6 +265,7 @@ fn elect_syncers(
                 built = true;
             }
             nearby.clear();
+            let viewers = stream.shown().viewers_of(key);
             let p = pose.position;
             grid.grid
                 .query(layer(&scope.0), p.x, p.y, SYNC_RANGE, |slot| {
@@ -265,7 +274,7 @@ fn elect_syncers(
                         player: Who(o),
                         position,
                         eligible: true,
-                        streamed: stream.shown().contains(o.id, key),
+                        streamed: viewers.is_some_and(|v| v.contains(o.id)),
                     });
                 });
             nearby.iter().copied()
