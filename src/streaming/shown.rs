@@ -32,18 +32,21 @@ pub struct ShownSets {
     shown: Vec<Vec<u32>>,
     pending: Vec<VecDeque<Pending>>,
     /// `shown` by key: who each key is shown to (no entry: nobody).
-    by_key: HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>,
+    by_key: ByKey,
 }
 
+/// Each key's viewers.
+type ByKey = HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>;
+
 /// `key` joined `recipient`'s set.
-fn view(by_key: &mut HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>, key: u32, r: PlayerId) {
-    by_key.entry(key).or_default().insert(r);
+fn view(by_key: &mut ByKey, key: u32, recipient: PlayerId) {
+    by_key.entry(key).or_default().insert(recipient);
 }
 
 /// `key` left `recipient`'s set; a key shown to nobody keeps no entry.
-fn unview(by_key: &mut HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>, key: u32, r: PlayerId) {
+fn unview(by_key: &mut ByKey, key: u32, recipient: PlayerId) {
     if let Some(v) = by_key.get_mut(&key) {
-        v.remove(r);
+        v.remove(recipient);
         if v.is_empty() {
             by_key.remove(&key);
         }

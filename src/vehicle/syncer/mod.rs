@@ -163,16 +163,9 @@ fn elect_syncers(
     // Built on the first vehicle that needs the nearest player: a pass in which every
     // vehicle is driven or keeps its syncer builds none.
     let mut built = false;
-    // Whether a seated player counts (a driver who is neither paused nor frozen).
-    let counts = |o: Occupant| {
-        voters
-            .get(o.entity)
-            .is_ok_and(|(_, p, life, body, frame, ..)| {
-                p.token == o.token && may_sync(life, body, frame)
-            })
-    };
-    let candidate = |o: Occupant, key: u32| -> Candidate<Who> {
-        let (eligible, position) = voters.get(o.entity).map_or(
+    // Whether a player may sync (a driver: whether it counts), and where it is.
+    let standing = |o: Occupant| {
+        voters.get(o.entity).map_or(
             (false, Vec3Pos::ZERO),
             |(_, p, life, body, frame, position, _)| {
                 (
@@ -180,7 +173,11 @@ fn elect_syncers(
                     position.0,
                 )
             },
-        );
+        )
+    };
+    let counts = |o: Occupant| standing(o).0;
+    let candidate = |o: Occupant, key: u32| -> Candidate<Who> {
+        let (eligible, position) = standing(o);
         Candidate {
             player: Who(o),
             position,
