@@ -132,11 +132,11 @@ proptest! {
         let pool = bundleable_samples();
         let sent: Vec<Vec<u8>> = picks.iter().map(|i| pool[i.index(pool.len())].clone()).collect();
         let mut datagrams: Vec<Vec<u8>> = Vec::new();
-        let mut packer = Packer::new();
+        let (mut packer, mut buf) = (Packer::new(), Vec::new());
         for p in &sent {
-            packer.add(p, |d| datagrams.push(d.to_vec()));
+            packer.add(&mut buf, p, |_, d| datagrams.push(d.to_vec()));
         }
-        packer.finish(|d| datagrams.push(d.to_vec()));
+        packer.finish(&mut buf, |_, d| datagrams.push(d.to_vec()));
         let mut got: Vec<Vec<u8>> = Vec::new();
         let mut sizes = Vec::new();
         for d in &datagrams {

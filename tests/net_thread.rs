@@ -182,13 +182,14 @@ fn an_outbound_datagram_reaches_the_client() {
     let (received, from) = h.client_recv();
     assert_eq!(received, bytes);
     assert_eq!(from, h.net.local_addr());
-    // The sent datagram's buffer comes back for the app to fill again.
+    // The sent shipment comes back for the app to fill again, and the queue is empty.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while h.net.outbound.buffers().pooled() == 0 && std::time::Instant::now() < deadline {
+    while h.net.outbound.pool().pooled() == 0 && std::time::Instant::now() < deadline {
         std::thread::yield_now();
     }
-    assert_eq!(h.net.outbound.buffers().pooled(), 1, "given back once sent");
-    assert!(h.net.outbound.buffers().take().is_empty());
+    assert_eq!(h.net.outbound.pool().pooled(), 1, "given back once sent");
+    assert!(h.net.outbound.pool().take().is_empty());
+    assert_eq!(h.net.outbound.queued(), 0);
 }
 
 #[test]
@@ -366,7 +367,11 @@ fn a_full_outbound_queue_sheds_relays_first_then_anything_and_counts_each() {
     assert_eq!(stats.shed_count(ShedReason::Relay), 2);
     assert_eq!(stats.shed_count(ShedReason::Full), 1);
     // What was queued is what the sending thread gets, in order.
-    let queued: Vec<Vec<u8>> = queues[0].try_iter().map(|d| d.bytes).collect();
+    let mut queued: Vec<Vec<u8>> = Vec::new();
+    while let Some(shipment) = queues[0].try_recv() {
+        queued.extend(shipment.iter().map(|(_, bytes)| bytes.to_vec()));
+        queues[0].done(shipment);
+    }
     let expected: Vec<Vec<u8>> = (0..6)
         .map(relay)
         .chain([event(1), event(2)])

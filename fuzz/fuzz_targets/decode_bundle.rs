@@ -16,13 +16,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     assert_eq!(bundle::to_bytes(&packets).expect("a decoded bundle encodes"), data);
-    let mut packer = Packer::new();
+    let (mut packer, mut packed) = (Packer::new(), Vec::new());
     let mut again = Vec::new();
     let mut buf = [0u8; MAX_DATAGRAM];
     for p in &packets {
         let n = p.encode(&mut buf).expect("a decoded packet encodes");
-        packer.add(&buf[..n], |d| again.push(d.to_vec()));
+        packer.add(&mut packed, &buf[..n], |_, d| again.push(d.to_vec()));
     }
-    packer.finish(|d| again.push(d.to_vec()));
+    packer.finish(&mut packed, |_, d| again.push(d.to_vec()));
     assert_eq!(again, [data.to_vec()], "one bundle packs back into one bundle");
 });

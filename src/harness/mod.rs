@@ -17,6 +17,7 @@
 
 mod scripts;
 
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +26,7 @@ use std::time::Duration;
 use bevy_app::App;
 use bevy_ecs::world::World;
 use bevy_time::{Fixed, Time, TimeUpdateStrategy};
-use crossbeam_channel::{Receiver, Sender, unbounded};
+use crossbeam_channel::{Sender, unbounded};
 
 use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
@@ -33,7 +34,7 @@ use bevy_ecs::entity::Entity;
 use crate::config::Config;
 use crate::lane::Delivery;
 use crate::lane::{InboundLane, Verdict};
-use crate::net::{Datagram, DatagramBuffers, Decoder, DropReason, Inbound, NetStats, Outbound};
+use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound, Shipments};
 use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
 use crate::protocol::bundle::ServerDatagram;
 use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
@@ -111,14 +112,16 @@ impl VirtualClient {
 pub struct Harness {
     app: App,
     to_server: Sender<Inbound>,
-    from_server: Receiver<Datagram>,
-    /// Where a delivered datagram's buffer goes back to, as the sending threads do it.
-    buffers: DatagramBuffers,
+    /// The sending thread's end: shipments are unpacked, reported sent and given back,
+    /// as the sending threads do it.
+    from_server: Shipments,
     shutdown: Arc<AtomicBool>,
     stats: Arc<NetStats>,
     /// The network thread's decoder: every client packet goes in as bytes through it.
     decoder: Decoder,
     clients: Vec<VirtualClient>,
+    /// Each client's index by its address.
+    by_addr: HashMap<SocketAddr, usize>,
     /// Datagrams to addresses no virtual client owns.
     stray: Vec<Datagram>,
     /// The real instant of server time zero: arrivals and step deadlines are stamped on the
@@ -162,7 +165,6 @@ impl Harness {
         let (to_server, inbound) = unbounded();
         let stats = Arc::new(NetStats::default());
         let (outbound, from_server) = Outbound::unbounded(stats.clone());
-        let buffers = outbound.buffers().clone();
         let shutdown = Arc::new(AtomicBool::new(false));
         let transport = Transport {
             inbound,
@@ -188,11 +190,11 @@ impl Harness {
             app,
             to_server,
             from_server,
-            buffers,
             shutdown,
             stats,
             decoder: Decoder::default(),
             clients: Vec::new(),
+            by_addr: HashMap::new(),
             stray: Vec::new(),
             epoch: std::time::Instant::now(),
             arrival: None,
@@ -265,27 +267,33 @@ impl Harness {
     /// and unpacked (connection.md §1), and a datagram or inner packet a client would drop
     /// is a server bug, so it panics.
     fn deliver(&mut self) {
-        while let Ok(datagram) = self.from_server.try_recv() {
-            let Some(c) = self.clients.iter_mut().find(|c| c.addr == datagram.to) else {
-                self.stray.push(datagram);
-                continue;
-            };
-            let decoded = ServerDatagram::decode(&datagram.bytes)
-                .unwrap_or_else(|e| panic!("the server sent a datagram a client rejects: {e}"));
-            if matches!(decoded, ServerDatagram::Bundle(_)) {
-                assert!(
-                    Protocol::of(c.protocol).is_some_and(Protocol::bundles),
-                    "a bundle to a protocol 1 client"
-                );
+        while let Some(shipment) = self.from_server.try_recv() {
+            for (to, bytes) in shipment.iter() {
+                let Some(&i) = self.by_addr.get(&to) else {
+                    self.stray.push(Datagram {
+                        to,
+                        bytes: bytes.to_vec(),
+                    });
+                    continue;
+                };
+                let c = &mut self.clients[i];
+                let decoded = ServerDatagram::decode(bytes)
+                    .unwrap_or_else(|e| panic!("the server sent a datagram a client rejects: {e}"));
+                if matches!(decoded, ServerDatagram::Bundle(_)) {
+                    assert!(
+                        Protocol::of(c.protocol).is_some_and(Protocol::bundles),
+                        "a bundle to a protocol 1 client"
+                    );
+                }
+                c.datagrams += 1;
+                for packet in decoded.packets() {
+                    let packet = packet.unwrap_or_else(|e| {
+                        panic!("the server bundled a packet a client rejects: {e}")
+                    });
+                    c.take(packet);
+                }
             }
-            c.datagrams += 1;
-            for packet in decoded.packets() {
-                let packet = packet.unwrap_or_else(|e| {
-                    panic!("the server bundled a packet a client rejects: {e}")
-                });
-                c.take(packet);
-            }
-            self.buffers.give(datagram.bytes);
+            self.from_server.done(shipment);
         }
     }
 
@@ -303,8 +311,10 @@ impl Harness {
     /// A client with no session yet at `ip`, on a port of its own.
     pub fn add_client_at(&mut self, ip: IpAddr) -> ClientId {
         let port = 20_000 + u16::try_from(self.clients.len()).expect("fewer than 45 000 clients");
+        let addr = SocketAddr::new(ip, port);
+        self.by_addr.insert(addr, self.clients.len());
         self.clients.push(VirtualClient {
-            addr: SocketAddr::new(ip, port),
+            addr,
             nonce: 0x1000 + u32::from(port),
             hello: None,
             lane: InboundLane::new(),
@@ -880,9 +890,9 @@ impl Harness {
     /// timing of the tick.
     pub fn discard_sent(&mut self) -> usize {
         let mut n = 0;
-        for datagram in self.from_server.try_iter() {
-            self.buffers.give(datagram.bytes);
-            n += 1;
+        while let Some(shipment) = self.from_server.try_recv() {
+            n += shipment.len();
+            self.from_server.done(shipment);
         }
         n
     }

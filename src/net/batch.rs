@@ -10,7 +10,7 @@ use nix::sys::socket::{
     ControlMessage, MsgFlags, MultiHeaders, SockaddrStorage, recvmmsg, sendmmsg,
 };
 
-use super::Datagram;
+use super::shipment::Addressed;
 use crate::protocol::MAX_DATAGRAM;
 
 /// Datagrams one `sendmmsg` or `recvmmsg` call moves at most.
@@ -39,23 +39,23 @@ struct Train {
 }
 
 impl Train {
-    fn single(start: usize, datagram: &Datagram) -> Train {
+    fn single(start: usize, datagram: &Addressed) -> Train {
         Train {
             start,
             len: 1,
-            segment: datagram.bytes.len(),
-            bytes: datagram.bytes.len(),
+            segment: datagram.len(),
+            bytes: datagram.len(),
         }
     }
 
     /// Whether `next`, the datagram after the train in the batch, may join it: same
     /// address, the train's every datagram so far a whole segment, and no longer than one.
-    fn takes(&self, last: &Datagram, next: &Datagram) -> bool {
+    fn takes(&self, last: &Addressed, next: &Addressed) -> bool {
         next.to == last.to
-            && last.bytes.len() == self.segment
-            && next.bytes.len() <= self.segment
+            && last.len() == self.segment
+            && next.len() <= self.segment
             && self.len < TRAIN_SEGMENTS
-            && self.bytes + next.bytes.len() <= TRAIN_BYTES
+            && self.bytes + next.len() <= TRAIN_BYTES
     }
 }
 
@@ -133,18 +133,20 @@ impl Sender {
         }
     }
 
-    /// Sends `datagrams` (at most [`BATCH`]), calling `done` with each one's outcome in
-    /// order. A datagram the kernel refuses is reported and skipped; the rest still go.
-    /// Consecutive datagrams to one address leave as one GSO train where they can.
+    /// Sends `datagrams` (at most [`BATCH`], their bytes in `bytes`: a window of a
+    /// shipment), calling `done` with each one's outcome in order. A datagram the kernel
+    /// refuses is reported and skipped; the rest still go. Consecutive datagrams to one
+    /// address leave as one GSO train where they can.
     pub(super) fn send(
         &mut self,
         socket: &UdpSocket,
-        datagrams: &[Datagram],
-        mut done: impl FnMut(&Datagram, io::Result<()>),
+        datagrams: &[Addressed],
+        bytes: &[u8],
+        mut done: impl FnMut(&Addressed, io::Result<()>),
     ) {
         let mut start = 0;
         while start < datagrams.len() {
-            if datagrams[start].bytes.len() > MAX_DATAGRAM {
+            if datagrams[start].len() > MAX_DATAGRAM {
                 done(
                     &datagrams[start],
                     Err(io::Error::new(
@@ -156,7 +158,7 @@ impl Sender {
                 continue;
             }
             self.plan(datagrams, start);
-            let sent = self.send_call(socket, datagrams);
+            let sent = self.send_call(socket, datagrams, bytes);
             let trains = std::mem::take(&mut self.call.trains);
             match sent {
                 Ok(n) if n > 0 => {
@@ -193,18 +195,18 @@ impl Sender {
 
     /// Fills [`Sender::call`] with the trains from `start`: up to an oversized datagram,
     /// and while the segment sizes agree.
-    fn plan(&mut self, datagrams: &[Datagram], start: usize) {
+    fn plan(&mut self, datagrams: &[Addressed], start: usize) {
         self.call.clear();
         let mut i = start;
-        while i < datagrams.len() && datagrams[i].bytes.len() <= MAX_DATAGRAM {
+        while i < datagrams.len() && datagrams[i].len() <= MAX_DATAGRAM {
             let mut train = Train::single(i, &datagrams[i]);
             while self.gso
                 && let Some(next) = datagrams.get(train.start + train.len)
-                && next.bytes.len() <= MAX_DATAGRAM
+                && next.len() <= MAX_DATAGRAM
                 && train.takes(&datagrams[train.start + train.len - 1], next)
             {
                 train.len += 1;
-                train.bytes += next.bytes.len();
+                train.bytes += next.len();
             }
             if !self.call.add(train) {
                 break;
@@ -214,7 +216,12 @@ impl Sender {
     }
 
     /// One `sendmmsg` of [`Sender::call`]; how many of its messages went.
-    fn send_call(&mut self, socket: &UdpSocket, datagrams: &[Datagram]) -> nix::Result<usize> {
+    fn send_call(
+        &mut self,
+        socket: &UdpSocket,
+        datagrams: &[Addressed],
+        bytes: &[u8],
+    ) -> nix::Result<usize> {
         let trains = &self.call.trains;
         self.addrs.clear();
         self.addrs.extend(
@@ -225,7 +232,7 @@ impl Sender {
         let slices: Vec<IoSlice<'_>> = trains
             .iter()
             .flat_map(|t| &datagrams[t.start..t.start + t.len])
-            .map(|d| IoSlice::new(&d.bytes))
+            .map(|d| IoSlice::new(&bytes[d.range.clone()]))
             .collect();
         let mut at = 0;
         let iovs: Vec<&[IoSlice<'_>]> = trains
@@ -339,20 +346,19 @@ pub(crate) fn socket_addr(addr: &SockaddrStorage) -> Option<SocketAddr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::Shipment;
 
     #[test]
     fn a_batch_goes_out_in_order_and_comes_back_in_one_call() {
         let a = UdpSocket::bind("127.0.0.1:0").unwrap();
         let b = UdpSocket::bind("127.0.0.1:0").unwrap();
         let to = b.local_addr().unwrap();
-        let datagrams: Vec<Datagram> = (0..10u8)
-            .map(|i| Datagram {
-                to,
-                bytes: vec![i; usize::from(i) + 1],
-            })
-            .collect();
+        let mut datagrams = Shipment::default();
+        for i in 0..10u8 {
+            datagrams.push(to, &vec![i; usize::from(i) + 1]);
+        }
         let mut ok = 0;
-        Sender::new().send(&a, &datagrams, |_, r| {
+        Sender::new().send(&a, &datagrams.datagrams, &datagrams.bytes, |_, r| {
             r.unwrap();
             ok += 1;
         });
@@ -365,20 +371,17 @@ mod tests {
             })
             .unwrap();
         assert_eq!(n, 10);
-        let sent: Vec<Vec<u8>> = datagrams.into_iter().map(|d| d.bytes).collect();
+        let sent: Vec<Vec<u8>> = datagrams.iter().map(|(_, d)| d.to_vec()).collect();
         assert_eq!(got, sent);
     }
 
     /// Datagrams of `sizes` to `to`, each filled with its index in the whole list.
-    fn datagrams(list: &[(SocketAddr, &[usize])]) -> Vec<Datagram> {
-        let mut out = Vec::new();
+    fn datagrams(list: &[(SocketAddr, &[usize])]) -> Shipment {
+        let mut out = Shipment::default();
         for &(to, sizes) in list {
             for &len in sizes {
                 let mark = out.len() as u8;
-                out.push(Datagram {
-                    to,
-                    bytes: vec![mark; len],
-                });
+                out.push(to, &vec![mark; len]);
             }
         }
         out
@@ -403,7 +406,7 @@ mod tests {
         let mut calls = Vec::new();
         let mut start = 0;
         while start < batch.len() {
-            sender.plan(&batch, start);
+            sender.plan(&batch.datagrams, start);
             let trains: Vec<(usize, usize)> = sender
                 .call
                 .trains
@@ -422,7 +425,7 @@ mod tests {
             ]
         );
         let mut plain = Sender::without_gso();
-        plain.plan(&batch, 0);
+        plain.plan(&batch.datagrams, 0);
         assert!(plain.call.trains.iter().all(|t| t.len == 1));
         assert_eq!(plain.call.trains.len(), batch.len());
     }
@@ -441,7 +444,7 @@ mod tests {
         ]);
         for mut sender in [Sender::new(), Sender::without_gso()] {
             let mut ok = 0;
-            sender.send(&a, &batch, |_, r| {
+            sender.send(&a, &batch.datagrams, &batch.bytes, |_, r| {
                 r.unwrap();
                 ok += 1;
             });
@@ -456,8 +459,8 @@ mod tests {
                     .unwrap();
                 let sent: Vec<Vec<u8>> = batch
                     .iter()
-                    .filter(|d| d.to == to)
-                    .map(|d| d.bytes.clone())
+                    .filter(|&(t, _)| t == to)
+                    .map(|(_, d)| d.to_vec())
                     .collect();
                 assert_eq!(got, sent, "what {to} received, one datagram each");
             }
@@ -469,21 +472,15 @@ mod tests {
         let a = UdpSocket::bind("127.0.0.1:0").unwrap();
         let b = UdpSocket::bind("127.0.0.1:0").unwrap();
         let to = b.local_addr().unwrap();
-        let datagrams = vec![
-            Datagram { to, bytes: vec![1] },
-            Datagram {
-                to: "[::1]:9".parse().unwrap(),
-                bytes: vec![2],
-            },
-            Datagram {
-                to,
-                bytes: vec![0; MAX_DATAGRAM + 1],
-            },
-            Datagram { to, bytes: vec![3] },
-        ];
+        let mut datagrams = Shipment::default();
+        datagrams.push(to, &[1]);
+        datagrams.push("[::1]:9".parse().unwrap(), &[2]);
+        datagrams.push(to, &[0; MAX_DATAGRAM + 1]);
+        datagrams.push(to, &[3]);
         let mut outcomes = Vec::new();
-        Sender::new().send(&a, &datagrams, |d, r| {
-            outcomes.push((d.bytes[0], r.is_ok()))
+        let Shipment { datagrams, bytes } = &datagrams;
+        Sender::new().send(&a, datagrams, bytes, |d, r| {
+            outcomes.push((bytes[d.range.start], r.is_ok()))
         });
         assert_eq!(outcomes, [(1, true), (2, false), (0, false), (3, true)]);
     }

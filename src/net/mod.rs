@@ -4,19 +4,19 @@
 //! the app blocks on I/O.
 
 mod batch;
-mod buffers;
 mod ingress;
 mod outbound;
 pub mod query;
+mod shipment;
 mod stats;
 mod thread;
 
 use std::net::SocketAddr;
 use std::time::Instant;
 
-pub use buffers::{DatagramBuffers, POOLED};
 pub use ingress::Decoder;
-pub use outbound::{Outbound, SHED_FRACTION, ShedReason};
+pub use outbound::{Lot, Outbound, SHED_FRACTION, ShedReason, Shipments, Writer};
+pub use shipment::{CHUNK, POOLED, Shipment, ShipmentPool};
 pub use stats::{DropReason, NetStats};
 pub use thread::{NetConfig, NetHandle, spawn};
 

@@ -6,7 +6,8 @@
 //! failure is counted by [`DropReason::Decode`] and logged at debug level, rate-limited,
 //! and never reaches the app. A valid packet goes to the app as an [`Inbound`] over a
 //! bounded channel; when that is full the packet is counted as [`DropReason::Overloaded`]
-//! and dropped, so the receive loop never waits for the app. The app queues [`Datagram`]s
+//! and dropped, so the receive loop never waits for the app. The app queues datagrams, a
+//! [`Shipment`] of them at a time,
 //! through [`Outbound`] (bounded, with backpressure: net/outbound.rs) and the threads send
 //! them. Decisions: docs/decisions/0025-network-thread.md.
 //!
@@ -46,13 +47,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::batch::{self, BATCH};
 use super::ingress::{Decoder, LogLimit};
 use super::query::{self, QueryBoard, QueryLimiter};
-use super::{Datagram, DatagramBuffers, DropReason, Inbound, NetStats, Outbound};
+use super::{DropReason, Inbound, NetStats, Outbound, Shipment, Shipments};
 use crate::protocol::MAX_DATAGRAM;
 
 /// Datagrams read in one turn before the thread sends a batch: inbound comes first, but a
@@ -189,14 +190,12 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
         threads: Vec::new(),
     };
     for (i, queue) in queues.enumerate() {
-        let mut sender = SendThread {
-            socket: socket.try_clone()?,
-            stats: Arc::clone(&stats),
+        let mut sender = SendThread::new(
+            socket.try_clone()?,
+            Arc::clone(&stats),
             queue,
-            stop: Arc::clone(&stop),
-            send_log: LogLimit::default(),
-            buffers: handle.outbound.buffers().clone(),
-        };
+            Arc::clone(&stop),
+        );
         let thread = thread::Builder::new()
             .name(format!("dlmp-send-{}", i + 1))
             .spawn(move || sender.run())?;
@@ -209,14 +208,7 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
             started: Instant::now(),
         },
         inbound: inbound_tx,
-        out: SendThread {
-            socket,
-            stats: Arc::clone(&stats),
-            queue: own_queue,
-            buffers: handle.outbound.buffers().clone(),
-            stop: Arc::clone(&stop),
-            send_log: LogLimit::default(),
-        },
+        out: SendThread::new(socket, Arc::clone(&stats), own_queue, Arc::clone(&stop)),
         stats,
         decoder: Decoder::default(),
         drop_log: LogLimit::default(),
@@ -292,7 +284,6 @@ impl NetThread {
         // nix's headers hold raw pointers (not Send): made on the thread that uses them.
         let mut receiver = batch::Receiver::new();
         let mut sender = batch::Sender::new();
-        let mut pending = Vec::with_capacity(BATCH);
         let mut quiet_turns = 0u32;
         loop {
             if self.receive(&mut receiver) > 0 {
@@ -300,9 +291,9 @@ impl NetThread {
             } else {
                 quiet_turns = quiet_turns.saturating_add(1);
             }
-            let sent = self.out.send_batch(&mut sender, &mut pending);
+            let sent = self.out.send_batch(&mut sender);
             if self.out.stop.load(Ordering::Acquire) {
-                self.out.flush(&mut sender, &mut pending);
+                self.out.flush(&mut sender);
                 return;
             }
             if sent > 0 {
@@ -313,7 +304,7 @@ impl NetThread {
             } else {
                 IDLE_POLL_INTERVAL
             };
-            self.out.wait(wait, &mut sender, &mut pending);
+            self.out.wait(wait, &mut sender);
         }
     }
 
@@ -428,47 +419,63 @@ fn handle(
 struct SendThread {
     socket: UdpSocket,
     stats: Arc<NetStats>,
-    queue: Receiver<Datagram>,
+    queue: Shipments,
     stop: Arc<AtomicBool>,
     send_log: LogLimit,
-    /// Where a sent datagram's buffer goes back to, for the app to fill again.
-    buffers: DatagramBuffers,
+    /// The shipment being sent and how many of its datagrams have left.
+    current: Option<(Shipment, usize)>,
 }
 
 impl SendThread {
+    fn new(
+        socket: UdpSocket,
+        stats: Arc<NetStats>,
+        queue: Shipments,
+        stop: Arc<AtomicBool>,
+    ) -> Self {
+        SendThread {
+            socket,
+            stats,
+            queue,
+            stop,
+            send_log: LogLimit::default(),
+            current: None,
+        }
+    }
+
     /// A `dlmp-send-N` thread: block on the queue, send in batches, flush on shutdown.
     fn run(&mut self) {
         let mut sender = batch::Sender::new();
-        let mut pending = Vec::with_capacity(BATCH);
         loop {
             if self.stop.load(Ordering::Acquire) {
-                self.flush(&mut sender, &mut pending);
+                self.flush(&mut sender);
                 return;
             }
-            if self.send_batch(&mut sender, &mut pending) == 0 {
-                self.wait(IDLE_POLL_INTERVAL, &mut sender, &mut pending);
+            if self.send_batch(&mut sender) == 0 {
+                self.wait(IDLE_POLL_INTERVAL, &mut sender);
             }
         }
     }
 
     /// Sends at most one batch of what is queued, without waiting. Returns how many.
-    fn send_batch(&mut self, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) -> usize {
-        while pending.len() < BATCH {
-            match self.queue.try_recv() {
-                Ok(datagram) => pending.push(datagram),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
-            }
+    fn send_batch(&mut self, sender: &mut batch::Sender) -> usize {
+        if self.current.is_none() {
+            self.current = self.queue.try_recv().map(|s| (s, 0));
         }
-        self.send_pending(sender, pending)
+        self.send_current(sender)
     }
 
-    /// Blocks on the queue for at most `wait`; whatever arrives goes out at once with what
-    /// else is queued, one batch.
-    fn wait(&mut self, wait: Duration, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) {
+    /// Blocks on the queue for at most `wait` if nothing is being sent; whatever arrives
+    /// goes out at once, one batch.
+    fn wait(&mut self, wait: Duration, sender: &mut batch::Sender) {
+        if self.current.is_some() {
+            self.send_current(sender);
+            return;
+        }
         match self.queue.recv_timeout(wait) {
-            Ok(datagram) => {
-                pending.push(datagram);
-                self.send_batch(sender, pending);
+            Ok(shipment) => {
+                self.current = Some((shipment, 0));
+                self.send_current(sender);
             }
             Err(RecvTimeoutError::Timeout) => {}
             // The handle holds a sender until the threads are joined, so this is
@@ -479,45 +486,59 @@ impl SendThread {
 
     /// Everything the app queued before asking to stop is on the queue now; sends that
     /// much, not what a clone of the sender keeps adding.
-    fn flush(&mut self, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) {
+    fn flush(&mut self, sender: &mut batch::Sender) {
         let mut left = self.queue.len();
-        while left > 0 {
-            while pending.len() < BATCH && left > 0 {
-                match self.queue.try_recv() {
-                    Ok(datagram) => pending.push(datagram),
-                    Err(_) => left = 0,
-                }
-                left = left.saturating_sub(1);
+        loop {
+            while self.current.is_some() {
+                self.send_current(sender);
             }
-            self.send_pending(sender, pending);
+            if left == 0 {
+                return;
+            }
+            left -= 1;
+            match self.queue.try_recv() {
+                Some(shipment) => self.current = Some((shipment, 0)),
+                None => return,
+            }
         }
-        self.send_pending(sender, pending);
     }
 
-    fn send_pending(&mut self, sender: &mut batch::Sender, pending: &mut Vec<Datagram>) -> usize {
-        let n = pending.len();
-        if n == 0 {
+    /// Sends the next batch of the current shipment; a finished one goes back to the pool.
+    fn send_current(&mut self, sender: &mut batch::Sender) -> usize {
+        let Some((shipment, at)) = &mut self.current else {
             return 0;
-        }
+        };
+        let end = (*at + BATCH).min(shipment.len());
+        let window = &shipment.datagrams[*at..end];
         let stats = &self.stats;
         let log = &mut self.send_log;
-        sender.send(&self.socket, pending, |datagram, result| match result {
-            Ok(()) => stats.sent(),
-            Err(e) => {
-                stats.send_error();
-                if let Some(suppressed) = log.allow(Instant::now()) {
-                    tracing::warn!(
-                        to = %datagram.to,
-                        len = datagram.bytes.len(),
-                        error = %e,
-                        suppressed,
-                        "send failed"
-                    );
+        sender.send(
+            &self.socket,
+            window,
+            &shipment.bytes,
+            |datagram, result| match result {
+                Ok(()) => stats.sent(),
+                Err(e) => {
+                    stats.send_error();
+                    if let Some(suppressed) = log.allow(Instant::now()) {
+                        tracing::warn!(
+                            to = %datagram.to,
+                            len = datagram.len(),
+                            error = %e,
+                            suppressed,
+                            "send failed"
+                        );
+                    }
                 }
-            }
-        });
-        for datagram in pending.drain(..) {
-            self.buffers.give(datagram.bytes);
+            },
+        );
+        let n = end - *at;
+        *at = end;
+        self.queue.sent(n);
+        if *at >= shipment.len()
+            && let Some((done, _)) = self.current.take()
+        {
+            self.queue.recycle(done);
         }
         n
     }

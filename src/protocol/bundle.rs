@@ -9,8 +9,10 @@
 //! A bundle is a framing, not a packet: [`Bundle::parse`] checks the frame (the count,
 //! every length, the total, no forbidden inner packet) without decoding the inner packets,
 //! and [`Bundle::packets`] decodes them one by one, so that one bad inner packet is dropped
-//! alone. [`Packer`] builds bundles in one reusable buffer. [`ServerDatagram`] is what a
+//! alone. [`Packer`] builds bundles at the end of the caller's buffer. [`ServerDatagram`] is what a
 //! client decoder reads: a single packet or a bundle.
+
+use core::ops::Range;
 
 use super::connection::handshake::{ConnectRefused, ServerDisconnect, ServerHello};
 use super::dispatch::ServerPacket;
@@ -202,58 +204,40 @@ impl<'a> ServerDatagram<'a> {
 /// are added (connection.md §1): a packet that does not fit the current bundle starts the
 /// next one, a bundle of one packet leaves as that packet alone, and a packet that may not
 /// be bundled (ServerHello, ConnectRefused, Disconnect, or one too large to share a
-/// datagram) ends the current bundle and leaves alone. Each finished datagram is built in
-/// the packer's buffer and handed to `out` as that buffer: `out` may copy it or take it
-/// (swap in an empty one), so a sender hands datagrams on without copying them again.
-/// Adding never allocates while the buffer keeps its room.
+/// datagram) ends the current bundle and leaves alone.
+///
+/// The packer holds no bytes: every datagram is built at the end of the caller's buffer,
+/// and `out` is handed its range there (and its bytes), so a tick's datagrams for every
+/// recipient are written one after another into one arena and leave from it uncopied
+/// (docs/decisions/0080-one-outbound-arena.md). A bundle of one packet is its range past
+/// the bundle's header, not a move of its bytes. Nothing else may write to the buffer
+/// while a bundle is open (between an `add` and the `finish` that ends it). Adding never
+/// allocates while the buffer keeps its room.
 ///
 /// ```
-/// # use dlmp::protocol::bundle::{Packer, ServerDatagram};
-/// let mut sent: Vec<Vec<u8>> = Vec::new();
+/// # use dlmp::protocol::bundle::Packer;
+/// let (mut buf, mut sent) = (Vec::new(), Vec::new());
 /// let mut packer = Packer::new();
-/// packer.add(&[0x0F, 1, 0, 0, 0], |d| sent.push(d.to_vec()));
-/// packer.add(&[0x0F, 2, 0, 0, 0], |d| sent.push(std::mem::take(d)));
-/// packer.finish(|d| sent.push(d.to_vec()));
-/// assert_eq!(sent, [vec![0xB0, 2, 5, 0, 0x0F, 1, 0, 0, 0, 5, 0, 0x0F, 2, 0, 0, 0]]);
+/// packer.add(&mut buf, &[0x0F, 1, 0, 0, 0], |_, _| unreachable!());
+/// packer.add(&mut buf, &[0x0F, 2, 0, 0, 0], |_, _| unreachable!());
+/// packer.finish(&mut buf, |range, d| sent.push((range, d.to_vec())));
+/// let bundle = vec![0xB0, 2, 5, 0, 0x0F, 1, 0, 0, 0, 5, 0, 0x0F, 2, 0, 0, 0];
+/// assert_eq!(sent, [(0..16, bundle)]);
+/// // A bundle of one is its packet alone, past the header it did not need.
+/// packer.add(&mut buf, &[0x0F, 3, 0, 0, 0], |_, _| unreachable!());
+/// packer.finish(&mut buf, |range, d| assert_eq!((range, d), (20..25, &[0x0F, 3, 0, 0, 0][..])));
 /// ```
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Packer {
-    /// The datagram being built, header included.
-    buf: Vec<u8>,
+    /// Where the bundle being built begins in the buffer, header included.
+    start: usize,
+    /// Packets in the bundle being built.
     count: usize,
-}
-
-impl Default for Packer {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl core::fmt::Debug for Packer {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Packer")
-            .field("len", &self.buf.len())
-            .field("count", &self.count)
-            .finish()
-    }
 }
 
 impl Packer {
     pub fn new() -> Self {
-        Self::with_buffer(Vec::with_capacity(MAX_DATAGRAM))
-    }
-
-    /// A packer building its datagrams in `buf` (its contents are dropped): a pooled
-    /// buffer, so a packer a tick costs no allocation.
-    pub fn with_buffer(mut buf: Vec<u8>) -> Self {
-        buf.clear();
-        buf.resize(HEADER, 0);
-        Packer { buf, count: 0 }
-    }
-
-    /// The buffer back, for reuse; what was being built is dropped (call
-    /// [`finish`](Self::finish) first).
-    pub fn into_buffer(self) -> Vec<u8> {
-        self.buf
+        Self::default()
     }
 
     /// Packets in the bundle being built.
@@ -261,57 +245,61 @@ impl Packer {
         self.count
     }
 
-    /// Whether [`add`](Self::add) of `packet` would take a datagram more than the ones
-    /// already begun: it does not join the bundle being built (ADR 0043 counts datagrams).
-    pub fn starts_datagram(&self, packet: &[u8]) -> bool {
-        is_alone(packet) || self.count == 0 || !self.fits(packet)
+    /// Whether [`add`](Self::add) of `packet` to `buf` would take a datagram more than the
+    /// ones already begun: it does not join the bundle being built (ADR 0043 counts
+    /// datagrams).
+    pub fn starts_datagram(&self, buf: &[u8], packet: &[u8]) -> bool {
+        is_alone(packet) || self.count == 0 || !self.fits(buf, packet)
     }
 
-    fn fits(&self, packet: &[u8]) -> bool {
-        self.count < MAX_COUNT && self.buf.len() + LEN_PREFIX + packet.len() <= MAX_DATAGRAM
+    fn fits(&self, buf: &[u8], packet: &[u8]) -> bool {
+        self.count < MAX_COUNT && buf.len() - self.start + LEN_PREFIX + packet.len() <= MAX_DATAGRAM
     }
 
-    /// Adds one encoded packet (at most [`MAX_DATAGRAM`] bytes, packet_id first); hands
-    /// every datagram this completes to `out`.
-    pub fn add(&mut self, packet: &[u8], mut out: impl FnMut(&mut Vec<u8>)) {
+    /// Adds one encoded packet (at most [`MAX_DATAGRAM`] bytes, packet_id first) at the end
+    /// of `buf`; hands every datagram this completes to `out`. Says whether the packet
+    /// began a datagram, as [`starts_datagram`](Self::starts_datagram) would have.
+    pub fn add(
+        &mut self,
+        buf: &mut Vec<u8>,
+        packet: &[u8],
+        mut out: impl FnMut(Range<usize>, &[u8]),
+    ) -> bool {
         if is_alone(packet) {
-            self.finish(&mut out);
-            self.buf.clear();
-            self.buf.extend_from_slice(packet);
-            out(&mut self.buf);
-            self.reset();
-            return;
+            self.finish(buf, &mut out);
+            let start = buf.len();
+            buf.extend_from_slice(packet);
+            out(start..buf.len(), &buf[start..]);
+            return true;
         }
-        if !self.fits(packet) {
-            self.finish(&mut out);
+        if self.count > 0 && !self.fits(buf, packet) {
+            self.finish(buf, &mut out);
+        }
+        let began = self.count == 0;
+        if began {
+            self.start = buf.len();
+            buf.extend_from_slice(&[BUNDLE_ID, 0]);
         }
         let len = u16::try_from(packet.len()).expect("at most MAX_INNER bytes");
-        self.buf.extend_from_slice(&len.to_le_bytes());
-        self.buf.extend_from_slice(packet);
+        buf.extend_from_slice(&len.to_le_bytes());
+        buf.extend_from_slice(packet);
         self.count += 1;
+        began
     }
 
     /// Hands the datagram being built to `out` (nothing when empty): a bundle, or its one
     /// packet alone.
-    pub fn finish(&mut self, mut out: impl FnMut(&mut Vec<u8>)) {
-        match self.count {
+    pub fn finish(&mut self, buf: &mut [u8], mut out: impl FnMut(Range<usize>, &[u8])) {
+        let range = match self.count {
             0 => return,
-            1 => {
-                self.buf.drain(..HEADER + LEN_PREFIX);
-            }
+            1 => self.start + HEADER + LEN_PREFIX..buf.len(),
             n => {
-                self.buf[0] = BUNDLE_ID;
-                self.buf[1] = u8::try_from(n).expect("at most MAX_COUNT packets");
+                buf[self.start + 1] = u8::try_from(n).expect("at most MAX_COUNT packets");
+                self.start..buf.len()
             }
-        }
-        out(&mut self.buf);
-        self.reset();
-    }
-
-    fn reset(&mut self) {
-        self.buf.clear();
-        self.buf.resize(HEADER, 0);
+        };
         self.count = 0;
+        out(range.clone(), &buf[range]);
     }
 }
 
@@ -368,12 +356,12 @@ mod tests {
     }
 
     fn packed(packets: &[Vec<u8>]) -> Vec<Vec<u8>> {
-        let mut out = Vec::new();
+        let (mut buf, mut out) = (Vec::new(), Vec::new());
         let mut packer = Packer::new();
         for p in packets {
-            packer.add(p, |d| out.push(d.to_vec()));
+            packer.add(&mut buf, p, |_, d| out.push(d.to_vec()));
         }
-        packer.finish(|d| out.push(d.to_vec()));
+        packer.finish(&mut buf, |_, d| out.push(d.to_vec()));
         out
     }
 

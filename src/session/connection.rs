@@ -13,7 +13,7 @@ use super::pace::SendPace;
 use crate::lane::{
     AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, Polled, PushError, Verdict,
 };
-use crate::net::DatagramBuffers;
+use crate::net::Lot;
 use crate::protocol::bundle::Packer;
 use crate::protocol::connection::handshake::Protocol;
 use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
@@ -125,29 +125,27 @@ fn encode(packet: &ServerPacket) -> Result<Vec<u8>, SendError> {
 }
 
 /// Where [`Connection::drain`] puts a tick's packets: a [`Packer`] for a protocol 2
-/// client, one datagram each otherwise; every datagram begun is counted in the tick's
-/// [`SendPace`].
-struct Sink<'p, F> {
+/// client, one datagram each otherwise, all written into the connection's [`Lot`] of the
+/// tick's shipment; every datagram begun is counted in the tick's [`SendPace`].
+struct Sink<'p, 'w> {
     packer: Option<Packer>,
-    /// Where every datagram is built: sent datagrams' buffers come back to it.
-    buffers: &'p DatagramBuffers,
-    out: F,
+    lot: &'p mut Lot<'w>,
     pace: &'p mut SendPace,
 }
 
-impl<F: FnMut(Vec<u8>)> Sink<'_, F> {
+impl Sink<'_, '_> {
     /// Datagrams `packet` begins: 0 when it joins the bundle being built.
     fn cost(&self, packet: &[u8]) -> usize {
         match &self.packer {
-            Some(packer) => usize::from(packer.starts_datagram(packet)),
+            Some(packer) => usize::from(self.lot.starts_datagram(packer, packet)),
             None => 1,
         }
     }
 
     /// Puts a packet that is never held.
     fn put(&mut self, packet: &[u8]) {
-        self.pace.charge(self.cost(packet));
-        self.write(packet);
+        let began = self.write(packet);
+        self.pace.charge(usize::from(began));
     }
 
     /// Puts a lane transmission if the pace allows it; says whether it did.
@@ -159,22 +157,22 @@ impl<F: FnMut(Vec<u8>)> Sink<'_, F> {
         ok
     }
 
-    fn write(&mut self, packet: &[u8]) {
-        let buffers = self.buffers;
+    /// Writes `packet`; says whether it began a datagram. A shed datagram is counted where
+    /// it is shed (net/outbound.rs).
+    fn write(&mut self, packet: &[u8]) -> bool {
         match &mut self.packer {
-            Some(packer) => {
-                packer.add(packet, |d| (self.out)(std::mem::replace(d, buffers.take())));
+            Some(packer) => self.lot.pack(packer, packet),
+            None => {
+                let _ = self.lot.push(packet);
+                true
             }
-            None => (self.out)(buffers.filled(packet)),
         }
     }
 
-    /// Sends the bundle being built; the packer's buffer goes back to the pool.
+    /// Sends the bundle being built.
     fn finish(mut self) {
-        let buffers = self.buffers;
         if let Some(mut packer) = self.packer.take() {
-            packer.finish(|d| (self.out)(std::mem::replace(d, buffers.take())));
-            buffers.give(packer.into_buffer());
+            self.lot.finish(&mut packer);
         }
     }
 }
@@ -403,10 +401,10 @@ impl Connection {
     /// [`send`](Self::send) in queue order among them, then this connection's `relays`
     /// ([`Relays`](super::relays::Relays)) in order, after every event of the tick (a
     /// show or death queued in the tick reaches the client before them; one whose barrier
-    /// event has not left is dropped and counted in [`held_back`](Self::held_back)). A protocol 2 client gets all of it packed into as
-    /// few bundles as fit, in that order (connection.md §1); a protocol 1 client one
-    /// datagram per packet. Each datagram is built in a buffer of `buffers` and handed to
-    /// `out`.
+    /// event has not left is dropped and counted in [`held_back`](Self::held_back)). A
+    /// protocol 2 client gets all of it packed into as few bundles as fit, in that order
+    /// (connection.md §1); a protocol 1 client one datagram per packet. Each datagram is
+    /// written into `lot`, its shipment to the network thread.
     ///
     /// Lane transmissions go only while `pace` allows them (the tick's global send
     /// budget, ADR 0043); the rest wait in the lane, in order, for a later tick.
@@ -417,18 +415,13 @@ impl Connection {
         &mut self,
         now: Duration,
         pace: &mut SendPace,
-        buffers: &DatagramBuffers,
+        lot: &mut Lot<'_>,
         relays: impl IntoIterator<Item = (&'r [u8], Option<EventId>)>,
-        out: impl FnMut(Vec<u8>),
     ) -> Polled {
         self.pump_roster();
         let mut sink = Sink {
-            packer: self
-                .protocol
-                .bundles()
-                .then(|| Packer::with_buffer(buffers.take())),
-            buffers,
-            out,
+            packer: self.protocol.bundles().then(Packer::new),
+            lot,
             pace,
         };
         if std::mem::take(&mut self.ack_due) {

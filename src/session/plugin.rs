@@ -4,7 +4,6 @@
 //! lanes.
 
 use std::collections::HashSet;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use bevy_app::{App, FixedUpdate, Plugin};
@@ -424,12 +423,11 @@ fn end_sessions(
         // (ADR 0018). A proven one still gets what it was sent this tick (a kick's reason).
         if session.is_some_and(|s| s.is_proven()) {
             let to = conn.addr();
-            let buffers = transport.outbound.buffers();
             let mut pace = SendPace::unlimited();
             let queued = relays.to(player.id);
-            let polled = conn.drain(time.elapsed(), &mut pace, buffers, queued, |bytes| {
-                send(&transport, Datagram { to, bytes });
-            });
+            let mut writer = transport.outbound.writer();
+            let polled = conn.drain(time.elapsed(), &mut pace, &mut writer.lot(to), queued);
+            drop(writer);
             transport.stats.lane_resent(polled.resent);
             relays.forget(player.id);
             if let Some(reason) = request.disconnect {
@@ -464,13 +462,6 @@ fn end_sessions(
     }
 }
 
-/// Hands one datagram to the network thread.
-fn send(transport: &Transport, datagram: Datagram) {
-    if transport.outbound.send(datagram).is_err() {
-        transport.stats.send_error();
-    }
-}
-
 /// Hands every datagram of the tick to the network thread.
 ///
 /// A connection whose client has not proven its token yet is held (ADR 0018): what it was
@@ -493,7 +484,7 @@ fn flush(
     mut relays: ResMut<Relays>,
 ) {
     let now = time.elapsed();
-    let send = |datagram: Datagram| send(&transport, datagram);
+    let mut writer = transport.outbound.writer();
     let mut pace = SendPace::new(settings.send_budget);
     for datagram in direct.0.drain(..) {
         if !state
@@ -504,7 +495,7 @@ fn flush(
             transport.stats.unproven_sent(datagram.bytes.len());
         }
         pace.charge(1);
-        send(datagram);
+        let _ = writer.push(datagram.to, &datagram.bytes);
     }
     let total = connections.iter().len();
     let start = if cursor.0 < total { cursor.0 } else { 0 };
@@ -524,13 +515,9 @@ fn flush(
         if !proven {
             continue;
         }
-        let to: SocketAddr = conn.addr();
-        let mut sent = 0;
-        let buffers = transport.outbound.buffers();
-        let polled = conn.drain(now, &mut pace, buffers, relays.to(player.id), |bytes| {
-            sent += 1;
-            send(Datagram { to, bytes });
-        });
+        let mut lot = writer.lot(conn.addr());
+        let polled = conn.drain(now, &mut pace, &mut lot, relays.to(player.id));
+        let sent = lot.put();
         if polled.resent > 0 {
             transport.stats.lane_resent(polled.resent);
         }
@@ -547,7 +534,7 @@ fn flush(
     }
     farewells.due(now, |to, reason| {
         if let Some(bytes) = encode(ServerDisconnect { reason }) {
-            send(Datagram { to, bytes });
+            let _ = writer.push(to, &bytes);
         }
     });
 }
