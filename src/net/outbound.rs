@@ -5,8 +5,8 @@
 //! into [`Shipment`]s, a chunk of datagrams in one buffer per channel operation
 //! (docs/decisions/0080-one-outbound-arena.md); [`Outbound::send`] is one datagram alone.
 //! The queue of each sending thread holds at most `capacity` datagrams, counted as they
-//! are handed over and as the thread sends them; past [`SHED_FRACTION`] of that, a relay whose next frame
-//! supersedes it (RemotePlayerSync, RemoteVehicleFrame) is shed, so the room left goes to
+//! are handed over and as the thread sends them. Past [`SHED_FRACTION`] of that, a relay
+//! whose next frame supersedes it (RemotePlayerSync, RemoteVehicleFrame) is shed, so the room left goes to
 //! lane events, acks, handshakes and bundles. A full queue sheds anything; a lane event lost
 //! that way is resent by its lane (connection.md §3), as if the network had lost it. Every
 //! shed is counted in [`NetStats`] by [`ShedReason`] (and as a send error), and `send`
@@ -297,9 +297,7 @@ impl Writer<'_> {
     pub fn push(&mut self, to: SocketAddr, bytes: &[u8]) -> Result<(), ShedReason> {
         self.lot(to).push(bytes)
     }
-}
 
-impl Writer<'_> {
     /// Hands over what is left; the first shed of a stopped thread, if any.
     fn close(mut self) -> Result<(), ShedReason> {
         self.hand_over_all()
@@ -346,9 +344,7 @@ pub struct Lot<'w> {
 impl Lot<'_> {
     /// One datagram, copied.
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), ShedReason> {
-        let start = self.shipment.bytes.len();
-        self.shipment.bytes.extend_from_slice(bytes);
-        let range = start..self.shipment.bytes.len();
+        let range = self.shipment.append(bytes);
         self.put += 1;
         let datagrams = &mut self.shipment.datagrams;
         admit(datagrams, self.to, range, bytes, self.room, self.stats)
@@ -483,14 +479,17 @@ mod tests {
         assert_eq!(queue.len(), 2, "two full chunks before the drop");
         assert_eq!(out.queued(), 2 * CHUNK);
         drop(writer);
+        let mut sent = Vec::new();
         let sizes: Vec<usize> = std::iter::from_fn(|| queue.try_recv())
             .map(|s| {
                 let n = s.len();
+                sent.extend(s.iter().map(|(_, b)| u16::from_le_bytes([b[0], b[1]])));
                 queue.done(s);
                 n
             })
             .collect();
         assert_eq!(sizes, [CHUNK, CHUNK, 300 - 2 * CHUNK]);
+        assert!(sent.iter().copied().eq(0..300), "in the order written");
         assert_eq!(out.queued(), 0, "each datagram reported sent");
     }
 

@@ -75,9 +75,15 @@ impl Shipment {
 
     /// Appends a copy of `bytes` as one datagram to `to`.
     pub fn push(&mut self, to: SocketAddr, bytes: &[u8]) {
+        let range = self.append(bytes);
+        self.mark(to, range);
+    }
+
+    /// Copies `bytes` to the end of the buffer, not yet a datagram; says where they are.
+    pub(crate) fn append(&mut self, bytes: &[u8]) -> Range<usize> {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(bytes);
-        self.mark(to, start..self.bytes.len());
+        start..self.bytes.len()
     }
 
     /// Takes the bytes at `range`, already written, as one datagram to `to`.

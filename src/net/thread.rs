@@ -7,9 +7,9 @@
 //! and never reaches the app. A valid packet goes to the app as an [`Inbound`] over a
 //! bounded channel; when that is full the packet is counted as [`DropReason::Overloaded`]
 //! and dropped, so the receive loop never waits for the app. The app queues datagrams, a
-//! [`Shipment`] of them at a time,
-//! through [`Outbound`] (bounded, with backpressure: net/outbound.rs) and the threads send
-//! them. Decisions: docs/decisions/0025-network-thread.md.
+//! [`Shipment`] of them at a time, through [`Outbound`] (bounded, with backpressure:
+//! net/outbound.rs) and the threads send them. Decisions:
+//! docs/decisions/0025-network-thread.md, docs/decisions/0080-one-outbound-arena.md.
 //!
 //! # The loop of `dlmp-net`
 //!

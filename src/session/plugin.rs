@@ -406,6 +406,8 @@ fn end_sessions(
         return;
     }
     let mut leaves = Vec::with_capacity(ending.len());
+    // One writer for all who leave: a mass disconnect is a few shipments, not one each.
+    let mut writer = transport.outbound.writer();
     for request in &ending {
         let Ok((entity, player, name, mut conn)) = connections.get_mut(request.player) else {
             continue;
@@ -425,9 +427,7 @@ fn end_sessions(
             let to = conn.addr();
             let mut pace = SendPace::unlimited();
             let queued = relays.to(player.id);
-            let mut writer = transport.outbound.writer();
             let polled = conn.drain(time.elapsed(), &mut pace, &mut writer.lot(to), queued);
-            drop(writer);
             transport.stats.lane_resent(polled.resent);
             relays.forget(player.id);
             if let Some(reason) = request.disconnect {
