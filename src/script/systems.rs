@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use bevy_app::{App, FixedUpdate, Plugin, Startup};
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::QueryItem;
 use bevy_time::Time;
 use tracing::{debug, error};
 
@@ -167,11 +168,21 @@ fn run_scripts(
     let now = time.elapsed();
     host.begin_tick();
     let left: Vec<&PlayerDisconnected> = disconnected.read().collect();
-    refresh_view(&host, now, &players, &gm.vitals, &gm.looks, &left);
-    refresh_movement_view(&host, &players, &spawn_states, &connections);
-    refresh_control_view(&host, &gm.controls);
+    refresh_view(
+        &host,
+        now,
+        &players,
+        &ViewSources {
+            vitals: &gm.vitals,
+            looks: &gm.looks,
+            spawn_states: &spawn_states,
+            connections: &connections,
+            controls: &gm.controls,
+            scores: &gm.scores,
+        },
+        &left,
+    );
     gm.world.refresh(&mut host.state_mut().world);
-    refresh_score_view(&host, &gm.scores);
 
     for event in &tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
         host.emit(event);
@@ -604,106 +615,99 @@ fn spectate_lost_event(lost: &SpectateLost, players: &Query<PlayerParts>) -> Opt
     })
 }
 
-/// The control state of the players in the view (freeze, camera, life confirmed).
-/// The part of the view the movement methods read: the new life, the physics queue, the
-/// gravity, the world bounds and the lane's room.
-fn refresh_movement_view(
-    host: &ScriptHost,
-    players: &Query<PlayerParts>,
-    spawn_states: &Query<&mut SpawnState>,
-    connections: &Query<&mut Connection>,
-) {
-    let mut state = host.state_mut();
-    for (entity, view) in state.players.iter_mut() {
-        let frame = players.get(*entity).ok().and_then(|(.., f, _, _)| f);
-        super::api::movement::fill_view(
-            view,
-            frame,
-            spawn_states.get(*entity).ok(),
-            connections.get(*entity).ok(),
-        );
-    }
+/// What the players' view reads besides [`PlayerParts`].
+struct ViewSources<'a, 'w, 's, 'l, 'c> {
+    vitals: &'a Query<'w, 's, Vitals>,
+    looks: &'a Query<'w, 's, Looks>,
+    spawn_states: &'a Query<'w, 's, &'l mut SpawnState>,
+    connections: &'a Query<'w, 's, &'c mut Connection>,
+    controls: &'a Query<'w, 's, &'static Control>,
+    scores: &'a Query<'w, 's, &'static crate::query::Score>,
 }
 
-fn refresh_score_view(host: &ScriptHost, scores: &Query<&crate::query::Score>) {
-    let mut state = host.state_mut();
-    for (entity, view) in &mut state.players {
-        view.score = scores.get(*entity).map_or(0, |s| s.0);
-    }
-}
-
-fn refresh_control_view(host: &ScriptHost, controls: &Query<&Control>) {
-    let mut state = host.state_mut();
-    for (entity, view) in &mut state.players {
-        if let Ok(control) = controls.get(*entity) {
-            view.frozen = control.frozen;
-            view.camera = control.camera;
-        }
-    }
-}
-
-/// Rebuilds the players scripts see: everyone connected, plus those who left this tick
-/// (for their `player_disconnect`).
+/// The players scripts see: everyone connected, plus those who left this tick (for their
+/// `player_disconnect`). Each view is written whole every tick, in place: a view keeps
+/// its entry and its name's room, so a crowd costs no allocation a tick.
 fn refresh_view(
     host: &ScriptHost,
     now: Duration,
     players: &Query<PlayerParts>,
-    vitals: &Query<Vitals>,
-    looks: &Query<Looks>,
+    sources: &ViewSources,
     left: &[&PlayerDisconnected],
 ) {
     let mut state = host.state_mut();
     state.now = now;
-    state.players.clear();
-    for (entity, player, name, life, position, scope, body, frame_state, _, animation) in players {
-        let life = life.copied().unwrap_or_default();
-        let body = body.copied().unwrap_or_default();
-        let target = aim_target(players, (player, &life, &body), frame_state);
-        let scope = scope.copied().unwrap_or_default();
-        state.players.insert(
-            entity,
-            PlayerView {
-                id: player.id,
-                token: player.token,
-                name: name.as_str().to_owned(),
-                spawned: life.spawned,
-                alive: life.alive,
-                position: position.map(|p| p.0).unwrap_or_default(),
-                virtual_world: scope.virtual_world,
-                interior: scope.interior,
-                keys: body.keys.0,
-                velocity: body.velocity,
-                camera_front: body.camera_front,
-                paused: body.paused,
-                on_fire: body.on_fire,
-                target,
-                connected: true,
-                health: vitals.get(entity).map_or(0.0, |(l, ..)| l.health),
-                armor: vitals.get(entity).map_or(0.0, |(l, ..)| l.armor),
-                team: vitals.get(entity).map_or(0, |(.., t)| t.group),
-                appearance: looks.get(entity).map(|(a, ..)| *a).unwrap_or_default(),
-                skills: looks.get(entity).map(|(_, s, ..)| *s).unwrap_or_default(),
-                hud: looks.get(entity).map(|(_, _, h, _)| *h).unwrap_or_default(),
-                nametag_color: looks
-                    .get(entity)
-                    .ok()
-                    .and_then(|(.., c)| c)
-                    .copied()
-                    .unwrap_or_default()
-                    .0
-                    .0,
-                animation: animation
-                    .and_then(|a| a.playing(now))
-                    .copied()
-                    .filter(|_| life.alive),
-                special_action: body.special_action,
-                ..PlayerView::default()
-            },
-        );
+    state.players.retain(|entity, _| players.contains(*entity));
+    for parts in players {
+        let entity = parts.0;
+        let view = state.players.entry(entity).or_default();
+        let mut name = std::mem::take(&mut view.name);
+        name.clear();
+        name.push_str(parts.2.as_str());
+        *view = player_view(players, parts, name, now, sources);
     }
     for d in left {
         state.players.insert(d.player, departed_view(d));
     }
+}
+
+/// The view of one connected player, its name already written into `name`.
+fn player_view(
+    players: &Query<PlayerParts>,
+    (entity, player, _, life, position, scope, body, frame_state, _, animation): QueryItem<
+        PlayerParts,
+    >,
+    name: String,
+    now: Duration,
+    sources: &ViewSources,
+) -> PlayerView {
+    let life = life.copied().unwrap_or_default();
+    let body = body.copied().unwrap_or_default();
+    let target = aim_target(players, (player, &life, &body), frame_state);
+    let scope = scope.copied().unwrap_or_default();
+    let vitals = sources.vitals.get(entity).ok();
+    let looks = sources.looks.get(entity).ok();
+    let control = sources.controls.get(entity).ok();
+    let mut view = PlayerView {
+        id: player.id,
+        token: player.token,
+        name,
+        spawned: life.spawned,
+        alive: life.alive,
+        position: position.map(|p| p.0).unwrap_or_default(),
+        virtual_world: scope.virtual_world,
+        interior: scope.interior,
+        keys: body.keys.0,
+        velocity: body.velocity,
+        camera_front: body.camera_front,
+        paused: body.paused,
+        on_fire: body.on_fire,
+        target,
+        connected: true,
+        health: vitals.as_ref().map_or(0.0, |(l, ..)| l.health),
+        armor: vitals.as_ref().map_or(0.0, |(l, ..)| l.armor),
+        team: vitals.as_ref().map_or(0, |(.., t)| t.group),
+        appearance: looks.map(|(a, ..)| *a).unwrap_or_default(),
+        skills: looks.map(|(_, s, ..)| *s).unwrap_or_default(),
+        hud: looks.map(|(_, _, h, _)| *h).unwrap_or_default(),
+        nametag_color: looks.and_then(|(.., c)| c).copied().unwrap_or_default().0.0,
+        animation: animation
+            .and_then(|a| a.playing(now))
+            .copied()
+            .filter(|_| life.alive),
+        special_action: body.special_action,
+        score: sources.scores.get(entity).map_or(0, |s| s.0),
+        frozen: control.is_some_and(|c| c.frozen),
+        camera: control.map(|c| c.camera).unwrap_or_default(),
+        ..PlayerView::default()
+    };
+    super::api::movement::fill_view(
+        &mut view,
+        frame_state,
+        sources.spawn_states.get(entity).ok(),
+        sources.connections.get(entity).ok(),
+    );
+    view
 }
 
 /// The player `shooter` aims at, while the aim still holds (the target is here, the same

@@ -25,6 +25,7 @@ pub mod players;
 pub mod plugin;
 pub mod reshow;
 pub mod shown;
+mod shown_by;
 pub mod stable;
 
 pub use plugin::{

@@ -31,6 +31,7 @@ use tracing::{debug, warn};
 use super::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
 use super::players::{Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, stream_center};
 use super::reshow::Reshows;
+use super::shown_by::{Bits, ShownBy};
 use super::stable::{Seen, Stability};
 use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
@@ -103,25 +104,6 @@ pub struct StreamChange {
 /// current animation (ApplyAnimation with elapsed_ms) joins them while one plays.
 pub const SNAPSHOT_EVENTS: usize = 2;
 
-/// Each recipient slot's shown subjects, ascending, back to back.
-#[derive(Debug, Default)]
-struct ShownBy {
-    /// Slot `r`'s subjects are `subjects[starts[r]..starts[r + 1]]`.
-    starts: Vec<u32>,
-    subjects: Vec<u32>,
-    /// Where the next subject of each slot goes, while filling.
-    next: Vec<u32>,
-}
-
-impl ShownBy {
-    fn of(&self, slot: usize) -> &[u32] {
-        match (self.starts.get(slot), self.starts.get(slot + 1)) {
-            (Some(&a), Some(&b)) => &self.subjects[a as usize..b as usize],
-            _ => &[],
-        }
-    }
-}
-
 /// The reconcile's state between passes: pending hides per recipient, and the grid and
 /// scratch lists kept for their allocations.
 #[derive(Resource, Debug)]
@@ -132,9 +114,8 @@ pub struct StreamState {
     entries: Vec<Option<Entry>>,
     hides: Vec<Hide>,
     shows: Vec<(u32, u32)>,
-    /// The subjects each recipient slot is shown (from `Viewers`), ascending: one flat
-    /// list, slot by slot (the viewers' bits turned around every pass; a list per slot
-    /// scattered ~50 000 pushes over a thousand allocations).
+    /// The subjects each recipient slot is shown (from `Viewers`), ascending, kept in step
+    /// with the bits (ADR 0081).
     shown_by: ShownBy,
     decision: Decision,
     /// The recipients whose last answer still holds (ADR 0079).
@@ -273,16 +254,9 @@ pub fn reconcile(
             state.stability.forget(r.0 as usize);
         }
     }
-    {
-        // Every subject's viewers by slot, read once for both decisions.
-        let seen: Vec<Option<&Viewers>> = state
-            .entries
-            .iter()
-            .map(|e| e.and_then(|e| viewers.get(e.entity).ok()))
-            .collect();
-        decide(state, &rules, &seen, &overrides);
-        decide_reshows(state, &seen, &mut reshows, &players);
-    }
+    turn_around(state, &mut viewers);
+    decide(state, &rules, &overrides);
+    decide_reshows(state, &mut reshows, &players);
 
     // Hides: the bit goes at once, the packet when the lane takes it.
     let hides = std::mem::take(&mut state.hides);
@@ -292,6 +266,7 @@ pub fn reconcile(
         };
         if let Ok(mut v) = viewers.get_mut(s.entity) {
             v.remove(PlayerId(hide.recipient));
+            state.shown_by.hidden(hide.subject, hide.recipient);
         }
         let Some(r) = state.entry(hide.recipient).filter(|_| hide.announce) else {
             if let Ok((mut sent, _)) = relayed.get_mut(s.entity) {
@@ -380,6 +355,7 @@ pub fn reconcile(
             relayed.shown(r.recipient.id, last);
         }
         v.insert(r.recipient.id);
+        state.shown_by.shown(subject, recipient);
         changes.write(StreamChange {
             subject: s.entity,
             subject_token: s.token,
@@ -453,6 +429,7 @@ fn forget_leavers<'a>(
         for (mut sent, _) in relayed.iter_mut() {
             sent.forget(gone.id);
         }
+        state.shown_by.left(gone.id);
         if let Some(q) = slot(gone.id).and_then(|i| state.pending.get_mut(i)) {
             q.clear();
         }
@@ -534,12 +511,45 @@ impl Audience for PlayerAudience<'_> {
     }
 }
 
+/// Step 2a: each recipient's shown subjects in step with the subjects' `Viewers`; a bit
+/// of a recipient this pass does not see (its state is not given yet, or it is gone) is
+/// a stale bit, cleared without a word.
+fn turn_around(state: &mut StreamState, viewers: &mut Query<&mut Viewers>) {
+    let StreamState {
+        entries,
+        hides,
+        shown_by,
+        ..
+    } = state;
+    let mut stale = |subject, recipient| {
+        hides.push(Hide {
+            subject,
+            recipient,
+            announce: false,
+        })
+    };
+    shown_by.begin(entries.iter().map(|e| e.map(|e| e.entity)), &mut stale);
+    for (slot, entry) in entries.iter().enumerate() {
+        let now = entry.and_then(|e| Some((e.entity, viewers.get_mut(e.entity).ok()?)));
+        let now = now.as_ref().map(|(entity, v)| {
+            (
+                *entity,
+                Bits {
+                    viewers: v,
+                    changed: v.is_changed(),
+                },
+            )
+        });
+        shown_by.subject(slot, now, &mut stale);
+    }
+    shown_by.end(entries.len());
+}
+
 /// Steps 2 and 3: the engine's decision for every recipient, against what `Viewers` says
-/// it is shown; a bit of a recipient this pass does not see is a stale bit.
+/// it is shown.
 fn decide(
     state: &mut StreamState,
     rules: &Rules,
-    seen: &[Option<&Viewers>],
     overrides: &Query<(Entity, Ref<StreamOverride>)>,
 ) {
     let StreamState {
@@ -552,51 +562,6 @@ fn decide(
         stability,
         ..
     } = state;
-    // Two passes over the viewers' bits: count each recipient's subjects, then place
-    // them (subjects in slot order, so each recipient's list is ascending).
-    let slots = entries.len();
-    let ShownBy {
-        starts,
-        subjects,
-        next,
-    } = shown_by;
-    starts.clear();
-    starts.resize(slots + 1, 0);
-    let live = |r: PlayerId| entries.get(r.0 as usize).is_some_and(Option::is_some);
-    for s in entries.iter().flatten() {
-        let Some(v) = seen.get(s.subject.id.0 as usize).copied().flatten() else {
-            continue;
-        };
-        for r in v.iter() {
-            if live(r) {
-                starts[r.0 as usize + 1] += 1;
-            } else {
-                // Not a player this pass sees (its state is not given yet): a stale bit.
-                hides.push(Hide {
-                    subject: s.subject.id.0,
-                    recipient: r.0,
-                    announce: false,
-                });
-            }
-        }
-    }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
-    subjects.clear();
-    subjects.resize(starts[slots] as usize, 0);
-    next.clear();
-    next.extend_from_slice(&starts[..slots]);
-    for s in entries.iter().flatten() {
-        let Some(v) = seen.get(s.subject.id.0 as usize).copied().flatten() else {
-            continue;
-        };
-        for r in v.iter().filter(|&r| live(r)) {
-            let at = &mut next[r.0 as usize];
-            subjects[*at as usize] = s.subject.id.0;
-            *at += 1;
-        }
-    }
     let audience = PlayerAudience {
         overrides: entries
             .iter()
@@ -617,12 +582,12 @@ fn decide(
             always: rec.spectating.map(|p| p.0),
         };
         let slot = rec.id.0 as usize;
-        let shown = shown_by.of(slot);
-        if stability.holds(slot, &viewpoint, shown) {
+        let (shown, revision) = (shown_by.of(slot), shown_by.revision(slot));
+        if stability.holds(slot, &viewpoint, revision) {
             continue;
         }
         engine.decide(rules, &viewpoint, shown, &audience, decision);
-        stability.decided(slot, &viewpoint, shown, decision);
+        stability.decided(slot, &viewpoint, revision, decision);
         hides.extend(decision.hides.iter().map(|&subject| Hide {
             subject,
             recipient: rec.id.0,
@@ -635,23 +600,13 @@ fn decide(
 /// Step 2b: a reshow request of a subject still shown is a hide like the others
 /// (announced, so the stream events follow every change of the set); the next pass shows
 /// the subject again with a whole snapshot, after the hide (ADR 0020).
-fn decide_reshows(
-    state: &mut StreamState,
-    seen: &[Option<&Viewers>],
-    reshows: &mut Reshows,
-    players: &Query<PlayerParts>,
-) {
+fn decide_reshows(state: &mut StreamState, reshows: &mut Reshows, players: &Query<PlayerParts>) {
     for request in reshows.take() {
         let Ok((_, subject, ..)) = players.get(request.subject) else {
             continue;
         };
         let (s, r) = (subject.id.0, request.recipient.0);
-        let shown = seen
-            .get(s as usize)
-            .copied()
-            .flatten()
-            .is_some_and(|v| v.contains(request.recipient));
-        if shown
+        if state.shown_by.contains(s, request.recipient)
             && !state
                 .hides
                 .iter()

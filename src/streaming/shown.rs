@@ -19,6 +19,7 @@ use tracing::{debug, warn};
 
 use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
 use super::grid::FxHasher;
+use super::stable::SetRevision;
 use crate::lane::Delivery;
 use crate::player::Viewers;
 use crate::protocol::ServerPacket;
@@ -31,25 +32,47 @@ use bevy_ecs::system::Query;
 pub struct ShownSets {
     shown: Vec<Vec<u32>>,
     pending: Vec<VecDeque<Pending>>,
-    /// `shown` by key: who each key is shown to (no entry: nobody).
-    by_key: ByKey,
+    /// What follows every change of `shown`.
+    index: Index,
 }
 
 /// Each key's viewers.
 type ByKey = HashMap<u32, Viewers, BuildHasherDefault<FxHasher>>;
 
-/// `key` joined `recipient`'s set.
-fn view(by_key: &mut ByKey, key: u32, recipient: PlayerId) {
-    by_key.entry(key).or_default().insert(recipient);
+/// What is kept in step with the sets: who each key is shown to, and each recipient's
+/// [`SetRevision`].
+#[derive(Debug, Clone, Default)]
+struct Index {
+    /// `shown` by key: who each key is shown to (no entry: nobody).
+    by_key: ByKey,
+    /// By recipient slot.
+    revisions: Vec<SetRevision>,
 }
 
-/// `key` left `recipient`'s set; a key shown to nobody keeps no entry.
-fn unview(by_key: &mut ByKey, key: u32, recipient: PlayerId) {
-    if let Some(v) = by_key.get_mut(&key) {
-        v.remove(recipient);
-        if v.is_empty() {
-            by_key.remove(&key);
+impl Index {
+    /// `key` joined `recipient`'s set.
+    fn view(&mut self, key: u32, recipient: PlayerId) {
+        self.by_key.entry(key).or_default().insert(recipient);
+        self.bump(recipient);
+    }
+
+    /// `key` left `recipient`'s set; a key shown to nobody keeps no entry.
+    fn unview(&mut self, key: u32, recipient: PlayerId) {
+        if let Some(v) = self.by_key.get_mut(&key) {
+            v.remove(recipient);
+            if v.is_empty() {
+                self.by_key.remove(&key);
+            }
         }
+        self.bump(recipient);
+    }
+
+    fn bump(&mut self, recipient: PlayerId) {
+        let i = slot(recipient);
+        if self.revisions.len() <= i {
+            self.revisions.resize(i + 1, SetRevision::default());
+        }
+        self.revisions[i].bump();
     }
 }
 
@@ -123,6 +146,15 @@ impl ShownSets {
         self.shown.get(slot(recipient)).map_or(&[], Vec::as_slice)
     }
 
+    /// The revision of `recipient`'s set: it changes with every change of the set.
+    pub fn revision(&self, recipient: PlayerId) -> SetRevision {
+        self.index
+            .revisions
+            .get(slot(recipient))
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// Whether `key` is shown to `recipient`.
     pub fn contains(&self, recipient: PlayerId, key: u32) -> bool {
         self.of(recipient).binary_search(&key).is_ok()
@@ -151,7 +183,7 @@ impl ShownSets {
 
     /// The recipients `key` is shown to; `None` when nobody.
     pub fn viewers_of(&self, key: u32) -> Option<&Viewers> {
-        self.by_key.get(&key)
+        self.index.by_key.get(&key)
     }
 
     /// A recipient left: nothing is shown to it any more and nothing waits for it
@@ -159,7 +191,7 @@ impl ShownSets {
     pub fn forget(&mut self, recipient: PlayerId) {
         if let Some(set) = self.shown.get_mut(slot(recipient)) {
             for key in set.drain(..) {
-                unview(&mut self.by_key, key, recipient);
+                self.index.unview(key, recipient);
             }
         }
         if let Some(q) = self.pending.get_mut(slot(recipient)) {
@@ -224,7 +256,7 @@ impl ShownSets {
         for key in &decision.hides {
             if let Ok(at) = set.binary_search(key) {
                 set.remove(at);
-                unview(&mut self.by_key, *key, recipient);
+                self.index.unview(*key, recipient);
                 queue.push_back(Pending {
                     key: *key,
                     packets: hide(*key),
@@ -272,7 +304,7 @@ impl ShownSets {
             }
             if let Some(last) = last {
                 set.insert(at, key);
-                view(&mut self.by_key, key, recipient);
+                self.index.view(key, recipient);
                 applied.shown.push(key);
                 queued(key, last);
             }
@@ -308,7 +340,7 @@ impl ShownSets {
             match conn.send_event(packet, delivery) {
                 Ok(_) => {
                     set.insert(at, key);
-                    view(&mut self.by_key, key, recipient);
+                    self.index.view(key, recipient);
                     applied.shown.push(key);
                     queued += 1;
                 }

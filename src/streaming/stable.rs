@@ -20,6 +20,18 @@ use crate::protocol::geometry::Vec3;
 /// Every recipient is decided again, not just given the jump as drift.
 pub const JUMP: f32 = 5.0;
 
+/// The revision of one recipient's shown set: bumped at every change of the set, so an
+/// answer decided against it holds only while the revision is the one it was decided at
+/// (comparing the sets themselves cost a thousand list compares a pass).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SetRevision(u64);
+
+impl SetRevision {
+    pub fn bump(&mut self) {
+        self.0 = self.0.wrapping_add(1);
+    }
+}
+
 /// What a pass sees of one subject slot.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Seen {
@@ -62,8 +74,8 @@ pub struct Stability {
     /// each pass's largest step.
     drift: f64,
     held: Vec<Option<Held>>,
-    /// The shown set each held answer was decided against.
-    expected: Vec<Vec<u32>>,
+    /// The revision of the shown set each held answer was decided against.
+    expected: Vec<SetRevision>,
 }
 
 impl Stability {
@@ -120,8 +132,9 @@ impl Stability {
         }
     }
 
-    /// Whether recipient `slot`'s last answer still holds for `viewpoint`, shown `shown`.
-    pub fn holds(&self, slot: usize, viewpoint: &Viewpoint, shown: &[u32]) -> bool {
+    /// Whether recipient `slot`'s last answer still holds for `viewpoint`, its shown set at
+    /// revision `shown`.
+    pub fn holds(&self, slot: usize, viewpoint: &Viewpoint, shown: SetRevision) -> bool {
         let Some(h) = self.held.get(slot).copied().flatten() else {
             return false;
         };
@@ -130,16 +143,22 @@ impl Stability {
             && h.active == viewpoint.active
             && h.always == viewpoint.always
             && moved < f64::from(h.slack)
-            && self.expected.get(slot).is_some_and(|e| e == shown)
+            && self.expected.get(slot) == Some(&shown)
     }
 
-    /// Records recipient `slot`'s answer, just decided against `shown`. Only an answer
-    /// that changes nothing can hold: one that hides or shows is decided again next pass,
-    /// against the set it left.
-    pub fn decided(&mut self, slot: usize, viewpoint: &Viewpoint, shown: &[u32], d: &Decision) {
+    /// Records recipient `slot`'s answer, just decided against its shown set at revision
+    /// `shown`. Only an answer that changes nothing can hold: one that hides or shows is
+    /// decided again next pass, against the set it left.
+    pub fn decided(
+        &mut self,
+        slot: usize,
+        viewpoint: &Viewpoint,
+        shown: SetRevision,
+        d: &Decision,
+    ) {
         if self.held.len() <= slot {
             self.held.resize(slot + 1, None);
-            self.expected.resize_with(slot + 1, Vec::new);
+            self.expected.resize(slot + 1, SetRevision::default());
         }
         if !(d.hides.is_empty() && d.shows.is_empty() && d.slack > 0.0) {
             self.held[slot] = None;
@@ -153,9 +172,7 @@ impl Stability {
             drift_at: self.drift,
             slack: d.slack,
         });
-        let expected = &mut self.expected[slot];
-        expected.clear();
-        expected.extend_from_slice(shown);
+        self.expected[slot] = shown;
     }
 }
 
@@ -189,6 +206,10 @@ mod tests {
         }
     }
 
+    /// Two revisions of one shown set.
+    const R1: SetRevision = SetRevision(1);
+    const R2: SetRevision = SetRevision(2);
+
     fn quiet(slack: f32) -> Decision {
         Decision {
             slack,
@@ -206,29 +227,23 @@ mod tests {
     fn an_answer_holds_while_the_moves_stay_within_its_slack() {
         let mut s = Stability::default();
         pass(&mut s, 0.0);
-        s.decided(0, &view(0.0), &[1], &quiet(3.0));
-        assert!(s.holds(0, &view(0.0), &[1]));
+        s.decided(0, &view(0.0), R1, &quiet(3.0));
+        assert!(s.holds(0, &view(0.0), R1));
         pass(&mut s, 1.0);
-        assert!(
-            s.holds(0, &view(1.0), &[1]),
-            "1 m of drift, 1 m of own move"
-        );
+        assert!(s.holds(0, &view(1.0), R1), "1 m of drift, 1 m of own move");
         pass(&mut s, 2.0);
-        assert!(
-            !s.holds(0, &view(1.0), &[1]),
-            "2 m of drift, 1 m of own move"
-        );
-        assert!(!s.holds(0, &view(0.0), &[1, 2]), "another shown set");
+        assert!(!s.holds(0, &view(1.0), R1), "2 m of drift, 1 m of own move");
+        assert!(!s.holds(0, &view(0.0), R2), "another shown set");
     }
 
     #[test]
     fn a_jump_a_change_or_an_answer_with_changes_holds_nothing() {
         let mut s = Stability::default();
         pass(&mut s, 0.0);
-        s.decided(0, &view(0.0), &[1], &quiet(100.0));
+        s.decided(0, &view(0.0), R1, &quiet(100.0));
         pass(&mut s, JUMP + 1.0);
-        assert!(!s.holds(0, &view(0.0), &[1]), "a jump");
-        s.decided(0, &view(0.0), &[1], &quiet(100.0));
+        assert!(!s.holds(0, &view(0.0), R1), "a jump");
+        s.decided(0, &view(0.0), R1, &quiet(100.0));
         s.begin();
         s.see(
             1,
@@ -238,26 +253,26 @@ mod tests {
             },
         );
         s.settle(false);
-        assert!(!s.holds(0, &view(0.0), &[1]), "a death");
-        s.decided(0, &view(0.0), &[1], &quiet(100.0));
+        assert!(!s.holds(0, &view(0.0), R1), "a death");
+        s.decided(0, &view(0.0), R1, &quiet(100.0));
         s.begin();
         s.settle(false);
-        assert!(!s.holds(0, &view(0.0), &[1]), "a leave");
-        s.decided(0, &view(0.0), &[1], &quiet(100.0));
+        assert!(!s.holds(0, &view(0.0), R1), "a leave");
+        s.decided(0, &view(0.0), R1, &quiet(100.0));
         s.begin();
         s.settle(true);
-        assert!(!s.holds(0, &view(0.0), &[1]), "the rules changed");
+        assert!(!s.holds(0, &view(0.0), R1), "the rules changed");
         let mut shows = quiet(100.0);
         shows.shows.push(2);
-        s.decided(0, &view(0.0), &[1], &shows);
-        assert!(!s.holds(0, &view(0.0), &[1]), "an answer that shows");
-        s.decided(0, &view(0.0), &[1], &quiet(0.0));
-        assert!(!s.holds(0, &view(0.0), &[1]), "no slack");
-        s.decided(0, &view(0.0), &[1], &quiet(100.0));
+        s.decided(0, &view(0.0), R1, &shows);
+        assert!(!s.holds(0, &view(0.0), R1), "an answer that shows");
+        s.decided(0, &view(0.0), R1, &quiet(0.0));
+        assert!(!s.holds(0, &view(0.0), R1), "no slack");
+        s.decided(0, &view(0.0), R1, &quiet(100.0));
         let mut other = view(0.0);
         other.always = Some(1);
-        assert!(!s.holds(0, &other, &[1]), "another spectate target");
+        assert!(!s.holds(0, &other, R1), "another spectate target");
         other = view(f32::NAN);
-        assert!(!s.holds(0, &other, &[1]), "a center that is not finite");
+        assert!(!s.holds(0, &other, R1), "a center that is not finite");
     }
 }

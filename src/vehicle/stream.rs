@@ -286,11 +286,11 @@ pub fn reconcile(
             ..Viewpoint::at(player.id, layer(scope), stream_center(position, center))
         };
         let slot = player.id.0 as usize;
-        if stability.holds(slot, &viewpoint, shown.of(player.id)) {
+        if stability.holds(slot, &viewpoint, shown.revision(player.id)) {
             decision.clear();
         } else {
             engine.decide(&rules, &viewpoint, shown.of(player.id), &Everyone, decision);
-            stability.decided(slot, &viewpoint, shown.of(player.id), decision);
+            stability.decided(slot, &viewpoint, shown.revision(player.id), decision);
         }
         if decision.hides.is_empty() && decision.shows.is_empty() && shown.pending_empty(player.id)
         {
