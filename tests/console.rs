@@ -317,7 +317,12 @@ fn stats_counts_players_traffic_and_script_errors() {
         ),
         "{out:?}"
     );
-    assert!(out[2].ends_with(" KiB in use"), "{out:?}");
+    assert!(
+        out[2].ends_with(
+            " KiB in use, 0 notifications waited for a later tick (0 waiting, 0 dropped)"
+        ),
+        "{out:?}"
+    );
     assert!(out[3].starts_with("uptime: "), "{out:?}");
 }
 

@@ -174,3 +174,134 @@ fn a_handler_that_keeps_failing_is_suspended_and_a_success_resets_it() {
     );
     assert_eq!(h.script_host().errors(), 6);
 }
+
+/// ADR 0082: a join storm's `player_connect` past the tick's script time waits for the
+/// next ticks, in order, instead of being cut off and backed off; a waiting
+/// `player_disconnect` still reads its player's name.
+#[test]
+fn notifications_past_the_tick_time_wait_for_later_ticks_in_order() {
+    const STORM: usize = 30;
+    let s = TempScripts::new("tick-time-storm");
+    s.resource(
+        "greeter",
+        r#"
+        local n, watcher = 0, nil
+        dlmp.on("player_connect", function(p)
+            n = n + 1
+            if p:name() == "watcher" then watcher = p end
+            dlmp.send_chat("you are " .. n, nil, { p })
+        end)
+        dlmp.on("player_disconnect", function(p)
+            if watcher then dlmp.send_chat("bye " .. p:name(), nil, { watcher }) end
+        end)
+        "#,
+    );
+    let mut h = s.harness_with(|c| Config {
+        script_tick_budget_ms: 20,
+        ..c
+    });
+    let watcher = h.connect("watcher");
+    ticking_clock(&mut h, Duration::from_millis(1));
+    let storm: Vec<_> = (0..STORM).map(|_| h.add_client()).collect();
+    for (i, &c) in storm.iter().enumerate() {
+        let hello = h.client_hello(c, &format!("p{i:02}"));
+        h.send(c, hello);
+    }
+    h.step();
+    for &c in &storm {
+        h.prove(c);
+    }
+    h.steps(30);
+    let stats = h.script_host().stats();
+    assert!(
+        stats.deferred > 0,
+        "the storm outlasted one tick: {stats:?}"
+    );
+    assert_eq!(stats.suspensions, 0, "{stats:?}");
+    assert_eq!(h.script_host().notifications_waiting(), 0);
+    let mut heard = Vec::new();
+    for &c in &storm {
+        let lines = h.take_chat_lines(c);
+        if let Some(n) = lines.iter().find_map(|l| l.strip_prefix("you are ")) {
+            heard.push(n.parse::<usize>().expect("a number"));
+        }
+    }
+    assert!(
+        heard.windows(2).all(|w| w[0] < w[1]),
+        "heard in connect order: {heard:?}"
+    );
+    let cut = usize::try_from(stats.time_cutoffs).expect("fits");
+    assert_eq!(heard.len() + cut, STORM, "none lost: {heard:?} {stats:?}");
+    assert!(heard.len() > STORM / 2, "{heard:?}");
+
+    h.take_chat_lines(watcher);
+    let before = h.script_host().stats();
+    for &c in &storm {
+        h.disconnect(c);
+    }
+    h.steps(30);
+    let stats = h.script_host().stats();
+    assert!(stats.deferred > before.deferred, "{stats:?}");
+    let byes: Vec<String> = h
+        .take_chat_lines(watcher)
+        .into_iter()
+        .filter_map(|l| l.strip_prefix("bye ").map(str::to_owned))
+        .collect();
+    let cut = usize::try_from(stats.time_cutoffs - before.time_cutoffs).expect("fits");
+    assert_eq!(byes.len() + cut, STORM, "{byes:?} {stats:?}");
+    let mut sorted = byes.clone();
+    sorted.sort();
+    assert_eq!(byes, sorted, "heard in leave order, each with its name");
+    assert!(byes.len() > STORM / 2, "{byes:?}");
+}
+
+/// ADR 0082: a timer due once the tick's script time is spent stays due and fires in the
+/// next tick.
+#[test]
+fn a_timer_due_past_the_tick_time_fires_in_the_next_tick() {
+    let s = TempScripts::new("tick-time-timer");
+    s.resource(
+        "clock",
+        r#"
+        local n = 0
+        dlmp.on("player_chat", function() for i = 1, 2000000 do end end)
+        dlmp.set_timer(20, function()
+            n = n + 1
+            dlmp.send_chat("ding " .. n)
+        end, true)
+        "#,
+    );
+    let mut h = s.harness_with(|c| Config {
+        script_instruction_budget: 1_000_000_000,
+        script_tick_budget_ms: 20,
+        ..c
+    });
+    let a = h.connect("alice");
+    ticking_clock(&mut h, Duration::from_millis(1));
+    let dings = |h: &mut Harness| -> Vec<String> {
+        h.take_chat_lines(a)
+            .into_iter()
+            .filter(|l| l.starts_with("ding "))
+            .collect()
+    };
+    dings(&mut h);
+    h.step();
+    let before = dings(&mut h);
+    assert_eq!(
+        before.len(),
+        1,
+        "a tick with time fires the timer: {before:?}"
+    );
+    h.chat(a, "slow");
+    h.step();
+    assert_eq!(h.script_host().stats().time_cutoffs, 1);
+    assert!(dings(&mut h).is_empty(), "no time left for the timer");
+    h.step();
+    let after = dings(&mut h);
+    let next = before[0]
+        .strip_prefix("ding ")
+        .and_then(|n| n.parse::<u32>().ok())
+        .expect("a count")
+        + 1;
+    assert_eq!(after, [format!("ding {next}")], "it fired in the next tick");
+}

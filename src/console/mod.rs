@@ -390,14 +390,17 @@ fn stats(world: &mut World) -> Vec<String> {
         Some(host) => {
             let limits = host.stats();
             out.push(format!(
-                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use",
+                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use, {} notifications waited for a later tick ({} waiting, {} dropped)",
                 host.running().count(),
                 host.errors(),
                 limits.time_cutoffs,
                 limits.memory_errors,
                 limits.suspensions,
                 limits.skipped,
-                host.used_memory() >> 10
+                host.used_memory() >> 10,
+                limits.deferred,
+                host.notifications_waiting(),
+                limits.deferred_dropped
             ));
         }
         None => out.push("scripts: unavailable".to_owned()),

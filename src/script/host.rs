@@ -16,6 +16,7 @@ use tracing::{debug, error, info, warn};
 
 use super::api;
 use super::api::player::LuaPlayer;
+use super::deferred::{Deferred, MAX_DEFERRED};
 use super::events::{Outcome, ScriptEvent};
 use super::manifest::{ResourceDir, discover};
 use super::sandbox;
@@ -78,6 +79,10 @@ pub struct ScriptStats {
     pub skipped: u64,
     /// Admission refusals not raised to scripts (past `REFUSALS_PER_SECOND` a player).
     pub refusals_dropped: u64,
+    /// Notifications that waited for a later tick: the tick's time was spent (ADR 0082).
+    pub deferred: u64,
+    /// Notifications dropped, oldest first, past `MAX_DEFERRED` waiting.
+    pub deferred_dropped: u64,
 }
 
 /// The script clock: monotonic wall time. A test injects its own
@@ -174,6 +179,8 @@ pub struct ScriptHost {
     io_lines: Function,
     /// The server's data folder scripts reach as `$data/...` (ADR 0035).
     data_dir: Option<PathBuf>,
+    /// Notifications waiting for a tick with time left (ADR 0082).
+    deferred: Deferred,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -255,6 +262,7 @@ impl ScriptHost {
             io_open,
             io_lines,
             data_dir: None,
+            deferred: Deferred::default(),
         })
     }
 
@@ -318,6 +326,63 @@ impl ScriptHost {
         let deadline = self.guard.now() + self.limits.tick_time;
         self.guard.deadline.set(Some(deadline));
         self.cut_logged = false;
+    }
+
+    /// Whether too little of this tick's script time is left to start a call that may
+    /// wait (a notification, a timer): under a quarter of the budget, so that the call
+    /// started last usually ends before the deadline instead of being cut off (ADR 0082).
+    fn budget_spent(&self) -> bool {
+        let reserve = self.limits.tick_time / 4;
+        self.guard
+            .deadline
+            .get()
+            .is_some_and(|d| self.guard.now() + reserve > d)
+    }
+
+    /// Raises a notification: an event whose handlers' answer nobody waits for. Once the
+    /// tick's script time is spent it waits, in order, for the next tick
+    /// ([`emit_deferred`](Self::emit_deferred)); so does every one after it while any
+    /// waits (ADR 0082).
+    pub fn notify(&mut self, event: ScriptEvent) {
+        if self.deferred.is_empty() && !self.budget_spent() {
+            self.emit(&event);
+            return;
+        }
+        self.stats.deferred += 1;
+        if self.deferred.push(event) {
+            self.stats.deferred_dropped += 1;
+            warn!(
+                "a script notification waiting for a later tick was dropped: more than {MAX_DEFERRED} wait"
+            );
+        }
+    }
+
+    /// Raises the notifications that waited, oldest first, while the tick's script time
+    /// lasts. A `player_disconnect` that ran lets its player's view and data go.
+    pub fn emit_deferred(&mut self) {
+        while !self.deferred.is_empty() && !self.budget_spent() {
+            let Some(event) = self.deferred.pop() else {
+                break;
+            };
+            self.emit(&event);
+            if let ScriptEvent::PlayerDisconnect { player, .. } = event
+                && !self.deferred.awaits_disconnect(player.entity)
+            {
+                self.state_mut().players.remove(&player.entity);
+                self.forget_entity(player.entity);
+            }
+        }
+    }
+
+    /// Notifications waiting for a tick with time left.
+    pub fn notifications_waiting(&self) -> usize {
+        self.deferred.len()
+    }
+
+    /// Whether the `player_disconnect` of `player` still waits for a tick: its view and
+    /// its script data stay until it ran.
+    pub fn awaits_disconnect(&self, player: Entity) -> bool {
+        self.deferred.awaits_disconnect(player)
     }
 
     /// Ends the tick's time budget: calls outside a tick (resource starts from the
@@ -453,6 +518,13 @@ impl ScriptHost {
                 self.failing.remove(&key);
                 Some(r)
             }
+            // A call cut off by the tick's time did not fail by itself: the back-off is
+            // for calls that fail (ADR 0082).
+            Err(e) if self.guard.timed_out.get() => {
+                let name = self.resource_name(resource);
+                self.log_error(&name, what, &e);
+                None
+            }
             Err(e) => {
                 let name = self.resource_name(resource);
                 let failing = self.failing.entry(key).or_insert(Failing {
@@ -474,9 +546,6 @@ impl ScriptHost {
                 failing.until = now + failing.backoff;
                 let (streak, backoff) = (failing.streak, failing.backoff);
                 self.errors += 1;
-                if self.guard.timed_out.get() {
-                    self.stats.time_cutoffs += 1;
-                }
                 self.stats.suspensions += 1;
                 warn!(
                     resource = name,
@@ -754,7 +823,8 @@ impl ScriptHost {
             state.now = now;
             state.next_handle
         };
-        loop {
+        // A timer due once the tick's time is spent stays due for the next tick.
+        while !self.budget_spent() {
             let next = {
                 let state = self.state();
                 state

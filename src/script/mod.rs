@@ -3,6 +3,7 @@
 //! see a consistent view of the world, and their commands apply in the same tick.
 
 pub mod api;
+mod deferred;
 pub mod events;
 pub mod fetch;
 pub mod host;

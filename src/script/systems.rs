@@ -184,15 +184,25 @@ fn run_scripts(
     );
     gm.world.refresh(&mut host.state_mut().world);
 
-    for event in &tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
-        host.emit(event);
+    // What waited from earlier ticks goes first, so the gamemode hears every event in
+    // order (ADR 0082).
+    host.emit_deferred();
+    for event in tick_events(&left, &mut messages, &mut gm.spectate_lost, &players) {
+        host.notify(event);
     }
-    for event in &refusal_events(now, &mut messages, &players, &mut host) {
-        host.emit(event);
+    for event in refusal_events(now, &mut messages, &players, &mut host) {
+        host.notify(event);
     }
-    host.state_mut().players.retain(|_, view| view.connected);
+    {
+        let host = &*host;
+        host.state_mut()
+            .players
+            .retain(|entity, view| view.connected || host.awaits_disconnect(*entity));
+    }
     for departed in &left {
-        host.forget_entity(departed.player);
+        if !host.awaits_disconnect(departed.player) {
+            host.forget_entity(departed.player);
+        }
     }
     emit_chat(&mut host, &mut pending, &players);
     crate::vehicle::seats::emit_start_enters(&mut host, &mut enters);
@@ -637,7 +647,10 @@ fn refresh_view(
 ) {
     let mut state = host.state_mut();
     state.now = now;
-    state.players.retain(|entity, _| players.contains(*entity));
+    // A view stays for a `player_disconnect` that still waits for a tick (ADR 0082).
+    state.players.retain(|entity, view| {
+        players.contains(*entity) || (!view.connected && host.awaits_disconnect(*entity))
+    });
     for parts in players {
         let entity = parts.0;
         let view = state.players.entry(entity).or_default();

@@ -48,8 +48,11 @@ struct Chain {
 /// The tick's relays, by recipient; emptied by the outbound pass.
 #[derive(Resource, Debug, Default)]
 pub struct Relays {
-    /// Every packet's bytes, back to back.
+    /// Every packet's bytes, back to back, in `bytes[..used]`. The rest is zeroed room
+    /// kept between ticks, which an encode writes into: a tick zeroes the bytes it used
+    /// once, at its end, not a whole datagram's room for each of its ~1000 encodes.
     bytes: Vec<u8>,
+    used: usize,
     /// Each packet's end in `bytes` (its start is the end of the one before).
     ends: Vec<u32>,
     entries: Vec<Entry>,
@@ -66,14 +69,21 @@ impl Relays {
             return Err(SendError::WrongLane);
         }
         let id = u32::try_from(self.ends.len()).map_err(|_| SendError::QueueFull)?;
-        let start = self.bytes.len();
-        self.bytes.resize(start + MAX_DATAGRAM, 0);
-        let encoded = packet.encode(&mut self.bytes[start..]);
-        let end = start + encoded.unwrap_or(0);
-        self.bytes.truncate(end);
-        encoded.map_err(SendError::Invalid)?;
+        let start = self.used;
+        if self.bytes.len() < start + MAX_DATAGRAM {
+            self.bytes.resize(start + MAX_DATAGRAM, 0);
+        }
+        let room = start..start + MAX_DATAGRAM;
+        let end = match packet.encode(&mut self.bytes[room.clone()]) {
+            Ok(n) => start + n,
+            Err(e) => {
+                self.bytes[room].fill(0);
+                return Err(SendError::Invalid(e));
+            }
+        };
         self.ends
             .push(u32::try_from(end).map_err(|_| SendError::QueueFull)?);
+        self.used = end;
         Ok(RelayPacket(id))
     }
 
@@ -142,7 +152,8 @@ impl Relays {
 
     /// Ends the tick: every relay was sent or dropped. The room is kept for the next tick.
     pub(crate) fn clear(&mut self) {
-        self.bytes.clear();
+        self.bytes[..self.used].fill(0);
+        self.used = 0;
         self.ends.clear();
         self.entries.clear();
         self.chains.iter_mut().for_each(|c| *c = None);
@@ -190,6 +201,10 @@ mod tests {
         assert_eq!(relays.to(r1).count(), 0);
         assert_eq!(relays.to(r2).count(), 1);
         relays.clear();
+        assert!(
+            relays.bytes.iter().all(|&b| b == 0),
+            "the room an encode writes into is zeroed again"
+        );
         assert_eq!(relays.to(r2).count(), 0);
         let c = relays.encode(ack(3)).expect("unreliable");
         relays.queue(r2, c, None);
