@@ -144,22 +144,6 @@ impl ShownBy {
         now: Option<(Entity, Bits<'_>)>,
         mut stale: impl FnMut(u32, u32),
     ) {
-        self.sync_subject(s, now, &mut stale);
-    }
-
-    /// Ends a pass: subject slots from `slots` on hold no subject.
-    pub(super) fn end(&mut self, slots: usize) {
-        for s in slots..self.copies.len() {
-            self.sync_subject(s, None, &mut |_, _| {});
-        }
-    }
-
-    fn sync_subject(
-        &mut self,
-        s: usize,
-        now: Option<(Entity, Bits<'_>)>,
-        stale: &mut impl FnMut(u32, u32),
-    ) {
         if self.copies.len() <= s {
             self.copies.resize_with(s + 1, || None);
         }
@@ -193,6 +177,13 @@ impl ShownBy {
         let mut copy = old;
         copy.clone_from(bits.viewers);
         self.copies[s] = Some((entity, copy));
+    }
+
+    /// Ends a pass: subject slots from `slots` on hold no subject.
+    pub(super) fn end(&mut self, slots: usize) {
+        for s in slots..self.copies.len() {
+            self.subject(s, None, |_, _| {});
+        }
     }
 
     fn is_live(&self, r: PlayerId) -> bool {
