@@ -28,7 +28,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, SendError, Sender};
 use super::shipment::{Addressed, Shipment, ShipmentPool};
 use super::{Datagram, NetStats};
 use crate::protocol::Packet;
-use crate::protocol::bundle::Packer;
+use crate::protocol::bundle::{BUNDLE_ID, Bundle, Packer};
 use crate::protocol::player::sync::RemotePlayerSync;
 use crate::protocol::vehicle::frame::RemoteVehicleFrame;
 
@@ -426,19 +426,26 @@ fn admit(
     }
 }
 
-/// A relay the subject's next frame supersedes: sheddable before anything else.
+/// A relay the subject's next frame supersedes, or a bundle of nothing but relays (a
+/// protocol 2 viewer's relays of a tick): sheddable before anything else. A bundle that
+/// carries a lane event is not (ADR 0025, addendum).
 fn is_relay(bytes: &[u8]) -> bool {
-    matches!(
-        bytes.first(),
-        Some(&id) if id == RemotePlayerSync::ID || id == RemoteVehicleFrame::ID
-    )
+    let single = |packet: &[u8]| {
+        matches!(
+            packet.first(),
+            Some(&id) if id == RemotePlayerSync::ID || id == RemoteVehicleFrame::ID
+        )
+    };
+    match bytes.first() {
+        Some(&BUNDLE_ID) => Bundle::parse(bytes).is_ok_and(|b| b.iter().all(single)),
+        _ => single(bytes),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::CHUNK;
-    use crate::protocol::bundle::BUNDLE_ID;
 
     fn datagram(port: u16, id: u8) -> Datagram {
         Datagram {
@@ -515,6 +522,42 @@ mod tests {
         assert_eq!(stats.shed_count(ShedReason::Relay), 1);
         assert_eq!(stats.shed_count(ShedReason::Full), 1);
         assert_eq!(stats.send_error_count(), 2);
+    }
+
+    /// ADR 0025's addendum: a protocol 2 viewer's relays leave in bundles, and a bundle of
+    /// relays alone is shed past 3/4 like a single relay; one carrying a lane event is not.
+    #[test]
+    fn a_bundle_of_relays_is_shed_as_a_relay_and_one_with_a_lane_event_is_not() {
+        let stats = Arc::new(NetStats::default());
+        let (out, queues) = Outbound::bounded(8, 1, Arc::clone(&stats));
+        let to = datagram(1, 0).to;
+        let relay = [RemotePlayerSync::ID, 0];
+        let event = [0x06, 0];
+        let bundle = |packets: &[&[u8]]| {
+            let mut b = vec![BUNDLE_ID, u8::try_from(packets.len()).expect("a few")];
+            for p in packets {
+                b.extend_from_slice(&u16::try_from(p.len()).expect("short").to_le_bytes());
+                b.extend_from_slice(p);
+            }
+            b
+        };
+        let relays = bundle(&[&relay, &relay]);
+        let mixed = bundle(&[&event, &relay]);
+        assert!(is_relay(&relays));
+        assert!(!is_relay(&mixed));
+        let mut writer = out.writer();
+        let mut lot = writer.lot(to);
+        for _ in 0..6 {
+            assert_eq!(lot.push(&relays), Ok(()));
+        }
+        assert_eq!(lot.push(&relays), Err(ShedReason::Relay));
+        assert_eq!(lot.push(&mixed), Ok(()), "it carries a lane event");
+        assert_eq!(lot.push(&mixed), Ok(()));
+        assert_eq!(lot.push(&mixed), Err(ShedReason::Full));
+        lot.put();
+        drop(writer);
+        assert_eq!(drained(&queues[0]).len(), 8);
+        assert_eq!(stats.shed_count(ShedReason::Relay), 1);
     }
 
     #[test]
