@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use bevy_ecs::entity::Entity;
+use bevy_ecs::entity::{Entity, EntityHashMap};
 
 use super::events::ScriptEvent;
 
@@ -22,6 +22,17 @@ pub(crate) const MAX_DEFERRED: usize = 65_536;
 #[derive(Debug, Default)]
 pub(crate) struct Deferred {
     events: VecDeque<ScriptEvent>,
+    /// The `player_disconnect`s among them, by player: asked for each departed view every
+    /// tick, so never a search of the queue.
+    disconnects: EntityHashMap<u32>,
+}
+
+/// The player of a `player_disconnect`.
+fn disconnected(event: &ScriptEvent) -> Option<Entity> {
+    match event {
+        ScriptEvent::PlayerDisconnect { player, .. } => Some(player.entity),
+        _ => None,
+    }
 }
 
 impl Deferred {
@@ -37,22 +48,32 @@ impl Deferred {
     pub(crate) fn push(&mut self, event: ScriptEvent) -> bool {
         let full = self.events.len() >= MAX_DEFERRED;
         if full {
-            self.events.pop_front();
+            self.pop();
+        }
+        if let Some(player) = disconnected(&event) {
+            *self.disconnects.entry(player).or_default() += 1;
         }
         self.events.push_back(event);
         full
     }
 
     pub(crate) fn pop(&mut self) -> Option<ScriptEvent> {
-        self.events.pop_front()
+        let event = self.events.pop_front()?;
+        if let Some(player) = disconnected(&event)
+            && let Some(n) = self.disconnects.get_mut(&player)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.disconnects.remove(&player);
+            }
+        }
+        Some(event)
     }
 
     /// Whether the `player_disconnect` of `player` waits: its view and its script data
     /// are kept for it.
     pub(crate) fn awaits_disconnect(&self, player: Entity) -> bool {
-        self.events.iter().any(
-            |e| matches!(e, ScriptEvent::PlayerDisconnect { player: p, .. } if p.entity == player),
-        )
+        self.disconnects.contains_key(&player)
     }
 }
 
@@ -69,5 +90,25 @@ mod tests {
         assert!(d.push(ScriptEvent::Tick { dt_ms: 1.0 }));
         assert_eq!(d.len(), MAX_DEFERRED);
         assert!(matches!(d.pop(), Some(ScriptEvent::ServerShutdown {})));
+    }
+
+    #[test]
+    fn a_waiting_disconnect_is_known_until_it_is_raised() {
+        let entity = Entity::from_raw_u32(7).expect("a valid index");
+        let leave = || ScriptEvent::PlayerDisconnect {
+            player: crate::script::api::player::LuaPlayer {
+                entity,
+                token: crate::protocol::ids::PlayerToken(1),
+            },
+            reason: "quit",
+        };
+        let mut d = Deferred::default();
+        d.push(leave());
+        d.push(leave());
+        assert!(d.awaits_disconnect(entity));
+        d.pop();
+        assert!(d.awaits_disconnect(entity), "one still waits");
+        d.pop();
+        assert!(!d.awaits_disconnect(entity));
     }
 }
