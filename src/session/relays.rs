@@ -4,9 +4,12 @@
 //! A relay goes to every viewer of its subject with the same bytes. Queued on each
 //! viewer's [`Connection`](super::Connection), a crowd's tick scattered ~30 000 small writes
 //! over a thousand connections' buffers, a cache miss each: a quarter of the tick
-//! (issue 11). Here a relay is encoded once into one arena, and each recipient's share is a
-//! 12-byte entry appended to one list, chained per recipient in the order queued; the
-//! outbound pass walks a recipient's chain while it packs that recipient's datagrams.
+//! (issue 11). Here a relay is encoded once into one arena, and each recipient's share is an
+//! entry appended to one list in the order queued. The first read of the outbound pass
+//! sorts the list by recipient, stably (a counting sort: two passes over the list), so each
+//! recipient's relays are one run read front to back while its datagrams are packed. A
+//! chain per recipient through the list cost a cache miss per entry twice, once to link it
+//! and once to follow it.
 //!
 //! A relay leaves after every lane event that leaves in its tick, and only if its barrier
 //! event, if any, has left by then (a subject's show or death to this recipient: issue 10,
@@ -26,23 +29,27 @@ use crate::protocol::{MAX_DATAGRAM, ServerPacket};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RelayPacket(u32);
 
-/// No entry: the end of a chain.
-const END: u32 = u32::MAX;
-
+/// One recipient's share of a relay.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     packet: RelayPacket,
     /// The lane event the relay may not overtake.
     after: Option<EventId>,
-    /// The recipient's next entry, or [`END`].
-    next: u32,
 }
 
-/// A recipient's chain: its first and last entries.
+impl Entry {
+    /// What the sorted list's room holds before it is written.
+    const ROOM: Entry = Entry {
+        packet: RelayPacket(0),
+        after: None,
+    };
+}
+
+/// An entry as queued: with its recipient's slot.
 #[derive(Debug, Clone, Copy)]
-struct Chain {
-    first: u32,
-    last: u32,
+struct Queued {
+    slot: u32,
+    entry: Entry,
 }
 
 /// The tick's relays, by recipient; emptied by the outbound pass.
@@ -55,9 +62,18 @@ pub struct Relays {
     used: usize,
     /// Each packet's end in `bytes` (its start is the end of the one before).
     ends: Vec<u32>,
-    entries: Vec<Entry>,
-    /// By recipient slot (its [`PlayerId`]).
-    chains: Vec<Option<Chain>>,
+    /// Every entry, in the order queued.
+    queued: Vec<Queued>,
+    /// Whether `sorted` and `runs` hold `queued` sorted.
+    sorted_now: bool,
+    /// `queued`'s entries by recipient slot, each recipient's in the order queued, in
+    /// `sorted[..queued.len()]`; the rest is room kept between ticks.
+    sorted: Vec<Entry>,
+    /// By recipient slot: the end of its run in `sorted` (its start is the end of the one
+    /// before).
+    runs: Vec<u32>,
+    /// By recipient slot: its relays were sent, or it is gone.
+    forgotten: Vec<bool>,
 }
 
 impl Relays {
@@ -90,58 +106,80 @@ impl Relays {
     /// Queues `packet` for `recipient`, to leave after the lane events of the tick and
     /// only if lane event `after`, if given, has left by then.
     pub fn queue(&mut self, recipient: PlayerId, packet: RelayPacket, after: Option<EventId>) {
-        let Some(at) = u32::try_from(self.entries.len())
-            .ok()
-            .filter(|&at| at != END)
-        else {
+        if u32::try_from(self.queued.len()).is_err() {
             return;
-        };
-        self.entries.push(Entry {
-            packet,
-            after,
-            next: END,
+        }
+        self.queued.push(Queued {
+            slot: recipient.0,
+            entry: Entry { packet, after },
         });
-        let slot = recipient.0 as usize;
-        if self.chains.len() <= slot {
-            self.chains.resize(slot + 1, None);
+        self.sorted_now = false;
+    }
+
+    /// Sorts `queued` by recipient into `sorted`, stably, and marks each recipient's run.
+    fn sort(&mut self) {
+        let slots = self
+            .queued
+            .iter()
+            .map(|q| q.slot as usize + 1)
+            .max()
+            .unwrap_or(0);
+        self.runs.clear();
+        self.runs.resize(slots, 0);
+        for q in &self.queued {
+            self.runs[q.slot as usize] += 1;
         }
-        match &mut self.chains[slot] {
-            Some(chain) => {
-                self.entries[chain.last as usize].next = at;
-                chain.last = at;
-            }
-            none => {
-                *none = Some(Chain {
-                    first: at,
-                    last: at,
-                })
-            }
+        // Each run's start, then, as its entries are placed, its end.
+        let mut start = 0;
+        for run in &mut self.runs {
+            let len = *run;
+            *run = start;
+            start += len;
         }
+        if self.sorted.len() < self.queued.len() {
+            self.sorted.resize(self.queued.len(), Entry::ROOM);
+        }
+        for q in &self.queued {
+            let at = &mut self.runs[q.slot as usize];
+            self.sorted[*at as usize] = q.entry;
+            *at += 1;
+        }
+        self.sorted_now = true;
     }
 
     /// `recipient`'s relays in the order queued: the bytes and the barrier of each.
     pub(crate) fn to(
-        &self,
+        &mut self,
         recipient: PlayerId,
     ) -> impl Iterator<Item = (&[u8], Option<EventId>)> + '_ {
-        let mut at = self
-            .chains
-            .get(recipient.0 as usize)
-            .copied()
-            .flatten()
-            .map_or(END, |c| c.first);
-        std::iter::from_fn(move || {
-            let entry = self.entries.get(at as usize)?;
-            at = entry.next;
-            Some((self.packet(entry.packet), entry.after))
-        })
+        if !self.sorted_now {
+            self.sort();
+        }
+        let slot = recipient.0 as usize;
+        let run = if self.forgotten.get(slot).copied().unwrap_or(false) {
+            0..0
+        } else {
+            let start = match slot.checked_sub(1) {
+                None => Some(0),
+                Some(before) => self.runs.get(before).copied(),
+            };
+            match (start, self.runs.get(slot)) {
+                (Some(start), Some(&end)) => start as usize..end as usize,
+                _ => 0..0,
+            }
+        };
+        self.sorted[run]
+            .iter()
+            .map(|e| (self.packet(e.packet), e.after))
     }
 
     /// Drops `recipient`'s relays: it was sent them, or it is gone.
     pub(crate) fn forget(&mut self, recipient: PlayerId) {
-        if let Some(chain) = self.chains.get_mut(recipient.0 as usize) {
-            *chain = None;
+        let slot = recipient.0 as usize;
+        if self.forgotten.len() <= slot {
+            self.forgotten.resize(slot + 1, false);
         }
+        self.forgotten[slot] = true;
     }
 
     fn packet(&self, packet: RelayPacket) -> &[u8] {
@@ -155,8 +193,10 @@ impl Relays {
         self.bytes[..self.used].fill(0);
         self.used = 0;
         self.ends.clear();
-        self.entries.clear();
-        self.chains.iter_mut().for_each(|c| *c = None);
+        self.queued.clear();
+        self.sorted_now = false;
+        self.runs.clear();
+        self.forgotten.iter_mut().for_each(|f| *f = false);
     }
 }
 
@@ -210,6 +250,30 @@ mod tests {
         relays.queue(r2, c, None);
         let got: Vec<_> = relays.to(r2).map(|(b, _)| b.to_vec()).collect();
         assert_eq!(got, [bytes(&ack(3))]);
+    }
+
+    #[test]
+    fn a_relay_queued_after_a_read_is_read_too_and_a_forgotten_recipient_stays_forgotten() {
+        let mut relays = Relays::default();
+        let a = relays.encode(ack(1)).expect("unreliable");
+        let b = relays.encode(ack(2)).expect("unreliable");
+        let (r1, r2) = (PlayerId(1), PlayerId(2));
+        relays.queue(r1, a, None);
+        relays.queue(r2, a, None);
+        assert_eq!(relays.to(r1).count(), 1);
+        relays.forget(r1);
+        relays.queue(r2, b, Some(EventId(4)));
+        relays.queue(r1, b, None);
+        let got: Vec<_> = relays.to(r2).map(|(b, e)| (b.to_vec(), e)).collect();
+        assert_eq!(
+            got,
+            [(bytes(&ack(1)), None), (bytes(&ack(2)), Some(EventId(4)))]
+        );
+        assert_eq!(relays.to(r1).count(), 0, "r1 was sent its relays");
+        relays.clear();
+        let c = relays.encode(ack(5)).expect("unreliable");
+        relays.queue(r1, c, None);
+        assert_eq!(relays.to(r1).count(), 1, "a new tick forgets nobody");
     }
 
     #[test]

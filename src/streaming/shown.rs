@@ -176,6 +176,16 @@ impl ShownSets {
             .is_none_or(VecDeque::is_empty)
     }
 
+    /// Whether a pass can decide nothing for anyone: the engine holds no item, nothing is
+    /// shown to anyone and no hide waits. A kind the gamemode does not use (no gang zone,
+    /// no colshape) then skips its recipients altogether instead of deciding each one
+    /// against nothing every tick (issue 11).
+    pub fn idle(&self, engine: &Engine) -> bool {
+        engine.is_empty()
+            && self.index.by_key.is_empty()
+            && self.pending.iter().all(VecDeque::is_empty)
+    }
+
     /// Every recipient `key` is shown to, ascending.
     pub fn viewers(&self, key: u32) -> impl Iterator<Item = PlayerId> + '_ {
         self.viewers_of(key).into_iter().flat_map(Viewers::iter)

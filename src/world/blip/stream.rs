@@ -248,6 +248,10 @@ pub fn reconcile(
         *stale = attached;
     }
     let reach = rules.distances.map(|d| d.hide.max(d.show));
+    if shown.idle(engine) {
+        cadence.end();
+        return;
+    }
     for (entity, player, position, scope, _, center) in &players {
         let viewpoint = Viewpoint::at(player.id, layer(&scope), stream_center(position, center));
         if !cadence.due(player.id) && shown.pending_empty(player.id) {

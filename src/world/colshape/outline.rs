@@ -128,6 +128,9 @@ pub fn reconcile(
     }
     audience.0.sort_unstable_by_key(|(k, _)| *k);
     by_id.sort_unstable_by_key(|(id, _)| *id);
+    if shown.idle(engine) {
+        return;
+    }
     for (entity, player, position, scope, center) in &players {
         let viewpoint = Viewpoint::at(player.id, layer(scope), stream_center(position, center));
         shown.reconcile(

@@ -120,6 +120,9 @@ pub fn reconcile(
         by_id.push((z.id, z));
     }
     by_id.sort_unstable_by_key(|(id, _)| *id);
+    if shown.idle(engine) {
+        return;
+    }
     for (entity, player, position, scope, center) in &players {
         let c = stream_center(position, center);
         let viewpoint = Viewpoint::at(player.id, layer(scope), Vec3::new(c.x, c.y, 0.0));

@@ -175,6 +175,10 @@ pub fn reconcile(
     let reach = rules
         .distances
         .map_or(f32::INFINITY, |d| d.hide.max(d.show));
+    if shown.idle(engine) {
+        cadence.end();
+        return;
+    }
     for (entity, player, position, scope, life, center) in &players {
         let viewpoint = Viewpoint {
             active: life.spawned,
