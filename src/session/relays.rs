@@ -5,11 +5,11 @@
 //! viewer's [`Connection`](super::Connection), a crowd's tick scattered ~30 000 small writes
 //! over a thousand connections' buffers, a cache miss each: a quarter of the tick
 //! (issue 11). Here a relay is encoded once into one arena, and each recipient's share is an
-//! entry appended to one list in the order queued. The first read of the outbound pass
-//! sorts the list by recipient, stably (a counting sort: two passes over the list), so each
-//! recipient's relays are one run read front to back while its datagrams are packed. A
-//! chain per recipient through the list cost a cache miss per entry twice, once to link it
-//! and once to follow it.
+//! entry of a few bytes pushed onto that recipient's list, which keeps its room between
+//! ticks; the outbound pass reads each list front to back while it packs the recipient's
+//! datagrams (ADR 0083). A chain per recipient through one list cost a cache miss per
+//! entry twice, once to link it and once to follow it; one list sorted by recipient at the
+//! first read cost two more passes over every entry.
 //!
 //! A relay leaves after every lane event that leaves in its tick, and only if its barrier
 //! event, if any, has left by then (a subject's show or death to this recipient: issue 10,
@@ -37,21 +37,6 @@ struct Entry {
     after: Option<EventId>,
 }
 
-impl Entry {
-    /// What the sorted list's room holds before it is written.
-    const ROOM: Entry = Entry {
-        packet: RelayPacket(0),
-        after: None,
-    };
-}
-
-/// An entry as queued: with its recipient's slot.
-#[derive(Debug, Clone, Copy)]
-struct Queued {
-    slot: u32,
-    entry: Entry,
-}
-
 /// The tick's relays, by recipient; emptied by the outbound pass.
 #[derive(Resource, Debug, Default)]
 pub struct Relays {
@@ -62,16 +47,11 @@ pub struct Relays {
     used: usize,
     /// Each packet's end in `bytes` (its start is the end of the one before).
     ends: Vec<u32>,
-    /// Every entry, in the order queued.
-    queued: Vec<Queued>,
-    /// Whether `sorted` and `runs` hold `queued` sorted.
-    sorted_now: bool,
-    /// `queued`'s entries by recipient slot, each recipient's in the order queued, in
-    /// `sorted[..queued.len()]`; the rest is room kept between ticks.
-    sorted: Vec<Entry>,
-    /// By recipient slot: the end of its run in `sorted` (its start is the end of the one
-    /// before).
-    runs: Vec<u32>,
+    /// By recipient slot: its entries in the order queued. Each list keeps its room
+    /// between ticks, so a crowd's tick allocates nothing.
+    by_slot: Vec<Vec<Entry>>,
+    /// The slots whose list was written this tick, to empty at its end.
+    touched: Vec<u32>,
     /// By recipient slot: its relays were sent, or it is gone.
     forgotten: Vec<bool>,
 }
@@ -106,71 +86,29 @@ impl Relays {
     /// Queues `packet` for `recipient`, to leave after the lane events of the tick and
     /// only if lane event `after`, if given, has left by then.
     pub fn queue(&mut self, recipient: PlayerId, packet: RelayPacket, after: Option<EventId>) {
-        if u32::try_from(self.queued.len()).is_err() {
-            return;
+        let slot = recipient.0 as usize;
+        if self.by_slot.len() <= slot {
+            self.by_slot.resize_with(slot + 1, Vec::new);
         }
-        self.queued.push(Queued {
-            slot: recipient.0,
-            entry: Entry { packet, after },
-        });
-        self.sorted_now = false;
-    }
-
-    /// Sorts `queued` by recipient into `sorted`, stably, and marks each recipient's run.
-    fn sort(&mut self) {
-        let slots = self
-            .queued
-            .iter()
-            .map(|q| q.slot as usize + 1)
-            .max()
-            .unwrap_or(0);
-        self.runs.clear();
-        self.runs.resize(slots, 0);
-        for q in &self.queued {
-            self.runs[q.slot as usize] += 1;
+        let list = &mut self.by_slot[slot];
+        if list.is_empty() {
+            self.touched.push(recipient.0);
         }
-        // Each run's start, then, as its entries are placed, its end.
-        let mut start = 0;
-        for run in &mut self.runs {
-            let len = *run;
-            *run = start;
-            start += len;
-        }
-        if self.sorted.len() < self.queued.len() {
-            self.sorted.resize(self.queued.len(), Entry::ROOM);
-        }
-        for q in &self.queued {
-            let at = &mut self.runs[q.slot as usize];
-            self.sorted[*at as usize] = q.entry;
-            *at += 1;
-        }
-        self.sorted_now = true;
+        list.push(Entry { packet, after });
     }
 
     /// `recipient`'s relays in the order queued: the bytes and the barrier of each.
     pub(crate) fn to(
-        &mut self,
+        &self,
         recipient: PlayerId,
     ) -> impl Iterator<Item = (&[u8], Option<EventId>)> + '_ {
-        if !self.sorted_now {
-            self.sort();
-        }
         let slot = recipient.0 as usize;
-        let run = if self.forgotten.get(slot).copied().unwrap_or(false) {
-            0..0
+        let list = if self.forgotten.get(slot).copied().unwrap_or(false) {
+            &[][..]
         } else {
-            let start = match slot.checked_sub(1) {
-                None => Some(0),
-                Some(before) => self.runs.get(before).copied(),
-            };
-            match (start, self.runs.get(slot)) {
-                (Some(start), Some(&end)) => start as usize..end as usize,
-                _ => 0..0,
-            }
+            self.by_slot.get(slot).map_or(&[][..], Vec::as_slice)
         };
-        self.sorted[run]
-            .iter()
-            .map(|e| (self.packet(e.packet), e.after))
+        list.iter().map(|e| (self.packet(e.packet), e.after))
     }
 
     /// Drops `recipient`'s relays: it was sent them, or it is gone.
@@ -193,9 +131,12 @@ impl Relays {
         self.bytes[..self.used].fill(0);
         self.used = 0;
         self.ends.clear();
-        self.queued.clear();
-        self.sorted_now = false;
-        self.runs.clear();
+        for &slot in &self.touched {
+            if let Some(list) = self.by_slot.get_mut(slot as usize) {
+                list.clear();
+            }
+        }
+        self.touched.clear();
         self.forgotten.iter_mut().for_each(|f| *f = false);
     }
 }
