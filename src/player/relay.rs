@@ -20,7 +20,7 @@ use crate::protocol::player::sync::{
     Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
     NO_AIM_TARGET, RemotePlayerSync, WeaponState,
 };
-use crate::session::{Connection, Player, PlayerIndex, RelayPacket, Relays, SendError};
+use crate::session::{Connection, Player, PlayerIndex, RelayPacket, Relays};
 use crate::tick::StreamingSystems;
 
 /// The hp the relay shows for a player the server holds alive with a ledger at 0 (a death
@@ -293,7 +293,8 @@ fn relay_frames(
         );
         // The same bytes go to every viewer but for `teammate`: each variant is encoded
         // once, when a viewer first needs it.
-        let mut encoded: [Option<Result<RelayPacket, SendError>>; 2] = [None, None];
+        // `None` inside: the variant was refused (warned once, counted per viewer).
+        let mut encoded: [Option<Option<RelayPacket>>; 2] = [None, None];
         // Viewers this relay did not reach whose bit was clear: it stays clear.
         missed.clear();
         let sent_before = sent;
@@ -306,7 +307,7 @@ fn relay_frames(
             };
             let teammate = team.is_teammate_of(&r.team);
             let packet = *encoded[usize::from(teammate)].get_or_insert_with(|| {
-                relays.encode(RemotePlayerSync {
+                let packet = relays.encode(RemotePlayerSync {
                     player_id: player.id,
                     player_token: player.token,
                     seq,
@@ -320,7 +321,10 @@ fn relay_frames(
                     relation_rev: team.relation_rev,
                     teammate,
                     gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
-                })
+                });
+                packet
+                    .inspect_err(|e| warn!(?subject, teammate, "RemotePlayerSync refused: {e}"))
+                    .ok()
             });
             // A dead relay waits for everything queued before it (the death among it); a
             // living one for the subject's show to this recipient, if that has not left.
@@ -330,13 +334,12 @@ fn relay_frames(
                 conn(r.entity).map(Connection::last_queued)
             };
             match packet {
-                Ok(packet) => {
+                Some(packet) => {
                     relays.queue(recipient, packet, barrier);
                     sent += 1;
                 }
-                Err(e) => {
+                None => {
                     refused += 1;
-                    warn!(?subject, ?recipient, "RemotePlayerSync refused: {e}");
                     if !relayed.to.contains(recipient) {
                         missed.push(recipient);
                     }

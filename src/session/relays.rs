@@ -50,8 +50,6 @@ pub struct Relays {
     /// By recipient slot: its entries in the order queued. Each list keeps its room
     /// between ticks, so a crowd's tick allocates nothing.
     by_slot: Vec<Vec<Entry>>,
-    /// The slots whose list was written this tick, to empty at its end.
-    touched: Vec<u32>,
     /// By recipient slot: its relays were sent, or it is gone.
     forgotten: Vec<bool>,
 }
@@ -85,16 +83,13 @@ impl Relays {
 
     /// Queues `packet` for `recipient`, to leave after the lane events of the tick and
     /// only if lane event `after`, if given, has left by then.
+    #[inline]
     pub fn queue(&mut self, recipient: PlayerId, packet: RelayPacket, after: Option<EventId>) {
         let slot = recipient.0 as usize;
         if self.by_slot.len() <= slot {
             self.by_slot.resize_with(slot + 1, Vec::new);
         }
-        let list = &mut self.by_slot[slot];
-        if list.is_empty() {
-            self.touched.push(recipient.0);
-        }
-        list.push(Entry { packet, after });
+        self.by_slot[slot].push(Entry { packet, after });
     }
 
     /// `recipient`'s relays in the order queued: the bytes and the barrier of each.
@@ -131,12 +126,7 @@ impl Relays {
         self.bytes[..self.used].fill(0);
         self.used = 0;
         self.ends.clear();
-        for &slot in &self.touched {
-            if let Some(list) = self.by_slot.get_mut(slot as usize) {
-                list.clear();
-            }
-        }
-        self.touched.clear();
+        self.by_slot.iter_mut().for_each(Vec::clear);
         self.forgotten.iter_mut().for_each(|f| *f = false);
     }
 }

@@ -18,7 +18,7 @@ use crate::player::Team;
 use crate::player::relay::{Recipient, Recipients, Relayed};
 use crate::protocol::ServerPacket;
 use crate::protocol::vehicle::frame::RemoteVehicleFrame;
-use crate::session::{Connection, Player, PlayerIndex, RelayPacket, Relays, SendError};
+use crate::session::{Connection, Player, PlayerIndex, RelayPacket, Relays};
 use crate::vehicle::params::notify::params_packet;
 use crate::vehicle::{Params, Revisions, VehicleStream};
 
@@ -56,7 +56,8 @@ pub(super) fn relay_vehicle_frames(
         let team = teams.get(a.sender).copied().unwrap_or_default();
         // The same bytes go to every recipient but for `teammate`: each variant is encoded
         // once, when a recipient first needs it (as the player relay does).
-        let mut encoded: [Option<Result<RelayPacket, SendError>>; 2] = [None, None];
+        // `None` inside: the variant was refused (warned once, counted per recipient).
+        let mut encoded: [Option<Option<RelayPacket>>; 2] = [None, None];
         for recipient in stream.shown().viewers(key) {
             let Some(Recipient {
                 entity,
@@ -85,7 +86,7 @@ pub(super) fn relay_vehicle_frames(
             }
             let teammate = team.is_teammate_of(&their_team);
             let packet = *encoded[usize::from(teammate)].get_or_insert_with(|| {
-                relays.encode(RemoteVehicleFrame {
+                let packet = relays.encode(RemoteVehicleFrame {
                     source_id: a.source_id,
                     source_token: a.source_token,
                     seq: a.serial,
@@ -93,20 +94,22 @@ pub(super) fn relay_vehicle_frames(
                     state: a.state,
                     relation_rev: team.relation_rev,
                     teammate,
-                })
+                });
+                packet
+                    .inspect_err(|e| {
+                        warn!(vehicle = key, teammate, "RemoteVehicleFrame refused: {e}")
+                    })
+                    .ok()
             });
             match packet {
-                Ok(packet) => {
+                Some(packet) => {
                     let barrier = shows.get_mut(a.vehicle).ok().and_then(|mut r| {
                         r.show_barrier(recipient, || recipients.get(entity).ok().map(|(.., c)| c))
                     });
                     relays.queue(recipient, packet, barrier);
                     sent += 1;
                 }
-                Err(e) => {
-                    refused += 1;
-                    warn!(vehicle = key, ?recipient, "RemoteVehicleFrame refused: {e}");
-                }
+                None => refused += 1,
             }
         }
     }
