@@ -50,8 +50,6 @@ pub struct Relays {
     /// By recipient slot: its entries in the order queued. Each list keeps its room
     /// between ticks, so a crowd's tick allocates nothing.
     by_slot: Vec<Vec<Entry>>,
-    /// By recipient slot: its relays were sent, or it is gone.
-    forgotten: Vec<bool>,
 }
 
 impl Relays {
@@ -97,22 +95,18 @@ impl Relays {
         &self,
         recipient: PlayerId,
     ) -> impl Iterator<Item = (&[u8], Option<EventId>)> + '_ {
-        let slot = recipient.0 as usize;
-        let list = if self.forgotten.get(slot).copied().unwrap_or(false) {
-            &[][..]
-        } else {
-            self.by_slot.get(slot).map_or(&[][..], Vec::as_slice)
-        };
+        let list = self
+            .by_slot
+            .get(recipient.0 as usize)
+            .map_or(&[][..], Vec::as_slice);
         list.iter().map(|e| (self.packet(e.packet), e.after))
     }
 
     /// Drops `recipient`'s relays: it was sent them, or it is gone.
     pub(crate) fn forget(&mut self, recipient: PlayerId) {
-        let slot = recipient.0 as usize;
-        if self.forgotten.len() <= slot {
-            self.forgotten.resize(slot + 1, false);
+        if let Some(list) = self.by_slot.get_mut(recipient.0 as usize) {
+            list.clear();
         }
-        self.forgotten[slot] = true;
     }
 
     fn packet(&self, packet: RelayPacket) -> &[u8] {
@@ -127,7 +121,6 @@ impl Relays {
         self.used = 0;
         self.ends.clear();
         self.by_slot.iter_mut().for_each(Vec::clear);
-        self.forgotten.iter_mut().for_each(|f| *f = false);
     }
 }
 
@@ -184,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn a_relay_queued_after_a_read_is_read_too_and_a_forgotten_recipient_stays_forgotten() {
+    fn a_relay_queued_after_a_read_or_a_forget_is_read_too() {
         let mut relays = Relays::default();
         let a = relays.encode(ack(1)).expect("unreliable");
         let b = relays.encode(ack(2)).expect("unreliable");
@@ -200,11 +193,11 @@ mod tests {
             got,
             [(bytes(&ack(1)), None), (bytes(&ack(2)), Some(EventId(4)))]
         );
-        assert_eq!(relays.to(r1).count(), 0, "r1 was sent its relays");
+        let got: Vec<_> = relays.to(r1).map(|(b, _)| b.to_vec()).collect();
+        assert_eq!(got, [bytes(&ack(2))], "only what came after the forget");
         relays.clear();
-        let c = relays.encode(ack(5)).expect("unreliable");
-        relays.queue(r1, c, None);
-        assert_eq!(relays.to(r1).count(), 1, "a new tick forgets nobody");
+        assert_eq!(relays.to(r1).count(), 0);
+        assert_eq!(relays.to(r2).count(), 0);
     }
 
     #[test]
