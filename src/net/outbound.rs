@@ -352,7 +352,17 @@ impl Lot<'_> {
 
     /// One packet into `packer`'s bundle; each datagram that completes is queued or shed.
     /// Says whether the packet began a datagram.
+    #[inline(always)]
     pub fn pack(&mut self, packer: &mut Packer, packet: &[u8]) -> bool {
+        if packer.join(&mut self.shipment.bytes, packet) {
+            return false;
+        }
+        self.pack_apart(packer, packet)
+    }
+
+    /// [`pack`](Self::pack) of a packet that does not join the open bundle.
+    #[inline(never)]
+    fn pack_apart(&mut self, packer: &mut Packer, packet: &[u8]) -> bool {
         let (bytes, out) = self.packing();
         packer.add(bytes, packet, out)
     }

@@ -37,7 +37,8 @@ pub use hud::Hud;
 pub use refusal::Refusal;
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
 pub use state::{
-    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Skills, StreamCenter, Team, Viewers,
+    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Skills, StreamCenter, Team,
+    ViewerSlots, Viewers,
 };
 
 /// The server's position of the player, in world units.

@@ -265,6 +265,9 @@ fn relay_frames(
         return;
     }
     by_slot.refresh(&index, recipients.iter().map(|(e, p, t, _)| (e, p, t)));
+    // Dereferenced once: through `ResMut` each queued relay would mark the resource
+    // changed again, ~30 000 times a crowd's tick.
+    let relays = &mut *relays;
     let conn = |entity: Entity| recipients.get(entity).ok().map(|(.., c)| c);
     let (mut sent, mut refused) = (0u64, 0u64);
     // Every accepted frame, in arrival order: two of one subject in one tick go out both.
@@ -276,9 +279,11 @@ fn relay_frames(
             continue;
         };
         let (seq, frame) = (accepted.seq, &accepted.frame);
-        let Ok(mut relayed) = relayed.get_mut(subject) else {
+        let Ok(relayed) = relayed.get_mut(subject) else {
             continue;
         };
+        // Marked changed once for the subject, not once per viewer.
+        let relayed = relayed.into_inner();
         let frame = relay_frame(
             frame,
             &RelayInputs {
@@ -306,26 +311,29 @@ fn relay_frames(
                 continue;
             };
             let teammate = team.is_teammate_of(&r.team);
-            let packet = *encoded[usize::from(teammate)].get_or_insert_with(|| {
-                let packet = relays.encode(RemotePlayerSync {
-                    player_id: player.id,
-                    player_token: player.token,
-                    seq,
-                    frame,
-                    skin: look.skin,
-                    variant: look.variant.max(1),
-                    walk_style: look.walk_style,
-                    fight_style: look.fight_style,
-                    headless: look.headless,
-                    damage_group: team.group,
-                    relation_rev: team.relation_rev,
-                    teammate,
-                    gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
-                });
-                packet
-                    .inspect_err(|e| warn!(?subject, teammate, "RemotePlayerSync refused: {e}"))
-                    .ok()
-            });
+            let variant = &mut encoded[usize::from(teammate)];
+            let packet = match *variant {
+                Some(packet) => packet,
+                None => *variant.insert(encode(
+                    relays,
+                    subject,
+                    RemotePlayerSync {
+                        player_id: player.id,
+                        player_token: player.token,
+                        seq,
+                        frame,
+                        skin: look.skin,
+                        variant: look.variant.max(1),
+                        walk_style: look.walk_style,
+                        fight_style: look.fight_style,
+                        headless: look.headless,
+                        damage_group: team.group,
+                        relation_rev: team.relation_rev,
+                        teammate,
+                        gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
+                    },
+                )),
+            };
             // A dead relay waits for everything queued before it (the death among it); a
             // living one for the subject's show to this recipient, if that has not left.
             let barrier = if life.alive {
@@ -352,4 +360,15 @@ fn relay_frames(
     }
     stats.sent += sent;
     stats.refused += refused;
+}
+
+/// Encodes one variant of a subject's relay; a refusal (a server bug) is logged. Kept out
+/// of the viewer loop it runs in at most twice a frame.
+#[inline(never)]
+fn encode(relays: &mut Relays, subject: Entity, sync: RemotePlayerSync) -> Option<RelayPacket> {
+    let teammate = sync.teammate;
+    relays
+        .encode(sync)
+        .inspect_err(|e| warn!(?subject, teammate, "RemotePlayerSync refused: {e}"))
+        .ok()
 }

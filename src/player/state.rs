@@ -280,27 +280,51 @@ impl Viewers {
     }
 
     /// Recipient slots, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = PlayerId> + '_ {
-        // Word by word (bitvec's `iter_ones` costs a search per bit): the streaming
-        // reconcile walks every subject's viewers on every tick.
-        let len = self.0.len();
-        self.0
-            .as_raw_slice()
-            .iter()
-            .enumerate()
-            .flat_map(move |(w, &word)| {
-                let base = w * usize::BITS as usize;
-                let mut rest = word;
-                std::iter::from_fn(move || {
-                    (rest != 0).then(|| {
-                        let bit = rest.trailing_zeros() as usize;
-                        rest &= rest - 1;
-                        base + bit
-                    })
-                })
-            })
-            .take_while(move |&i| i < len)
-            .filter_map(|i| u32::try_from(i).ok().map(PlayerId))
+    pub fn iter(&self) -> ViewerSlots<'_> {
+        ViewerSlots {
+            words: self.0.as_raw_slice(),
+            next: 0,
+            word: 0,
+            base: 0,
+            len: self.0.len(),
+        }
+    }
+}
+
+/// The slots of a [`Viewers`], ascending, read word by word: bitvec's `iter_ones` costs a
+/// search per bit and an adapter chain a state check per slot, and the relay and the
+/// streaming reconcile walk every subject's viewers on every tick (issue 11).
+#[derive(Debug, Clone)]
+pub struct ViewerSlots<'a> {
+    words: &'a [usize],
+    /// The word after `word`.
+    next: usize,
+    /// What is left of the word being read.
+    word: usize,
+    /// The slot of `word`'s bit 0.
+    base: usize,
+    /// Bits in the set: the last word's bits past it are not slots.
+    len: usize,
+}
+
+impl Iterator for ViewerSlots<'_> {
+    type Item = PlayerId;
+
+    #[inline]
+    fn next(&mut self) -> Option<PlayerId> {
+        while self.word == 0 {
+            self.word = *self.words.get(self.next)?;
+            self.base = self.next * WORD;
+            self.next += 1;
+        }
+        let slot = self.base + self.word.trailing_zeros() as usize;
+        self.word &= self.word - 1;
+        if slot >= self.len {
+            self.word = 0;
+            self.next = self.words.len();
+            return None;
+        }
+        u32::try_from(slot).ok().map(PlayerId)
     }
 }
 
@@ -331,5 +355,19 @@ mod tests {
         );
         let ones: Vec<u32> = v.0.iter_ones().map(|i| i as u32).collect();
         assert_eq!(v.iter().map(|p| p.0).collect::<Vec<_>>(), ones);
+    }
+
+    #[test]
+    fn viewers_skip_empty_words_and_stop_at_their_length() {
+        // Three words, the middle one empty; the raw storage keeps set bits past the
+        // length after a truncation, which are not slots.
+        let mut bits = BitVec::from_vec(vec![1usize << 5, 0, usize::MAX]);
+        bits.truncate(2 * WORD + 3);
+        let v = Viewers(bits);
+        let slots: Vec<u32> = v.iter().map(|p| p.0).collect();
+        let w = WORD as u32;
+        assert_eq!(slots, [5, 2 * w, 2 * w + 1, 2 * w + 2]);
+        let ones: Vec<u32> = v.0.iter_ones().map(|i| i as u32).collect();
+        assert_eq!(slots, ones);
     }
 }

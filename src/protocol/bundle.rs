@@ -252,6 +252,7 @@ impl Packer {
         is_alone(packet) || self.count == 0 || !self.fits(buf, packet)
     }
 
+    #[inline(always)]
     fn fits(&self, buf: &[u8], packet: &[u8]) -> bool {
         self.count < MAX_COUNT && buf.len() - self.start + LEN_PREFIX + packet.len() <= MAX_DATAGRAM
     }
@@ -259,7 +260,39 @@ impl Packer {
     /// Adds one encoded packet (at most [`MAX_DATAGRAM`] bytes, packet_id first) at the end
     /// of `buf`; hands every datagram this completes to `out`. Says whether the packet
     /// began a datagram, as [`starts_datagram`](Self::starts_datagram) would have.
+    #[inline]
     pub fn add(
+        &mut self,
+        buf: &mut Vec<u8>,
+        packet: &[u8],
+        out: impl FnMut(Range<usize>, &[u8]),
+    ) -> bool {
+        if self.join(buf, packet) {
+            return false;
+        }
+        self.add_slow(buf, packet, out)
+    }
+
+    /// Adds `packet` to the open bundle if it joins it (completing no datagram, beginning
+    /// none); says whether it did. The common case of a crowd's tick, ~30 000 relays
+    /// joining their recipients' bundles, kept inline and apart from the closure that
+    /// takes completed datagrams (issue 11, the players tick).
+    #[inline(always)]
+    pub fn join(&mut self, buf: &mut Vec<u8>, packet: &[u8]) -> bool {
+        // A packet that fits the open bundle is at most `MAX_INNER` bytes, so only its
+        // id can still make it leave alone.
+        let joins = self.count > 0
+            && self.fits(buf, packet)
+            && packet.first().is_some_and(|&id| bundleable(id));
+        if joins {
+            push_inner(buf, packet);
+            self.count += 1;
+        }
+        joins
+    }
+
+    /// [`add`](Self::add) of a packet that leaves alone, ends the open bundle or begins one.
+    fn add_slow(
         &mut self,
         buf: &mut Vec<u8>,
         packet: &[u8],
@@ -280,9 +313,7 @@ impl Packer {
             self.start = buf.len();
             buf.extend_from_slice(&[BUNDLE_ID, 0]);
         }
-        let len = u16::try_from(packet.len()).expect("at most MAX_INNER bytes");
-        buf.extend_from_slice(&len.to_le_bytes());
-        buf.extend_from_slice(packet);
+        push_inner(buf, packet);
         self.count += 1;
         began
     }
@@ -301,6 +332,15 @@ impl Packer {
         self.count = 0;
         out(range.clone(), &buf[range]);
     }
+}
+
+/// Appends `packet` (at most [`MAX_INNER`] bytes) with its length prefix.
+#[inline(always)]
+fn push_inner(buf: &mut Vec<u8>, packet: &[u8]) {
+    let len = u16::try_from(packet.len()).expect("at most MAX_INNER bytes");
+    buf.reserve(LEN_PREFIX + packet.len());
+    buf.extend_from_slice(&len.to_le_bytes());
+    buf.extend_from_slice(packet);
 }
 
 /// A packet that may not share a datagram: too large, or not bundleable.

@@ -48,7 +48,12 @@ impl<const N: usize> FixedText<N> {
 
     pub fn as_str(&self) -> &str {
         // The constructors admit only valid UTF-8 before the first NUL.
-        core::str::from_utf8(&self.bytes[..self.len()]).unwrap_or_default()
+        core::str::from_utf8(self.as_bytes()).unwrap_or_default()
+    }
+
+    /// The text's bytes, up to the first NUL: compared without checking UTF-8 again.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len()]
     }
 }
 

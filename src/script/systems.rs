@@ -655,8 +655,11 @@ fn refresh_view(
         let entity = parts.0;
         let view = state.players.entry(entity).or_default();
         let mut name = std::mem::take(&mut view.name);
-        name.clear();
-        name.push_str(parts.2.as_str());
+        // A name seldom changes: the copy (and its UTF-8 check) only when it did.
+        if name.as_bytes() != parts.2.0.as_bytes() {
+            name.clear();
+            name.push_str(parts.2.as_str());
+        }
         *view = player_view(players, parts, name, now, sources);
     }
     for d in left {

@@ -143,6 +143,7 @@ impl Sink<'_, '_> {
     }
 
     /// Puts a packet that is never held.
+    #[inline(always)]
     fn put(&mut self, packet: &[u8]) {
         let began = self.write(packet);
         self.pace.charge(usize::from(began));
@@ -159,6 +160,7 @@ impl Sink<'_, '_> {
 
     /// Writes `packet`; says whether it began a datagram. A shed datagram is counted where
     /// it is shed (net/outbound.rs).
+    #[inline(always)]
     fn write(&mut self, packet: &[u8]) -> bool {
         match &mut self.packer {
             Some(packer) => self.lot.pack(packer, packet),

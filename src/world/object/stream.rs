@@ -557,16 +557,26 @@ pub fn reconcile(
         if stream.near_cap.len() <= i {
             stream.near_cap.resize(i + 1, true);
         }
+        // A world without objects has nothing to decide for a recipient shown none: it is
+        // settled as its decision would settle it (a crowd's moving players, each tick).
+        let nothing = stream.index.members.is_empty()
+            && stream.shown.of(id).is_empty()
+            && stream.shown.pending_empty(id);
+        if nothing {
+            stream.settled[i] = Some(key);
+            stream.near_cap[i] = false;
+        }
         // Decided again only when something it can be affected by changed (ADR 0076).
-        let quiet = stream.settled[i] == Some(key)
-            && stream.shown.pending_empty(id)
-            && !marked.get(i).copied().unwrap_or(false)
-            && !stream
-                .index
-                .marks
-                .regions
-                .iter()
-                .any(|g| g.touches(view.layer, view.center));
+        let quiet = nothing
+            || stream.settled[i] == Some(key)
+                && stream.shown.pending_empty(id)
+                && !marked.get(i).copied().unwrap_or(false)
+                && !stream
+                    .index
+                    .marks
+                    .regions
+                    .iter()
+                    .any(|g| g.touches(view.layer, view.center));
         if !quiet {
             stream.decide(&view, &r.viewers, r.vehicles.shown());
             stream.near_cap[i] = stream.shown_weight() + stream.index.heaviest() as usize > CAP;
