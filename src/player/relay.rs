@@ -220,7 +220,11 @@ pub(crate) struct Recipient {
 /// The tick's recipients by slot: looked up once a tick, not once a relay (a crowd's tick
 /// is tens of thousands of relays). Kept between ticks for its room.
 #[derive(Debug, Default)]
-pub(crate) struct Recipients(Vec<Option<Recipient>>);
+pub(crate) struct Recipients {
+    by_slot: Vec<Option<Recipient>>,
+    /// The slots that hold a recipient.
+    present: Viewers,
+}
 
 impl Recipients {
     /// The players of `players` that `index` names for their slot.
@@ -229,20 +233,36 @@ impl Recipients {
         index: &PlayerIndex,
         players: impl IntoIterator<Item = (Entity, &'a Player, &'a Team)>,
     ) {
-        self.0.clear();
+        self.by_slot.clear();
+        self.present.clear();
         for (entity, player, &team) in players {
             let slot = player.id.0 as usize;
             if index.get(player.id) == Some(entity) {
-                if self.0.len() <= slot {
-                    self.0.resize(slot + 1, None);
+                if self.by_slot.len() <= slot {
+                    self.by_slot.resize(slot + 1, None);
                 }
-                self.0[slot] = Some(Recipient { entity, team });
+                self.by_slot[slot] = Some(Recipient { entity, team });
+                self.present.insert(player.id);
             }
         }
     }
 
     pub(crate) fn get(&self, id: PlayerId) -> Option<Recipient> {
-        self.0.get(id.0 as usize).copied().flatten()
+        self.by_slot.get(id.0 as usize).copied().flatten()
+    }
+
+    /// The slots that hold a recipient but `subject`'s own (a relay never goes to its
+    /// subject); [`restore`](Self::restore) puts the subject back.
+    fn present_but(&mut self, subject: PlayerId) -> &Viewers {
+        self.present.remove(subject);
+        &self.present
+    }
+
+    /// Ends [`present_but`](Self::present_but).
+    fn restore(&mut self, subject: PlayerId) {
+        if self.get(subject).is_some() {
+            self.present.insert(subject);
+        }
     }
 }
 
@@ -296,6 +316,21 @@ fn relay_frames(
                 frozen: fs.is_some_and(|s| s.frozen.is_some()),
             },
         );
+        let sync = RemotePlayerSync {
+            player_id: player.id,
+            player_token: player.token,
+            seq,
+            frame,
+            skin: look.skin,
+            variant: look.variant.max(1),
+            walk_style: look.walk_style,
+            fight_style: look.fight_style,
+            headless: look.headless,
+            damage_group: team.group,
+            relation_rev: team.relation_rev,
+            teammate: false,
+            gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
+        };
         // The same bytes go to every viewer but for `teammate`: each variant is encoded
         // once, when a viewer first needs it.
         // `None` inside: the variant was refused (warned once, counted per viewer).
@@ -303,53 +338,57 @@ fn relay_frames(
         // Viewers this relay did not reach whose bit was clear: it stays clear.
         missed.clear();
         let sent_before = sent;
-        for recipient in viewers.iter() {
-            let Some(r) = by_slot.get(recipient).filter(|r| r.entity != subject) else {
-                if !relayed.to.contains(recipient) {
-                    missed.push(recipient);
-                }
-                continue;
-            };
-            let teammate = team.is_teammate_of(&r.team);
-            let variant = &mut encoded[usize::from(teammate)];
-            let packet = match *variant {
-                Some(packet) => packet,
-                None => *variant.insert(encode(
-                    relays,
-                    subject,
-                    RemotePlayerSync {
-                        player_id: player.id,
-                        player_token: player.token,
-                        seq,
-                        frame,
-                        skin: look.skin,
-                        variant: look.variant.max(1),
-                        walk_style: look.walk_style,
-                        fight_style: look.fight_style,
-                        headless: look.headless,
-                        damage_group: team.group,
-                        relation_rev: team.relation_rev,
-                        teammate,
-                        gravity: body.gravity.clamp(-MAX_GRAVITY, MAX_GRAVITY),
-                    },
-                )),
-            };
-            // A dead relay waits for everything queued before it (the death among it); a
-            // living one for the subject's show to this recipient, if that has not left.
-            let barrier = if life.alive {
-                relayed.show_barrier(recipient, || conn(r.entity))
-            } else {
-                conn(r.entity).map(Connection::last_queued)
-            };
-            match packet {
-                Some(packet) => {
-                    relays.queue(recipient, packet, barrier);
+        // The common case, a living subject in no team with no show waiting to leave:
+        // every viewer gets the same packet with no barrier, so a viewer is a bit of the
+        // set and no recipient is looked up (issue 11, the players tick).
+        let plain = team.group == 0 && life.alive && relayed.shows.is_empty();
+        let packet = (plain && !viewers.is_empty())
+            .then(|| variant(&mut encoded, relays, subject, &sync, false))
+            .flatten();
+        if let Some(packet) = packet {
+            let present = by_slot.present_but(player.id);
+            let to = &relayed.to;
+            viewers.split_by(
+                present,
+                |recipient| {
+                    relays.queue(recipient, packet, None);
                     sent += 1;
-                }
-                None => {
-                    refused += 1;
+                },
+                |recipient| {
+                    if !to.contains(recipient) {
+                        missed.push(recipient);
+                    }
+                },
+            );
+            by_slot.restore(player.id);
+        } else {
+            for recipient in viewers.iter() {
+                let Some(r) = by_slot.get(recipient).filter(|r| r.entity != subject) else {
                     if !relayed.to.contains(recipient) {
                         missed.push(recipient);
+                    }
+                    continue;
+                };
+                let teammate = team.is_teammate_of(&r.team);
+                let packet = variant(&mut encoded, relays, subject, &sync, teammate);
+                // A dead relay waits for everything queued before it (the death among
+                // it); a living one for the subject's show to this recipient, if that has
+                // not left.
+                let barrier = if life.alive {
+                    relayed.show_barrier(recipient, || conn(r.entity))
+                } else {
+                    conn(r.entity).map(Connection::last_queued)
+                };
+                match packet {
+                    Some(packet) => {
+                        relays.queue(recipient, packet, barrier);
+                        sent += 1;
+                    }
+                    None => {
+                        refused += 1;
+                        if !relayed.to.contains(recipient) {
+                            missed.push(recipient);
+                        }
                     }
                 }
             }
@@ -362,13 +401,36 @@ fn relay_frames(
     stats.refused += refused;
 }
 
+/// The `teammate` variant of a subject's relay, encoded the first time a viewer needs it.
+#[inline(always)]
+fn variant(
+    encoded: &mut [Option<Option<RelayPacket>>; 2],
+    relays: &mut Relays,
+    subject: Entity,
+    sync: &RemotePlayerSync,
+    teammate: bool,
+) -> Option<RelayPacket> {
+    let variant = &mut encoded[usize::from(teammate)];
+    match *variant {
+        Some(packet) => packet,
+        None => *variant.insert(encode(relays, subject, sync, teammate)),
+    }
+}
+
 /// Encodes one variant of a subject's relay; a refusal (a server bug) is logged. Kept out
 /// of the viewer loop it runs in at most twice a frame.
 #[inline(never)]
-fn encode(relays: &mut Relays, subject: Entity, sync: RemotePlayerSync) -> Option<RelayPacket> {
-    let teammate = sync.teammate;
+fn encode(
+    relays: &mut Relays,
+    subject: Entity,
+    sync: &RemotePlayerSync,
+    teammate: bool,
+) -> Option<RelayPacket> {
     relays
-        .encode(sync)
+        .encode(RemotePlayerSync {
+            teammate,
+            ..sync.clone()
+        })
         .inspect_err(|e| warn!(?subject, teammate, "RemotePlayerSync refused: {e}"))
         .ok()
 }

@@ -279,6 +279,35 @@ impl Viewers {
         }
     }
 
+    /// Removes every recipient (the set keeps its room).
+    pub fn clear(&mut self) {
+        self.0.as_raw_mut_slice().fill(0);
+    }
+
+    /// Hands each recipient to `inside` if `mask` holds it too, to `outside` if not; word
+    /// by word, so a slot costs a bit scan and no lookup (the relay's common case, ADR
+    /// 0084). Ascending within each of the two, not across them.
+    pub fn split_by(
+        &self,
+        mask: &Viewers,
+        mut inside: impl FnMut(PlayerId),
+        mut outside: impl FnMut(PlayerId),
+    ) {
+        let mask_words = mask.0.as_raw_slice();
+        for (w, &word) in self.0.as_raw_slice().iter().enumerate() {
+            let base = w * WORD;
+            let word = word & live_bits(self.0.len(), base);
+            if word == 0 {
+                continue;
+            }
+            let m = mask_words
+                .get(w)
+                .map_or(0, |&m| m & live_bits(mask.0.len(), base));
+            each_slot(word & m, base, &mut inside);
+            each_slot(word & !m, base, &mut outside);
+        }
+    }
+
     /// Recipient slots, ascending.
     pub fn iter(&self) -> ViewerSlots<'_> {
         ViewerSlots {
@@ -287,6 +316,27 @@ impl Viewers {
             word: 0,
             base: 0,
             len: self.0.len(),
+        }
+    }
+}
+
+/// The bits of the word at slot `base` that are slots of a set of `len` bits.
+#[inline(always)]
+fn live_bits(len: usize, base: usize) -> usize {
+    match len.saturating_sub(base) {
+        n if n >= WORD => usize::MAX,
+        n => (1usize << n) - 1,
+    }
+}
+
+/// Hands `f` each slot of `word`, whose bit 0 is slot `base`, ascending.
+#[inline(always)]
+fn each_slot(mut word: usize, base: usize, f: &mut impl FnMut(PlayerId)) {
+    while word != 0 {
+        let slot = base + word.trailing_zeros() as usize;
+        word &= word - 1;
+        if let Ok(slot) = u32::try_from(slot) {
+            f(PlayerId(slot));
         }
     }
 }
@@ -355,6 +405,34 @@ mod tests {
         );
         let ones: Vec<u32> = v.0.iter_ones().map(|i| i as u32).collect();
         assert_eq!(v.iter().map(|p| p.0).collect::<Vec<_>>(), ones);
+    }
+
+    #[test]
+    fn viewers_split_by_a_mask_into_those_it_holds_and_the_rest() {
+        let mut v = Viewers::default();
+        let mut mask = Viewers::default();
+        for i in [0u32, 3, 64, 70, 130, 200] {
+            v.insert(PlayerId(i));
+        }
+        for i in [3u32, 70, 71, 200, 900] {
+            mask.insert(PlayerId(i));
+        }
+        let (mut inside, mut outside) = (Vec::new(), Vec::new());
+        v.split_by(&mask, |p| inside.push(p.0), |p| outside.push(p.0));
+        assert_eq!(inside, [3, 70, 200]);
+        assert_eq!(outside, [0, 64, 130]);
+        mask.clear();
+        assert!(mask.is_empty());
+        let (mut inside, mut outside) = (Vec::new(), Vec::new());
+        v.split_by(&mask, |p| inside.push(p.0), |p| outside.push(p.0));
+        assert!(inside.is_empty());
+        assert_eq!(outside, v.iter().map(|p| p.0).collect::<Vec<_>>());
+        // A mask shorter than the set holds nothing past its length.
+        let mut short = Viewers::default();
+        short.insert(PlayerId(3));
+        let mut inside = Vec::new();
+        v.split_by(&short, |p| inside.push(p.0), |_| {});
+        assert_eq!(inside, [3]);
     }
 
     #[test]
