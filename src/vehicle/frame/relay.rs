@@ -50,10 +50,15 @@ pub(super) fn relay_vehicle_frames(
         return;
     }
     by_slot.refresh(&index, recipients.iter().map(|(e, p, t, _)| (e, p, t)));
+    // Dereferenced once, as the player relay does (ADR 0084): through `ResMut` each
+    // queued relay would mark the resource changed again.
+    let relays = &mut *relays;
     let (mut sent, mut refused) = (0u64, 0u64);
     for a in &frames {
         let key = a.vehicle_id.0;
         let team = teams.get(a.sender).copied().unwrap_or_default();
+        // Looked up once a frame, not once a recipient.
+        let mut shown = shows.get_mut(a.vehicle).ok().map(Mut::into_inner);
         // The same bytes go to every recipient but for `teammate`: each variant is encoded
         // once, when a recipient first needs it (as the player relay does).
         // `None` inside: the variant was refused (warned once, counted per recipient).
@@ -103,7 +108,7 @@ pub(super) fn relay_vehicle_frames(
             });
             match packet {
                 Some(packet) => {
-                    let barrier = shows.get_mut(a.vehicle).ok().and_then(|mut r| {
+                    let barrier = shown.as_mut().and_then(|r| {
                         r.show_barrier(recipient, || recipients.get(entity).ok().map(|(.., c)| c))
                     });
                     relays.queue(recipient, packet, barrier);
