@@ -446,6 +446,18 @@ mod tests {
     }
 
     #[test]
+    fn a_bundle_holds_at_most_255_packets() {
+        // One-byte packets take 3 bytes each: 300 fit one datagram's size, not its count.
+        let tiny: Vec<Vec<u8>> = (0..300).map(|_| vec![0x0F]).collect();
+        let datagrams = packed(&tiny);
+        let counts: Vec<_> = datagrams
+            .iter()
+            .map(|d| Bundle::parse(d).map_or(1, |b| b.count()))
+            .collect();
+        assert_eq!(counts, [MAX_COUNT, 300 - MAX_COUNT]);
+    }
+
+    #[test]
     fn a_hello_ends_the_bundle_and_leaves_alone() {
         let hello = handshake::server_hello().to_bytes().expect("valid");
         let datagrams = packed(&[ack(1), ack(2), hello.clone(), ack(3)]);
