@@ -99,10 +99,8 @@ pub mod metrics;
 pub mod net;
 pub mod player;
 pub mod prelude;
-pub mod protocol;
 pub mod query;
 pub mod script;
-pub mod serial;
 pub mod server;
 pub mod session;
 pub mod stats;
@@ -111,4 +109,6 @@ pub mod tick;
 pub mod vehicle;
 pub mod world;
 
+pub use dlmp_protocol as protocol;
+pub use dlmp_protocol::serial;
 pub use server::Server;

@@ -4,8 +4,8 @@
 //! order.
 #![no_main]
 
-use dlmp::protocol::bundle::{self, Packer, ServerDatagram};
-use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
+use dlmp_protocol::bundle::{self, Packer, ServerDatagram};
+use dlmp_protocol::{MAX_DATAGRAM, ServerPacket};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

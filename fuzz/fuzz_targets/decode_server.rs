@@ -2,7 +2,7 @@
 //! re-encodes to the same bytes.
 #![no_main]
 
-use dlmp::protocol::{ServerPacket, MAX_DATAGRAM};
+use dlmp_protocol::{ServerPacket, MAX_DATAGRAM};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

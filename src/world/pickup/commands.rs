@@ -15,6 +15,7 @@ use crate::protocol::geometry::Vec3;
 use crate::protocol::world::pickup::PickupId;
 use crate::protocol::world::shared::EntityRev;
 use crate::script::{Owned, ResourceStopped};
+use crate::serial::Serial;
 use crate::session::{Connection, PlayerIndex};
 
 /// A change of the pickup set, from a script or a Rust plugin (ids from
@@ -137,11 +138,4 @@ pub(super) fn forget_stopped(
     }
     registry.by_id.retain(|_, e| pickups.contains(*e));
     registry.changed = true;
-}
-
-impl EntityRev {
-    /// The next revision (serial arithmetic: it wraps).
-    fn next(self) -> EntityRev {
-        EntityRev(self.0.wrapping_add(1))
-    }
 }
