@@ -24,7 +24,7 @@ pub mod hello;
 pub mod nametag;
 pub mod pace;
 pub mod plugin;
-pub mod ratelimit;
+pub use dlmp_net::ratelimit;
 pub mod registry;
 pub mod relays;
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use crate::session::{RateLimit, TokenBucket};
+use crate::ratelimit::{RateLimit, TokenBucket};
 
 /// 16 at once, 8 a second.
 pub const QUERY_LIMIT: RateLimit = RateLimit::per_second(16, 8);

@@ -12,16 +12,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::TryRecvError;
-use dlmp::net::{
+use dlmp_net::{
     Datagram, DropReason, Inbound, NetConfig, NetHandle, NetStats, Outbound, ShedReason, spawn,
 };
-use dlmp::protocol::connection::chat::ChatMessage;
-use dlmp::protocol::connection::samples::handshake::client_hello;
-use dlmp::protocol::player::samples::sync::player_sync;
-use dlmp::protocol::player::sync::RemotePlayerSync;
-use dlmp::protocol::query::QUERY_IDS;
-use dlmp::protocol::sample;
-use dlmp::protocol::{ClientPacket, Direction, ErrorKind, MAX_DATAGRAM, Packet};
+use dlmp_protocol::connection::chat::ChatMessage;
+use dlmp_protocol::connection::samples::handshake::client_hello;
+use dlmp_protocol::player::samples::sync::player_sync;
+use dlmp_protocol::player::sync::RemotePlayerSync;
+use dlmp_protocol::query::QUERY_IDS;
+use dlmp_protocol::sample;
+use dlmp_protocol::{ClientPacket, Direction, ErrorKind, MAX_DATAGRAM, Packet};
 
 const TIMEOUT: Duration = Duration::from_secs(5);
 

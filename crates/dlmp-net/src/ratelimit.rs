@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use dlmp::session::{RateLimit, TokenBucket};
+//! use dlmp_net::ratelimit::{RateLimit, TokenBucket};
 //!
 //! let mut chat = TokenBucket::new(RateLimit::CHAT, Duration::ZERO);
 //! for _ in 0..5 {

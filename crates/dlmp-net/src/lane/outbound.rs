@@ -9,8 +9,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::rtt::RttEstimator;
-use crate::protocol::ids::EventId;
-use crate::serial::Serial;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::serial::Serial;
 
 /// At most this many events wait per recipient; a critical event past it overflows the lane.
 pub const QUEUE_LIMIT: usize = 512;
@@ -129,8 +129,8 @@ struct Entry<T> {
 ///
 /// ```
 /// # use std::time::Duration;
-/// # use dlmp::lane::{Delivery, OutboundLane};
-/// # use dlmp::protocol::ids::EventId;
+/// # use dlmp_net::lane::{Delivery, OutboundLane};
+/// # use dlmp_protocol::ids::EventId;
 /// let mut lane = OutboundLane::new();
 /// assert_eq!(lane.push("hello", Delivery::Normal), Ok(EventId(1)));
 /// let mut sent = Vec::new();

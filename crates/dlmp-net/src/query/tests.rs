@@ -2,10 +2,10 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use super::*;
-use crate::protocol::query::samples as s;
-use crate::protocol::query::*;
-use crate::protocol::text::{FixedText, Text};
-use crate::protocol::{ErrorKind, MAX_DATAGRAM, Packet};
+use dlmp_protocol::query::samples as s;
+use dlmp_protocol::query::*;
+use dlmp_protocol::text::{FixedText, Text};
+use dlmp_protocol::{ErrorKind, MAX_DATAGRAM, Packet};
 
 fn snapshot(players: usize, rules: usize) -> QuerySnapshot {
     let facts = ServerFacts {

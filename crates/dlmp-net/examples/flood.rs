@@ -1,4 +1,4 @@
-//! Load tool for the network thread: `cargo run --release --example flood -- [--seconds N]
+//! Load tool for the network thread: `cargo run --release -p dlmp-net --example flood -- [--seconds N]
 //! [--senders K] [--tick-ms T]`.
 //!
 //! Starts the network thread on 127.0.0.1:0, runs K sender threads that blast valid
@@ -15,9 +15,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use dlmp::net::{Datagram, NetConfig, NetStats, spawn};
-use dlmp::protocol::Packet;
-use dlmp::protocol::player::samples::sync::player_sync;
+use dlmp_net::{Datagram, NetConfig, NetStats, spawn};
+use dlmp_protocol::Packet;
+use dlmp_protocol::player::samples::sync::player_sync;
 
 #[derive(Parser)]
 struct Args {
@@ -203,11 +203,11 @@ fn blast(
 
 /// Round trips on an idle server: outbound (queued -> client socket) and inbound (client
 /// socket -> app channel), 200 each.
-fn idle_latency(net: &dlmp::net::NetHandle) -> Result<(), Box<dyn std::error::Error>> {
+fn idle_latency(net: &dlmp_net::NetHandle) -> Result<(), Box<dyn std::error::Error>> {
     let client = UdpSocket::bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
     client.set_read_timeout(Some(Duration::from_secs(5)))?;
     let to = client.local_addr()?;
-    let hello = dlmp::protocol::connection::samples::handshake::client_hello().to_bytes()?;
+    let hello = dlmp_protocol::connection::samples::handshake::client_hello().to_bytes()?;
     let mut outbound = Vec::new();
     let mut inbound = Vec::new();
     let mut buf = [0u8; 64];

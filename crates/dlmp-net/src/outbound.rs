@@ -27,10 +27,10 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, SendError, Sender};
 
 use super::shipment::{Addressed, Shipment, ShipmentPool};
 use super::{Datagram, NetStats};
-use crate::protocol::Packet;
-use crate::protocol::bundle::{BUNDLE_ID, Bundle, Packer};
-use crate::protocol::player::sync::RemotePlayerSync;
-use crate::protocol::vehicle::frame::RemoteVehicleFrame;
+use dlmp_protocol::Packet;
+use dlmp_protocol::bundle::{BUNDLE_ID, Bundle, Packer};
+use dlmp_protocol::player::sync::RemotePlayerSync;
+use dlmp_protocol::vehicle::frame::RemoteVehicleFrame;
 
 /// A relay is shed once its sending thread's queue is this full.
 pub const SHED_FRACTION: f64 = 0.75;
@@ -455,7 +455,7 @@ fn is_relay(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::CHUNK;
+    use crate::CHUNK;
 
     fn datagram(port: u16, id: u8) -> Datagram {
         Datagram {

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::ShedReason;
-use crate::protocol::ErrorKind;
+use dlmp_protocol::ErrorKind;
 
 /// Why an inbound datagram was dropped before reaching the game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -11,7 +11,7 @@ use nix::sys::socket::{
 };
 
 use super::shipment::Addressed;
-use crate::protocol::MAX_DATAGRAM;
+use dlmp_protocol::MAX_DATAGRAM;
 
 /// Datagrams one `sendmmsg` or `recvmmsg` call moves at most.
 pub(super) const BATCH: usize = 64;
@@ -346,7 +346,7 @@ pub(crate) fn socket_addr(addr: &SockaddrStorage) -> Option<SocketAddr> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Shipment;
+    use crate::Shipment;
 
     #[test]
     fn a_batch_goes_out_in_order_and_comes_back_in_one_call() {

@@ -2,11 +2,11 @@
 //! snapshot.
 
 use super::QuerySnapshot;
-use crate::protocol::query::{Entries, PlayerList, QueryInfo, QueryPlayers, QueryRules, Rules};
-use crate::protocol::{DecodeError, Packet, Rule};
+use dlmp_protocol::query::{Entries, PlayerList, QueryInfo, QueryPlayers, QueryRules, Rules};
+use dlmp_protocol::{DecodeError, Packet, Rule};
 
 /// Whether `bytes` is a query request (its first byte), to be answered here rather than
-/// decoded as a [`ClientPacket`](crate::protocol::ClientPacket).
+/// decoded as a [`ClientPacket`](dlmp_protocol::ClientPacket).
 pub fn is_query(bytes: &[u8]) -> bool {
     matches!(
         bytes.first(),

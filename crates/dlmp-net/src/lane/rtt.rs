@@ -19,7 +19,7 @@ pub const INITIAL_RTO: Duration = Duration::from_millis(500);
 ///
 /// ```
 /// # use std::time::Duration;
-/// # use dlmp::lane::RttEstimator;
+/// # use dlmp_net::lane::RttEstimator;
 /// let mut rtt = RttEstimator::new();
 /// assert_eq!(rtt.rto(), Duration::from_millis(500));
 /// rtt.sample(Duration::from_millis(80));

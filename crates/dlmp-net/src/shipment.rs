@@ -4,7 +4,7 @@
 //! A crowd's tick is thousands of datagrams. Handed over one by one, each cost two channel
 //! operations and a pooled buffer of its own, first touched cold; a bundle of one packet
 //! was moved four bytes down. A [`Shipment`] is one buffer the app writes datagram after
-//! datagram into (bundles are built in place, [`crate::protocol::bundle::Packer`]) and a
+//! datagram into (bundles are built in place, [`dlmp_protocol::bundle::Packer`]) and a
 //! list of who each one goes to: up to [`CHUNK`] datagrams cross to the sending thread in
 //! one channel operation, and the thread sends them from where they were written. Emptied
 //! shipments come back through a bounded pool, so a steady server allocates none.
@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::protocol::packet::MAX_DATAGRAM;
+use dlmp_protocol::packet::MAX_DATAGRAM;
 
 /// Datagrams a shipment takes before the app hands it over: two `sendmmsg` batches, so the
 /// sending thread starts on a tick's first datagrams while the app still writes the rest.

@@ -3,11 +3,11 @@
 
 use std::ops::Range;
 
-use crate::protocol::MAX_DATAGRAM;
-use crate::protocol::Wire;
-use crate::protocol::connection::handshake::PROTOCOL_VERSION;
-use crate::protocol::query::{FLAG_CLOSED, PlayerEntry, RuleEntry, ServerInfo};
-use crate::protocol::text::FixedText;
+use dlmp_protocol::MAX_DATAGRAM;
+use dlmp_protocol::Wire;
+use dlmp_protocol::connection::handshake::PROTOCOL_VERSION;
+use dlmp_protocol::query::{FLAG_CLOSED, PlayerEntry, RuleEntry, ServerInfo};
+use dlmp_protocol::text::FixedText;
 
 /// PlayerList and Rules before their entries: id, nonce, page, pages, count.
 const PAGE_HEADER: usize = 1 + 4 + 2 + 2 + 1;

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use dlmp::lane::{
+use dlmp_net::lane::{
     AckOutcome, DROPPABLE_LIMIT, Delivery, InboundLane, LaneHealth, NEW_PER_TICK, OutboundLane,
     PushError, QUEUE_LIMIT, SendKind, Verdict,
 };
-use dlmp::protocol::ids::EventId;
+use dlmp_protocol::ids::EventId;
 use rstest::rstest;
 
 const TICK: Duration = Duration::from_millis(20);

@@ -54,7 +54,7 @@ use super::batch::{self, BATCH};
 use super::ingress::{Decoder, LogLimit};
 use super::query::{self, QueryBoard, QueryLimiter};
 use super::{DropReason, Inbound, NetStats, Outbound, Shipment, Shipments};
-use crate::protocol::MAX_DATAGRAM;
+use dlmp_protocol::MAX_DATAGRAM;
 
 /// Datagrams read in one turn before the thread sends a batch: inbound comes first, but a
 /// flood cannot stop outbound either.
@@ -162,7 +162,7 @@ impl Drop for NetHandle {
 ///
 /// ```no_run
 /// # use std::sync::Arc;
-/// # use dlmp::net::{spawn, NetConfig, NetStats};
+/// # use dlmp_net::{spawn, NetConfig, NetStats};
 /// let net = spawn(NetConfig::default(), Arc::new(NetStats::default()))?;
 /// for inbound in net.inbound.try_iter() { /* ... */ }
 /// net.shutdown().ok();

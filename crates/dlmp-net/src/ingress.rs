@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::{DropReason, Inbound, NetStats};
-use crate::protocol::{ClientPacket, ErrorKind, MAX_DATAGRAM};
+use dlmp_protocol::{ClientPacket, ErrorKind, MAX_DATAGRAM};
 
 /// The window of the debug-log rate limit.
 const LOG_WINDOW: Duration = Duration::from_secs(1);
