@@ -51,7 +51,9 @@ use bevy_ecs::system::ScheduleSystem;
 use bevy_time::{Fixed, Time};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dlmp::player::relay::Relayed;
-use dlmp::player::{Life, Position, Scope, Skills, StreamCenter, Viewers};
+use dlmp::player::stream::reconcile;
+use dlmp::player::stream::{StreamChange, StreamState, StreamingSettings};
+use dlmp::player::{Life, Skills};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, PlayerToken, SessionToken};
 use dlmp::protocol::text::FixedText;
@@ -59,14 +61,15 @@ use dlmp::protocol::world::markers::BlipFlags;
 use dlmp::protocol::world::pickup::PickupId;
 use dlmp::protocol::world::shared::{AttachKind, EntityRev, MarkerId};
 use dlmp::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, PlayerIndex};
-use dlmp::streaming::plugin::reconcile;
-use dlmp::streaming::{Reshows, StreamChange, StreamState, StreamingSettings};
+use dlmp::streaming::Reshows;
 use dlmp::world::blip::stream::reconcile as blip_reconcile;
 use dlmp::world::blip::{Blip, BlipSpec, BlipStream};
 use dlmp::world::label::stream::reconcile as label_reconcile;
 use dlmp::world::label::{Label, LabelSpec, LabelStream, LabelText};
 use dlmp::world::pickup::stream::reconcile as pickup_reconcile;
 use dlmp::world::pickup::{Behavior, Pickup, PickupSettings, PickupSpec, PickupStream};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::viewers::Viewers;
 
 use common::{CLUSTERS, PER_CLUSTER, cluster_position, spread_position};
 

@@ -100,13 +100,11 @@ pub mod prelude;
 pub mod query;
 pub mod script;
 pub mod server;
-pub mod session;
 pub mod stats;
-pub mod streaming;
-pub mod tick;
 pub mod vehicle;
 pub mod world;
 
+pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
 pub use dlmp_net::lane;
 pub use dlmp_protocol as protocol;

@@ -12,19 +12,20 @@ pub use crate::player::admission::{
 };
 pub use crate::player::ledger::LedgerEvent;
 pub use crate::player::{
-    Body, Inventory, LastFrame, Ledger, Position, RespawnGranted, Scope, SpawnGranted, SpawnState,
-    Team, Viewers,
+    Body, Inventory, LastFrame, Ledger, RespawnGranted, SpawnGranted, SpawnState, Team,
 };
-pub use crate::protocol::connection::handshake::LeaveReason;
-pub use crate::protocol::geometry::Vec3;
-pub use crate::protocol::ids::PlayerId;
-pub use crate::protocol::player::sync::Keys;
 pub use crate::server::{PluginSettings, Server, plugin_settings};
-pub use crate::session::{
+pub use dlmp_core::position::{Position, Scope};
+pub use dlmp_core::session::{
     Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected, PlayerIndex,
     Received,
 };
-pub use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+pub use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+pub use dlmp_core::viewers::Viewers;
+pub use dlmp_protocol::connection::handshake::LeaveReason;
+pub use dlmp_protocol::geometry::Vec3;
+pub use dlmp_protocol::ids::PlayerId;
+pub use dlmp_protocol::player::sync::Keys;
 // The world kinds (world.md) as they landed: their components, the gamemode's commands
 // and what players crossing or touching them announce.
 pub use crate::world::checkpoint::{Checkpoint, CheckpointCommand, CheckpointCrossed};

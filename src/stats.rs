@@ -7,8 +7,8 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::info;
 
-use crate::session::PlayerIndex;
-use crate::tick::{ServerSystems, Transport};
+use dlmp_core::session::PlayerIndex;
+use dlmp_core::tick::{ServerSystems, Transport};
 
 /// How often the stats line is logged; zero turns it off. Default 60 s.
 #[derive(Resource, Debug, Clone, Copy)]

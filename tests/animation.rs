@@ -12,7 +12,7 @@ use dlmp::player::animation::{
     Speed,
 };
 use dlmp::player::frame::FrameState;
-use dlmp::player::{Body, Life, Position, SpawnState, Viewers};
+use dlmp::player::{Body, Life, SpawnState};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::chat::ChatMessage;
 use dlmp::protocol::connection::roster::PlayerNametag;
@@ -28,6 +28,8 @@ use dlmp::protocol::player::life::{DeathPose, RespawnPlayer};
 use dlmp::protocol::player::sync::{Frame, Keys, RemotePlayerSync};
 use dlmp::protocol::text::FixedText;
 use dlmp::session::Player;
+use dlmp_core::position::Position;
+use dlmp_core::viewers::Viewers;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 /// Far beyond the show distance from [`SPAWN`].

@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::player::Life;
 use dlmp::player::control::camera::CameraSetting;
 use dlmp::player::control::{Control, ControlCommand};
 use dlmp::player::frame::FrameState;
-use dlmp::player::{Life, StreamCenter, Viewers};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::PlayerToken;
@@ -17,6 +17,8 @@ use dlmp::protocol::player::control::{CameraMode, SetCamera, SetFrozen, SetOnFir
 use dlmp::protocol::player::streaming::PlayerStreamOut;
 use dlmp::protocol::player::sync::Frame;
 use dlmp::session::Player;
+use dlmp_core::position::StreamCenter;
+use dlmp_core::viewers::Viewers;
 
 const HERE: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 const FAR: Vec3 = Vec3::new(2100.0, 200.0, 10.0);
@@ -132,7 +134,7 @@ fn set_frozen_goes_once_per_change_and_holds_frames_at_the_anchor() {
         1,
         Frame::standing(Vec3::new(HERE.x + 20.0, HERE.y, HERE.z)),
     );
-    let at = h.get::<dlmp::player::Position>(a).0;
+    let at = h.get::<dlmp_core::position::Position>(a).0;
     assert!((at.x - (HERE.x + 8.0)).abs() < 1e-3, "{at:?}");
 
     freeze(&mut h, a, false);
@@ -828,7 +830,7 @@ fn a_teleport_moves_the_freeze_anchor() {
         2,
         Frame::standing(Vec3::new(there.x + 20.0, there.y, there.z)),
     );
-    let at = h.get::<dlmp::player::Position>(a).0;
+    let at = h.get::<dlmp_core::position::Position>(a).0;
     assert!((at.x - (there.x + 8.0)).abs() < 1e-3, "{at:?}");
 }
 

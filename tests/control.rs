@@ -14,7 +14,7 @@ use dlmp::player::frame::{Bounds, FrameState};
 use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
 use dlmp::player::scope::SetScope;
 use dlmp::player::teleport::Teleport;
-use dlmp::player::{Body, DeathEpoch, Position, Scope, SpawnState, Viewers};
+use dlmp::player::{Body, DeathEpoch, SpawnState};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::roster::PlayerNametag;
 use dlmp::protocol::geometry::Vec3;
@@ -23,6 +23,8 @@ use dlmp::protocol::player::control::{SetWorldBounds, TeleportPlayer};
 use dlmp::protocol::player::physics::{SetGravity, SetVelocity};
 use dlmp::protocol::player::streaming::{PlayerStreamOut, ScopeChanged};
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::viewers::Viewers;
 
 const ORIGIN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 const FAR: Vec3 = Vec3::new(2000.0, -1500.0, 20.0);

@@ -7,7 +7,7 @@ use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::frame::{FrameDrops, FrameState};
 use dlmp::player::physics::{SetBodyGravity, ThrowPlayer};
-use dlmp::player::{Body, Inventory, LastFrame, Ledger, Life, Position, SpawnState, Viewers};
+use dlmp::player::{Body, Inventory, LastFrame, Ledger, Life, SpawnState};
 use dlmp::protocol::connection::weapons::{GiveArmor, GiveHealth};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Revision, Seq};
@@ -16,6 +16,8 @@ use dlmp::protocol::player::control::SetSpecialAction;
 use dlmp::protocol::player::physics::{SetGravity, SetVelocity};
 use dlmp::protocol::player::sync::{Frame, Keys, MoveState, RemotePlayerSync};
 use dlmp::serial::Serial;
+use dlmp_core::position::Position;
+use dlmp_core::viewers::Viewers;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 

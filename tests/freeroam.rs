@@ -3,11 +3,11 @@
 
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::Position;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::control::TeleportPlayer;
 use dlmp::protocol::player::hud::SetMoney;
 use dlmp::protocol::player::life::SpawnPlayer;
+use dlmp_core::position::Position;
 
 /// scripts/freeroam/main.lua's SPAWNS: x, y, z, heading in degrees.
 const POINTS: [(f32, f32, f32, f32); 5] = [
@@ -136,7 +136,7 @@ fn v_spawns_the_model_3_m_beside_the_player_and_tells_a_refusal() {
     h.steps(2);
     request_spawn(&mut h, a);
     h.live(a);
-    let p = h.get::<dlmp::player::Position>(a).0;
+    let p = h.get::<dlmp_core::position::Position>(a).0;
     assert_eq!(say(&mut h, a, "/v 411"), ["Here is your vehicle 411."]);
     h.step();
     let shows = h.packets::<dlmp::protocol::vehicle::sync::VehicleSync>(a);
@@ -494,7 +494,7 @@ fn train_spawns_at_the_nearest_station_of_its_line_with_the_player_driving() {
     h.step();
     let trains: Vec<u16> = h
         .world()
-        .resource::<dlmp::vehicle::Vehicles>()
+        .resource::<dlmp_core::vehicle::Vehicles>()
         .iter()
         .filter_map(|(_, e)| h.world().get::<dlmp::vehicle::Vehicle>(e).map(|v| v.model))
         .filter(|m| [449, 537, 538].contains(m))

@@ -4,13 +4,15 @@
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::ledger::{FrozenContactDrops, LedgerSettings, RecentShots};
-use dlmp::player::{Ledger, Life, Position, Scope, Team, Viewers};
+use dlmp::player::{Ledger, Life, Team};
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq};
 use dlmp::protocol::player::life::{DeathReport, PlayerWasted};
 use dlmp::protocol::player::sync::{Frame, PlayerSync, RemotePlayerSync};
 use dlmp::session::Player;
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::viewers::Viewers;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
@@ -652,7 +654,7 @@ fn give_weapon_sends_give_weapon_with_a_raised_weapon_rev() {
 
 #[test]
 fn set_team_team_damage_and_weapon_range_reach_the_server_state() {
-    use dlmp::streaming::StreamingSettings;
+    use dlmp::player::stream::StreamingSettings;
     let (_s, mut h, a) = commands("team");
     h.chat(a, "/team 3");
     h.chat(a, "/td on");

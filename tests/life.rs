@@ -13,9 +13,7 @@ use dlmp::player::ledger::PreviousLifeDrops;
 use dlmp::player::respawn::{RespawnDrops, RespawnPoint, SetRespawnPoint, SpawnPoint};
 use dlmp::player::scope::SetScope;
 use dlmp::player::spawn::SpawnRequestDrops;
-use dlmp::player::{
-    DeathEpoch, LastFrame, Ledger, Life, Position, Scope, SpawnInfo, SpawnState, Viewers,
-};
+use dlmp::player::{DeathEpoch, LastFrame, Ledger, Life, SpawnInfo, SpawnState};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::handshake::ServerDisconnect;
 use dlmp::protocol::connection::roster::PlayerLeave;
@@ -26,6 +24,8 @@ use dlmp::protocol::player::life::{
 };
 use dlmp::protocol::player::streaming::ScopeChanged;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::viewers::Viewers;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 /// Elsewhere, in interior 3.

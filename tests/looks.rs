@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::{Appearance, Hud, Life, Skills, SpawnState, Viewers};
+use dlmp::player::{Appearance, Hud, Life, Skills, SpawnState};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::appearance::{
     FightingStyle, PlayerSkills, SetFightingStyle, SetHeadless, SetSkin, SetWalkingStyle,
@@ -16,6 +16,7 @@ use dlmp::protocol::player::hud::{SetDrunkLevel, SetMoney, SetPlayerStats, SetWa
 use dlmp::protocol::player::life::SpawnPlayer;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
 use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
+use dlmp_core::viewers::Viewers;
 
 /// `/lua CODE` runs CODE with `p` the player and `say(x)` telling it; an error is told as
 /// `error: ...`.

@@ -7,10 +7,11 @@ use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::world::pickup::PickupSync;
 use dlmp::script::{Owned, ScriptHost};
-use dlmp::vehicle::components::{Colors, Pose, Vehicle, VehicleScope};
-use dlmp::vehicle::lifecycle::Vehicles;
+use dlmp::vehicle::components::{Colors, Vehicle, VehicleScope};
 use dlmp::world::object::{Object, Objects};
 use dlmp::world::pickup::{Pickup, Pickups};
+use dlmp_core::vehicle::Pose;
+use dlmp_core::vehicle::Vehicles;
 
 const GOOD_MTA: &str = r#"<map edf:definitions="editor_main">
     <object id="ramp" model="1634" posX="10" posY="0" posZ="3" rotX="0" rotY="0" rotZ="90" alpha="255"></object>

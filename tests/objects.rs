@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
-use dlmp::player::Position;
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::control::TeleportPlayer;
@@ -18,6 +17,7 @@ use dlmp::protocol::player::life::SpawnPlayer;
 use dlmp::protocol::world::object::{Bone, ObjectAttachKind, ObjectId};
 use dlmp::session::Connection;
 use dlmp::world::object::{Object, ObjectCommand, ObjectStats, Objects, Parent, Pose};
+use dlmp_core::position::Position;
 use world_support::objects::{barrel, lines, shown, states};
 use world_support::{SPAWN, lua, lua_now, scripts, server, spawned, told};
 

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::{DeathEpoch, LastFrame, Ledger, Life, Position, SpawnState, Viewers};
+use dlmp::player::{DeathEpoch, LastFrame, Ledger, Life, SpawnState};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::animation::ApplyAnimation;
 use dlmp::protocol::player::appearance::PlayerSkills;
@@ -15,6 +15,8 @@ use dlmp::protocol::player::sync::Frame;
 use dlmp::protocol::player::sync::RemotePlayerSync;
 use dlmp::protocol::{MAX_DATAGRAM, ServerPacket};
 use dlmp::session::Player;
+use dlmp_core::position::Position;
+use dlmp_core::viewers::Viewers;
 use rstest::rstest;
 
 /// `/lua CODE` runs CODE with `p` the player, `other` the other player and `say(x)` telling

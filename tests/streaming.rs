@@ -6,10 +6,11 @@ use bevy_ecs::entity::Entity;
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
+use dlmp::player::LastFrame;
 use dlmp::player::control::ControlCommand;
 use dlmp::player::control::camera::CameraSetting;
 use dlmp::player::scope::SetScope;
-use dlmp::player::{LastFrame, Position, StreamCenter, Viewers};
+use dlmp::player::stream::{StreamState, StreamingSettings};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, Seq};
@@ -17,7 +18,8 @@ use dlmp::protocol::player::appearance::PlayerSkills;
 use dlmp::protocol::player::streaming::PlayerStreamOut;
 use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
 use dlmp::session::{Name, Player, PlayerIndex, PlayerName};
-use dlmp::streaming::{StreamState, StreamingSettings};
+use dlmp_core::position::{Position, StreamCenter};
+use dlmp_core::viewers::Viewers;
 
 fn entity(h: &Harness, c: ClientId) -> Entity {
     h.world()

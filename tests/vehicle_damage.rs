@@ -21,7 +21,8 @@ use dlmp::protocol::vehicle::life::VehicleHealth;
 use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::vehicle::damage::{DamageCommand, DamageStats, StatusParts};
-use dlmp::vehicle::{Damage, Health, Life, Revisions, SeatCommand};
+use dlmp::vehicle::{Damage, Health, Revisions, SeatCommand};
+use dlmp_core::vehicle::Life;
 use rstest::rstest;
 use vframe_support::{HERE, frame, make_syncer, seat, state, vehicle};
 

@@ -15,7 +15,8 @@ use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::state::{VehicleState, flag};
 use dlmp::vehicle::frame::accept::VehicleFrameDrops;
 use dlmp::vehicle::frame::fields::HeldFields;
-use dlmp::vehicle::{Frozen, Health, Life, Params, Part, Pose, RelaySerial, Revisions, Train};
+use dlmp::vehicle::{Frozen, Health, Params, Part, RelaySerial, Revisions, Train};
+use dlmp_core::vehicle::{Life, Pose};
 use rstest::rstest;
 use vframe_support::{HERE, frame, make_syncer, seat, send_frame, state, unseat, vehicle};
 

@@ -25,7 +25,8 @@ use dlmp::protocol::vehicle::shot::{Ray, VehicleShot};
 use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
 use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
-use dlmp::vehicle::{Health, Life, Occupant, Params, Remote, Seats, destroy_vehicle};
+use dlmp::vehicle::{Health, Occupant, Params, Remote, Seats, destroy_vehicle};
+use dlmp_core::vehicle::Life;
 use rstest::rstest;
 use vframe_support::{frame, make_syncer, seat, send_frame, state, vehicle};
 

@@ -11,9 +11,10 @@ use dlmp::protocol::vehicle::params::{
 };
 use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::protocol::vehicle::transform::VehicleColors;
+use dlmp::vehicle::Params;
 use dlmp::vehicle::event_limit::{VEHICLE_EVENTS, VehicleEvents};
 use dlmp::vehicle::params::{ControlDrop, ControlStats};
-use dlmp::vehicle::{Life, Params};
+use dlmp_core::vehicle::Life;
 use rstest::rstest;
 use vehicle_support::*;
 
@@ -600,7 +601,7 @@ fn the_vehicle_event_limit_drops_the_31st_key_at_once_and_lets_one_through_per_i
     assert_eq!(h.get::<VehicleEvents>(a).dropped, 3);
     assert!(
         h.world()
-            .get::<dlmp::vehicle::Seated>(h.entity(a))
+            .get::<dlmp_core::vehicle::Seated>(h.entity(a))
             .is_some(),
         "the exit was dropped"
     );

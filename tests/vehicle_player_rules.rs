@@ -6,7 +6,6 @@
 mod vehicle_support;
 
 use dlmp::harness::Harness;
-use dlmp::player::Position;
 use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::control::ControlCommand;
 use dlmp::player::physics::ThrowPlayer;
@@ -22,6 +21,7 @@ use dlmp::protocol::player::sync::{Frame, RemotePlayerSync};
 use dlmp::protocol::vehicle::frame::VehicleFrame;
 use dlmp::protocol::vehicle::seats::OccupancyKind::Exit;
 use dlmp::protocol::vehicle::state::VehicleState;
+use dlmp_core::position::Position;
 use vehicle_support::*;
 
 #[test]
@@ -122,7 +122,11 @@ fn a_scope_change_frees_the_seat_first() {
     });
     h.step();
     assert_eq!(seats(&h, b), [(id.0, h.player_id(a).0, 1, Exit)]);
-    assert!(h.world().get::<dlmp::vehicle::Seated>(player).is_none());
+    assert!(
+        h.world()
+            .get::<dlmp_core::vehicle::Seated>(player)
+            .is_none()
+    );
 }
 
 /// A driver's frame at `x` (epoch 0, every revision 0), with seq `seq`, and one tick.

@@ -14,7 +14,8 @@ use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::remote::{VehicleRemote, VehicleRemoteEnter, VehicleRemoteExit};
 use dlmp::vehicle::frame::accept::VehicleFrameDrops;
 use dlmp::vehicle::remote::{Release, RemoteCommand, RemoteRefusal, RemoteStats};
-use dlmp::vehicle::{Life, Params, Remote, ResetKind, VehicleReset, Vehicles, destroy_vehicle};
+use dlmp::vehicle::{Params, Remote, ResetKind, VehicleReset, destroy_vehicle};
+use dlmp_core::vehicle::{Life, Vehicles};
 use vehicle_support::{at, entity, put, stand, vehicle, walk};
 use vframe_support::{send_frame, state};
 

@@ -10,7 +10,8 @@ use dlmp::protocol::ServerPacket;
 use dlmp::protocol::ids::VehicleId;
 use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::seats::OccupancyKind::{self, *};
-use dlmp::vehicle::{Life, Params, Seated, Train, VehicleScope};
+use dlmp::vehicle::{Params, Train, VehicleScope};
+use dlmp_core::vehicle::{Life, Seated};
 use rstest::rstest;
 use vehicle_support::*;
 

@@ -156,7 +156,7 @@ fn a_frozen_player_never_syncs() {
 fn a_vehicle_not_streamed_to_a_player_is_not_synced_by_it() {
     let mut h = Harness::new();
     let (a, _) = h.connect_pair_at(x(10.0));
-    h.with::<dlmp::player::Scope>(a, |s| s.virtual_world = 3);
+    h.with::<dlmp_core::position::Scope>(a, |s| s.virtual_world = 3);
     h.step();
     let (v, _) = vehicle(&mut h, 411, HERE);
     h.step();

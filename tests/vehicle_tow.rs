@@ -9,7 +9,6 @@ mod vehicle_support;
 mod vlink_support;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::Scope;
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{Seq, VehicleEpoch, VehicleId};
@@ -20,7 +19,9 @@ use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::protocol::vehicle::towing::VehicleTow;
 use dlmp::vehicle::frame::accept::VehicleFrameDrops;
 use dlmp::vehicle::tow::links::{LinkKind, LinkRefusal};
-use dlmp::vehicle::{Frozen, Life, ResetKind, VehicleScope, destroy_vehicle};
+use dlmp::vehicle::{Frozen, ResetKind, VehicleScope, destroy_vehicle};
+use dlmp_core::position::Scope;
+use dlmp_core::vehicle::Life;
 use vehicle_support::{at, put, stand, vehicle, with_vehicle};
 use vlink_support::*;
 

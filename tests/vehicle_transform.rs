@@ -12,7 +12,6 @@ use bevy_ecs::prelude::*;
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::lane::Delivery;
-use dlmp::player::Position;
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, Revision, Seq, VehicleEpoch, VehicleId};
@@ -23,7 +22,9 @@ use dlmp::protocol::vehicle::transform::{VehicleTransform, transform_flag as bit
 use dlmp::session::Connection;
 use dlmp::vehicle::frame::accept::VehicleFrameDrops;
 use dlmp::vehicle::transform::TransformSystems;
-use dlmp::vehicle::{Frozen, Life, Pose, ResetKind, Revisions, Vehicle, VehicleReset, Vehicles};
+use dlmp::vehicle::{Frozen, ResetKind, Revisions, Vehicle, VehicleReset};
+use dlmp_core::position::Position;
+use dlmp_core::vehicle::{Life, Pose, Vehicles};
 use rstest::rstest;
 use vehicle_support::{enter, stand, transitions};
 use vframe_support::{HERE, send_frame, state};
@@ -135,7 +136,7 @@ impl Scene {
         self.ok("/sit 0");
         self.h.step();
         assert!(
-            self.h.get::<dlmp::vehicle::Seated>(self.a).id == CAR,
+            self.h.get::<dlmp_core::vehicle::Seated>(self.a).id == CAR,
             "Alice drives"
         );
         self.h.clear(self.a);
@@ -786,7 +787,11 @@ fn freeroam_flip_puts_the_driven_vehicle_upright_at_its_heading() {
         .expect("a vehicle");
     enter(&mut h, a, id, 0);
     h.steps(2);
-    assert_eq!(h.get::<dlmp::vehicle::Seated>(a).id, id, "Alice drives it");
+    assert_eq!(
+        h.get::<dlmp_core::vehicle::Seated>(a).id,
+        id,
+        "Alice drives it"
+    );
     // Her game rolls it onto its roof, facing 60°: the frame says so.
     let (h60, roof) = (30f32.to_radians(), core::f32::consts::FRAC_PI_2);
     let (sz, cz, sx, cx) = (h60.sin(), h60.cos(), roof.sin(), roof.cos());

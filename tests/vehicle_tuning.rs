@@ -21,7 +21,8 @@ use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::protocol::vehicle::tuning::{
     NO_DIRT, NO_PAINTJOB, TAXI_LIGHT, VehicleHandling, VehicleTuning, kind,
 };
-use dlmp::vehicle::{ResetKind, VehicleReset, Vehicles};
+use dlmp::vehicle::{ResetKind, VehicleReset};
+use dlmp_core::vehicle::Vehicles;
 use rstest::rstest;
 use vframe_support::{HERE, frame, state};
 

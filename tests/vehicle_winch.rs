@@ -9,7 +9,6 @@ mod vehicle_support;
 mod vlink_support;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::Scope;
 use dlmp::protocol::ids::{EventId, Seq, VehicleEpoch, VehicleId};
 use dlmp::protocol::vehicle::frame::VehicleFrame;
 use dlmp::protocol::vehicle::params::param;
@@ -18,9 +17,9 @@ use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::protocol::vehicle::towing::VehicleWinch;
 use dlmp::vehicle::frame::accept::VehicleFrameDrops;
 use dlmp::vehicle::tow::links::{LinkKind, LinkRefusal};
-use dlmp::vehicle::{
-    Frozen, Life, Occupant, Params, Remote, ResetKind, VehicleScope, destroy_vehicle,
-};
+use dlmp::vehicle::{Frozen, Occupant, Params, Remote, ResetKind, VehicleScope, destroy_vehicle};
+use dlmp_core::position::Scope;
+use dlmp_core::vehicle::Life;
 use vehicle_support::{at, entity, put, stand, vehicle, with_vehicle};
 use vlink_support::*;
 

@@ -13,9 +13,8 @@ use dlmp::protocol::vehicle::damage::VehicleDamageStatus;
 use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::session::Player;
-use dlmp::vehicle::{
-    Params, PlayerParams, Pose, RelaySerial, Revisions, VehicleScope, destroy_vehicle,
-};
+use dlmp::vehicle::{Params, PlayerParams, RelaySerial, Revisions, VehicleScope, destroy_vehicle};
+use dlmp_core::vehicle::Pose;
 use vehicle_support::*;
 
 #[test]
@@ -301,7 +300,7 @@ fn a_destroyed_vehicle_frees_its_seats_then_is_hidden() {
     }
     assert!(
         h.world()
-            .get::<dlmp::vehicle::Seated>(h.entity(a))
+            .get::<dlmp_core::vehicle::Seated>(h.entity(a))
             .is_none()
     );
     assert!(destroy_vehicle(h.world_mut(), id).is_err(), "gone");
@@ -330,7 +329,10 @@ fn a_stopped_resource_takes_its_vehicles_with_it() {
         .expect("stops");
     h.steps(2);
     assert_eq!(syncs(&h, a), [(1, true), (1, false)]);
-    assert_eq!(h.world().resource::<dlmp::vehicle::Vehicles>().len(), 0);
+    assert_eq!(
+        h.world().resource::<dlmp_core::vehicle::Vehicles>().len(),
+        0
+    );
 }
 
 #[test]
@@ -404,7 +406,7 @@ fn the_console_lists_every_vehicle_in_aligned_columns() {
     let train = vehicle(&mut h, 537, at(40.0));
     stand(&mut h, a, at(0.0));
     put(&mut h, a, car, 0);
-    with_vehicle::<dlmp::vehicle::Life>(&mut h, train, |l| l.wrecked = true);
+    with_vehicle::<dlmp_core::vehicle::Life>(&mut h, train, |l| l.wrecked = true);
     let out = dlmp::console::execute(h.world_mut(), "vehicles");
     assert_eq!(out[0], "2 vehicles:");
     let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();

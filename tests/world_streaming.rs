@@ -6,13 +6,13 @@
 
 use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
-use dlmp::player::Position;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::PlayerId;
 use dlmp::protocol::world::pickup::PickupSync;
 use dlmp::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, admits};
 use dlmp::streaming::players::Distances;
 use dlmp::world::pickup::{Behavior, PickupCommand, PickupSpec, Pickups};
+use dlmp_core::position::Position;
 use proptest::prelude::*;
 
 fn rules(show: f32, cap: Option<usize>) -> Rules {

@@ -215,7 +215,9 @@ impl Traffic {
     fn check_setup(&self) {
         let w = self.h.world();
         for d in &self.drivers {
-            let e = w.resource::<dlmp::vehicle::Vehicles>().entity(d.vehicle);
+            let e = w
+                .resource::<dlmp_core::vehicle::Vehicles>()
+                .entity(d.vehicle);
             let seats = e.and_then(|e| w.get::<Seats>(e)).expect("the vehicle");
             assert_eq!(
                 seats.driver().map(|o| o.entity),
@@ -231,7 +233,7 @@ impl Traffic {
             "each player is shown its cluster's 25 driven and 25 parked vehicles"
         );
         for &(v, walker) in &self.parked {
-            let e = w.resource::<dlmp::vehicle::Vehicles>().entity(v);
+            let e = w.resource::<dlmp_core::vehicle::Vehicles>().entity(v);
             let syncer = e.and_then(|e| w.get::<Syncer>(e)).expect("the vehicle");
             assert_eq!(
                 syncer.0.map(|o| o.entity),

@@ -22,9 +22,9 @@ pub use store::BanStore;
 
 use crate::chat::notify;
 use crate::db::Database;
-use crate::protocol::connection::handshake::LeaveReason;
-use crate::session::{Connection, EndSession, Name, SessionState};
-use crate::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::session::{Connection, EndSession, Name, SessionState};
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_protocol::connection::handshake::LeaveReason;
 
 /// The wall clock bans are dated by.
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -14,13 +14,13 @@ use tracing::debug;
 
 pub use command::{CommandCall, parse_command};
 
-use crate::lane::Delivery;
-use crate::protocol::ClientPacket;
-use crate::protocol::connection::chat::{ChatMessage, ChatText, Color, MAX_CHAT};
-use crate::protocol::ids::EventId;
-use crate::session::ratelimit::{RateLimit, TokenBucket};
-use crate::session::{Connection, Name, PlayerConnected, Received};
-use crate::tick::GameplaySystems;
+use dlmp_core::session::ratelimit::{RateLimit, TokenBucket};
+use dlmp_core::session::{Connection, Name, PlayerConnected, Received};
+use dlmp_core::tick::GameplaySystems;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::connection::chat::{ChatMessage, ChatText, Color, MAX_CHAT};
+use dlmp_protocol::ids::EventId;
 
 /// The color of a player's line. White.
 pub const CHAT_COLOR: Color = Color(0x00FF_FFFF);
@@ -193,7 +193,7 @@ fn take_chat(
     mut received: MessageReader<Received>,
     mut speakers: Query<&mut ChatLimit>,
     mut connections: Query<&mut Connection>,
-    who: Query<(&crate::session::Player, &crate::session::Name)>,
+    who: Query<(&dlmp_core::session::Player, &dlmp_core::session::Name)>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {

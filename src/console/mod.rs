@@ -36,12 +36,12 @@ use crate::player::relay::RelayStats;
 use crate::player::respawn::RespawnDrops;
 use crate::player::shots::ShotDrops;
 use crate::player::spawn::SpawnRequestDrops;
-use crate::protocol::connection::chat::Color;
-use crate::protocol::connection::handshake::LeaveReason;
-use crate::protocol::ids::PlayerId;
 use crate::script::{ResourceError, ScriptHost, ScriptSettings};
-use crate::session::{Connection, EndSession, Name, Player, PlayerIndex, SessionSettings};
-use crate::tick::{ServerSystems, ShutdownFlag, Transport};
+use dlmp_core::session::{Connection, EndSession, Name, Player, PlayerIndex, SessionSettings};
+use dlmp_core::tick::{ServerSystems, ShutdownFlag, Transport};
+use dlmp_protocol::connection::chat::Color;
+use dlmp_protocol::connection::handshake::LeaveReason;
+use dlmp_protocol::ids::PlayerId;
 
 /// The color of a `say` line. Gold.
 pub const SAY_COLOR: Color = Color(0x00FF_D75F);
@@ -257,7 +257,7 @@ fn players(world: &mut World) -> Vec<String> {
             || "-".to_owned(),
             |l| format!("{:.0} / {:.0}", l.health, l.armor),
         );
-        let position = world.get::<crate::player::Position>(e).map_or_else(
+        let position = world.get::<dlmp_core::position::Position>(e).map_or_else(
             || "-".to_owned(),
             |p| format!("{:.1} {:.1} {:.1}", p.0.x, p.0.y, p.0.z),
         );
@@ -535,7 +535,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     row(
         "reshows",
         world
-            .get_resource::<crate::streaming::Reshows>()
+            .get_resource::<dlmp_core::streaming::Reshows>()
             .map(|r| vec![("for viewers whose full lane missed a change", r.made())]),
     );
     row(

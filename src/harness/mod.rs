@@ -32,29 +32,31 @@ use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 
 use crate::config::Config;
-use crate::lane::Delivery;
-use crate::lane::{InboundLane, Verdict};
-use crate::net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound, Shipments};
-use crate::player::{Life, Position, SpawnInfo, SpawnState, Viewers};
-use crate::protocol::bundle::ServerDatagram;
-use crate::protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
-use crate::protocol::connection::damage::DamageReport;
-use crate::protocol::connection::handshake::{
+use crate::player::{Life, SpawnInfo, SpawnState};
+use crate::script::ScriptHost;
+use crate::server::build_app;
+use dlmp_core::position::Position;
+use dlmp_core::session::{Connection, PlayerIndex};
+use dlmp_core::tick::Transport;
+use dlmp_core::viewers::Viewers;
+use dlmp_net::lane::Delivery;
+use dlmp_net::lane::{InboundLane, Verdict};
+use dlmp_net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound, Shipments};
+use dlmp_protocol::bundle::ServerDatagram;
+use dlmp_protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
+use dlmp_protocol::connection::damage::DamageReport;
+use dlmp_protocol::connection::handshake::{
     ClientDisconnect, ClientHello, MAGIC, PROTOCOL_BUNDLES, Protocol, ServerHello,
 };
-use crate::protocol::connection::lane::ClientAck;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::Seq;
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken, SessionToken};
-use crate::protocol::player::life::{DeathPose, DeathReport, RequestSpawn, RespawnRequest};
-use crate::protocol::player::sync::{Frame, PlayerSync};
-use crate::protocol::text::FixedText;
-use crate::protocol::{ClientPacket, ServerPacket};
-use crate::script::ScriptHost;
-use crate::serial::Serial;
-use crate::server::build_app;
-use crate::session::{Connection, PlayerIndex};
-use crate::tick::Transport;
+use dlmp_protocol::connection::lane::ClientAck;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::Seq;
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken, SessionToken};
+use dlmp_protocol::player::life::{DeathPose, DeathReport, RequestSpawn, RespawnRequest};
+use dlmp_protocol::player::sync::{Frame, PlayerSync};
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::text::FixedText;
+use dlmp_protocol::{ClientPacket, ServerPacket};
 
 pub use scripts::TempScripts;
 
@@ -125,7 +127,7 @@ pub struct Harness {
     /// Datagrams to addresses no virtual client owns.
     stray: Vec<Datagram>,
     /// The real instant of server time zero: arrivals and step deadlines are stamped on the
-    /// manual clock from here ([`crate::tick::StepDeadline`]).
+    /// manual clock from here ([`dlmp_core::tick::StepDeadline`]).
     epoch: std::time::Instant,
     /// Server time the next datagram arrives at ([`send_at`](Self::send_at)); `None`: now.
     arrival: Option<Duration>,
@@ -243,7 +245,7 @@ impl Harness {
         }
         let deadline = self.epoch + self.now() + self.tick();
         self.app
-            .insert_resource(crate::tick::StepDeadline(deadline));
+            .insert_resource(dlmp_core::tick::StepDeadline(deadline));
         self.app.update();
         self.deliver();
     }
@@ -404,7 +406,7 @@ impl Harness {
     /// counted there.
     pub fn send_from(&mut self, from: SocketAddr, packet: impl Into<ClientPacket>) {
         let packet = packet.into();
-        let mut buf = [0u8; crate::protocol::MAX_DATAGRAM];
+        let mut buf = [0u8; dlmp_protocol::MAX_DATAGRAM];
         match packet.encode_unchecked(&mut buf) {
             Ok(n) => self.send_raw_from(from, &buf[..n]),
             Err(e) => self.stats.count_drop(DropReason::Decode(e.kind())),
@@ -617,7 +619,7 @@ impl Harness {
     #[doc(hidden)]
     #[track_caller]
     pub fn spawn_at(&mut self, client: ClientId, at: Vec3) {
-        self.with::<crate::session::Connection>(client, |c| c.spawn_granted());
+        self.with::<dlmp_core::session::Connection>(client, |c| c.spawn_granted());
         self.with::<SpawnState>(client, |s| {
             s.granted = true;
             s.info = Some(SpawnInfo {
@@ -881,7 +883,7 @@ impl Harness {
     pub fn step_server_only(&mut self) {
         let deadline = self.epoch + self.now() + self.tick();
         self.app
-            .insert_resource(crate::tick::StepDeadline(deadline));
+            .insert_resource(dlmp_core::tick::StepDeadline(deadline));
         self.app.update();
     }
 

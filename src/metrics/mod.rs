@@ -23,9 +23,9 @@ use prometheus_client::registry::Registry;
 pub use http::{MetricsServer, serve};
 pub use net::NetCollector;
 
-use crate::net::NetStats;
-use crate::session::SessionState;
-use crate::tick::ServerSystems;
+use dlmp_core::session::SessionState;
+use dlmp_core::tick::ServerSystems;
+use dlmp_net::NetStats;
 
 /// The metrics the tick writes.
 #[derive(Debug)]
@@ -145,7 +145,7 @@ struct TickStart(Instant);
 /// The shown sets the streamed gauge reads.
 #[derive(bevy_ecs::system::SystemParam)]
 struct Streamed<'w, 's> {
-    viewers: Query<'w, 's, &'static crate::player::Viewers>,
+    viewers: Query<'w, 's, &'static dlmp_core::viewers::Viewers>,
     checkpoints: Query<'w, 's, &'static crate::world::checkpoint::PlayerCheckpoints>,
     pickups: Option<Res<'w, crate::world::pickup::PickupStream>>,
     zones: Option<Res<'w, crate::world::gang_zone::GangZoneStream>>,

@@ -6,7 +6,7 @@ use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 
-use crate::net::{DropReason, NetStats, ShedReason};
+use dlmp_net::{DropReason, NetStats, ShedReason};
 
 #[derive(Debug)]
 pub struct NetCollector(pub Arc<NetStats>);

@@ -15,7 +15,7 @@ use super::shots::ShotDrop;
 /// One refusal of one player's input, written in [`ServerSystems::Validation`] and
 /// readable from then on in the same tick.
 ///
-/// [`ServerSystems::Validation`]: crate::tick::ServerSystems::Validation
+/// [`ServerSystems::Validation`]: dlmp_core::tick::ServerSystems::Validation
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AdmissionRefused {
     pub player: Entity,
@@ -114,7 +114,7 @@ impl CheatVerdict {
 /// `player_cheat_suspected(player, verdict, counts)`, every resource in the same tick; a
 /// kick ends the session after that (ADR 0042).
 ///
-/// [`GameplaySystems::Scripts`]: crate::tick::GameplaySystems::Scripts
+/// [`GameplaySystems::Scripts`]: dlmp_core::tick::GameplaySystems::Scripts
 #[derive(Message, Debug, Clone, PartialEq, Eq)]
 pub struct CheatSuspected {
     pub player: Entity,

@@ -7,13 +7,13 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use super::command_owner;
 use super::frame::{Bounds, FrameState};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::EventId;
-use crate::protocol::player::control::{MAX_WORLD_COORD, SetWorldBounds};
-use crate::session::Connection;
-use crate::tick::GameplaySystems;
+use dlmp_core::owner::command_owner;
+use dlmp_core::session::Connection;
+use dlmp_core::tick::GameplaySystems;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::player::control::{MAX_WORLD_COORD, SetWorldBounds};
 
 /// Why a rectangle is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,9 +10,9 @@
 use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
 
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerId;
-use crate::streaming::engine::{Decision, Engine, Everyone, Rules, Viewpoint};
+use dlmp_core::streaming::engine::{Decision, Engine, Everyone, Rules, Viewpoint};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::PlayerId;
 
 /// Where a grant lands: the point and its scope (virtual world, interior).
 #[derive(Debug, Clone, Copy, PartialEq)]

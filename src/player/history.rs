@@ -13,10 +13,10 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
-use super::Position;
-use crate::protocol::geometry::Vec3;
-use crate::session::PlayerConnected;
-use crate::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::position::Position;
+use dlmp_core::session::PlayerConnected;
+use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_protocol::geometry::Vec3;
 
 /// How far back the history answers exactly: 1 s (a shooter's frames come at least every
 /// 100 ms; a heartbeat gap ten times that is a shooter that barely talks).

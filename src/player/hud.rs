@@ -9,14 +9,15 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::warn;
 
-use super::{RespawnGranted, SpawnSystems, command_owner, reset_owner};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::EventId;
-use crate::protocol::player::hud::{
+use super::{RespawnGranted, SpawnSystems};
+use dlmp_core::owner::{command_owner, reset_owner};
+use dlmp_core::session::Connection;
+use dlmp_core::tick::GameplaySystems;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::player::hud::{
     MAX_MONEY, MAX_STAT, MAX_WANTED, SetDrunkLevel, SetMoney, SetPlayerStats, SetWanted,
 };
-use crate::session::Connection;
-use crate::tick::GameplaySystems;
 
 /// The owner's HUD values as the server keeps them.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]

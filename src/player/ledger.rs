@@ -14,21 +14,23 @@ use bevy_time::Time;
 use tracing::debug;
 
 use super::frame::FrameState;
-use super::{Ledger, Life, Position, Scope, SpawnState, Team, Viewers, tell_viewers};
-use crate::protocol::ClientPacket;
-use crate::protocol::connection::damage::{
+use super::{Ledger, Life, SpawnState, Team};
+use crate::vehicle::life::ExplosionKiller;
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+use dlmp_core::streaming::Reshows;
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::viewers::{Viewers, tell_viewers};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::connection::damage::{
     DamageReport, WEAPON_DROWNING, WEAPON_EXPLOSION, WEAPON_FALL, WEAPON_FIRE, WEAPON_ROTOR,
     WEAPON_VEHICLE,
 };
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::EventId;
-use crate::protocol::player::life::{DeathPose, PlayerWasted};
-use crate::protocol::player::sync::{Frame, MAX_VITAL};
-use crate::serial::Serial;
-use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
-use crate::streaming::Reshows;
-use crate::tick::{GameplaySystems, ServerSystems};
-use crate::vehicle::life::ExplosionKiller;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::player::life::{DeathPose, PlayerWasted};
+use dlmp_protocol::player::sync::{Frame, MAX_VITAL};
+use dlmp_protocol::serial::Serial;
 
 /// Firearms (WeaponShot's weapons): credited only with a recent accepted shot.
 pub fn is_firearm(weapon: u8) -> bool {
@@ -449,7 +451,7 @@ fn commit_deaths(
 fn credit(
     report: &DamageReport,
     (victim_id, victim_pos, victim_scope, victim_team): (
-        crate::protocol::ids::PlayerId,
+        dlmp_protocol::ids::PlayerId,
         Vec3,
         Scope,
         Team,

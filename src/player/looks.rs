@@ -18,20 +18,19 @@ use bevy_ecs::prelude::*;
 use tracing::{debug, warn};
 
 use super::skins::SkinCatalog;
-use super::{
-    Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems, Viewers, command_owner,
-    reset_owner, tell_viewers,
-};
-use crate::lane::Delivery;
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::EventId;
-use crate::protocol::player::appearance::{
+use super::{Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems};
+use dlmp_core::owner::{command_owner, reset_owner};
+use dlmp_core::session::{Connection, Player, PlayerIndex};
+use dlmp_core::streaming::Reshows;
+use dlmp_core::tick::{GameplaySystems, StreamingSystems};
+use dlmp_core::viewers::{Viewers, tell_viewers};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::player::appearance::{
     FightingStyle, MAX_SKILL, PlayerSkills, SetFightingStyle, SetHeadless, SetSkin,
     SetWalkingStyle, WalkingStyle,
 };
-use crate::session::{Connection, Player, PlayerIndex};
-use crate::streaming::Reshows;
-use crate::tick::{GameplaySystems, StreamingSystems};
 
 /// The number of weapon skill slots (player.md, PlayerSkills).
 pub const SKILL_SLOTS: usize = 11;

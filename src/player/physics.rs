@@ -17,16 +17,15 @@ use super::frame::FrameState;
 use super::frame::movement::{PhysicsCommand, QueueFull};
 use super::frame::rules::STEPS_PER_SECOND;
 use super::teleport::{MoveSystems, end_landing};
-use super::{
-    Body, DeathEpoch, Life, Position, Refusal, RespawnGranted, SpawnState, SpawnSystems,
-    command_owner,
-};
-use crate::protocol::ServerPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, Revision};
-use crate::protocol::player::physics::{MAX_GRAVITY, MAX_THROW, SetGravity, SetVelocity};
-use crate::session::Connection;
-use crate::tick::{GameplaySystems, ServerSystems};
+use super::{Body, DeathEpoch, Life, Refusal, RespawnGranted, SpawnState, SpawnSystems};
+use dlmp_core::owner::command_owner;
+use dlmp_core::position::Position;
+use dlmp_core::session::Connection;
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, Revision};
+use dlmp_protocol::player::physics::{MAX_GRAVITY, MAX_THROW, SetGravity, SetVelocity};
 
 /// Throws a player (`player:set_velocity`): `vel` in units per step (m/s / 50), at most
 /// [`MAX_THROW`] long. Only a living spawned player on foot whose new life is confirmed.
@@ -137,7 +136,7 @@ fn throw_players(
     time: Res<Time>,
     mut throws: MessageReader<ThrowPlayer>,
     mut players: Query<Throwing>,
-    seated: Query<(), With<crate::vehicle::Seated>>,
+    seated: Query<(), With<dlmp_core::vehicle::Seated>>,
 ) {
     let now = time.elapsed();
     for t in throws.read() {

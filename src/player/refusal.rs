@@ -7,8 +7,8 @@ use std::fmt;
 
 use super::Life;
 use super::frame::movement::QueueFull;
-use crate::lane::Delivery;
-use crate::session::Connection;
+use dlmp_core::session::Connection;
+use dlmp_net::lane::Delivery;
 
 /// A refusal several features share; the text reads like the Lua errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,18 +10,18 @@ use tracing::warn;
 
 use super::frame::FrameAccepted;
 use super::frame::rules::{cap_length, normalized, relay_ammo, relay_weapon, uses_ammo};
-use super::{
-    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Team, Viewers,
-};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, PlayerId, Revision, Seq};
-use crate::protocol::player::action::SpecialAction;
-use crate::protocol::player::sync::{
+use super::{Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Team};
+use dlmp_core::position::Position;
+use dlmp_core::session::{Connection, Player, PlayerIndex, RelayPacket, Relays};
+use dlmp_core::tick::StreamingSystems;
+use dlmp_core::viewers::Viewers;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, PlayerId, Revision, Seq};
+use dlmp_protocol::player::action::SpecialAction;
+use dlmp_protocol::player::sync::{
     Frame, Keys, MAX_GRAVITY, MAX_JET_ANGLE, MAX_JET_STRAFE, MAX_RELAY_VEL, MAX_VITAL,
     NO_AIM_TARGET, RemotePlayerSync, WeaponState,
 };
-use crate::session::{Connection, Player, PlayerIndex, RelayPacket, Relays};
-use crate::tick::StreamingSystems;
 
 /// The hp the relay shows for a player the server holds alive with a ledger at 0 (a death
 /// not committed yet): never a lethal value.

@@ -15,17 +15,16 @@ use tracing::debug;
 
 use super::floor::{GrantFloor, LandingPoint};
 use super::ledger::LedgerEvent;
-use super::{
-    DeathEpoch, LastFrame, Ledger, Life, Position, RespawnGranted, Scope, SpawnState, SpawnSystems,
-    Viewers, tell_viewers,
-};
-use crate::protocol::ClientPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, Seq};
-use crate::protocol::player::life::{PlayerSpawned, RespawnPlayer};
-use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
-use crate::streaming::Reshows;
-use crate::tick::GameplaySystems;
+use super::{DeathEpoch, LastFrame, Ledger, Life, RespawnGranted, SpawnState, SpawnSystems};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+use dlmp_core::streaming::Reshows;
+use dlmp_core::tick::GameplaySystems;
+use dlmp_core::viewers::{Viewers, tell_viewers};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, Seq};
+use dlmp_protocol::player::life::{PlayerSpawned, RespawnPlayer};
 
 pub use crate::config::{DEFAULT_RESPAWN_DELAY, MAX_RESPAWN_DELAY};
 

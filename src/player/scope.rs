@@ -9,9 +9,9 @@
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use super::Scope;
 use super::teleport::{MoveSystems, teleport};
-use crate::session::Connection;
+use dlmp_core::position::Scope;
+use dlmp_core::session::Connection;
 
 /// Moves a player's scope (applied after this tick's teleports); a `None` part stays. Any connected player, spawned or not (a
 /// gamemode sets the world before the spawn).

@@ -17,15 +17,17 @@ use super::admission::{AdmissionRefused, RefusalReason};
 use super::frame::{FrameState, admit_frames};
 use super::history::PositionHistory;
 use super::ledger::{RecentShot, RecentShots, WeaponRanges};
-use super::{Body, Inventory, LastFrame, Life, Position, SpawnState, Team, Viewers};
-use crate::protocol::ClientPacket;
-use crate::protocol::connection::rewind::{RewindTarget, ShotRewind};
-use crate::protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, Seq};
-use crate::serial::Serial;
-use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
-use crate::tick::{ServerSystems, StreamingSystems};
+use super::{Body, Inventory, LastFrame, Life, SpawnState, Team};
+use dlmp_core::position::Position;
+use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::viewers::Viewers;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::connection::rewind::{RewindTarget, ShotRewind};
+use dlmp_protocol::connection::weapons::{HitKind, RemoteWeaponShot, WeaponShot};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, Seq};
+use dlmp_protocol::serial::Serial;
 
 /// A shot's origin may be this far from the shooter's position, m.
 pub const ORIGIN_REACH: f32 = 5.0;
@@ -248,7 +250,7 @@ fn relay_shots(
         let shot = &a.shot;
         let rewind = match shot.hit_kind {
             HitKind::Vehicle => vehicle_rewind(
-                crate::protocol::ids::VehicleId(shot.hit_id),
+                dlmp_protocol::ids::VehicleId(shot.hit_id),
                 a.frame_at,
                 a.shooter_pos,
                 &vehicles,
@@ -286,7 +288,7 @@ fn relay_shots(
 
 /// Sends `make(shooter, its team, teammate of the recipient)`, unreliable, to everyone
 /// the shooter is shown to (its [`Viewers`]): the relay of WeaponShot and VehicleShot.
-pub(crate) fn relay_to_viewers<P: Into<crate::protocol::ServerPacket>>(
+pub(crate) fn relay_to_viewers<P: Into<dlmp_protocol::ServerPacket>>(
     shooter: Entity,
     index: &PlayerIndex,
     parties: &Query<Party>,
@@ -347,13 +349,13 @@ pub(crate) fn player_rewind(
 /// position history.
 #[derive(bevy_ecs::system::SystemParam)]
 pub(crate) struct VehicleTargets<'w, 's> {
-    registry: Option<Res<'w, crate::vehicle::Vehicles>>,
+    registry: Option<Res<'w, dlmp_core::vehicle::Vehicles>>,
     vehicles: Query<
         'w,
         's,
         (
-            &'static crate::vehicle::Life,
-            &'static crate::vehicle::Pose,
+            &'static dlmp_core::vehicle::Life,
+            &'static dlmp_core::vehicle::Pose,
             Option<&'static PositionHistory>,
         ),
     >,
@@ -365,7 +367,7 @@ pub(crate) struct VehicleTargets<'w, 's> {
 /// the low byte of target_token, and the shooter's position. A vehicle that does not
 /// exist: no rewind.
 pub(crate) fn vehicle_rewind(
-    id: crate::protocol::ids::VehicleId,
+    id: dlmp_protocol::ids::VehicleId,
     frame_at: Option<Duration>,
     shooter_pos: Vec3,
     targets: &VehicleTargets,

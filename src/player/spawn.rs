@@ -11,12 +11,13 @@ use tracing::debug;
 
 use super::floor::{GrantFloor, LandingPoint};
 use super::respawn::SpawnPoint;
-use super::{Ledger, Life, Position, Scope};
-use crate::protocol::ClientPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::player::life::SpawnPlayer;
-use crate::session::{Connection, Player, Received};
-use crate::tick::GameplaySystems;
+use super::{Ledger, Life};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Connection, Player, Received};
+use dlmp_core::tick::GameplaySystems;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::player::life::SpawnPlayer;
 
 /// Where and how the gamemode spawns a player (`dlmp.spawn_player`).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -17,15 +17,17 @@ use bevy_time::Time;
 use tracing::debug;
 
 use super::frame::FrameState;
-use super::{Body, LastFrame, Life, Position, Refusal, Scope, SpawnSystems, command_owner};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::EventId;
-use crate::protocol::player::control::TeleportPlayer;
-use crate::protocol::player::sync::Frame;
-use crate::protocol::world::shared::in_world;
-use crate::serial::Serial;
-use crate::session::Connection;
-use crate::tick::{GameplaySystems, ServerSystems};
+use super::{Body, LastFrame, Life, Refusal, SpawnSystems};
+use dlmp_core::owner::command_owner;
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::Connection;
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::player::control::TeleportPlayer;
+use dlmp_protocol::player::sync::Frame;
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::world::shared::in_world;
 
 /// A landing frame lies at most this far from the point horizontally, m.
 pub const LANDING_RADIUS: f32 = 25.0;

@@ -6,8 +6,8 @@ use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
-use crate::protocol::Packet;
-use crate::protocol::query::{
+use dlmp_protocol::Packet;
+use dlmp_protocol::query::{
     FLAG_CLOSED, PAGE_REQUEST_SIZE, PlayerEntry, PlayerList, QUERY_MAGIC, QueryInfo, QueryPlayers,
     QueryRules, RuleEntry, Rules, ServerInfo,
 };

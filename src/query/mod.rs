@@ -1,5 +1,5 @@
 //! The app's side of the server query (query.md): player scores, the rules resources
-//! publish, the game mode text, and the [`QuerySnapshot`](crate::net::query::QuerySnapshot) published on the network thread's
+//! publish, the game mode text, and the [`QuerySnapshot`](dlmp_net::query::QuerySnapshot) published on the network thread's
 //! [`QueryBoard`] at the end of a tick. The thread answers from it (`net::query`); nothing
 //! here sees a query datagram. Choices: docs/decisions/0033-server-query.md.
 
@@ -14,8 +14,8 @@ use bevy_ecs::prelude::*;
 
 pub use rules::{GameModeText, ServerRules, SetGameModeText, SetRule, VERSION_RULE};
 
-use crate::net::query::QueryBoard;
-use crate::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_net::query::QueryBoard;
 
 /// A player's score as the query's PlayerList shows it (`player:set_score`), default 0.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -82,7 +82,7 @@ impl Plugin for QueryPlugin {
 fn set_scores(
     mut commands: Commands,
     mut sets: MessageReader<SetScore>,
-    players: Query<(), With<crate::session::Player>>,
+    players: Query<(), With<dlmp_core::session::Player>>,
 ) {
     for set in sets.read() {
         if players.contains(set.player) {

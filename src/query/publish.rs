@@ -8,10 +8,10 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
 use super::{GameModeText, QueryPublisher, Score, ServerIdentity, ServerRules, VERSION_RULE};
-use crate::net::query::{QuerySnapshot, ServerFacts};
-use crate::protocol::query::{MAX_RULE_VALUE, PlayerEntry, RuleEntry};
-use crate::protocol::text::{FixedText, Text};
-use crate::session::{Connection, HelloWorld, Name, Player, SessionSettings, SessionState};
+use dlmp_core::session::{Connection, HelloWorld, Name, Player, SessionSettings, SessionState};
+use dlmp_net::query::{QuerySnapshot, ServerFacts};
+use dlmp_protocol::query::{MAX_RULE_VALUE, PlayerEntry, RuleEntry};
+use dlmp_protocol::text::{FixedText, Text};
 
 /// How stale the pings may get when nothing else changes.
 const PING_REFRESH: Duration = Duration::from_secs(1);

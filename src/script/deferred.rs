@@ -98,7 +98,7 @@ mod tests {
         let leave = || ScriptEvent::PlayerDisconnect {
             player: crate::script::api::player::LuaPlayer {
                 entity,
-                token: crate::protocol::ids::PlayerToken(1),
+                token: dlmp_protocol::ids::PlayerToken(1),
             },
             reason: "quit",
         };

@@ -8,9 +8,9 @@ use super::api::handles::Cached;
 use super::api::player::LuaPlayer;
 use super::api::world::LuaObject;
 use super::api::world::{LuaCheckpoint, LuaColshape};
-use crate::protocol::connection::handshake::LeaveReason;
 use crate::vehicle::script::LuaVehicle;
 use crate::world::pickup::script::LuaPickup;
+use dlmp_protocol::connection::handshake::LeaveReason;
 
 /// An event argument handed to a handler without an owned copy: strings go to Lua
 /// straight from the event's borrow.

@@ -20,4 +20,4 @@ pub use state::{PlayerView, ResourceId, ScriptCommand};
 pub use systems::{REFUSALS_PER_SECOND, ScriptPlugin, ScriptSettings};
 
 #[allow(unused_imports, reason = "the set scripts run in")]
-use crate::tick::GameplaySystems;
+use dlmp_core::tick::GameplaySystems;

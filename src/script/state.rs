@@ -13,10 +13,10 @@ use crate::player::animation::Animation;
 use crate::player::control::camera::CameraSetting;
 use crate::player::frame::Bounds;
 use crate::player::{Appearance, Hud, Skills, SpawnInfo};
-use crate::protocol::connection::chat::Color;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, PlayerToken};
-use crate::protocol::player::action::SpecialAction;
+use dlmp_protocol::connection::chat::Color;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, PlayerToken};
+use dlmp_protocol::player::action::SpecialAction;
 
 /// A running resource's number; never reused during a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -125,7 +125,7 @@ impl QueuedMessage {
 
     /// Writes the message; the feature's systems in [`GameplaySystems::Apply`] read it.
     ///
-    /// [`GameplaySystems::Apply`]: crate::tick::GameplaySystems::Apply
+    /// [`GameplaySystems::Apply`]: dlmp_core::tick::GameplaySystems::Apply
     pub fn write(self, commands: &mut Commands) {
         (self.0)(commands);
     }

@@ -26,25 +26,28 @@ use crate::player::control::{Control, SpectateLost};
 use crate::player::frame::keys::KEY_NAMES;
 use crate::player::frame::{FrameEvent, FrameState, aim_holds};
 use crate::player::ledger::{LedgerEvent, LedgerSettings, WeaponRanges};
-use crate::player::{Appearance, Hud, Inventory, Ledger, Skills, Team, command_owner};
-use crate::player::{
-    Body, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, Viewers,
-};
-use crate::protocol::ServerPacket;
-use crate::protocol::connection::chat::Color;
-use crate::protocol::connection::handshake::LeaveReason;
-use crate::protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
-use crate::protocol::ids::{EventId, PlayerToken};
-use crate::serial::Serial;
-use crate::session::nametag::NametagColor;
-use crate::session::{Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected};
-use crate::streaming::StreamChange;
-use crate::streaming::StreamingSettings;
-use crate::tick::{GameplaySystems, ServerShutdown};
+use crate::player::stream::StreamChange;
+use crate::player::stream::StreamingSettings;
+use crate::player::{Appearance, Hud, Inventory, Ledger, Skills, Team};
+use crate::player::{Body, Life, RespawnGranted, SpawnGranted, SpawnState};
 use crate::world::pickup::PickupInteracted;
 use crate::world::pickup::script::LuaPickup;
 use crate::world::script_view::{WorldEvent, WorldEvents, WorldScriptParts, WorldView};
 use crate::world::{ColshapeIds, MarkerIds};
+use dlmp_core::owner::command_owner;
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::nametag::NametagColor;
+use dlmp_core::session::{
+    Connection, EndSession, Name, Player, PlayerConnected, PlayerDisconnected,
+};
+use dlmp_core::tick::{GameplaySystems, ServerShutdown};
+use dlmp_core::viewers::Viewers;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::connection::chat::Color;
+use dlmp_protocol::connection::handshake::LeaveReason;
+use dlmp_protocol::connection::weapons::{GiveArmor, GiveHealth, GiveWeapon};
+use dlmp_protocol::ids::{EventId, PlayerToken};
+use dlmp_protocol::serial::Serial;
 
 /// Script settings.
 #[derive(Resource, Debug, Clone)]

@@ -1,5 +1,5 @@
 //! The floor above the features: the assembly. [`build_app`] puts every feature plugin
-//! into the tick's ordered sets ([`crate::tick`]) around a [`Transport`]; [`Server`] runs
+//! into the tick's ordered sets ([`dlmp_core::tick`]) around a [`Transport`]; [`Server`] runs
 //! it with extra gameplay plugins over the network thread, the test harness over virtual
 //! clients. No feature imports this module.
 
@@ -24,16 +24,16 @@ use crate::config::Config;
 use crate::db::{DbPlugin, DbSettings, DbTarget};
 use crate::player::PlayerPlugin;
 use crate::player::respawn::RespawnPolicy;
+use crate::player::stream::StreamingPlugin;
 use crate::query::QueryPlugin;
 use crate::script::{ScriptPlugin, ScriptSettings};
-use crate::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use crate::stats::{StatsPlugin, StatsSettings};
-use crate::streaming::StreamingPlugin;
-use crate::tick::{ShutdownFlag, ShutdownPlugin, Transport};
 use crate::vehicle::VehiclePlugin;
 use crate::vehicle::frame::VehicleFramePlugin;
 use crate::vehicle::syncer::SyncerPlugin;
 use crate::world::WorldPlugin;
+use dlmp_core::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
+use dlmp_core::tick::{ShutdownFlag, ShutdownPlugin, Transport};
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
 /// session and exit. The caller picks the runner and the time strategy.
@@ -54,7 +54,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         .insert_resource(crate::world::object::ObjectSettings::from(config))
         .insert_resource(crate::query::ServerIdentity::from(config))
         .insert_resource(PluginSettings::new(config.plugins.clone()));
-    crate::tick::configure(&mut app);
+    dlmp_core::tick::configure(&mut app);
     app.add_plugins((
         SessionPlugin {
             settings: SessionSettings {

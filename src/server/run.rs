@@ -17,9 +17,9 @@ use crate::config::{Cli, Config, ConfigError};
 use crate::console::{ConfigFile, ConsolePlugin};
 use crate::logs;
 use crate::metrics::{self, MetricsPlugin, ServerMetrics};
-use crate::net::{self, NetConfig, NetStats};
 use crate::query::QueryPublisher;
-use crate::tick::Transport;
+use dlmp_core::tick::Transport;
+use dlmp_net::{self as net, NetConfig, NetStats};
 
 type AddPlugins = Box<dyn FnOnce(&mut App)>;
 

@@ -13,7 +13,7 @@ use bevy_app::{App, AppExit, Plugin, PluginsState};
 use bevy_time::TimeUpdateStrategy;
 use tracing::warn;
 
-use crate::tick::StepDeadline;
+use dlmp_core::tick::StepDeadline;
 
 /// Ticks a late runner catches up, back to back, before it drops the rest.
 pub const MAX_CATCH_UP: u32 = 5;

@@ -6,12 +6,12 @@
 
 use bevy_ecs::prelude::*;
 
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
-use crate::protocol::vehicle::damage::VehicleDamageStatus;
-use crate::protocol::vehicle::train::TrainState;
-use crate::protocol::vehicle::tuning::{VehicleHandling, VehicleTuning};
+use dlmp_core::position::Scope;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, PlayerToken, Revision, Seq, VehicleId};
+use dlmp_protocol::vehicle::damage::VehicleDamageStatus;
+use dlmp_protocol::vehicle::train::TrainState;
+use dlmp_protocol::vehicle::tuning::{VehicleHandling, VehicleTuning};
 
 /// The vehicle itself: its wire id and model (fixed for its whole existence).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,54 +33,6 @@ pub struct SpawnPoint {
     pub heading: f32,
 }
 
-/// The server's pose: the last accepted frame's, or the gamemode's (VehicleTransform).
-/// It drives streaming, a show to a new recipient and the Lua reads.
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
-pub struct Pose {
-    pub position: Vec3,
-    /// Unit quaternion x, y, z, w (axes: x right, y forward, z up), as VehicleState.rot.
-    pub rotation: [f32; 4],
-    /// Game units per physics step.
-    pub velocity: Vec3,
-    /// Radians per physics step.
-    pub turn_velocity: Vec3,
-}
-
-impl Pose {
-    /// Standing level at `position`, facing `heading_deg` (0 = north, counter-clockwise,
-    /// the game's heading), still.
-    pub fn level(position: Vec3, heading_deg: f32) -> Self {
-        let half = heading_deg.to_radians() / 2.0;
-        Pose {
-            position,
-            rotation: [0.0, 0.0, half.sin(), half.cos()],
-            velocity: Vec3::ZERO,
-            turn_velocity: Vec3::ZERO,
-        }
-    }
-
-    /// The heading, degrees 0..360 (a show's `heading`): where the vehicle's forward axis
-    /// (y) points on the ground, so a car on its roof or its side faces where it faced.
-    /// Nose up or down, its right axis (x) tells instead.
-    pub fn heading(&self) -> f32 {
-        let [x, y, z, w] = self.rotation;
-        // The forward axis turned by the rotation, on the ground plane.
-        let (fx, fy) = (2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z));
-        let yaw = if fx * fx + fy * fy > 1e-6 {
-            (-fx).atan2(fy)
-        } else {
-            let (rx, ry) = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z));
-            ry.atan2(rx)
-        };
-        let deg = yaw.to_degrees();
-        if deg.is_finite() {
-            deg.rem_euclid(360.0)
-        } else {
-            0.0
-        }
-    }
-}
-
 /// The vehicle's health: the last value accepted from the controlling player or set by
 /// the gamemode; 0 for a wreck that exploded. 1000 is full.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -88,16 +40,6 @@ pub struct Health(pub f32);
 
 /// Full health.
 pub const FULL_HEALTH: f32 = 1000.0;
-
-/// The vehicle's life: its generation and whether it is a wreck.
-#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Life {
-    /// Grows on every respawn.
-    pub epoch: VehicleEpoch,
-    pub wrecked: bool,
-    /// Sunk (only with `wrecked`): looks intact, never explodes.
-    pub drowned: bool,
-}
 
 /// The vehicle's relay serial (RemoteVehicleFrame.seq): +1 for every accepted frame,
 /// whoever controls it; a respawn does not reset it.
@@ -164,7 +106,7 @@ pub struct PlayerParams {
 /// lock and objective marker.
 #[derive(Component, Debug, Clone, Default, PartialEq, Eq)]
 pub struct Params {
-    /// [`param`](crate::protocol::vehicle::params::param) bits of the vehicle itself
+    /// [`param`](dlmp_protocol::vehicle::params::param) bits of the vehicle itself
     /// (bit2 is the vehicle's lock; bit7 is never set here).
     pub bits: u16,
     /// Doors open by the last command.
@@ -186,7 +128,7 @@ impl Params {
     /// Whether the vehicle is locked for this player: its own lock if set, otherwise the
     /// vehicle's (VehicleEnter).
     pub fn locked_for(&self, player: PlayerId, token: PlayerToken) -> bool {
-        use crate::protocol::vehicle::params::param;
+        use dlmp_protocol::vehicle::params::param;
         self.of(player, token)
             .locked
             .unwrap_or(self.bits & param::LOCKED != 0)
@@ -195,7 +137,7 @@ impl Params {
     /// The params word for this recipient: its own lock and objective (VehicleSync,
     /// VehicleParams bit2 and bit7).
     pub fn for_recipient(&self, player: PlayerId, token: PlayerToken) -> u16 {
-        use crate::protocol::vehicle::params::param;
+        use dlmp_protocol::vehicle::params::param;
         let own = self.of(player, token);
         let mut bits = self.bits & !(param::LOCKED | param::OBJECTIVE);
         if self.locked_for(player, token) {
@@ -307,53 +249,13 @@ impl Seats {
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Syncer(pub Option<Occupant>);
 
-/// On a player: the seat it holds (inserted on seating, removed when the seat is freed).
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Seated {
-    pub vehicle: Entity,
-    pub id: VehicleId,
-    pub seat: u8,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_level_pose_turns_back_into_its_heading() {
-        for h in [0.0f32, 45.0, 90.0, 180.0, 270.0, 359.0] {
-            let got = Pose::level(Vec3::ZERO, h).heading();
-            assert!((got - h).abs() < 1e-3, "{h}: {got}");
-        }
-    }
-
-    #[test]
-    fn on_its_roof_or_nose_down_a_vehicle_keeps_its_heading() {
-        for h in [0.0f32, 60.0, 135.0, 250.0] {
-            let [_, _, z, w] = Pose::level(Vec3::ZERO, h).rotation;
-            // Then half a turn about its forward axis (y), or a quarter about its right
-            // axis (x): q_yaw · q.
-            let s = core::f32::consts::FRAC_1_SQRT_2;
-            for [qx, qy, qz, qw] in [[0.0, 1.0, 0.0, 0.0], [s, 0.0, 0.0, s]] {
-                let pose = Pose {
-                    rotation: [
-                        w * qx - z * qy,
-                        w * qy + z * qx,
-                        w * qz + z * qw,
-                        w * qw - z * qz,
-                    ],
-                    ..Pose::level(Vec3::ZERO, 0.0)
-                };
-                let got = pose.heading();
-                let off = (got - h).rem_euclid(360.0);
-                assert!(off.min(360.0 - off) < 1e-2, "{h}: {got}");
-            }
-        }
-    }
-
-    #[test]
     fn the_recipients_own_lock_wins_and_the_objective_is_its_own() {
-        use crate::protocol::vehicle::params::param;
+        use dlmp_protocol::vehicle::params::param;
         let me = (PlayerId(1), PlayerToken(7));
         let mut p = Params {
             bits: param::LOCKED | param::ENGINE,

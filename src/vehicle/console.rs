@@ -2,9 +2,10 @@
 
 use bevy_ecs::prelude::*;
 
-use super::components::{Health, Life, Pose, Seats, Vehicle, VehicleScope};
+use super::components::{Health, Seats, Vehicle, VehicleScope};
 use super::models::VehicleModels;
-use crate::session::{Name, Player};
+use dlmp_core::session::{Name, Player};
+use dlmp_core::vehicle::{Life, Pose};
 
 /// What the command reads of a vehicle.
 type Row = (

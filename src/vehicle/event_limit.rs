@@ -9,7 +9,7 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
-use crate::session::{PlayerConnected, RateLimit, TokenBucket};
+use dlmp_core::session::{PlayerConnected, RateLimit, TokenBucket};
 
 /// 30 at once, 15 a second, per connection.
 pub const VEHICLE_EVENTS: RateLimit = RateLimit::per_second(30, 15);

@@ -3,28 +3,25 @@
 //! cleanup owner of its vehicles"). Ids come from one counter and are never reused during
 //! a run (connection.md §5). A Rust plugin calls [`create_vehicle`] / [`destroy_vehicle`]
 //! on the world; scripts queue a [`VehicleCommand`] with an id they reserved in the call,
-//! applied in [`GameplaySystems::Apply`](crate::tick::GameplaySystems::Apply). What the
+//! applied in [`GameplaySystems::Apply`](dlmp_core::tick::GameplaySystems::Apply). What the
 //! clients see follows in the next streaming pass: a destroyed vehicle is hidden like
 //! one that left the distance, after its seats were freed.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use bevy_ecs::prelude::*;
+use dlmp_core::vehicle::{Life, Pose, Vehicles};
 
 use super::components::{
-    Colors, Damage, FULL_HEALTH, Frozen, Health, Hitch, Life, Params, Part, Pose, RelaySerial,
-    Revisions, Seats, ShowTail, SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
+    Colors, Damage, FULL_HEALTH, Frozen, Health, Hitch, Params, Part, RelaySerial, Revisions,
+    Seats, ShowTail, SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
 };
 use super::models::VehicleModels;
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::VehicleId;
-use crate::protocol::vehicle::params::param;
-use crate::protocol::vehicle::state::{WORLD_XY, WORLD_Z};
-use crate::protocol::vehicle::sync::{MAX_COLOR, MODELS};
 use crate::script::{Owned, ResourceId};
+use dlmp_core::position::Scope;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::VehicleId;
+use dlmp_protocol::vehicle::params::param;
+use dlmp_protocol::vehicle::state::{WORLD_XY, WORLD_Z};
+use dlmp_protocol::vehicle::sync::{MAX_COLOR, MODELS};
 
 /// What a new vehicle is made of.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -133,73 +130,6 @@ impl VehicleSpec {
     }
 }
 
-/// The vehicle ids of this run and the entity of each.
-#[derive(Resource, Debug, Default)]
-pub struct Vehicles {
-    /// The last id handed out; shared with the scripts' view, which takes ids from it too.
-    last: Arc<AtomicU32>,
-    by_id: HashMap<VehicleId, Entity>,
-    /// Something changed that the scripts' view does not know yet.
-    pub(crate) changed: bool,
-}
-
-impl Vehicles {
-    /// A new id, never handed out before in this run; `None` once the ids ran out.
-    pub fn reserve(&self) -> Option<VehicleId> {
-        reserve(&self.last)
-    }
-
-    pub fn entity(&self, id: VehicleId) -> Option<Entity> {
-        self.by_id.get(&id).copied()
-    }
-
-    pub fn len(&self) -> usize {
-        self.by_id.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
-    }
-
-    /// Every vehicle id with its entity, in no order.
-    pub fn iter(&self) -> impl Iterator<Item = (VehicleId, Entity)> + '_ {
-        self.by_id.iter().map(|(id, e)| (*id, *e))
-    }
-
-    pub fn counter(&self) -> Arc<AtomicU32> {
-        Arc::clone(&self.last)
-    }
-
-    pub fn adopt_counter(&mut self, counter: &Arc<AtomicU32>) {
-        let taken = counter.load(Ordering::Relaxed);
-        self.last.fetch_max(taken, Ordering::Relaxed);
-    }
-
-    pub(crate) fn insert(&mut self, id: VehicleId, entity: Entity) {
-        self.by_id.insert(id, entity);
-        self.changed = true;
-    }
-
-    pub(crate) fn remove(&mut self, id: VehicleId) -> Option<Entity> {
-        self.changed = true;
-        self.by_id.remove(&id)
-    }
-
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(Entity) -> bool) {
-        self.by_id.retain(|_, e| keep(*e));
-        self.changed = true;
-    }
-}
-
-/// Ids start at 1; [`VehicleId::NONE`] is never handed out.
-pub(crate) fn reserve(last: &AtomicU32) -> Option<VehicleId> {
-    last.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-        n.checked_add(1).filter(|&n| n < VehicleId::NONE.0)
-    })
-    .ok()
-    .map(|n| VehicleId(n + 1))
-}
-
 /// The components of a new vehicle `id` of a checked `spec`.
 pub fn bundle(id: VehicleId, spec: &VehicleSpec, models: &VehicleModels) -> impl Bundle + use<> {
     let info = models.get(spec.model);
@@ -283,7 +213,7 @@ pub fn destroy_vehicle(world: &mut World, id: VehicleId) -> Result<(), VehicleEr
 }
 
 /// A change of the vehicle set from a script (ids from [`Vehicles::reserve`]), applied in
-/// order in [`GameplaySystems::Apply`](crate::tick::GameplaySystems::Apply).
+/// order in [`GameplaySystems::Apply`](dlmp_core::tick::GameplaySystems::Apply).
 #[derive(Message, Debug, Clone, PartialEq)]
 pub enum VehicleCommand {
     /// A new vehicle; the script checked the spec.

@@ -46,16 +46,16 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
 use crate::player::teleport::MoveSystems;
-use crate::tick::{GameplaySystems, StreamingSystems};
+use dlmp_core::tick::{GameplaySystems, StreamingSystems};
 
 pub use components::{
-    Colors, Damage, DamageRev, Frozen, Health, HealthRev, Hitch, Life, Occupant, Params, Part,
-    PlayerParams, Pose, PoseRev, RelaySerial, Remote, Revisions, Seated, Seats, ShowTail, SirenRev,
-    SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
+    Colors, Damage, DamageRev, Frozen, Health, HealthRev, Hitch, Occupant, Params, Part,
+    PlayerParams, PoseRev, RelaySerial, Remote, Revisions, Seats, ShowTail, SirenRev, SpawnPoint,
+    Syncer, Train, Vehicle, VehicleScope,
 };
-pub use lifecycle::{
-    VehicleCommand, VehicleError, VehicleSpec, Vehicles, create_vehicle, destroy_vehicle,
-};
+/// The vehicle's components the player side reads too, kept in the core (vehicles.md).
+pub use dlmp_core::vehicle::{Life, Pose, Seated, Vehicles};
+pub use lifecycle::{VehicleCommand, VehicleError, VehicleSpec, create_vehicle, destroy_vehicle};
 pub use models::{ModelInfo, VehicleClass, VehicleModels};
 pub use reset::{ResetKind, VehicleReset};
 pub use seats::{Deny, Jacking, JackingCommand, SeatChanged, SeatCommand, SeatStats};
@@ -103,7 +103,7 @@ impl Plugin for VehiclePlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    event_limit::give.in_set(crate::tick::ServerSystems::Validation),
+                    event_limit::give.in_set(dlmp_core::tick::ServerSystems::Validation),
                     (seats::free_lost_seats, seats::intake, script::refresh_view)
                         .chain()
                         .in_set(GameplaySystems::Intake),
@@ -125,7 +125,7 @@ impl Plugin for VehiclePlugin {
                     (stream::reconcile, stream::keep_overrides)
                         .chain()
                         .in_set(StreamingSystems::Reconcile)
-                        .before(crate::streaming::plugin::reconcile),
+                        .before(crate::player::stream::reconcile),
                 ),
             );
         app.add_plugins(params::ParamsPlugin);

@@ -5,7 +5,7 @@
 
 use bevy_ecs::prelude::*;
 
-use crate::protocol::vehicle::sync::MODELS;
+use dlmp_protocol::vehicle::sync::MODELS;
 
 const SOURCE: &str = include_str!("../../assets/vehicles.tsv");
 

@@ -4,11 +4,11 @@
 //! removal"; "a new position, rotation or freeze first releases the vehicle from any hitch
 //! and winch"). The feature that makes the change writes one [`VehicleReset`]; the
 //! features holding attached state read it and let go. Removal needs no message: a removed
-//! vehicle's entity is gone from [`Vehicles`](super::Vehicles).
+//! vehicle's entity is gone from [`Vehicles`](dlmp_core::vehicle::Vehicles).
 
 use bevy_ecs::prelude::*;
 
-use crate::protocol::ids::VehicleId;
+use dlmp_protocol::ids::VehicleId;
 
 /// Why the vehicle's attached state ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +24,7 @@ pub enum ResetKind {
 }
 
 /// One vehicle's attached state ends, for [`ResetKind`]. Written in
-/// [`GameplaySystems::Apply`](crate::tick::GameplaySystems::Apply) by the feature that made
+/// [`GameplaySystems::Apply`](dlmp_core::tick::GameplaySystems::Apply) by the feature that made
 /// the change, before its packets are queued.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VehicleReset {

@@ -14,22 +14,22 @@ use mlua::{
     Error, IntoLuaMulti, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value, Variadic,
 };
 
-use super::components::{
-    Colors, Frozen, Health, Hitch, Life, Pose, Seats, Syncer, Vehicle, VehicleScope,
-};
-use super::lifecycle::{VehicleCommand, VehicleSpec, Vehicles, reserve};
+use super::components::{Colors, Frozen, Health, Hitch, Seats, Syncer, Vehicle, VehicleScope};
+use super::lifecycle::{VehicleCommand, VehicleSpec};
 use super::models::VehicleModels;
 use super::seats::{JackingCommand, SeatCommand};
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::VehicleId;
 use crate::script::api::args;
 use crate::script::api::player::LuaPlayer;
 use crate::script::api::queue_message;
 use crate::script::state::ScriptState;
 use crate::script::{ResourceId, ScriptHost};
-use crate::session::Player;
-use crate::streaming::grid::FxHasher;
+use dlmp_core::position::Scope;
+use dlmp_core::session::Player;
+use dlmp_core::streaming::grid::FxHasher;
+use dlmp_core::vehicle::{Life, Pose};
+use dlmp_core::vehicle::{Vehicles, reserve};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::VehicleId;
 
 /// What scripts see of one vehicle.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,19 +10,19 @@
 use bevy_ecs::prelude::*;
 use tracing::{debug, warn};
 
-use super::components::{
-    Life, Occupant, Params, Pose, Seated, Seats, Train, Vehicle, VehicleScope,
-};
+use super::components::{Occupant, Params, Seats, Train, Vehicle, VehicleScope};
 use super::models::{CARRIAGE_LENGTH, VehicleModels};
 use super::stream::{VehicleStream, occupancy};
-use crate::lane::Delivery;
+use crate::player::Life as PlayerLife;
 use crate::player::frame::FrameState;
-use crate::player::{Life as PlayerLife, Position, Scope};
-use crate::protocol::ClientPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, PlayerToken, VehicleEpoch, VehicleId};
-use crate::protocol::vehicle::seats::OccupancyKind;
-use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex, Received};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Connection, Player, PlayerDisconnected, PlayerIndex, Received};
+use dlmp_core::vehicle::{Life, Pose, Seated};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, PlayerToken, VehicleEpoch, VehicleId};
+use dlmp_protocol::vehicle::seats::OccupancyKind;
 
 /// A seat request is accepted within this distance of the vehicle's server position, m.
 pub const ENTER_DISTANCE: f32 = 15.0;
@@ -295,7 +295,7 @@ pub fn tell_viewers(
 fn send_to(
     connections: &mut Query<&mut Connection>,
     to: Entity,
-    packet: impl Into<crate::protocol::ServerPacket>,
+    packet: impl Into<dlmp_protocol::ServerPacket>,
 ) {
     if let Ok(mut c) = connections.get_mut(to)
         && let Err(e) = c.send_event(packet.into(), Delivery::Critical)
@@ -337,7 +337,7 @@ pub(super) fn intake(
     mut commands: Commands,
     models: Res<VehicleModels>,
     jacking: Res<Jacking>,
-    registry: Res<super::Vehicles>,
+    registry: Res<dlmp_core::vehicle::Vehicles>,
     stream: Res<VehicleStream>,
     index: Res<PlayerIndex>,
     mut stats: ResMut<SeatStats>,
@@ -638,7 +638,7 @@ pub(super) fn seat_pending(
 )]
 pub(super) fn apply_commands(
     mut commands: Commands,
-    registry: Res<super::Vehicles>,
+    registry: Res<dlmp_core::vehicle::Vehicles>,
     stream: Res<VehicleStream>,
     index: Res<PlayerIndex>,
     mut read: MessageReader<SeatCommand>,
@@ -802,7 +802,7 @@ pub(super) fn empty_destroyed(
     stream: Res<VehicleStream>,
     index: Res<PlayerIndex>,
     mut read: MessageReader<super::VehicleCommand>,
-    registry: Res<super::Vehicles>,
+    registry: Res<dlmp_core::vehicle::Vehicles>,
     mut changed: MessageWriter<SeatChanged>,
     players: Query<&Seated>,
     mut seats: Query<&mut Seats>,

@@ -17,25 +17,28 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
 use super::components::{
-    Colors, Damage, Frozen, Health, Hitch, Life, Params, Part, Pose, RelaySerial, Revisions,
-    Seated, Seats, ShowTail, Train, Vehicle, VehicleScope,
+    Colors, Damage, Frozen, Health, Hitch, Params, Part, RelaySerial, Revisions, Seats, ShowTail,
+    Train, Vehicle, VehicleScope,
 };
-use crate::lane::Delivery;
+use crate::player::Life as PlayerLife;
 use crate::player::relay::Relayed;
 use crate::player::shots::ShotOrder;
-use crate::player::{Life as PlayerLife, Position, Scope, StreamCenter, Viewers};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken, Seq, VehicleId};
-use crate::protocol::player::streaming::PlayerStreamOut;
-use crate::protocol::vehicle::seats::{OccupancyKind, VehicleOccupancy};
-use crate::protocol::vehicle::sync::{VehicleSync, flag};
-use crate::session::{Connection, Player, PlayerDisconnected};
-use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
-use crate::streaming::players::{Distances, stream_center};
-use crate::streaming::plugin::{Look, snapshot};
-use crate::streaming::shown::{Applied, Group, ShownSets, lookup};
-use crate::streaming::stable::{Seen, Stability};
-use crate::streaming::{StreamChange, StreamOverride};
+use crate::player::stream::{Look, snapshot};
+use crate::player::stream::{StreamChange, StreamOverride};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::session::{Connection, Player, PlayerDisconnected};
+use dlmp_core::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
+use dlmp_core::streaming::players::{Distances, stream_center};
+use dlmp_core::streaming::shown::{Applied, Group, ShownSets, lookup};
+use dlmp_core::streaming::stable::{Seen, Stability};
+use dlmp_core::vehicle::{Life, Pose, Seated};
+use dlmp_core::viewers::Viewers;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken, Seq, VehicleId};
+use dlmp_protocol::player::streaming::PlayerStreamOut;
+use dlmp_protocol::vehicle::seats::{OccupancyKind, VehicleOccupancy};
+use dlmp_protocol::vehicle::sync::{VehicleSync, flag};
 
 /// A vehicle is shown within this distance of the player's stream center, m, and hidden
 /// when it leaves it (vehicles.md VehicleSync, "Streaming": no hysteresis).

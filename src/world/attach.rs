@@ -9,15 +9,18 @@
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
-use crate::player::{Life, Position, Scope, StreamCenter, Viewers};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, VehicleId};
-use crate::protocol::world::shared::AttachKind;
-use crate::session::Player;
-use crate::streaming::engine::{Item, layer};
-use crate::streaming::players::Distances;
-use crate::streaming::shown::ShownSets;
-use crate::vehicle::{Pose, Vehicle, VehicleScope, VehicleStream, Vehicles};
+use crate::player::Life;
+use crate::vehicle::{Vehicle, VehicleScope, VehicleStream};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::session::Player;
+use dlmp_core::streaming::engine::{Item, layer};
+use dlmp_core::streaming::players::Distances;
+use dlmp_core::streaming::shown::ShownSets;
+use dlmp_core::vehicle::{Pose, Vehicles};
+use dlmp_core::viewers::Viewers;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, VehicleId};
+use dlmp_protocol::world::shared::AttachKind;
 
 /// The entity a label or blip is attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::protocol::ids::PlayerId;
+use dlmp_protocol::ids::PlayerId;
 
 /// The state between passes.
 #[derive(Debug, Clone, Default)]

@@ -14,15 +14,16 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
-use crate::lane::Delivery;
-use crate::player::{Life, Position, Scope};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::EventId;
-use crate::protocol::world::markers::{Checkpoint as CheckpointPacket, CheckpointKind};
-use crate::protocol::world::shared::MarkerId;
+use crate::player::Life;
 use crate::script::{Owned, ResourceId};
-use crate::session::{Connection, PlayerConnected, PlayerDisconnected, RateLimit, TokenBucket};
-use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Connection, PlayerConnected, PlayerDisconnected, RateLimit, TokenBucket};
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::world::markers::{Checkpoint as CheckpointPacket, CheckpointKind};
+use dlmp_protocol::world::shared::MarkerId;
 
 /// Checkpoints one player may have (world.md Checkpoint).
 pub const MAX_PER_PLAYER: usize = 16;

@@ -7,9 +7,9 @@
 //! something changed it rebuilds, and [`Places::diff`] against the new places gives the
 //! [`Changes`]: items added, removed, moved or changed in scope.
 
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerId;
-use crate::streaming::engine::{Engine, Item, Layer, Viewpoint};
+use dlmp_core::streaming::engine::{Engine, Item, Layer, Viewpoint};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::PlayerId;
 
 /// More changed items than this in one pass and the pass reconciles everyone: marking
 /// would cost more than it saves.
@@ -397,8 +397,8 @@ mod tests {
         }
     }
 
-    use crate::streaming::engine::{Decision, Everyone, Item, Rules};
-    use crate::streaming::players::Distances;
+    use dlmp_core::streaming::engine::{Decision, Everyone, Item, Rules};
+    use dlmp_core::streaming::players::Distances;
 
     fn build(items: &[Item]) -> (Engine, Places) {
         let mut engine = Engine::new(25.0);

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use bevy_ecs::resource::Resource;
 
-use crate::protocol::world::markers::ColshapeId;
-use crate::protocol::world::shared::MarkerId;
+use dlmp_protocol::world::markers::ColshapeId;
+use dlmp_protocol::world::shared::MarkerId;
 
 /// A monotonic counter from 1 that clones share; `None` once 2^32 - 1 ids were handed out.
 #[derive(Debug, Clone)]

@@ -17,9 +17,9 @@ use super::gang_zone::GangZone;
 use super::label::Label;
 use super::waypoint::{Waypoint, WaypointChanged};
 use super::{ColshapeIds, MarkerIds};
-use crate::protocol::world::markers::{ColshapeId, Shape};
-use crate::protocol::world::shared::MarkerId;
-use crate::protocol::world::waypoint::MapPoint;
+use dlmp_protocol::world::markers::{ColshapeId, Shape};
+use dlmp_protocol::world::shared::MarkerId;
+use dlmp_protocol::world::waypoint::MapPoint;
 
 /// A checkpoint as scripts see it.
 #[derive(Debug, Clone, Copy, PartialEq)]

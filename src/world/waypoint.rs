@@ -15,12 +15,13 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
-use crate::player::{Life, command_owner};
-use crate::protocol::ClientPacket;
-use crate::protocol::ids::EventId;
-use crate::protocol::world::waypoint::{MapPoint, SetWaypoint, WAYPOINT_MAX};
-use crate::session::{Connection, PlayerConnected, RateLimit, Received, TokenBucket};
-use crate::tick::{GameplaySystems, ServerSystems};
+use crate::player::Life;
+use dlmp_core::owner::command_owner;
+use dlmp_core::session::{Connection, PlayerConnected, RateLimit, Received, TokenBucket};
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::world::waypoint::{MapPoint, SetWaypoint, WAYPOINT_MAX};
 
 /// `player_waypoint` per connection: 5 at once, 2 a second (world.md PlayerWaypoint).
 pub const WAYPOINT_EVENTS: RateLimit = RateLimit::per_second(5, 2);

@@ -5,13 +5,14 @@
 #![allow(dead_code, unreachable_pub, reason = "each test file uses part of it")]
 
 use dlmp::harness::{ClientId, Harness};
-use dlmp::player::Position;
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, VehicleId};
 use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleEnter, VehicleExit, VehicleOccupancy};
 use dlmp::protocol::vehicle::sync::VehicleSync;
-use dlmp::vehicle::{SeatCommand, VehicleSpec, Vehicles, create_vehicle};
+use dlmp::vehicle::{SeatCommand, VehicleSpec, create_vehicle};
+use dlmp_core::position::Position;
+use dlmp_core::vehicle::Vehicles;
 
 pub fn at(x: f32) -> Vec3 {
     Vec3::new(x, 0.0, 3.0)

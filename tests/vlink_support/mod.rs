@@ -11,7 +11,8 @@ use dlmp::protocol::vehicle::life::VehicleSyncer;
 use dlmp::protocol::vehicle::sync::VehicleSync;
 use dlmp::protocol::vehicle::towing::{VehicleLift, VehicleTow, VehicleTrailer, VehicleWinch};
 use dlmp::vehicle::tow::links::{LinkKind, LinkRefusal, LinkStats};
-use dlmp::vehicle::{Hitch, Life, ResetKind, Syncer, VehicleReset};
+use dlmp::vehicle::{Hitch, ResetKind, Syncer, VehicleReset};
+use dlmp_core::vehicle::Life;
 
 use crate::vehicle_support::{at, entity, put, stand, vehicle};
 

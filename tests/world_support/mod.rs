@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::{DeathEpoch, LastFrame, Position};
+use dlmp::player::{DeathEpoch, LastFrame};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::player::sync::Frame;
+use dlmp_core::position::Position;
 
 pub mod objects;
 

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use bevy_ecs::prelude::Component;
 
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken};
-use crate::protocol::player::animation::{
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
+use dlmp_protocol::player::animation::{
     AnimationFlags, ApplyAnimation, MAX_ANIMATION_SPEED, MAX_ANIMATION_TIME,
 };
-use crate::protocol::player::sync::Keys;
-use crate::protocol::text::FixedText;
+use dlmp_protocol::player::sync::Keys;
+use dlmp_protocol::text::FixedText;
 
 /// The longest library or animation name, in ASCII characters.
 pub const MAX_ANIMATION_TEXT: usize = 31;

@@ -23,22 +23,19 @@ pub use self::current::{
 };
 use super::frame::{FrameAccepted, FrameState};
 use super::ledger::LedgerEvent;
-use super::{
-    Body, Life, RespawnGranted, SpawnState, SpawnSystems, Viewers, command_owner, reset_owner,
-    tell_viewers,
-};
-use crate::lane::Delivery;
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::EventId;
-use crate::protocol::player::action::SpecialAction;
-use crate::protocol::player::animation::{
-    ClearAnimations, SetAnimationProgress, SetAnimationSpeed,
-};
-use crate::protocol::player::control::SetSpecialAction;
-use crate::serial::Serial;
-use crate::session::{Connection, Player, PlayerConnected, PlayerIndex};
-use crate::streaming::Reshows;
-use crate::tick::{GameplaySystems, ServerSystems};
+use super::{Body, Life, RespawnGranted, SpawnState, SpawnSystems};
+use dlmp_core::owner::{command_owner, reset_owner};
+use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex};
+use dlmp_core::streaming::Reshows;
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::viewers::{Viewers, tell_viewers};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::player::action::SpecialAction;
+use dlmp_protocol::player::animation::{ClearAnimations, SetAnimationProgress, SetAnimationSpeed};
+use dlmp_protocol::player::control::SetSpecialAction;
+use dlmp_protocol::serial::Serial;
 
 /// A gamemode command to a player's animation or special action. Lua's `player:...`
 /// functions queue it after their checks; a Rust plugin writes it directly and learns of
@@ -302,7 +299,7 @@ fn apply_commands(
     index: Res<PlayerIndex>,
     mut drops: ResMut<AnimationDrops>,
     mut reshows: ResMut<Reshows>,
-    seated: Query<(), With<crate::vehicle::Seated>>,
+    seated: Query<(), With<dlmp_core::vehicle::Seated>>,
 ) {
     let now = time.elapsed();
     for &AnimationCommand { player, order } in commands.read() {

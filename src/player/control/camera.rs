@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use bevy_ecs::entity::Entity;
 
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken};
-use crate::protocol::player::control::{
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
+use dlmp_protocol::player::control::{
     CameraMode, MAX_CAMERA_COORD, MAX_CAMERA_TRANSITION_MS, MIN_CAMERA_LOOK, SetCamera,
 };
 
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn every_setting_makes_a_packet_clients_take() {
-        use crate::protocol::wire::Validate;
+        use dlmp_protocol::wire::Validate;
         let settings = [
             CameraSetting::Own,
             CameraSetting::fixed(Vec3::new(1.0, 1.0, 1.0), Vec3::ZERO, 250).expect("valid"),

@@ -27,18 +27,16 @@ use tracing::debug;
 use self::camera::{CameraSetting, Transition};
 use super::frame::FrameState;
 use super::teleport::MoveSystems;
-use super::{
-    Body, LastFrame, Life, Position, RespawnGranted, Scope, SpawnGranted, SpawnState, SpawnSystems,
-    StreamCenter,
-};
-use super::{command_owner, reset_owner};
-use crate::protocol::ServerPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, PlayerToken, Seq};
-use crate::protocol::player::control::{SetFrozen, SetOnFire};
-use crate::session::{Connection, Player, PlayerConnected};
-use crate::streaming::players::stream_center;
-use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use super::{Body, LastFrame, Life, RespawnGranted, SpawnGranted, SpawnState, SpawnSystems};
+use dlmp_core::owner::{command_owner, reset_owner};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::session::{Connection, Player, PlayerConnected};
+use dlmp_core::streaming::players::stream_center;
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, PlayerToken, Seq};
+use dlmp_protocol::player::control::{SetFrozen, SetOnFire};
 
 /// A camera transition's time runs only while the owner's last frame is at most this old:
 /// two and a half heartbeats (player.md, PlayerSync: a frame at least every 100 ms).
@@ -372,7 +370,7 @@ fn apply_commands(
     mut players: Query<Owned>,
     others: Query<TargetParts>,
     spawns: Query<&SpawnState>,
-    seated: Query<(), With<crate::vehicle::Seated>>,
+    seated: Query<(), With<dlmp_core::vehicle::Seated>>,
 ) {
     for &command in commands.read() {
         let (ControlCommand::Freeze { player, .. }

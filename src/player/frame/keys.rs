@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::protocol::player::sync::Keys;
+use dlmp_protocol::player::sync::Keys;
 
 /// The next change of the same key counts after this long.
 pub const KEY_INTERVAL: Duration = Duration::from_millis(50);

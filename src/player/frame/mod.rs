@@ -20,18 +20,18 @@ use self::keys::KeyTracker;
 use self::movement::Movement;
 use super::admission::{AdmissionRefused, RateLimit, RefusalReason};
 use super::teleport::Landing;
-use super::{
-    Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, Position, Scope, SpawnState, Viewers,
-};
-use crate::protocol::ClientPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::Seq;
-use crate::protocol::ids::{PlayerId, PlayerToken, Revision};
-use crate::protocol::player::action::SpecialAction;
-use crate::protocol::player::sync::{Frame, Keys, PlayerSync, WeaponState};
-use crate::serial::Serial;
-use crate::session::{Player, PlayerConnected, PlayerIndex, Received};
-use crate::tick::{GameplaySystems, ServerSystems};
+use super::{Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, SpawnState};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Player, PlayerConnected, PlayerIndex, Received};
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::viewers::Viewers;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::Seq;
+use dlmp_protocol::ids::{PlayerId, PlayerToken, Revision};
+use dlmp_protocol::player::action::SpecialAction;
+use dlmp_protocol::player::sync::{Frame, Keys, PlayerSync, WeaponState};
+use dlmp_protocol::serial::Serial;
 
 /// Why a well-formed PlayerSync was dropped whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,8 +268,8 @@ pub(crate) fn admit_frames(
     mut accepted: MessageWriter<FrameAccepted>,
     mut events: MessageWriter<FrameEvent>,
     mut refused: MessageWriter<AdmissionRefused>,
-    seated: Query<&crate::vehicle::Seated>,
-    vehicles: Query<&crate::vehicle::Pose>,
+    seated: Query<&dlmp_core::vehicle::Seated>,
+    vehicles: Query<&dlmp_core::vehicle::Pose>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -691,13 +691,11 @@ fn take_aim_targets(
         };
         let claim = last
             .frame
-            .map_or(crate::protocol::player::sync::NO_AIM_TARGET, |f| {
-                f.aim_target
-            });
+            .map_or(dlmp_protocol::player::sync::NO_AIM_TARGET, |f| f.aim_target);
         let frozen = state.frozen.is_some();
         let aim = index
             .get(PlayerId(u32::from(claim)))
-            .filter(|&t| t != sender && claim != crate::protocol::player::sync::NO_AIM_TARGET)
+            .filter(|&t| t != sender && claim != dlmp_protocol::player::sync::NO_AIM_TARGET)
             .and_then(|t| players.get(t).ok().map(|parts| (t, parts)))
             .filter(|(_, (_, _, t_life, t_body, t_pos, t_viewers))| {
                 aim_holds((player, life, body), frozen, (t_life, t_viewers))

@@ -17,9 +17,9 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use crate::player::state::DEFAULT_GRAVITY;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, Revision};
-use crate::serial::Serial;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, Revision};
+use dlmp_protocol::serial::Serial;
 
 /// Speeds a body reaches on its own, m/s, and a per-frame slack, m.
 #[derive(Debug, Clone, Copy, PartialEq)]

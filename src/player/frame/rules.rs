@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use crate::player::state::Inventory;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::player::sync::{Frame, Keys, MAX_RELAY_VEL};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::player::sync::{Frame, Keys, MAX_RELAY_VEL};
 
 /// A change of paused or on_fire counts at most once per this long.
 pub const TOGGLE_INTERVAL: Duration = Duration::from_secs(1);

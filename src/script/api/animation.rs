@@ -14,9 +14,9 @@ use super::queue_message;
 use crate::player::animation::{
     Animation, AnimationCommand, AnimationOrder, AnimationSpec, Progress, Speed, Subject,
 };
-use crate::protocol::player::action::SpecialAction;
-use crate::protocol::player::animation::{AnimationFlags, MAX_ANIMATION_SPEED, MAX_ANIMATION_TIME};
 use crate::script::state::PlayerView;
+use dlmp_protocol::player::action::SpecialAction;
+use dlmp_protocol::player::animation::{AnimationFlags, MAX_ANIMATION_SPEED, MAX_ANIMATION_TIME};
 
 /// The special action names scripts use, by value.
 pub const SPECIAL_ACTION_NAMES: [&str; 9] = [

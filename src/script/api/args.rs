@@ -6,8 +6,8 @@ use core::ops::RangeInclusive;
 use mlua::{Error, Result, Value};
 
 use super::player::LuaPlayer;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
 
 /// The world's horizontal extent on x and y (player.md, Admission: |x|, |y| <= 6000).
 pub(crate) const WORLD_HORIZONTAL: RangeInclusive<f32> = -WORLD_XY..=WORLD_XY;

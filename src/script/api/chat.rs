@@ -15,8 +15,8 @@ use super::args;
 use super::player::LuaPlayer;
 use super::state_mut;
 use crate::chat::CHAT_COLOR;
-use crate::protocol::connection::chat::Color;
 use crate::script::state::{ScriptCommand, ScriptState};
+use dlmp_protocol::connection::chat::Color;
 
 const F: &str = "send_chat";
 

@@ -11,9 +11,9 @@ use super::player::{LuaPlayer, require_alive, require_confirmed_life};
 use super::{args, queue_message};
 use crate::player::control::camera::CameraSetting;
 use crate::player::control::{ControlCommand, control_packets};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::player::control::{MAX_CAMERA_COORD, MAX_CAMERA_TRANSITION_MS};
 use crate::script::state::{PlayerView, ScriptState};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::player::control::{MAX_CAMERA_COORD, MAX_CAMERA_TRANSITION_MS};
 
 /// Takes the lane's places for the packets that bring the view's freeze and camera to
 /// `to(view)` (none before the spawn: they go at the spawn grant), then shows them in the

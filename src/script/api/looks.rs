@@ -12,9 +12,9 @@ use super::{args, queue_message};
 use crate::player::hud::{HudChange, HudCommand, money_after};
 use crate::player::looks::{LookChange, LookCommand, SKILL_SLOTS};
 use crate::player::skins::SkinCatalog;
-use crate::protocol::player::appearance::{FightingStyle, MAX_SKILL, WalkingStyle};
-use crate::protocol::player::hud::{MAX_MONEY, MAX_STAT, MAX_WANTED};
 use crate::script::state::PlayerView;
+use dlmp_protocol::player::appearance::{FightingStyle, MAX_SKILL, WalkingStyle};
+use dlmp_protocol::player::hud::{MAX_MONEY, MAX_STAT, MAX_WANTED};
 
 /// Fighting style names and ids (player.md, SetFightingStyle).
 const FIGHTING_STYLES: [(&str, FightingStyle); 6] = [

@@ -9,7 +9,6 @@ use mlua::{Error, Lua, Result, UserDataMethods, Value};
 use super::args;
 use super::player::{LuaPlayer, require_alive, require_confirmed_life};
 use super::queue_message;
-use crate::lane::Delivery;
 use crate::player::SpawnState;
 use crate::player::bounds::{BoundsRefusal, SetBounds};
 use crate::player::frame::movement::MAX_PENDING;
@@ -19,10 +18,11 @@ use crate::player::physics::{SetBodyGravity, ThrowPlayer};
 use crate::player::scope::SetScope;
 use crate::player::state::DEFAULT_GRAVITY;
 use crate::player::teleport::{Teleport, TeleportRefusal};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::player::physics::{MAX_GRAVITY, MAX_THROW};
 use crate::script::state::PlayerView;
-use crate::session::Connection;
+use dlmp_core::session::Connection;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::player::physics::{MAX_GRAVITY, MAX_THROW};
 
 /// The fastest throw the Lua API takes, m/s (SetVelocity's 2 units per step).
 pub(crate) const MAX_THROW_MPS: f32 = MAX_THROW * STEPS_PER_SECOND;
@@ -72,7 +72,7 @@ fn floor_places(
     lua: &Lua,
     player: bevy_ecs::entity::Entity,
     at: Vec3,
-    scope: crate::player::Scope,
+    scope: dlmp_core::position::Scope,
 ) -> usize {
     crate::world::object::script::book(lua).map_or(0, |b| b.floor_places(player, at, scope))
 }
@@ -94,7 +94,7 @@ fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()
         // The floor at the landing point and ScopeChanged share the lane with
         // TeleportPlayer (world.md ObjectState; docs/decisions/0049-object-landings.md).
         let interior = t.interior.unwrap_or(view.interior);
-        let scope = crate::player::Scope {
+        let scope = dlmp_core::position::Scope {
             virtual_world: view.virtual_world,
             interior,
         };

@@ -9,8 +9,8 @@ use rstest::rstest;
 
 use super::install;
 use super::player::LuaPlayer;
-use crate::protocol::ids::PlayerToken;
 use crate::script::state::{PlayerView, ResourceId, ScriptState};
+use dlmp_protocol::ids::PlayerToken;
 
 /// A Lua state with `dlmp` and `p`, a connected, spawned, living player with room on its
 /// lane, so that each call below succeeds with a good value.

@@ -7,13 +7,13 @@ use mlua::{Error, Lua, MetaMethod, Result, UserData, UserDataMethods, Value};
 use super::args;
 use super::handles::Cached;
 use super::movement::take_room;
-use crate::protocol::connection::chat::Color;
-use crate::protocol::connection::handshake::check_name;
-use crate::protocol::player::sync::MAX_VITAL;
-use crate::session::nametag::NametagCommand;
+use dlmp_core::session::nametag::NametagCommand;
+use dlmp_protocol::connection::chat::Color;
+use dlmp_protocol::connection::handshake::check_name;
+use dlmp_protocol::player::sync::MAX_VITAL;
 
 use super::super::state::{PlayerView, ScriptCommand, ScriptState};
-use crate::protocol::ids::PlayerToken;
+use dlmp_protocol::ids::PlayerToken;
 
 /// A Lua handle to a player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +134,7 @@ impl UserData for LuaPlayer {
         methods.add_method("set_name", |lua, this, name: Value| {
             const F: &str = "set_name";
             let text = args::string(F, "name", &name)?;
-            let name = crate::protocol::text::FixedText::<24>::new(&text)
+            let name = dlmp_protocol::text::FixedText::<24>::new(&text)
                 .ok()
                 .filter(|n| check_name("name", n).is_ok())
                 .ok_or_else(|| {

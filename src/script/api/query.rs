@@ -7,9 +7,9 @@ use mlua::{Error, Lua, Result, Table, UserDataMethods, Value};
 use super::args;
 use super::player::LuaPlayer;
 use super::queue_message;
-use crate::protocol::query::{MAX_RULE_KEY, MAX_RULE_VALUE};
 use crate::query::{SetGameModeText, SetRule, SetScore, VERSION_RULE};
 use crate::script::state::ResourceId;
+use dlmp_protocol::query::{MAX_RULE_KEY, MAX_RULE_VALUE};
 
 /// ServerInfo's `gamemode` field holds 32 bytes.
 const MAX_GAME_MODE_TEXT: usize = 32;

@@ -9,10 +9,10 @@ use mlua::{Lua, Table, UserData, Value};
 use super::install;
 use super::player::LuaPlayer;
 use super::timer::LuaTimer;
-use crate::protocol::ids::PlayerToken;
 use crate::script::events::ScriptEvent;
 use crate::script::state::{ResourceId, ScriptState};
 use crate::world::pickup::script::LuaPickup;
+use dlmp_protocol::ids::PlayerToken;
 
 const DOCS: &str = include_str!("../../../docs/lua-api.md");
 
@@ -103,7 +103,7 @@ fn every_player_method_is_documented_with_an_example_and_every_documented_one_ex
 fn every_pickup_method_is_documented_with_an_example_and_every_documented_one_exists() {
     let lua = lua();
     let pickup = LuaPickup {
-        id: crate::protocol::world::pickup::PickupId(1),
+        id: dlmp_protocol::world::pickup::PickupId(1),
     };
     assert_eq!(methods(&lua, pickup), documented("pickup:", true));
     let examples = examples();
@@ -119,7 +119,7 @@ fn every_pickup_method_is_documented_with_an_example_and_every_documented_one_ex
 fn every_vehicle_method_is_documented_with_an_example_and_every_documented_one_exists() {
     let lua = lua();
     let vehicle = crate::vehicle::script::LuaVehicle {
-        id: crate::protocol::ids::VehicleId(1),
+        id: dlmp_protocol::ids::VehicleId(1),
     };
     assert_eq!(methods(&lua, vehicle), documented("vehicle:", true));
     let examples = examples();
@@ -159,8 +159,8 @@ fn every_timer_method_is_documented_and_every_documented_one_exists() {
 #[test]
 fn every_checkpoint_colshape_and_gang_zone_method_is_documented_and_every_documented_one_exists() {
     use super::world::{LuaCheckpoint, LuaColshape, LuaGangZone};
-    use crate::protocol::world::markers::ColshapeId;
-    use crate::protocol::world::shared::MarkerId;
+    use dlmp_protocol::world::markers::ColshapeId;
+    use dlmp_protocol::world::shared::MarkerId;
     let lua = lua();
     assert_eq!(
         methods(&lua, LuaCheckpoint { id: MarkerId(1) }),
@@ -179,7 +179,7 @@ fn every_checkpoint_colshape_and_gang_zone_method_is_documented_and_every_docume
 #[test]
 fn every_label_and_blip_method_is_documented_and_every_documented_one_exists() {
     use super::world::{LuaBlip, LuaLabel};
-    use crate::protocol::world::shared::MarkerId;
+    use dlmp_protocol::world::shared::MarkerId;
     let lua = lua();
     assert_eq!(
         methods(&lua, LuaLabel { id: MarkerId(1) }),

@@ -10,23 +10,22 @@ use tracing::warn;
 
 use super::DamageStats;
 use super::status::{Shape, StatusParts};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, VehicleId};
-use crate::protocol::vehicle::damage::{RemoteVehicleDamage, VehicleDamageStatus};
-use crate::protocol::vehicle::life::{MAX_HEALTH, VehicleHealth};
-use crate::protocol::wire::Validate;
-use crate::serial::Serial;
-use crate::session::{Connection, PlayerIndex};
 use crate::vehicle::components::FULL_HEALTH;
-use crate::vehicle::{
-    Damage, Health, Life, Revisions, Vehicle, VehicleModels, VehicleStream, Vehicles,
-};
+use crate::vehicle::{Damage, Health, Revisions, Vehicle, VehicleModels, VehicleStream};
+use dlmp_core::session::{Connection, PlayerIndex};
+use dlmp_core::vehicle::{Life, Vehicles};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, VehicleId};
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::vehicle::damage::{RemoteVehicleDamage, VehicleDamageStatus};
+use dlmp_protocol::vehicle::life::{MAX_HEALTH, VehicleHealth};
+use dlmp_protocol::wire::Validate;
 
 /// The health a gamemode may set (VehicleHealth: 0..=100000; ADR 0061).
 pub const HEALTH_RANGE: std::ops::RangeInclusive<f32> = 0.0..=MAX_HEALTH;
 
 /// A gamemode command on a vehicle's health or damage, applied in
-/// [`GameplaySystems::Apply`](crate::tick::GameplaySystems::Apply) after the vehicles'
+/// [`GameplaySystems::Apply`](dlmp_core::tick::GameplaySystems::Apply) after the vehicles'
 /// lifecycle (so a vehicle created in the same pass takes it).
 #[derive(Message, Debug, Clone, Copy, PartialEq)]
 pub enum DamageCommand {

@@ -14,16 +14,15 @@ use super::DamageStats;
 use super::status::{Shape, StatusRefusal, merge, reported};
 use crate::player::frame::FrameState;
 use crate::player::{Body, Life as PlayerLife};
-use crate::protocol::ClientPacket;
-use crate::protocol::ids::EventId;
-use crate::protocol::vehicle::damage::{RemoteVehicleDamage, VehicleDamage};
-use crate::session::{Connection, Player, PlayerIndex, Received};
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::frame::accept::controller;
 use crate::vehicle::frame::control_of;
-use crate::vehicle::{
-    Damage, Life, Revisions, Seats, Syncer, Vehicle, VehicleModels, VehicleStream, Vehicles,
-};
+use crate::vehicle::{Damage, Revisions, Seats, Syncer, Vehicle, VehicleModels, VehicleStream};
+use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
+use dlmp_core::vehicle::{Life, Vehicles};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::vehicle::damage::{RemoteVehicleDamage, VehicleDamage};
 
 /// Why a VehicleDamage was dropped (it is acknowledged all the same: the lane did).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

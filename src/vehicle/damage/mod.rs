@@ -27,7 +27,7 @@ pub use intake::DamageDrop;
 pub use status::{Shape, StatusParts};
 
 use super::VehicleSystems;
-use crate::tick::GameplaySystems;
+use dlmp_core::tick::GameplaySystems;
 
 /// VehicleDamage reports taken and dropped by reason, and the commands refused.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]

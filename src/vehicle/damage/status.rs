@@ -1,10 +1,10 @@
 //! The damage status rules (vehicles.md VehicleDamage): which models have a status and of
 //! what form, a report's checks, and how it merges into the stored status. I/O-free.
 
-use crate::protocol::vehicle::damage::{
+use crate::vehicle::VehicleClass;
+use dlmp_protocol::vehicle::damage::{
     DOOR_OPEN_BIT, LIGHTS_MASK, PANEL_COUNT, ReportedStatus, VehicleDamageStatus,
 };
-use crate::vehicle::VehicleClass;
 
 /// The wheeled RC models (RC Bandit, RC Tiger, RC Cam): automobiles in the game, with a
 /// car's status (ADR 0061). The flying ones (464, 465, 501) have none.

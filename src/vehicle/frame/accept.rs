@@ -5,16 +5,16 @@
 //! coarse bounds table is the decoder's ([`VehicleState`]'s validation): a frame outside
 //! it never reaches here. Decisions: docs/decisions/0056-vehicle-frames.md.
 //!
-//! [`VehicleState`]: crate::protocol::vehicle::state::VehicleState
+//! [`VehicleState`]: dlmp_protocol::vehicle::state::VehicleState
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use bevy_ecs::prelude::*;
 
-use crate::protocol::ids::{Revision, Seq, VehicleEpoch, VehicleId};
-use crate::serial::Serial;
-use crate::session::{RateLimit, TokenBucket};
+use dlmp_core::session::{RateLimit, TokenBucket};
+use dlmp_protocol::ids::{Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp_protocol::serial::Serial;
 
 /// How the sender controls the vehicle, for the field rules and the rate limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 //! siren_rev, nitro, hydraulics and pose_rev are the server's"). I/O-free.
 
 use crate::player::frame::Bounds;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::Revision;
-use crate::protocol::vehicle::state::VehicleState;
-use crate::vehicle::Pose;
+use dlmp_core::vehicle::Pose;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::Revision;
+use dlmp_protocol::vehicle::state::VehicleState;
 
 /// The pose a frame gives the vehicle: the frame's position, rotation and velocities; a
 /// frozen vehicle keeps its pose and stands still. Returns the new pose.

@@ -9,10 +9,10 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 
 use super::accept::Role;
-use crate::protocol::ids::Revision;
-use crate::protocol::vehicle::state::{VehicleState, flag};
-use crate::protocol::vehicle::sync::TRAIN_MODELS;
-use crate::session::{RateLimit, TokenBucket};
+use dlmp_core::session::{RateLimit, TokenBucket};
+use dlmp_protocol::ids::Revision;
+use dlmp_protocol::vehicle::state::{VehicleState, flag};
+use dlmp_protocol::vehicle::sync::TRAIN_MODELS;
 
 /// Firetruck and SWAT: the models with a water cannon.
 pub const WATER_CANNON_MODELS: [u16; 2] = [407, 601];
@@ -420,7 +420,7 @@ pub(crate) mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::geometry::Vec3;
+    use dlmp_protocol::geometry::Vec3;
 
     pub(crate) fn state() -> VehicleState {
         VehicleState::at_rest(Vec3::ZERO)

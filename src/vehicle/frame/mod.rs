@@ -6,7 +6,7 @@
 //! [`StreamingSystems::Relay`]. Refusals are counted in [`VehicleFrameDrops`].
 //! Decisions: docs/decisions/0056-vehicle-frames.md.
 //!
-//! [`StreamingSystems::Relay`]: crate::tick::StreamingSystems::Relay
+//! [`StreamingSystems::Relay`]: dlmp_core::tick::StreamingSystems::Relay
 
 pub mod accept;
 pub mod apply;
@@ -22,20 +22,22 @@ use tracing::debug;
 
 use self::accept::{Control, Role, SenderMarks, VehicleFrameDrop, VehicleFrameDrops};
 use self::fields::{FieldInputs, FieldOutcome, HeldFields, SIREN_SWITCHES, ServerFields};
-use super::{Frozen, Health, Life, Params, Part, Pose, RelaySerial, Revisions, Seats, Syncer};
-use super::{Train, Vehicle, Vehicles};
+use super::{Frozen, Health, Params, Part, RelaySerial, Revisions, Seats, Syncer};
+use super::{Train, Vehicle};
 use crate::player::frame::{FrameState, admit_frames};
 use crate::player::history::PositionHistory;
 use crate::player::relay::Relayed;
 use crate::player::{Body, Life as PlayerLife};
-use crate::protocol::ClientPacket;
-use crate::protocol::ids::{PlayerId, PlayerToken, Seq, VehicleId};
-use crate::protocol::vehicle::frame::VehicleFrame;
-use crate::protocol::vehicle::params::param;
-use crate::protocol::vehicle::state::VehicleState;
-use crate::serial::Serial;
-use crate::session::{Player, PlayerConnected, Received, TokenBucket};
-use crate::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::session::{Player, PlayerConnected, Received, TokenBucket};
+use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::vehicle::Vehicles;
+use dlmp_core::vehicle::{Life, Pose};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::ids::{PlayerId, PlayerToken, Seq, VehicleId};
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::vehicle::frame::VehicleFrame;
+use dlmp_protocol::vehicle::params::param;
+use dlmp_protocol::vehicle::state::VehicleState;
 
 /// A pilot's siren switch budget over all its vehicles (2 at once, 4 a second).
 #[derive(Component, Debug, Clone, Copy)]
@@ -346,7 +348,7 @@ fn admit(
 fn carry_occupants(
     mut accepted: MessageReader<VehicleFrameAccepted>,
     vehicles: Query<(&Pose, &Seats)>,
-    mut bodies: Query<&mut crate::player::Position>,
+    mut bodies: Query<&mut dlmp_core::position::Position>,
 ) {
     for a in accepted.read() {
         let Ok((pose, seats)) = vehicles.get(a.vehicle) else {

@@ -7,20 +7,20 @@
 //! A siren the frame switched goes to the same audience, the sender included, as
 //! VehicleParams (critical: nothing repeats it).
 //!
-//! [`StreamingSystems::Relay`]: crate::tick::StreamingSystems::Relay
+//! [`StreamingSystems::Relay`]: dlmp_core::tick::StreamingSystems::Relay
 
 use bevy_ecs::prelude::*;
 use tracing::warn;
 
 use super::VehicleFrameAccepted;
-use crate::lane::Delivery;
 use crate::player::Team;
 use crate::player::relay::{Recipient, Recipients, Relayed};
-use crate::protocol::ServerPacket;
-use crate::protocol::vehicle::frame::RemoteVehicleFrame;
-use crate::session::{Connection, Player, PlayerIndex, RelayPacket, Relays};
 use crate::vehicle::params::notify::params_packet;
 use crate::vehicle::{Params, Revisions, VehicleStream};
+use dlmp_core::session::{Connection, Player, PlayerIndex, RelayPacket, Relays};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::vehicle::frame::RemoteVehicleFrame;
 
 /// Vehicle relays sent and refused by encoding (a refusal is a server bug: it is logged).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -18,14 +18,15 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
-use crate::player::Scope;
 use crate::player::ledger::RecentShots;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, PlayerToken};
-use crate::session::Player;
+use crate::vehicle::VehicleScope;
 use crate::vehicle::weapon::SalvoAccepted;
-use crate::vehicle::{Pose, Seated, VehicleScope};
 use crate::world::object::pose::distance;
+use dlmp_core::position::Scope;
+use dlmp_core::session::Player;
+use dlmp_core::vehicle::{Pose, Seated};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, PlayerToken};
 
 /// A shot passing this close to the vehicle's center explains its explosion, m.
 pub const PASS_DISTANCE: f32 = 8.0;

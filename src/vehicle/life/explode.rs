@@ -18,15 +18,17 @@ use super::burning::{BURN_TIME, BURNING_BELOW, Burning};
 use super::credit::{self, Blast, Blasts, Exploded, PassingShots, Who};
 use super::window::ExplosionKiller;
 use crate::player::frame::FrameState;
-use crate::player::{Body, Life as PlayerLife, Scope};
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken};
-use crate::protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
-use crate::protocol::{ClientPacket, ServerPacket};
-use crate::session::{Connection, Player, PlayerIndex, Received};
+use crate::player::{Body, Life as PlayerLife};
 use crate::vehicle::{
-    Health, Life, Pose, Remote, ResetKind, Seats, Syncer, Vehicle, VehicleClass, VehicleModels,
-    VehicleReset, VehicleScope, VehicleStream, Vehicles,
+    Health, Remote, ResetKind, Seats, Syncer, Vehicle, VehicleClass, VehicleModels, VehicleReset,
+    VehicleScope, VehicleStream,
 };
+use dlmp_core::position::Scope;
+use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
+use dlmp_core::vehicle::{Life, Pose, Vehicles};
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
+use dlmp_protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
+use dlmp_protocol::{ClientPacket, ServerPacket};
 
 /// A burning plane or helicopter faster than this in its last frame may blow up at once,
 /// game units per step.
@@ -79,7 +81,7 @@ impl ExplodeStats {
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VehicleDied {
     pub vehicle: Entity,
-    pub vehicle_id: crate::protocol::ids::VehicleId,
+    pub vehicle_id: dlmp_protocol::ids::VehicleId,
     pub cause: VehicleDeathCause,
     pub killer: Option<Who>,
 }

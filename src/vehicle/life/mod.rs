@@ -28,7 +28,7 @@ pub use respawn::{RespawnVehicle, respawn_vehicle};
 pub use window::ExplosionKiller;
 
 use super::VehicleSystems;
-use crate::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::tick::{GameplaySystems, ServerSystems};
 
 /// The components a vehicle's life keeps (appended to the vehicle's bundle).
 pub fn bundle() -> impl Bundle {

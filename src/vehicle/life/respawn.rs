@@ -13,22 +13,23 @@ use tracing::{debug, warn};
 
 use super::burning::Burning;
 use super::credit::PassingShots;
-use crate::lane::Delivery;
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::VehicleId;
-use crate::protocol::vehicle::params::param;
-use crate::protocol::vehicle::tuning::kind;
-use crate::serial::Serial;
-use crate::session::{Connection, Player, PlayerIndex};
 use crate::vehicle::components::FULL_HEALTH;
 use crate::vehicle::frame::fields::HeldFields;
 use crate::vehicle::seats::free_seat;
 use crate::vehicle::stream::{Shown, vehicle_show};
 use crate::vehicle::tuning::full_charges;
 use crate::vehicle::{
-    Damage, Health, Life, Params, Part, Pose, ResetKind, SeatChanged, Seated, Seats, ShowTail,
-    SpawnPoint, Train, VehicleError, VehicleModels, VehicleReset, VehicleStream, Vehicles,
+    Damage, Health, Params, Part, ResetKind, SeatChanged, Seats, ShowTail, SpawnPoint, Train,
+    VehicleError, VehicleModels, VehicleReset, VehicleStream,
 };
+use dlmp_core::session::{Connection, Player, PlayerIndex};
+use dlmp_core::vehicle::{Life, Pose, Seated, Vehicles};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::VehicleId;
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::vehicle::params::param;
+use dlmp_protocol::vehicle::tuning::kind;
 
 /// A respawn, from a script or a Rust plugin, applied in
 /// [`VehicleSystems::Lifecycle`](crate::vehicle::VehicleSystems::Lifecycle) after the
@@ -248,8 +249,8 @@ fn show_to_viewers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ids::{PlayerId, PlayerToken};
     use crate::vehicle::PlayerParams;
+    use dlmp_protocol::ids::{PlayerId, PlayerToken};
 
     #[test]
     fn a_new_life_keeps_only_the_sirens_presence() {

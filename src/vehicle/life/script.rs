@@ -6,12 +6,12 @@ use mlua::{Lua, Result, Table, Value};
 
 use super::explode::VehicleDied;
 use super::respawn::RespawnVehicle;
-use crate::protocol::vehicle::life::VehicleDeathCause;
 use crate::script::ScriptEvent;
 use crate::script::api::player::LuaPlayer;
 use crate::script::api::queue_message;
 use crate::vehicle::components::FULL_HEALTH;
 use crate::vehicle::script::{LuaVehicle, edit_view, vehicle_arg};
+use dlmp_protocol::vehicle::life::VehicleDeathCause;
 
 /// Adds the life functions to `dlmp`.
 pub(crate) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {

@@ -10,9 +10,9 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
 use super::credit::Who;
-use crate::protocol::connection::damage::{WEAPON_EXPLOSION, WEAPON_FIRE};
-use crate::protocol::ids::VehicleId;
 use crate::vehicle::SeatChanged;
+use dlmp_protocol::connection::damage::{WEAPON_EXPLOSION, WEAPON_FIRE};
+use dlmp_protocol::ids::VehicleId;
 
 /// How long an occupant of an exploded vehicle keeps its killer.
 pub const OCCUPANT_WINDOW: Duration = Duration::from_secs(5);
@@ -93,7 +93,7 @@ pub(super) fn forget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ids::{PlayerId, PlayerToken};
+    use dlmp_protocol::ids::{PlayerId, PlayerToken};
 
     #[test]
     fn the_window_holds_5_s_and_other_damage_ends_it() {

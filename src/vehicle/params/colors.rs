@@ -6,13 +6,14 @@
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use crate::protocol::ids::{EventId, VehicleId};
-use crate::protocol::vehicle::sync::MAX_COLOR;
-use crate::protocol::vehicle::transform::VehicleColors;
-use crate::session::{Connection, PlayerIndex};
-use crate::vehicle::components::{Colors, Life};
-use crate::vehicle::lifecycle::Vehicles;
+use crate::vehicle::components::Colors;
 use crate::vehicle::stream::VehicleStream;
+use dlmp_core::session::{Connection, PlayerIndex};
+use dlmp_core::vehicle::Life;
+use dlmp_core::vehicle::Vehicles;
+use dlmp_protocol::ids::{EventId, VehicleId};
+use dlmp_protocol::vehicle::sync::MAX_COLOR;
+use dlmp_protocol::vehicle::transform::VehicleColors;
 
 /// A repaint by the gamemode (the script checked the range).
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,15 +11,16 @@ use tracing::debug;
 
 use super::notify;
 use super::rules::{self, ParamChange};
-use crate::protocol::ids::{VehicleEpoch, VehicleId};
-use crate::protocol::vehicle::params::param;
-use crate::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
-use crate::vehicle::components::{Life, Params, Revisions, SirenRev};
-use crate::vehicle::lifecycle::Vehicles;
+use crate::vehicle::components::{Params, Revisions, SirenRev};
 use crate::vehicle::stream::VehicleStream;
+use dlmp_core::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
+use dlmp_core::vehicle::Life;
+use dlmp_core::vehicle::Vehicles;
+use dlmp_protocol::ids::{VehicleEpoch, VehicleId};
+use dlmp_protocol::vehicle::params::param;
 
 /// A gamemode change of one vehicle's parameters (`dlmp.set_vehicle_*`, a Rust plugin),
-/// applied in order in [`GameplaySystems::Apply`](crate::tick::GameplaySystems::Apply).
+/// applied in order in [`GameplaySystems::Apply`](dlmp_core::tick::GameplaySystems::Apply).
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamsCommand {
     pub vehicle: VehicleId,

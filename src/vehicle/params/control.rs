@@ -16,13 +16,14 @@ use tracing::debug;
 use super::command::ParamWriter;
 use super::rules::ParamChange;
 use crate::player::frame::FrameState;
-use crate::protocol::ClientPacket;
-use crate::protocol::ids::{VehicleEpoch, VehicleId};
-use crate::protocol::vehicle::params::VehicleControlKind;
-use crate::session::{Player, Received};
-use crate::vehicle::components::{Life, Occupant, Seats};
+use crate::vehicle::components::{Occupant, Seats};
 use crate::vehicle::event_limit::VehicleEvents;
-use crate::vehicle::lifecycle::Vehicles;
+use dlmp_core::session::{Player, Received};
+use dlmp_core::vehicle::Life;
+use dlmp_core::vehicle::Vehicles;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::ids::{VehicleEpoch, VehicleId};
+use dlmp_protocol::vehicle::params::VehicleControlKind;
 
 /// Why a VehicleControl was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

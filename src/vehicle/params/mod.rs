@@ -20,7 +20,7 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
 use super::VehicleSystems;
-use crate::tick::GameplaySystems;
+use dlmp_core::tick::GameplaySystems;
 
 pub use colors::{ColorStats, ColorsCommand};
 pub use command::{ParamStats, ParamsCommand};

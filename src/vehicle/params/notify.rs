@@ -6,13 +6,13 @@
 use bevy_ecs::prelude::*;
 use tracing::warn;
 
-use crate::lane::Delivery;
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken, VehicleId};
-use crate::protocol::vehicle::params::VehicleParams;
-use crate::session::{Connection, Player, PlayerIndex};
 use crate::vehicle::components::{Params, SirenRev};
 use crate::vehicle::stream::VehicleStream;
+use dlmp_core::session::{Connection, Player, PlayerIndex};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken, VehicleId};
+use dlmp_protocol::vehicle::params::VehicleParams;
 
 /// The full parameter state of `vehicle` as `recipient` sees it; `doors_set`: the doors
 /// this packet opens or closes. The one builder of VehicleParams (the frame relay's siren

@@ -2,11 +2,11 @@
 //! "Siren"), free of the ECS: what one gamemode change does to a vehicle's [`Params`] and
 //! its siren revision, which classes can carry a siren or a winch, and the door names.
 
-use crate::protocol::ids::{PlayerId, PlayerToken};
-use crate::protocol::vehicle::params::{door, param};
-use crate::serial::Serial;
 use crate::vehicle::components::{Params, PlayerParams, SirenRev};
 use crate::vehicle::models::{ModelInfo, VehicleClass};
+use dlmp_protocol::ids::{PlayerId, PlayerToken};
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::vehicle::params::{door, param};
 
 /// Vortex (539): a hovercraft the table files as a plane, and the one aircraft that can be
 /// given a siren (VehicleParams "Defaults").

@@ -8,12 +8,12 @@ use mlua::{Error, Lua, Result, Table, Value};
 use super::colors::ColorsCommand;
 use super::command::ParamsCommand;
 use super::rules::{self, DOOR_NAMES, ParamChange, Who, Winch};
-use crate::protocol::vehicle::sync::MAX_COLOR;
 use crate::script::api::{args, queue_message};
 use crate::script::state::ScriptState;
 use crate::vehicle::components::Colors;
 use crate::vehicle::models::{ModelInfo, VehicleModels};
 use crate::vehicle::script::with_vehicle_info;
+use dlmp_protocol::vehicle::sync::MAX_COLOR;
 
 /// The player a call names, if it is still connected.
 fn player_arg(lua: &Lua, func: &str, v: &Value) -> Result<Who> {

@@ -19,8 +19,8 @@ use bevy_ecs::prelude::*;
 
 use super::components::Occupant;
 use super::{VehicleSystems, seats};
-use crate::protocol::ids::{PlayerToken, VehicleEpoch, VehicleId};
-use crate::tick::GameplaySystems;
+use dlmp_core::tick::GameplaySystems;
+use dlmp_protocol::ids::{PlayerToken, VehicleEpoch, VehicleId};
 
 pub use rules::{DEFAULT_RC_RANGE, ENTER_DISTANCE, MAX_RC_RANGE, RemoteRefusal};
 

@@ -2,9 +2,9 @@
 //! of a VehicleRemoteEnter (the same plus the lock, no RC driven already, not frozen and
 //! 10 m), and the range release. I/O-free: the systems gather a [`Taker`] and an [`Rc`].
 
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
 use crate::world::object::pose::distance;
+use dlmp_core::position::Scope;
+use dlmp_protocol::geometry::Vec3;
 
 /// A VehicleRemoteEnter is accepted within this distance of the sender's position, m.
 pub const ENTER_DISTANCE: f32 = 10.0;

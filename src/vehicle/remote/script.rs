@@ -12,12 +12,12 @@ use bevy_ecs::prelude::*;
 use mlua::{Error, Lua, Result, Table, Value, Variadic};
 
 use super::{MAX_RC_RANGE, PendingRemoteEnter, RemoteCommand, RemoteQueue};
-use crate::protocol::ids::VehicleId;
 use crate::script::api::player::LuaPlayer;
 use crate::script::api::{args, queue_message};
 use crate::script::{ResourceId, ScriptEvent, ScriptHost};
 use crate::vehicle::models::{VehicleClass, VehicleModels};
 use crate::vehicle::script::{LuaVehicle, is_seated, player_view, vehicle_arg, vehicle_info};
+use dlmp_protocol::ids::VehicleId;
 
 /// The scripts' view of the RCs (Lua app data): who drives which, and `rc_range`.
 #[derive(Debug, Default)]

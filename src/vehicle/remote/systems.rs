@@ -3,7 +3,7 @@
 //! automatic release, the gamemode's commands and the requests the scripts let through.
 //! VehicleRemote goes, critical, to the driver only.
 //!
-//! [`GameplaySystems::Intake`]: crate::tick::GameplaySystems::Intake
+//! [`GameplaySystems::Intake`]: dlmp_core::tick::GameplaySystems::Intake
 //! [`VehicleSystems::Seats`]: crate::vehicle::VehicleSystems::Seats
 
 use bevy_ecs::prelude::*;
@@ -15,21 +15,22 @@ use super::{
     PendingRemoteEnter, RcSettings, Release, RemoteCommand, RemoteDriving, RemoteQueue,
     RemoteRefusal, RemoteStats,
 };
-use crate::lane::Delivery;
+use crate::player::Life as PlayerLife;
 use crate::player::frame::FrameState;
-use crate::player::{Life as PlayerLife, Position, Scope};
-use crate::protocol::ClientPacket;
-use crate::protocol::ids::{EventId, VehicleId};
-use crate::protocol::vehicle::remote::VehicleRemote;
 use crate::script::ScriptHost;
-use crate::session::{Connection, Player, Received};
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::models::{VehicleClass, VehicleModels};
 use crate::vehicle::seats::PlayerParts;
 use crate::vehicle::{
-    Life, Occupant, Params, Pose, Remote, ResetKind, Seated, Vehicle, VehicleReset, VehicleScope,
-    VehicleStream, Vehicles,
+    Occupant, Params, Remote, ResetKind, Vehicle, VehicleReset, VehicleScope, VehicleStream,
 };
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Connection, Player, Received};
+use dlmp_core::vehicle::{Life, Pose, Seated, Vehicles};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::ids::{EventId, VehicleId};
+use dlmp_protocol::vehicle::remote::VehicleRemote;
 
 /// What they read of a vehicle.
 type RcParts = (

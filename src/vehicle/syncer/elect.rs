@@ -4,8 +4,8 @@
 //! decided (they come from a grid query): a vehicle that keeps its syncer costs no search.
 //! Decisions: docs/decisions/0057-syncer-election.md.
 
-use crate::protocol::geometry::Vec3;
 use crate::world::object::pose::distance;
+use dlmp_protocol::geometry::Vec3;
 
 /// The previous syncer keeps the vehicle while closer than this, m; the nearest player is
 /// chosen within it.

@@ -7,7 +7,7 @@
 //! raises `vehicle_syncer(vehicle, syncer, previous)` once per vehicle per pass.
 //! Decisions: docs/decisions/0057-syncer-election.md.
 //!
-//! [`ServerSystems::SyncerElection`]: crate::tick::ServerSystems::SyncerElection
+//! [`ServerSystems::SyncerElection`]: dlmp_core::tick::ServerSystems::SyncerElection
 
 pub mod elect;
 
@@ -16,17 +16,19 @@ use bevy_ecs::prelude::*;
 use tracing::warn;
 
 use self::elect::{Ballot, Candidate, SYNC_RANGE};
-use super::{Hitch, Occupant, Pose, Remote, Seats, Syncer, Vehicle, VehicleScope, VehicleStream};
-use crate::lane::Delivery;
+use super::{Hitch, Occupant, Remote, Seats, Syncer, Vehicle, VehicleScope, VehicleStream};
 use crate::player::frame::FrameState;
-use crate::player::{Body, Life, Position, Scope};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, VehicleId};
-use crate::protocol::vehicle::life::VehicleSyncer;
-use crate::session::{Connection, Player};
-use crate::streaming::engine::{Layer, layer};
-use crate::streaming::grid::Grid;
-use crate::tick::ServerSystems;
+use crate::player::{Body, Life};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Connection, Player};
+use dlmp_core::streaming::engine::{Layer, layer};
+use dlmp_core::streaming::grid::Grid;
+use dlmp_core::tick::ServerSystems;
+use dlmp_core::vehicle::Pose;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, VehicleId};
+use dlmp_protocol::vehicle::life::VehicleSyncer;
 
 /// A vehicle's syncer changed in this pass (the previous and the new one, either may be
 /// none): `vehicle_syncer(vehicle, syncer, previous)`.
@@ -66,7 +68,7 @@ pub struct SyncerGrid {
     players: Vec<(Occupant, Vec3Pos)>,
 }
 
-type Vec3Pos = crate::protocol::geometry::Vec3;
+type Vec3Pos = dlmp_protocol::geometry::Vec3;
 
 impl Default for SyncerGrid {
     fn default() -> Self {

@@ -65,7 +65,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::ids::VehicleId;
+    use dlmp_protocol::ids::VehicleId;
 
     fn check(trailer: LinkFacts, tractor: LinkFacts, links: &Links) -> Result<(), LinkRefusal> {
         check_hitch(&trailer, &tractor, links, &VehicleModels::load())

@@ -23,18 +23,20 @@ use tracing::{debug, warn};
 
 use super::admit::check_hitch;
 use super::links::{FactParts, LinkFacts, LinkKind, LinkRefusal, LinkStats, Links, facts};
-use crate::lane::Delivery;
 use crate::player::frame::FrameState;
-use crate::player::{Body, Life as PlayerLife, Scope};
-use crate::protocol::ids::{EventId, PlayerId, VehicleEpoch, VehicleId};
-use crate::protocol::vehicle::towing::{VehicleLift, VehicleTrailer};
-use crate::protocol::{ClientPacket, ServerPacket};
+use crate::player::{Body, Life as PlayerLife};
 use crate::script::{ScriptEvent, ScriptHost};
-use crate::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::script::LuaVehicle;
 use crate::vehicle::winch::admit::check_pickup;
-use crate::vehicle::{Hitch, Occupant, Syncer, Vehicle, VehicleModels, VehicleStream, Vehicles};
+use crate::vehicle::{Hitch, Occupant, Syncer, Vehicle, VehicleModels, VehicleStream};
+use dlmp_core::position::Scope;
+use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
+use dlmp_core::vehicle::Vehicles;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ids::{EventId, PlayerId, VehicleEpoch, VehicleId};
+use dlmp_protocol::vehicle::towing::{VehicleLift, VehicleTrailer};
+use dlmp_protocol::{ClientPacket, ServerPacket};
 
 /// On a player: the vehicles whose copy may not hang as the server says, each with the
 /// VehicleTrailer / VehicleLift that brings it there. Its frames of such a vehicle are

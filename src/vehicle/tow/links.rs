@@ -6,11 +6,12 @@
 
 use std::collections::HashMap;
 
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{VehicleEpoch, VehicleId};
-use crate::protocol::vehicle::params::param;
-use crate::vehicle::{Frozen, Hitch, Life, Params, Pose, Remote, Seats, Vehicle, VehicleScope};
+use crate::vehicle::{Frozen, Hitch, Params, Remote, Seats, Vehicle, VehicleScope};
+use dlmp_core::position::Scope;
+use dlmp_core::vehicle::{Life, Pose};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{VehicleEpoch, VehicleId};
+use dlmp_protocol::vehicle::params::param;
 
 /// A trailer on its tractor, or a load on a helicopter's winch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

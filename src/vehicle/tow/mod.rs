@@ -18,7 +18,7 @@ use bevy_ecs::prelude::*;
 
 use super::VehicleSystems;
 use super::transform::TransformSystems;
-use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 
 /// The streaming phase's automatic releases, which the winch's own release follows.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]

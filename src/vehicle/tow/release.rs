@@ -14,8 +14,8 @@ use bevy_ecs::prelude::*;
 
 use super::flow::LinkWorld;
 use super::links::{LinkKind, Links};
-use crate::protocol::ids::VehicleId;
 use crate::vehicle::{SeatChanged, VehicleReset};
+use dlmp_protocol::ids::VehicleId;
 
 const KINDS: [LinkKind; 2] = [LinkKind::Trailer, LinkKind::Lift];
 

@@ -1,7 +1,7 @@
 //! Every change of a train's direction or derailment goes, critical, to everyone the train
 //! is streamed to as TrainState (vehicles.md TrainState: "on every change: a derailment the
 //! controlling player reported ..., and the gamemode commands"). Runs in
-//! [`GameplaySystems::Apply`](crate::tick::GameplaySystems::Apply) after the vehicles'
+//! [`GameplaySystems::Apply`](dlmp_core::tick::GameplaySystems::Apply) after the vehicles'
 //! creates: first the derailments the frames of this tick made (VehicleFrame admission set
 //! [`Train::derailed`] and said so in its outcome), then the gamemode's [`TrainCommand`]s
 //! in order.
@@ -15,13 +15,14 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use super::state::train_state;
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::VehicleId;
-use crate::protocol::vehicle::train::MAX_TRAIN_SPEED;
-use crate::session::{Connection, PlayerIndex};
 use crate::vehicle::frame::VehicleFrameAccepted;
 use crate::vehicle::frame::fields::{HeldFields, is_train};
-use crate::vehicle::{ResetKind, ShowTail, Train, Vehicle, VehicleReset, VehicleStream, Vehicles};
+use crate::vehicle::{ResetKind, ShowTail, Train, Vehicle, VehicleReset, VehicleStream};
+use dlmp_core::session::{Connection, PlayerIndex};
+use dlmp_core::vehicle::Vehicles;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::VehicleId;
+use dlmp_protocol::vehicle::train::MAX_TRAIN_SPEED;
 
 /// A gamemode command for a train (`dlmp.set_train_direction`, `set_train_derailed`,
 /// `set_train_speed`), from a script or a Rust plugin.

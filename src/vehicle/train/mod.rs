@@ -19,7 +19,7 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
 use super::VehicleSystems;
-use crate::tick::GameplaySystems;
+use dlmp_core::tick::GameplaySystems;
 
 pub use announce::TrainCommand;
 

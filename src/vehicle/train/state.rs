@@ -1,9 +1,9 @@
 //! The TrainState of a train (vehicles.md TrainState): bit0 faces along the track, bit1
 //! derailed, bit2 the packet sets the speed (only from `dlmp.set_train_speed`).
 
-use crate::protocol::ids::{EventId, VehicleId};
-use crate::protocol::vehicle::train::{MAX_TRAIN_SPEED, TrainState, train_flag};
 use crate::vehicle::Train;
+use dlmp_protocol::ids::{EventId, VehicleId};
+use dlmp_protocol::vehicle::train::{MAX_TRAIN_SPEED, TrainState, train_flag};
 
 /// The train's direction and derailment, and the speed if the packet sets one (|speed| ≤
 /// [`MAX_TRAIN_SPEED`], finite: the caller checked it).
@@ -32,7 +32,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::wire::Validate;
+    use dlmp_protocol::wire::Validate;
 
     #[rstest]
     #[case::against_on_rails(false, false, None, 0, 0.0)]

@@ -4,11 +4,11 @@
 //! Decisions: docs/decisions/0065-vehicle-transform.md.
 
 use crate::player::frame::rules::STEPS_PER_SECOND;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, Revision, Seq, VehicleEpoch, VehicleId};
-use crate::protocol::vehicle::state::{WORLD_XY, WORLD_Z, check_rotation, check_world_pos};
-use crate::protocol::vehicle::transform::{VehicleTransform, transform_flag};
-use crate::vehicle::Pose;
+use dlmp_core::vehicle::Pose;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp_protocol::vehicle::state::{WORLD_XY, WORLD_Z, check_rotation, check_world_pos};
+use dlmp_protocol::vehicle::transform::{VehicleTransform, transform_flag};
 
 /// The fastest velocity a gamemode gives a vehicle, m/s ("the velocity ≤ 200 m/s").
 pub const MAX_SPEED: f64 = 200.0;
@@ -279,7 +279,7 @@ mod tests {
 
     use super::transform_flag::*;
     use super::*;
-    use crate::protocol::wire::Validate;
+    use dlmp_protocol::wire::Validate;
 
     const CAR: Target = Target {
         id: VehicleId(1),

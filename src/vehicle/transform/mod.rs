@@ -28,17 +28,19 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use self::change::{Change, Stamp, Target, TransformError};
-use super::components::{Frozen, Life, Pose, RelaySerial, Revisions, Seats, Vehicle};
+use super::VehicleSystems;
+use super::components::{Frozen, RelaySerial, Revisions, Seats, Vehicle};
 use super::models::VehicleModels;
 use super::reset::{ResetKind, VehicleReset};
 use super::stream::VehicleStream;
-use super::{VehicleSystems, Vehicles};
-use crate::player::Position;
-use crate::protocol::ids::VehicleId;
-use crate::protocol::vehicle::transform::VehicleTransform;
-use crate::serial::Serial;
-use crate::session::{Connection, PlayerIndex};
-use crate::tick::GameplaySystems;
+use dlmp_core::position::Position;
+use dlmp_core::session::{Connection, PlayerIndex};
+use dlmp_core::tick::GameplaySystems;
+use dlmp_core::vehicle::Vehicles;
+use dlmp_core::vehicle::{Life, Pose};
+use dlmp_protocol::ids::VehicleId;
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::vehicle::transform::VehicleTransform;
 
 /// A gamemode transform of one vehicle, applied in order in [`TransformSystems::Change`].
 /// Velocities are per physics step (see [`Change`]).

@@ -5,9 +5,9 @@
 //! already counts as having taken them. `stream::vehicle_show` appends it to every show.
 
 use super::change::{Stamp, packet};
-use crate::protocol::vehicle::transform::{VehicleTransform, transform_flag};
-use crate::vehicle::Pose;
 use crate::vehicle::stream::ShownItem;
+use dlmp_core::vehicle::Pose;
+use dlmp_protocol::vehicle::transform::{VehicleTransform, transform_flag};
 
 /// The largest angle between the server's rotation and the level one at its heading that
 /// still counts as level, degrees: below what a player can see, above rounding.
@@ -61,7 +61,7 @@ pub fn after_show(parts: ShownItem<'_>, is_train: bool) -> Option<VehicleTransfo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::geometry::Vec3;
+    use dlmp_protocol::geometry::Vec3;
 
     #[test]
     fn level_at_any_heading_and_tilted() {

@@ -9,9 +9,9 @@ use std::sync::LazyLock;
 
 use bitvec::prelude::*;
 
-use crate::protocol::vehicle::sync::MODELS;
-use crate::protocol::vehicle::tuning::{MAX_PAINTJOB, PART_IDS, kind};
 use crate::vehicle::models::{VehicleClass, VehicleModels};
+use dlmp_protocol::vehicle::sync::MODELS;
+use dlmp_protocol::vehicle::tuning::{MAX_PAINTJOB, PART_IDS, kind};
 
 const CARMODS: &str = include_str!("../../../assets/carmods.tsv");
 const COMPONENTS: &str = include_str!("../../../assets/components.tsv");

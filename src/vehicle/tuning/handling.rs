@@ -5,8 +5,8 @@
 
 use bevy_ecs::prelude::*;
 
-use crate::protocol::ids::{EventId, VehicleId};
-use crate::protocol::vehicle::tuning::{HANDLING_PROPERTIES, HandlingProperty, VehicleHandling};
+use dlmp_protocol::ids::{EventId, VehicleId};
+use dlmp_protocol::vehicle::tuning::{HANDLING_PROPERTIES, HandlingProperty, VehicleHandling};
 
 /// The properties the gamemode sets, by index of [`HANDLING_PROPERTIES`]; `None` = the
 /// model's value.
@@ -70,7 +70,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::wire::Validate;
+    use dlmp_protocol::wire::Validate;
 
     #[rstest]
     #[case::mass_low("mass", 0.0, false)]

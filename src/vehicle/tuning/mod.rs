@@ -30,12 +30,13 @@ pub use self::handling::{HandlingCommand, HandlingValues};
 pub use self::state::{Plate, Tuning, TuningChange, TuningError, full_charges};
 use super::frame::VehicleFrameAccepted;
 use super::frame::fields::HeldFields;
-use super::{ResetKind, ShowTail, Vehicle, VehicleReset, VehicleStream, VehicleSystems, Vehicles};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::VehicleId;
-use crate::protocol::vehicle::tuning::kind;
-use crate::session::{Connection, PlayerIndex};
-use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use super::{ResetKind, ShowTail, Vehicle, VehicleReset, VehicleStream, VehicleSystems};
+use dlmp_core::session::{Connection, PlayerIndex};
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_core::vehicle::Vehicles;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::VehicleId;
+use dlmp_protocol::vehicle::tuning::kind;
 
 /// `dlmp.add_vehicle_component` and the other tuning calls: one checked change.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +92,7 @@ pub fn tail_tuning(
     id: VehicleId,
     tuning: &Tuning,
     held: &HeldFields,
-) -> Option<crate::protocol::vehicle::tuning::VehicleTuning> {
+) -> Option<dlmp_protocol::vehicle::tuning::VehicleTuning> {
     (!tuning.is_empty()).then(|| tuning.packet(id, held.nitro_charges))
 }
 

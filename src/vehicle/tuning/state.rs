@@ -8,9 +8,9 @@
 use bevy_ecs::prelude::*;
 
 use super::data::{KIND_NAMES, TuningData, UNIVERSAL_KINDS, takes_parts};
-use crate::protocol::ids::{EventId, VehicleId};
-use crate::protocol::text::FixedText;
-use crate::protocol::vehicle::tuning::{
+use dlmp_protocol::ids::{EventId, VehicleId};
+use dlmp_protocol::text::FixedText;
+use dlmp_protocol::vehicle::tuning::{
     MAX_DIRT, MAX_NITRO_CHARGES, NO_DIRT, NO_PAINTJOB, TAXI_LIGHT, VehicleTuning, kind,
 };
 
@@ -337,7 +337,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::wire::Validate;
+    use dlmp_protocol::wire::Validate;
 
     fn add(t: &mut Tuning, model: u16, part: u16) -> Result<Applied, TuningError> {
         t.apply(TuningChange::Add(part), model, TuningData::get())

@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use super::table::VehicleWeapon;
 use crate::player::ledger::is_firearm;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::Seq;
-use crate::protocol::vehicle::shot::VehicleShot;
-use crate::serial::Serial;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::Seq;
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::vehicle::shot::VehicleShot;
 
 /// Every ray starts within this distance of the vehicle by its last accepted frame.
 pub const RAY_START_REACH: f32 = 25.0;
@@ -152,8 +152,8 @@ mod tests {
 
     use super::super::table::VehicleWeapons;
     use super::*;
-    use crate::protocol::ids::{Revision, SessionToken, VehicleId};
-    use crate::protocol::vehicle::shot::Ray;
+    use dlmp_protocol::ids::{Revision, SessionToken, VehicleId};
+    use dlmp_protocol::vehicle::shot::Ray;
 
     fn ray(start_x: f32, len: f32) -> Ray {
         Ray {

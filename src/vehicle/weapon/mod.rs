@@ -24,17 +24,18 @@ use tracing::warn;
 use self::admit::{Facts, Holder, SalvoDrop};
 use self::table::{VehicleWeapon, VehicleWeapons};
 use super::frame::{VehicleFrameAccepted, admit_vehicle_frames};
-use super::{Life, Pose, Remote, Seats, Vehicle, Vehicles};
+use super::{Remote, Seats, Vehicle};
 use crate::player::frame::FrameState;
 use crate::player::ledger::{RecentShot, RecentShots, WeaponRanges};
 use crate::player::shots::{ShotOrder, admit_shots};
 use crate::player::{Body, Life as PlayerLife};
-use crate::protocol::ClientPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::VehicleId;
-use crate::protocol::vehicle::shot::VehicleShot;
-use crate::session::Received;
-use crate::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::session::Received;
+use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::vehicle::{Life, Pose, Vehicles};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::VehicleId;
+use dlmp_protocol::vehicle::shot::VehicleShot;
 
 /// A salvo admitted this tick, for the relay and for the features that attribute its
 /// damage (the vehicle kill credit, the cannon's explosion as a cause). Written in

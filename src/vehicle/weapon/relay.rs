@@ -8,18 +8,19 @@
 use bevy_ecs::prelude::*;
 
 use super::SalvoAccepted;
-use crate::player::Position;
 use crate::player::ledger::SHOT_REACH;
 use crate::player::shots::{
     Party, VehicleTargets, player_rewind, relay_to_viewers, vehicle_rewind,
 };
-use crate::protocol::connection::rewind::ShotRewind;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, VehicleId};
-use crate::protocol::vehicle::shot::RemoteVehicleShot;
-use crate::session::{Connection, Player, PlayerIndex};
-use crate::vehicle::{Pose, Vehicle};
+use crate::vehicle::Vehicle;
 use crate::world::object::pose::distance;
+use dlmp_core::position::Position;
+use dlmp_core::session::{Connection, Player, PlayerIndex};
+use dlmp_core::vehicle::Pose;
+use dlmp_protocol::connection::rewind::ShotRewind;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, VehicleId};
+use dlmp_protocol::vehicle::shot::RemoteVehicleShot;
 
 /// A vehicle counts as the target a ray ended on within this distance of its center, m
 /// (the page's reach of a shot passing a vehicle, VehicleExplode).

@@ -95,13 +95,13 @@ fn parse(text: &str) -> Result<VehicleWeapons, String> {
         };
         let model = u16::try_from(number("model", model)?)
             .ok()
-            .filter(|m| crate::protocol::vehicle::sync::MODELS.contains(m))
+            .filter(|m| dlmp_protocol::vehicle::sync::MODELS.contains(m))
             .ok_or_else(|| format!("line {line_no}: model {model} is not 400..=611"))?;
         let kind = WeaponKind::parse(kind)
             .ok_or_else(|| format!("line {line_no}: unknown weapon {kind:?}"))?;
         let rays = u8::try_from(number("rays", rays)?)
             .ok()
-            .filter(|r| (1..=crate::protocol::vehicle::shot::MAX_RAYS).contains(r))
+            .filter(|r| (1..=dlmp_protocol::vehicle::shot::MAX_RAYS).contains(r))
             .ok_or_else(|| format!("line {line_no}: rays {rays} is not 1..=2"))?;
         let hit_weapon = u8::try_from(number("hit_weapon_id", hit)?)
             .ok()

@@ -58,8 +58,8 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::ids::VehicleId;
-    use crate::protocol::vehicle::params::param;
+    use dlmp_protocol::ids::VehicleId;
+    use dlmp_protocol::vehicle::params::param;
 
     #[rstest]
     #[case::passes(|_: &mut LinkFacts, _: &mut LinkFacts| {}, Ok(()))]

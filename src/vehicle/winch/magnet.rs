@@ -2,8 +2,8 @@
 //! trucks, motorbikes, Dinghy 473 and Vortex 539, but not the quad bike, bicycles,
 //! trailers, trains, other boats or aircraft; the small magnet: only RC Tiger 564.
 
-use crate::protocol::vehicle::params::param;
 use crate::vehicle::{VehicleClass, VehicleModels};
+use dlmp_protocol::vehicle::params::param;
 
 pub const DINGHY: u16 = 473;
 pub const VORTEX: u16 = 539;

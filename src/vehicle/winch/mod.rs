@@ -14,7 +14,7 @@ use bevy_ecs::prelude::*;
 use super::tow::flow::LinkWorld;
 use super::tow::links::LinkKind;
 use super::tow::release::free;
-use crate::tick::StreamingSystems;
+use dlmp_core::tick::StreamingSystems;
 
 /// Adds the winch's own rule.
 pub struct WinchPlugin;

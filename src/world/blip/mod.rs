@@ -20,13 +20,13 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use super::attach::{Attach, Parents};
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::world::markers::BlipFlags;
-use crate::protocol::world::shared::{AttachKind, MarkerId, WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
 use crate::script::{Owned, ResourceId, ResourceStopped};
-use crate::session::PlayerDisconnected;
-use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_core::position::Scope;
+use dlmp_core::session::PlayerDisconnected;
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::world::markers::BlipFlags;
+use dlmp_protocol::world::shared::{AttachKind, MarkerId, WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
 
 pub use stream::BlipStream;
 
@@ -138,7 +138,7 @@ impl Plugin for BlipPlugin {
                 FixedUpdate,
                 stream::reconcile
                     .in_set(StreamingSystems::Reconcile)
-                    .after(crate::streaming::plugin::reconcile),
+                    .after(crate::player::stream::reconcile),
             );
     }
 }

@@ -18,17 +18,17 @@ use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{Blip, CAP, HIDE_MARGIN, REFRESH_DISTANCE, REFRESH_INTERVAL};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, PlayerId};
-use crate::protocol::world::markers::Blip as BlipPacket;
-use crate::protocol::world::shared::{self, MarkerId};
-use crate::session::{Connection, PlayerDisconnected, PlayerIndex};
-use crate::streaming::engine::{Audience, Decision, Engine, Rules, Viewpoint, layer};
-use crate::streaming::players::{Distances, stream_center};
-use crate::streaming::shown::{Applied, ShownSets, lookup};
 use crate::world::attach::{Attach, Marker, Parents, Recipient};
 use crate::world::cadence::Cadence;
 use crate::world::locality::{Changes, Places, Radii};
+use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
+use dlmp_core::streaming::engine::{Audience, Decision, Engine, Rules, Viewpoint, layer};
+use dlmp_core::streaming::players::{Distances, stream_center};
+use dlmp_core::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, PlayerId};
+use dlmp_protocol::world::markers::Blip as BlipPacket;
+use dlmp_protocol::world::shared::{self, MarkerId};
 
 /// The grid cell of blips, m: most blips have no distance limit, so the 100 nearest are
 /// found ring by ring (ADR 0074); at the density (2000 blips over 8 km × 8 km, the
@@ -112,7 +112,7 @@ pub fn show_packet(b: &Blip) -> BlipPacket {
 }
 
 /// Attached blips wait for the recipient's first spawn
-/// ([`Item::parent`](crate::streaming::engine::Item::parent) is always 0).
+/// ([`Item::parent`](dlmp_core::streaming::engine::Item::parent) is always 0).
 struct SpawnedRecipients(Vec<bool>);
 
 impl Audience for SpawnedRecipients {

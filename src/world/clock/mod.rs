@@ -17,16 +17,16 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
-use crate::lane::Delivery;
-use crate::player::command_owner;
-use crate::protocol::ServerPacket;
-use crate::protocol::connection::handshake::{GARAGE_MASK, MAX_WEATHER};
-use crate::protocol::ids::EventId;
-use crate::protocol::world::environment::{
+use dlmp_core::owner::command_owner;
+use dlmp_core::session::{Connection, HelloWorld, PlayerConnected};
+use dlmp_core::tick::GameplaySystems;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::connection::handshake::{GARAGE_MASK, MAX_WEATHER};
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::world::environment::{
     GarageDoors, MINUTE_MS_MAX, MINUTE_MS_MIN, RunClock, SetTime, SetWeather,
 };
-use crate::session::{Connection, HelloWorld, PlayerConnected};
-use crate::tick::GameplaySystems;
 
 pub use mode::{ClockMode, TimeOfDay, UTC_OFFSET_MINUTES};
 pub use wall::WallClock;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::wall::WallClock;
-use crate::protocol::world::environment::REAL_MINUTE_MS;
+use dlmp_protocol::world::environment::REAL_MINUTE_MS;
 
 /// Minutes in a game day.
 const DAY_MINUTES: u64 = 24 * 60;

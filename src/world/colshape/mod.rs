@@ -12,13 +12,14 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use crate::player::{Life, Position, Scope};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::world::markers::{ColshapeId, Shape};
-use crate::protocol::world::shared::EntityRev;
+use crate::player::Life;
 use crate::script::{Owned, ResourceId};
-use crate::session::PlayerDisconnected;
-use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::PlayerDisconnected;
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::world::markers::{ColshapeId, Shape};
+use dlmp_protocol::world::shared::EntityRev;
 
 pub use outline::OutlineStream;
 
@@ -190,7 +191,13 @@ fn forget_leavers(
 /// players in id order within each.
 fn cross(
     mut colshapes: Query<&mut Colshape>,
-    players: Query<(Entity, &crate::session::Player, &Life, &Position, &Scope)>,
+    players: Query<(
+        Entity,
+        &dlmp_core::session::Player,
+        &Life,
+        &Position,
+        &Scope,
+    )>,
     mut crossed: MessageWriter<ColshapeCrossed>,
 ) {
     let mut list: Vec<_> = players.iter().collect();

@@ -10,15 +10,15 @@
 use bevy_ecs::prelude::*;
 
 use super::Colshape;
-use crate::player::{Position, Scope, StreamCenter};
-use crate::protocol::ServerPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, PlayerId};
-use crate::protocol::world::markers::{ColshapeId, ColshapeShape, Shape};
-use crate::session::{Connection, Player, PlayerDisconnected};
-use crate::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
-use crate::streaming::players::stream_center;
-use crate::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::session::{Connection, Player, PlayerDisconnected};
+use dlmp_core::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
+use dlmp_core::streaming::players::stream_center;
+use dlmp_core::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, PlayerId};
+use dlmp_protocol::world::markers::{ColshapeId, ColshapeShape, Shape};
 
 /// At most this many outlines are shown to one player, the nearest by center first.
 pub const CAP: usize = 256;

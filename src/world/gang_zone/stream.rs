@@ -5,21 +5,21 @@
 //! show; a new connection receives its zones again. Runs every tick in
 //! [`StreamingSystems::Reconcile`].
 //!
-//! [`StreamingSystems::Reconcile`]: crate::tick::StreamingSystems::Reconcile
+//! [`StreamingSystems::Reconcile`]: dlmp_core::tick::StreamingSystems::Reconcile
 
 use bevy_ecs::prelude::*;
 
 use super::{CAP, GangZone};
-use crate::player::{Position, Scope, StreamCenter};
-use crate::protocol::ServerPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::EventId;
-use crate::protocol::world::markers::GangZone as GangZonePacket;
-use crate::protocol::world::shared::MarkerId;
-use crate::session::{Connection, Player, PlayerDisconnected};
-use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
-use crate::streaming::players::stream_center;
-use crate::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::session::{Connection, Player, PlayerDisconnected};
+use dlmp_core::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
+use dlmp_core::streaming::players::stream_center;
+use dlmp_core::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::world::markers::GangZone as GangZonePacket;
+use dlmp_protocol::world::shared::MarkerId;
 
 /// The grid cell of zones, m: without a distance limit a pass reads every occupied cell of
 /// the recipient's scope, so fewer larger cells cost less.

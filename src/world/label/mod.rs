@@ -18,14 +18,14 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use super::attach::{Attach, Parents};
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::text::FixedText;
-use crate::protocol::world::label::LABEL_TEXT;
-use crate::protocol::world::shared::{AttachKind, MarkerId};
 use crate::script::{Owned, ResourceId, ResourceStopped};
-use crate::session::{Connection, PlayerDisconnected, PlayerIndex};
-use crate::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_core::position::Scope;
+use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::text::FixedText;
+use dlmp_protocol::world::label::LABEL_TEXT;
+use dlmp_protocol::world::shared::{AttachKind, MarkerId};
 
 pub use stream::LabelStream;
 
@@ -132,7 +132,7 @@ impl Plugin for LabelPlugin {
                 FixedUpdate,
                 stream::reconcile
                     .in_set(StreamingSystems::Reconcile)
-                    .after(crate::streaming::plugin::reconcile),
+                    .after(crate::player::stream::reconcile),
             );
     }
 }

@@ -18,19 +18,19 @@ use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{CAP, HIDE_MARGIN, Label};
-use crate::protocol::ServerPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{EventId, PlayerId};
-use crate::protocol::world::label::Label3D;
-use crate::protocol::world::shared::MarkerId;
-use crate::session::{Connection, PlayerDisconnected};
-use crate::streaming::StreamChange;
-use crate::streaming::engine::{Audience, Decision, Engine, Rules, Viewpoint, layer};
-use crate::streaming::players::{Distances, stream_center};
-use crate::streaming::shown::{Applied, ShownSets, lookup};
+use crate::player::stream::StreamChange;
 use crate::world::attach::{Marker, ParentViewers, Parents, Recipient};
 use crate::world::cadence::Cadence;
 use crate::world::locality::{Changes, Places};
+use dlmp_core::session::{Connection, PlayerDisconnected};
+use dlmp_core::streaming::engine::{Audience, Decision, Engine, Rules, Viewpoint, layer};
+use dlmp_core::streaming::players::{Distances, stream_center};
+use dlmp_core::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{EventId, PlayerId};
+use dlmp_protocol::world::label::Label3D;
+use dlmp_protocol::world::shared::MarkerId;
 
 /// The labels' engine, shown sets and cadence, kept between passes.
 #[derive(Resource, Debug)]
@@ -115,7 +115,7 @@ pub fn show_packet(l: &Label) -> Label3D {
 }
 
 /// The parents of this pass's attached labels, by
-/// [`Item::parent`](crate::streaming::engine::Item::parent) index.
+/// [`Item::parent`](dlmp_core::streaming::engine::Item::parent) index.
 struct ShownParents<'a>(Vec<ParentViewers<'a>>);
 
 impl Audience for ShownParents<'_> {

@@ -8,10 +8,10 @@
 use std::time::Duration;
 
 use super::{At, MapError, MapFile, MapVehicle};
-use crate::player::Scope;
 use crate::vehicle::lifecycle::VehicleSpec;
 use crate::world::object::ObjectSpec;
 use crate::world::pickup::PickupSpec;
+use dlmp_core::position::Scope;
 
 /// What a checked map creates, in file order per kind.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -21,8 +21,8 @@ mod warnings;
 
 use std::fmt;
 
-use crate::protocol::geometry::Vec3;
 use crate::world::pickup::Behavior;
+use dlmp_protocol::geometry::Vec3;
 
 pub use warnings::{MapWarning, Warnings};
 
@@ -247,7 +247,7 @@ pub(crate) fn interior_of(value: i64) -> Result<u8, String> {
 
 /// An object model of a format's field: at most 19999 (world.md ObjectState).
 pub(crate) fn object_model(value: i64) -> Result<u16, String> {
-    use crate::protocol::world::object::OBJECT_MODEL_MAX;
+    use dlmp_protocol::world::object::OBJECT_MODEL_MAX;
     u16::try_from(value)
         .ok()
         .filter(|m| *m <= OBJECT_MODEL_MAX)

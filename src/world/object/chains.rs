@@ -19,13 +19,14 @@ use super::commands::MAX_DEPTH;
 use super::stream::{Member, Recipient};
 use super::vehicles::VehicleParents;
 use super::{HIDE_MARGIN, Object, ObjectId, Objects, Parent};
-use crate::player::{Scope, Viewers};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::{PlayerId, VehicleId};
-use crate::protocol::world::object::ObjectAttachKind;
-use crate::streaming::engine::{Engine, Item, Layer, layer};
-use crate::streaming::grid::FxHasher;
-use crate::streaming::players::Distances;
+use dlmp_core::position::Scope;
+use dlmp_core::streaming::engine::{Engine, Item, Layer, layer};
+use dlmp_core::streaming::grid::FxHasher;
+use dlmp_core::streaming::players::Distances;
+use dlmp_core::viewers::Viewers;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{PlayerId, VehicleId};
+use dlmp_protocol::world::object::ObjectAttachKind;
 
 pub(super) type Map<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 

@@ -5,7 +5,7 @@
 //! is shown to (nothing else would resend it). Movements end here on the server's clock
 //! (`object_move_end`); a resource's objects go with their chains when it stops.
 //!
-//! [`GameplaySystems::Apply`]: crate::tick::GameplaySystems::Apply
+//! [`GameplaySystems::Apply`]: dlmp_core::tick::GameplaySystems::Apply
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -21,11 +21,12 @@ use super::{
     Attachment, Object, ObjectError, ObjectId, ObjectSettings, ObjectSpec, Objects, Parent,
     check_offset, check_position, check_rotation, models,
 };
-use crate::player::{LastFrame, Position, Scope};
-use crate::protocol::world::object::{Bone, MOVE_MS_MAX};
+use crate::player::LastFrame;
 use crate::script::{Owned, ResourceId};
-use crate::serial::Serial;
-use crate::session::{Player, PlayerDisconnected};
+use dlmp_core::position::{Position, Scope};
+use dlmp_core::session::{Player, PlayerDisconnected};
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::world::object::{Bone, MOVE_MS_MAX};
 
 /// A change of the object set, from a script or a Rust plugin (ids from
 /// [`Objects::reserve`]). Applied in order; a command the world refuses (a parent gone, a
@@ -45,11 +46,11 @@ pub enum ObjectCommand {
     /// A free object: in the world; an attached one: its offset. Stops a movement.
     SetPosition {
         id: ObjectId,
-        position: crate::protocol::geometry::Vec3,
+        position: dlmp_protocol::geometry::Vec3,
     },
     SetRotation {
         id: ObjectId,
-        rotation: crate::protocol::geometry::Vec3,
+        rotation: dlmp_protocol::geometry::Vec3,
     },
     /// A movement from where it is now to `to`, taking `duration`.
     Move {

@@ -18,14 +18,14 @@ use tracing::debug;
 use super::stream::{ObjectStream, Recipient};
 use super::vehicles::VehicleParents;
 use super::{Object, Objects};
-use crate::lane::Delivery;
 use crate::player::SpawnSystems;
-use crate::player::Viewers;
 use crate::player::floor::GrantFloor;
 use crate::player::teleport::{LandingRefusals, MoveSystems, Teleport};
-use crate::session::Connection;
-use crate::streaming::engine::Viewpoint;
-use crate::tick::GameplaySystems;
+use dlmp_core::session::Connection;
+use dlmp_core::streaming::engine::Viewpoint;
+use dlmp_core::tick::GameplaySystems;
+use dlmp_core::viewers::Viewers;
+use dlmp_net::lane::Delivery;
 
 /// The most objects the floor of a landing holds (world.md: "up to 31 objects").
 pub const FLOOR: usize = 31;

@@ -31,18 +31,18 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::VehicleId;
-use crate::protocol::world::object::{Bone, MOVE_MS_MAX, OFFSET_MAX, ROTATION_MAX};
-use crate::protocol::world::shared::{EntityRev, in_world};
 use crate::script::{Owned, ResourceId};
-use crate::session::Player;
-use crate::tick::{GameplaySystems, StreamingSystems};
+use dlmp_core::position::Scope;
+use dlmp_core::session::Player;
+use dlmp_core::tick::{GameplaySystems, StreamingSystems};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::VehicleId;
+use dlmp_protocol::world::object::{Bone, MOVE_MS_MAX, OFFSET_MAX, ROTATION_MAX};
+use dlmp_protocol::world::shared::{EntityRev, in_world};
 
 pub use crate::config::OBJECT_STREAM_DISTANCE;
-pub use crate::protocol::world::object::ObjectId;
 pub use commands::{ObjectCommand, ObjectMoveEnded, ObjectStats};
+pub use dlmp_protocol::world::object::ObjectId;
 pub use pose::{Motion, Pose};
 pub use stream::ObjectStream;
 
@@ -465,7 +465,7 @@ impl Plugin for ObjectPlugin {
                     // shown set of this pass.
                     stream::reconcile
                         .in_set(StreamingSystems::Reconcile)
-                        .after(crate::streaming::plugin::reconcile),
+                        .after(crate::player::stream::reconcile),
                 ),
             );
         landing::build(app);

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use bitvec::prelude::*;
 
-use crate::protocol::world::object::OBJECT_MODEL_MAX;
+use dlmp_protocol::world::object::OBJECT_MODEL_MAX;
 
 const SOURCE: &str = include_str!("../../../assets/object_models.tsv");
 

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::protocol::geometry::Vec3;
+use dlmp_protocol::geometry::Vec3;
 
 /// A position and a rotation (degrees, applied as Rz Rx Ry).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -8,10 +8,11 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
 use super::pose::Pose;
-use crate::player::Scope;
-use crate::protocol::ids::VehicleId;
-use crate::streaming::shown::ShownSets;
-use crate::vehicle::{Pose as VehiclePose, VehicleScope, VehicleStream, Vehicles};
+use crate::vehicle::{VehicleScope, VehicleStream};
+use dlmp_core::position::Scope;
+use dlmp_core::streaming::shown::ShownSets;
+use dlmp_core::vehicle::{Pose as VehiclePose, Vehicles};
+use dlmp_protocol::ids::VehicleId;
 
 /// The vehicles an object pass may hang objects from.
 #[derive(SystemParam)]

@@ -10,18 +10,18 @@ use tracing::debug;
 
 use super::stream::{PickupStream, show_packet};
 use super::{Owner, Pickup, PickupSpec, Pickups};
-use crate::protocol::ServerPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::world::pickup::PickupId;
-use crate::protocol::world::shared::EntityRev;
 use crate::script::{Owned, ResourceStopped};
-use crate::serial::Serial;
-use crate::session::{Connection, PlayerIndex};
+use dlmp_core::session::{Connection, PlayerIndex};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::world::pickup::PickupId;
+use dlmp_protocol::world::shared::EntityRev;
 
 /// A change of the pickup set, from a script or a Rust plugin (ids from
 /// [`Pickups::reserve`]). Applied in [`GameplaySystems::Apply`], in order.
 ///
-/// [`GameplaySystems::Apply`]: crate::tick::GameplaySystems::Apply
+/// [`GameplaySystems::Apply`]: dlmp_core::tick::GameplaySystems::Apply
 #[derive(Message, Debug, Clone, PartialEq)]
 pub enum PickupCommand {
     /// A new pickup; its creator checked the spec (model, |x|, |y| ≤ 4095, z, scale).

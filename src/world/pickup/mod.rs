@@ -23,13 +23,13 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerId;
-use crate::protocol::world::pickup::PickupId;
-use crate::protocol::world::shared::EntityRev;
 use crate::script::ResourceId;
-use crate::tick::{GameplaySystems, StreamingSystems};
+use dlmp_core::position::Scope;
+use dlmp_core::tick::{GameplaySystems, StreamingSystems};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::PlayerId;
+use dlmp_protocol::world::pickup::PickupId;
+use dlmp_protocol::world::shared::EntityRev;
 
 pub use commands::PickupCommand;
 pub use stream::PickupStream;

@@ -6,22 +6,23 @@
 //! again. The pass runs every tick in [`StreamingSystems::Reconcile`] and decides only
 //! the recipients that can have something to change (ADR 0077; see [`reconcile`]).
 //!
-//! [`StreamingSystems::Reconcile`]: crate::tick::StreamingSystems::Reconcile
+//! [`StreamingSystems::Reconcile`]: dlmp_core::tick::StreamingSystems::Reconcile
 
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{HIDE_MARGIN, Pickup, PickupSettings};
-use crate::player::{Life, Position, Scope, StreamCenter};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, PlayerId};
-use crate::protocol::world::pickup::{PickupId, PickupSync};
-use crate::session::{Connection, Player, PlayerDisconnected};
-use crate::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
-use crate::streaming::players::{Distances, stream_center};
-use crate::streaming::shown::{Applied, ShownSets, lookup};
+use crate::player::Life;
 use crate::world::cadence::Cadence;
 use crate::world::locality::{Changes, Places};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::session::{Connection, Player, PlayerDisconnected};
+use dlmp_core::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
+use dlmp_core::streaming::players::{Distances, stream_center};
+use dlmp_core::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, PlayerId};
+use dlmp_protocol::world::pickup::{PickupId, PickupSync};
 
 /// The pickups' engine and shown sets, kept between passes.
 #[derive(Resource, Debug)]

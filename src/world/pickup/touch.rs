@@ -13,11 +13,11 @@ use tracing::debug;
 use super::stream::PickupStream;
 use super::{Behavior, Pickup, PickupSettings, Pickups};
 use crate::player::{LastFrame, Life};
-use crate::protocol::ClientPacket;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerToken;
-use crate::protocol::world::pickup::PickupId;
-use crate::session::{Player, PlayerDisconnected, Received};
+use dlmp_core::session::{Player, PlayerDisconnected, Received};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::PlayerToken;
+use dlmp_protocol::world::pickup::PickupId;
 
 /// An accepted touch, for the gamemode (`pickup_interact`).
 #[derive(Message, Debug, Clone, Copy, PartialEq)]
@@ -121,7 +121,7 @@ pub(super) fn admit_touches(
 /// the player leaves (a slot's next player starts unlatched).
 pub(super) fn clear_latches(
     settings: Res<PickupSettings>,
-    index: Res<crate::session::PlayerIndex>,
+    index: Res<dlmp_core::session::PlayerIndex>,
     mut left: MessageReader<PlayerDisconnected>,
     players: Query<&LastFrame>,
     mut pickups: Query<&mut Pickup>,

@@ -5,12 +5,12 @@ use bevy_ecs::entity::Entity;
 use mlua::{Error, Result, Table, Value};
 
 use super::super::args;
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::world::label::LABEL_TEXT;
-use crate::protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
 use crate::world::attach::Attach;
 use crate::world::label::LabelText;
+use dlmp_core::position::Scope;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::world::label::LABEL_TEXT;
+use dlmp_protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
 
 /// A finite number that is an f32 satisfying `ok`, else "FUNC: ARG N is outside RANGE".
 pub(super) fn float(

@@ -5,10 +5,10 @@ use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Val
 
 use super::super::{args, queue_message, state, state_mut};
 use super::args::{attach, float, known_options, option, rgb_or, scope, viewer, world_point};
-use crate::protocol::world::markers::{BLIP_SIZE_MAX, BLIP_SIZE_MIN, BLIP_SPRITE_MAX, BlipFlags};
-use crate::protocol::world::shared::MarkerId;
 use crate::script::ResourceId;
 use crate::world::blip::{BlipCommand, BlipSpec, DRAW_DISTANCE_MAX};
+use dlmp_protocol::world::markers::{BLIP_SIZE_MAX, BLIP_SIZE_MIN, BLIP_SPRITE_MAX, BlipFlags};
+use dlmp_protocol::world::shared::MarkerId;
 
 /// A Lua handle to a blip: its id on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,10 +5,10 @@ use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Val
 
 use super::super::{args, queue_message, state, state_mut};
 use super::args::{float, known_options, option, rgb_or, scope, world_point};
-use crate::protocol::world::markers::{CHECKPOINT_RADIUS_MAX, CheckpointKind};
-use crate::protocol::world::shared::MarkerId;
 use crate::script::ResourceId;
 use crate::world::checkpoint::{CheckpointCommand, CheckpointSpec, MAX_PER_PLAYER};
+use dlmp_protocol::world::markers::{CHECKPOINT_RADIUS_MAX, CheckpointKind};
+use dlmp_protocol::world::shared::MarkerId;
 
 /// A Lua handle to a checkpoint: its id on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

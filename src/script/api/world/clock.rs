@@ -6,11 +6,11 @@ use mlua::{Error, Lua, Result, Table, Value};
 
 use super::super::chat::reserve_all;
 use super::super::{args, queue_message, state, state_mut};
-use crate::protocol::connection::handshake::MAX_WEATHER;
-use crate::protocol::world::environment::{GAME_MINUTE_MS, MINUTE_MS_MAX, MINUTE_MS_MIN};
 use crate::world::clock::{
     ClockMode, EnvironmentCommand, GARAGES, Recipients, TimeOfDay, UTC_OFFSET_MINUTES,
 };
+use dlmp_protocol::connection::handshake::MAX_WEATHER;
+use dlmp_protocol::world::environment::{GAME_MINUTE_MS, MINUTE_MS_MAX, MINUTE_MS_MIN};
 
 fn time_of_day(func: &str, h: &Value, m: &Value) -> Result<TimeOfDay> {
     let hours = args::integer(func, "hours", h, 0..=23)?;

@@ -6,10 +6,10 @@ use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Val
 use super::super::player::LuaPlayer;
 use super::super::{args, queue_message, state, state_mut};
 use super::args::{float, known_options, scope, world_point};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::world::markers::{COLSHAPE_EXTENT_MAX, ColshapeId, Shape};
 use crate::script::ResourceId;
 use crate::world::colshape::{ColshapeCommand, contains};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::world::markers::{COLSHAPE_EXTENT_MAX, ColshapeId, Shape};
 
 /// A Lua handle to a colshape: its id on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,9 +5,9 @@ use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Val
 
 use super::super::{args, queue_message, state, state_mut};
 use super::args::{float, known_options, option, rgb_or, scope, viewer};
-use crate::protocol::world::shared::{MarkerId, WORLD_XY};
 use crate::script::ResourceId;
 use crate::world::gang_zone::{GangZoneCommand, GangZoneSpec};
+use dlmp_protocol::world::shared::{MarkerId, WORLD_XY};
 
 /// A Lua handle to a gang zone: its id on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

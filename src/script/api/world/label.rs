@@ -7,10 +7,10 @@ use super::super::{args, queue_message, state, state_mut};
 use super::args::{
     attach, float, known_options, label_text, option, rgb_or, scope, viewer, world_point,
 };
-use crate::protocol::world::label::LABEL_DRAW_MAX;
-use crate::protocol::world::shared::MarkerId;
 use crate::script::ResourceId;
 use crate::world::label::{DEFAULT_DRAW_DISTANCE, LabelCommand, LabelSpec};
+use dlmp_protocol::world::label::LABEL_DRAW_MAX;
+use dlmp_protocol::world::shared::MarkerId;
 
 /// A Lua handle to a 3D label: its id on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

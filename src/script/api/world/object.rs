@@ -10,8 +10,6 @@ use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Val
 use super::super::player::LuaPlayer;
 use super::super::{args, queue_message};
 use super::args::{float, known_options, option, scope};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::world::object::{Bone, MOVE_MS_MAX};
 use crate::script::ResourceId;
 use crate::world::object::pose::{Motion, Pose, distance, move_duration, turn};
 use crate::world::object::script::{ObjectBook, book};
@@ -19,6 +17,8 @@ use crate::world::object::{
     Attachment, Object, ObjectCommand, ObjectError, ObjectId, ObjectSpec, Parent,
     STREAM_DISTANCE_MAX, check_model, check_offset, check_position, check_rotation, models,
 };
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::world::object::{Bone, MOVE_MS_MAX};
 
 /// A Lua handle to an object: its id on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use super::super::movement::take_room;
 use super::super::player::LuaPlayer;
 use super::super::{queue_message, state, state_mut};
 use super::args::float;
-use crate::protocol::world::waypoint::{MapPoint, WAYPOINT_MAX};
 use crate::world::waypoint::WaypointCommand;
+use dlmp_protocol::world::waypoint::{MapPoint, WAYPOINT_MAX};
 
 /// Takes the lane's room for SetWaypoint, holds `point` in the view at once and queues it.
 fn set(

@@ -11,8 +11,8 @@ use bevy_time::Time;
 use tracing::info;
 
 use super::ServerSystems;
-use crate::protocol::connection::handshake::LeaveReason;
 use crate::session::{Connection, EndSession, Farewells};
+use dlmp_protocol::connection::handshake::LeaveReason;
 
 /// Set from outside the app (a signal handler, the console) to stop the server.
 #[derive(Resource, Debug, Clone, Default)]

@@ -13,12 +13,12 @@
 use bevy_ecs::entity::Entity;
 
 use super::stable::SetRevision;
-use crate::player::Viewers;
-use crate::protocol::ids::PlayerId;
+use crate::viewers::Viewers;
+use dlmp_protocol::ids::PlayerId;
 
 /// Each recipient slot's shown subjects, and each subject's bits as last seen.
 #[derive(Debug, Default)]
-pub(super) struct ShownBy {
+pub struct ShownBy {
     /// By recipient slot: its shown subjects, ascending; only recipients live in the pass.
     lists: Vec<Vec<u32>>,
     /// By recipient slot: bumped at every change of its list.
@@ -32,23 +32,23 @@ pub(super) struct ShownBy {
 /// A subject's viewers as the pass reads them: the bits, and whether anything but this
 /// table's own reconcile may have changed them since the last pass.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Bits<'a> {
+pub struct Bits<'a> {
     pub viewers: &'a Viewers,
     pub changed: bool,
 }
 
 impl ShownBy {
     /// The subjects shown to recipient `slot`, ascending.
-    pub(super) fn of(&self, slot: usize) -> &[u32] {
+    pub fn of(&self, slot: usize) -> &[u32] {
         self.lists.get(slot).map_or(&[], Vec::as_slice)
     }
 
-    pub(super) fn revision(&self, slot: usize) -> SetRevision {
+    pub fn revision(&self, slot: usize) -> SetRevision {
         self.revisions.get(slot).copied().unwrap_or_default()
     }
 
     /// Whether `subject`'s bits hold `recipient`.
-    pub(super) fn contains(&self, subject: u32, recipient: PlayerId) -> bool {
+    pub fn contains(&self, subject: u32, recipient: PlayerId) -> bool {
         self.copies
             .get(subject as usize)
             .and_then(Option::as_ref)
@@ -56,7 +56,7 @@ impl ShownBy {
     }
 
     /// The reconcile set `subject`'s bit for `recipient`, a live recipient.
-    pub(super) fn shown(&mut self, subject: u32, recipient: u32) {
+    pub fn shown(&mut self, subject: u32, recipient: u32) {
         if let Some(Some((_, copy))) = self.copies.get_mut(subject as usize) {
             copy.insert(PlayerId(recipient));
         }
@@ -64,7 +64,7 @@ impl ShownBy {
     }
 
     /// The reconcile cleared `subject`'s bit for `recipient`.
-    pub(super) fn hidden(&mut self, subject: u32, recipient: u32) {
+    pub fn hidden(&mut self, subject: u32, recipient: u32) {
         if let Some(Some((_, copy))) = self.copies.get_mut(subject as usize) {
             copy.remove(PlayerId(recipient));
         }
@@ -72,7 +72,7 @@ impl ShownBy {
     }
 
     /// `gone` left and its bit was cleared from every subject's viewers.
-    pub(super) fn left(&mut self, gone: PlayerId) {
+    pub fn left(&mut self, gone: PlayerId) {
         for (_, copy) in self.copies.iter_mut().flatten() {
             copy.remove(gone);
         }
@@ -89,7 +89,7 @@ impl ShownBy {
     /// recipient no longer live are stale: `stale(subject, recipient)` hears each. Then
     /// every subject slot is given with [`subject`](Self::subject), and the rest dropped
     /// with [`end`](Self::end).
-    pub(super) fn begin(
+    pub fn begin(
         &mut self,
         recipients: impl ExactSizeIterator<Item = Option<Entity>>,
         mut stale: impl FnMut(u32, u32),
@@ -138,7 +138,7 @@ impl ShownBy {
 
     /// Subject slot `s` as this pass reads it (`None`: no subject); a bit it gained for a
     /// recipient not live is stale.
-    pub(super) fn subject(
+    pub fn subject(
         &mut self,
         s: usize,
         now: Option<(Entity, Bits<'_>)>,
@@ -180,7 +180,7 @@ impl ShownBy {
     }
 
     /// Ends a pass: subject slots from `slots` on hold no subject.
-    pub(super) fn end(&mut self, slots: usize) {
+    pub fn end(&mut self, slots: usize) {
         for s in slots..self.copies.len() {
             self.subject(s, None, |_, _| {});
         }

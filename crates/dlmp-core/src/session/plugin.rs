@@ -23,13 +23,13 @@ use super::nametag::{
 use super::pace::SendPace;
 use super::relays::Relays;
 use super::{HelloGate, HelloOutcome, Ignored, Sessions, Stranger, WorldInfo};
-use crate::lane::{LaneHealth, Verdict};
-use crate::net::{Datagram, DropReason, Inbound};
-use crate::protocol::connection::handshake::{LeaveReason, Protocol, ServerDisconnect};
-use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
-use crate::protocol::ids::EventId;
-use crate::protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
 use crate::tick::{ServerSystems, StepDeadline, StreamingSystems, Transport};
+use dlmp_net::lane::{LaneHealth, Verdict};
+use dlmp_net::{Datagram, DropReason, Inbound};
+use dlmp_protocol::connection::handshake::{LeaveReason, Protocol, ServerDisconnect};
+use dlmp_protocol::connection::roster::{PlayerJoin, PlayerLeave};
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::{ClientPacket, MAX_DATAGRAM, ServerPacket};
 
 /// Session settings.
 #[derive(Resource, Debug, Clone, Copy)]
@@ -177,7 +177,7 @@ fn take_hellos(
         if !state.sessions.by_addr(from).is_some_and(|s| s.is_proven()) {
             transport
                 .stats
-                .unproven_received(crate::protocol::Packet::encoded_len(hello));
+                .unproven_received(dlmp_protocol::Packet::encoded_len(hello));
         }
         if let Some(old) = outcome.replaced()
             && let Some(entity) = index.get(old.session.id())

@@ -216,7 +216,7 @@ fn center_of(cell: i32, edge: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::geometry::Vec3;
+    use dlmp_protocol::geometry::Vec3;
 
     /// 2000 plain items over ±4000 m, as the benchmark's blips, in cells of `cell`.
     fn spread(cell: f32) -> (Grid<Layer, u32>, Vec<Item>) {
@@ -281,7 +281,7 @@ mod tests {
     fn too_few_plain_items_make_the_list_the_whole_scope() {
         let (grid, mut items) = spread(250.0);
         for item in items.iter_mut().skip(50) {
-            item.viewer = Some(crate::protocol::ids::PlayerId(1));
+            item.viewer = Some(dlmp_protocol::ids::PlayerId(1));
         }
         let mut groups = Groups::new(125.0);
         let (list, exact_below) = groups

@@ -10,9 +10,9 @@ use bitvec::vec::BitVec;
 
 use super::budget::{Admit, InboundBudget};
 use super::hello::{WorldInfo, server_hello};
-use crate::protocol::connection::handshake::{LeaveReason, ServerHello};
-use crate::protocol::ids::{PlayerId, PlayerToken, SessionToken};
-use crate::protocol::text::FixedText;
+use dlmp_protocol::connection::handshake::{LeaveReason, ServerHello};
+use dlmp_protocol::ids::{PlayerId, PlayerToken, SessionToken};
+use dlmp_protocol::text::FixedText;
 
 /// A session with no accepted packet for this long ends, PlayerLeave reason 1
 /// (connection.md §2, Timeouts). Default of [`Sessions::timeout`].

@@ -1,6 +1,8 @@
-//! Streaming: players (player.md, "Player streaming"): which players each player is shown,
-//! kept by the server as the one truth ([`Viewers`](crate::player::Viewers) on every
-//! subject), with shows and hides on the recipients' reliable lanes.
+//! The streaming engine every streamed kind plugs into (player.md, "Player streaming";
+//! world.md; vehicles.md): which items each player is shown, kept by the server as the one
+//! truth ([`Viewers`](crate::viewers::Viewers) on every subject), with shows and hides on
+//! the recipients' reliable lanes. Each kind's plugin, in its feature crate, describes its
+//! items and rules; the engine names no feature.
 //!
 //! - [`engine`]: the one streaming engine every kind plugs into with its [`engine::Rules`]
 //!   (distances or none, a cap filled nearest first, single viewer, attachment, forced
@@ -11,7 +13,6 @@
 //!   without a distance limit (docs/decisions/0074-shared-nearest-lists.md).
 //! - [`players`]: the I/O-free decision for one recipient and one subject: scope, stream
 //!   center, 420 / 460 m hysteresis, weapon range, spectate target, the seated seam.
-//! - [`plugin`]: the reconcile system, pending hides, the stream events.
 //! - [`reshow`]: requests for a fresh show of a subject a viewer's full lane missed.
 //! - [`stable`]: the recipients whose last answer still holds, so a quiet crowd is not
 //!   decided again every pass (docs/decisions/0079-answers-that-hold.md).
@@ -22,13 +23,9 @@ pub mod engine;
 pub mod grid;
 pub mod nearest;
 pub mod players;
-pub mod plugin;
 pub mod reshow;
 pub mod shown;
-mod shown_by;
+pub mod shown_by;
 pub mod stable;
 
-pub use plugin::{
-    SNAPSHOT_EVENTS, StreamChange, StreamOverride, StreamState, StreamingPlugin, StreamingSettings,
-};
 pub use reshow::Reshows;

@@ -7,7 +7,7 @@ use std::time::Instant;
 use bevy_ecs::resource::Resource;
 use crossbeam_channel::Receiver;
 
-use crate::net::{Inbound, NetStats, Outbound};
+use dlmp_net::{Inbound, NetStats, Outbound};
 
 /// Decoded datagrams in, encoded datagrams out. The network thread owns the other ends in
 /// production; the test harness owns them in tests.
@@ -20,7 +20,7 @@ pub struct Transport {
 }
 
 /// The deadline of the step being run: ingest takes only the datagrams that arrived
-/// before it ([`crate::net::Inbound::at`]); later ones wait for the next step. The run
+/// before it ([`dlmp_net::Inbound::at`]); later ones wait for the next step. The run
 /// loop sets it to the step's absolute deadline before each step, the harness to the
 /// end of the step on its manual clock. Without it a step takes everything queued.
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]

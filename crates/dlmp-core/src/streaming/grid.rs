@@ -5,7 +5,7 @@
 //! nearby, not with all items. I/O-free; nothing here knows about players.
 //!
 //! ```
-//! use dlmp::streaming::grid::Grid;
+//! use dlmp_core::streaming::grid::Grid;
 //!
 //! let mut grid: Grid<u32, usize> = Grid::new(100.0);
 //! grid.insert(0, 10.0, 10.0, 1);

@@ -10,12 +10,12 @@ use super::components::{Name, Player, PlayerIndex};
 use super::connection::Connection;
 use super::plugin::SessionState;
 use super::registry::PlayerName;
-use crate::lane::Delivery;
-use crate::player::{Viewers, tell_viewers};
-use crate::protocol::connection::chat::Color;
-use crate::protocol::connection::roster::PlayerNametag;
-use crate::protocol::ids::{EventId, PlayerToken};
 use crate::streaming::Reshows;
+use crate::viewers::{Viewers, tell_viewers};
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::connection::chat::Color;
+use dlmp_protocol::connection::roster::PlayerNametag;
+use dlmp_protocol::ids::{EventId, PlayerToken};
 
 /// The color of a player's name tag. White by default.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,10 +16,10 @@
 //! small cell of recipients, who share the list ([`nearest`](super::nearest), ADR 0074).
 //!
 //! ```
-//! use dlmp::protocol::geometry::Vec3;
-//! use dlmp::protocol::ids::PlayerId;
-//! use dlmp::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint};
-//! use dlmp::streaming::players::Distances;
+//! use dlmp_protocol::geometry::Vec3;
+//! use dlmp_protocol::ids::PlayerId;
+//! use dlmp_core::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint};
+//! use dlmp_core::streaming::players::Distances;
 //!
 //! let rules = Rules { distances: Some(Distances::new(100.0, 10.0, None)), cap: Some(1) };
 //! let mut engine = Engine::new(50.0);
@@ -38,9 +38,9 @@ use std::hash::BuildHasherDefault;
 use super::grid::{FxHasher, Grid};
 use super::nearest::Groups;
 use super::players::Distances;
-use crate::player::Scope;
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerId;
+use crate::position::Scope;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::PlayerId;
 
 /// A world scope as the grid's layer: (virtual world, interior).
 pub type Layer = (u32, u8);

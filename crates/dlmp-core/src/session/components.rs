@@ -8,9 +8,9 @@ use bevy_ecs::entity::Entity;
 use bevy_ecs::message::Message;
 use bevy_ecs::resource::Resource;
 
-use crate::protocol::ClientPacket;
-use crate::protocol::connection::handshake::LeaveReason;
-use crate::protocol::ids::{PlayerId, PlayerToken};
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::connection::handshake::LeaveReason;
+use dlmp_protocol::ids::{PlayerId, PlayerToken};
 
 use super::PlayerName;
 

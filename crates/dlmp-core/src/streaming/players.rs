@@ -1,12 +1,12 @@
 //! The decision of player streaming (player.md, "Player streaming") for one recipient and
 //! one subject: plain values in, shown or not out. I/O-free; the reconcile system
-//! (`plugin.rs`) feeds it and acts on the answer.
+//! (the player feature's `stream.rs`) feeds it and acts on the answer.
 //!
 //! ```
-//! use dlmp::player::Scope;
-//! use dlmp::protocol::geometry::Vec3;
-//! use dlmp::protocol::ids::PlayerId;
-//! use dlmp::streaming::players::{Distances, Recipient, Subject, is_shown};
+//! use dlmp_core::position::Scope;
+//! use dlmp_protocol::geometry::Vec3;
+//! use dlmp_protocol::ids::PlayerId;
+//! use dlmp_core::streaming::players::{Distances, Recipient, Subject, is_shown};
 //!
 //! let me = Recipient { id: PlayerId(0), scope: Scope::default(), center: Vec3::ZERO, spectating: None, spawned: true };
 //! let you = Subject { id: PlayerId(1), scope: Scope::default(), position: Vec3::new(430.0, 0.0, 0.0), spawned: true };
@@ -16,9 +16,9 @@
 //! ```
 
 use super::engine::{Audience, Item, Rules, Viewpoint, admits, layer};
-use crate::player::{Position, Scope, StreamCenter};
-use crate::protocol::geometry::Vec3;
-use crate::protocol::ids::PlayerId;
+use crate::position::{Position, Scope, StreamCenter};
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::PlayerId;
 
 /// A player is shown within this distance of the recipient's stream center, m.
 pub const SHOW_DISTANCE: f32 = 420.0;
@@ -47,7 +47,7 @@ impl Distances {
     /// negative range changes nothing.
     ///
     /// ```
-    /// # use dlmp::streaming::players::Distances;
+    /// # use dlmp_core::streaming::players::Distances;
     /// let d = Distances::new(420.0, 40.0, Some(200.0));
     /// assert_eq!((d.show, d.hide), (620.0, 660.0));
     /// assert_eq!(Distances::new(420.0, 40.0, Some(100.0)).show, 420.0);

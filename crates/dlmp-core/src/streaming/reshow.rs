@@ -9,7 +9,7 @@
 use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource;
 
-use crate::protocol::ids::PlayerId;
+use dlmp_protocol::ids::PlayerId;
 
 /// One request: show `subject` to `recipient` afresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +38,7 @@ impl Reshows {
         self.made
     }
 
-    pub(crate) fn take(&mut self) -> std::vec::Drain<'_, Reshow> {
+    pub fn take(&mut self) -> std::vec::Drain<'_, Reshow> {
         self.requests.drain(..)
     }
 }

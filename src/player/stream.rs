@@ -28,22 +28,26 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::{debug, warn};
 
-use super::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
-use super::players::{Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, stream_center};
-use super::reshow::Reshows;
-use super::shown_by::{Bits, ShownBy};
-use super::stable::{Seen, Stability};
-use crate::lane::Delivery;
 use crate::player::animation::CurrentAnimation;
 use crate::player::relay::Relayed;
 use crate::player::shots::ShotOrder;
-use crate::player::{Life, Position, Scope, Skills, StreamCenter, Viewers};
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken, Seq};
-use crate::protocol::player::appearance::PlayerSkills;
-use crate::protocol::player::streaming::PlayerStreamOut;
-use crate::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, SendError};
-use crate::tick::StreamingSystems;
+use crate::player::{Life, Skills};
+use dlmp_core::position::{Position, Scope, StreamCenter};
+use dlmp_core::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, SendError};
+use dlmp_core::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
+use dlmp_core::streaming::players::{
+    Distances, HIDE_MARGIN, Recipient, SHOW_DISTANCE, Subject, stream_center,
+};
+use dlmp_core::streaming::reshow::Reshows;
+use dlmp_core::streaming::shown_by::{Bits, ShownBy};
+use dlmp_core::streaming::stable::{Seen, Stability};
+use dlmp_core::tick::StreamingSystems;
+use dlmp_core::viewers::Viewers;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken, Seq};
+use dlmp_protocol::player::appearance::PlayerSkills;
+use dlmp_protocol::player::streaming::PlayerStreamOut;
 
 /// Streaming settings; the weapons feature sets [`weapon_range`](Self::weapon_range).
 #[derive(Resource, Debug, Clone, Copy, PartialEq)]

@@ -51,7 +51,7 @@ pub enum StreamingSystems {
 }
 
 /// Chains the sets in [`FixedUpdate`].
-pub(crate) fn configure(app: &mut App) {
+pub fn configure(app: &mut App) {
     app.configure_sets(
         FixedUpdate,
         (

@@ -10,16 +10,16 @@ use std::time::Duration;
 use bevy_ecs::component::Component;
 
 use super::pace::SendPace;
-use crate::lane::{
+use dlmp_net::Lot;
+use dlmp_net::lane::{
     AckOutcome, Delivery, InboundLane, LaneHealth, OutboundLane, Polled, PushError, Verdict,
 };
-use crate::net::Lot;
-use crate::protocol::bundle::Packer;
-use crate::protocol::connection::handshake::Protocol;
-use crate::protocol::connection::roster::{PlayerJoin, PlayerLeave};
-use crate::protocol::ids::{EventId, PlayerId, PlayerToken, SessionToken};
-use crate::protocol::{EncodeError, MAX_DATAGRAM, ServerPacket};
-use crate::serial::Serial;
+use dlmp_protocol::bundle::Packer;
+use dlmp_protocol::connection::handshake::Protocol;
+use dlmp_protocol::connection::roster::{PlayerJoin, PlayerLeave};
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken, SessionToken};
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::{EncodeError, MAX_DATAGRAM, ServerPacket};
 
 /// Why a packet was not queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -427,7 +427,7 @@ impl Connection {
             pace,
         };
         if std::mem::take(&mut self.ack_due) {
-            let ack = crate::protocol::connection::lane::ServerAck {
+            let ack = dlmp_protocol::connection::lane::ServerAck {
                 event_id: self.inbound.last_applied(),
             };
             if let Ok(bytes) = encode(&ack.into()) {

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use super::ratelimit::{RateLimit, TokenBucket, WindowLimit};
 use super::registry::{Ended, InsertError, NewSession, Session, Sessions};
-use crate::protocol::connection::handshake::{
+use dlmp_protocol::connection::handshake::{
     ClientHello, ConnectRefused, LeaveReason, Protocol, RefuseReason, ServerHello, check_name,
 };
-use crate::protocol::ids::PlayerId;
+use dlmp_protocol::ids::PlayerId;
 
 /// What the ServerHello tells about the world at connect; the caller reads it from the
 /// world's state (world.md SetTime, SetWeather, GarageDoors).
@@ -375,8 +375,8 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::protocol::connection::handshake::{MAGIC, PROTOCOL_VERSION};
-    use crate::protocol::text::FixedText;
+    use dlmp_protocol::connection::handshake::{MAGIC, PROTOCOL_VERSION};
+    use dlmp_protocol::text::FixedText;
 
     fn addr(ip: u8, port: u16) -> SocketAddr {
         SocketAddr::from(([192, 168, 0, ip], port))
@@ -424,10 +424,7 @@ mod tests {
         );
         assert_eq!((sh.garage_open, sh.tick_hz), (0b101, 30));
         let mut buf = [0; 64];
-        assert_eq!(
-            crate::protocol::packet::Packet::encode(&sh, &mut buf),
-            Ok(36)
-        );
+        assert_eq!(dlmp_protocol::packet::Packet::encode(&sh, &mut buf), Ok(36));
     }
 
     #[rstest]

@@ -14,7 +14,7 @@
 use bevy_ecs::entity::Entity;
 
 use super::engine::{Decision, Layer, Viewpoint, distance_squared};
-use crate::protocol::geometry::Vec3;
+use dlmp_protocol::geometry::Vec3;
 
 /// A subject that moves farther than this in one pass, m, jumped (a teleport, a respawn).
 /// Every recipient is decided again, not just given the jump as drift.
@@ -184,7 +184,7 @@ fn distance(a: Vec3, b: Vec3) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ids::PlayerId;
+    use dlmp_protocol::ids::PlayerId;
 
     fn seen(x: f32) -> Seen {
         Seen {

@@ -22,8 +22,8 @@
 use bevy_ecs::resource::Resource;
 
 use super::connection::SendError;
-use crate::protocol::ids::{EventId, PlayerId};
-use crate::protocol::{MAX_DATAGRAM, ServerPacket};
+use dlmp_protocol::ids::{EventId, PlayerId};
+use dlmp_protocol::{MAX_DATAGRAM, ServerPacket};
 
 /// A relay packet encoded into the tick's arena: what [`Relays::queue`] sends to a viewer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,9 +127,9 @@ impl Relays {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::connection::lane::ServerAck;
-    use crate::protocol::connection::roster::PlayerLeave;
-    use crate::protocol::ids::PlayerToken;
+    use dlmp_protocol::connection::lane::ServerAck;
+    use dlmp_protocol::connection::roster::PlayerLeave;
+    use dlmp_protocol::ids::PlayerToken;
 
     fn ack(n: u32) -> ServerPacket {
         ServerAck {
@@ -207,7 +207,7 @@ mod tests {
             id: PlayerId(1),
             player_token: PlayerToken(1),
             event_id: EventId(0),
-            reason: crate::protocol::connection::handshake::LeaveReason::Quit,
+            reason: dlmp_protocol::connection::handshake::LeaveReason::Quit,
         };
         assert_eq!(
             relays.encode(ServerPacket::from(leave)),

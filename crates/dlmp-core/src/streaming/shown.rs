@@ -20,12 +20,12 @@ use tracing::{debug, warn};
 use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
 use super::grid::FxHasher;
 use super::stable::SetRevision;
-use crate::lane::Delivery;
-use crate::player::Viewers;
-use crate::protocol::ServerPacket;
-use crate::protocol::ids::{EventId, PlayerId};
 use crate::session::{Connection, PlayerIndex, SendError};
+use crate::viewers::Viewers;
 use bevy_ecs::system::Query;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ServerPacket;
+use dlmp_protocol::ids::{EventId, PlayerId};
 
 /// One kind's shown sets and pending hides, by recipient slot.
 #[derive(Debug, Clone, Default)]
@@ -404,9 +404,9 @@ impl ShownSets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::connection::handshake::LeaveReason;
-    use crate::protocol::connection::roster::PlayerLeave;
-    use crate::protocol::ids::{PlayerToken, SessionToken};
+    use dlmp_protocol::connection::handshake::LeaveReason;
+    use dlmp_protocol::connection::roster::PlayerLeave;
+    use dlmp_protocol::ids::{PlayerToken, SessionToken};
 
     /// A lane event standing for a show or a hide.
     fn event(key: u32) -> ServerPacket {
