@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 
 use bevy_ecs::entity::Entity;
 use criterion::{Criterion, criterion_group, criterion_main};
+use dlmp::player::script::events::player_chat;
+use dlmp::player::script::{LuaPlayer, PlayerView, set_players};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{PlayerId, PlayerToken};
-use dlmp::script::api::player::LuaPlayer;
-use dlmp::script::{PlayerView, ScriptEvent, ScriptHost};
+use dlmp::script::events::host_events;
+use dlmp::script::{ScriptApi, ScriptHost};
 use mlua::Function;
 
 /// The benchmark's resource: an empty chat handler, and loops over core calls published
@@ -48,11 +50,15 @@ impl Drop for Scripts {
     }
 }
 
-/// A host with the `bench` resource (when `start`) and one connected player.
+/// A host with the player's API, the `bench` resource (when `start`) and one connected
+/// player.
 fn host(scripts: &Scripts, start: bool) -> (ScriptHost, LuaPlayer) {
-    let mut host = ScriptHost::new(
+    let mut api = ScriptApi::default();
+    dlmp::player::script::register(&mut api);
+    let mut host = ScriptHost::with_api(
         scripts.path().to_owned(),
         dlmp::script::ScriptLimits::default(),
+        api,
     )
     .expect("Lua VM");
     if start {
@@ -60,21 +66,24 @@ fn host(scripts: &Scripts, start: bool) -> (ScriptHost, LuaPlayer) {
     }
     let entity = Entity::from_raw_u32(1).expect("valid index");
     let token = PlayerToken(7);
-    host.set_players([(
-        entity,
-        PlayerView {
-            id: PlayerId(0),
-            token,
-            name: "Tommy".to_owned(),
-            spawned: true,
-            alive: true,
-            position: Vec3::ZERO,
-            virtual_world: 0,
-            interior: 0,
-            connected: true,
-            ..PlayerView::default()
-        },
-    )]);
+    set_players(
+        host.lua(),
+        [(
+            entity,
+            PlayerView {
+                id: PlayerId(0),
+                token,
+                name: "Tommy".to_owned(),
+                spawned: true,
+                alive: true,
+                position: Vec3::ZERO,
+                virtual_world: 0,
+                interior: 0,
+                connected: true,
+                ..PlayerView::default()
+            },
+        )],
+    );
     (host, LuaPlayer { entity, token })
 }
 
@@ -93,10 +102,7 @@ fn scripting(c: &mut Criterion) {
     let scripts = Scripts::new();
 
     let (mut with_handler, player) = host(&scripts, true);
-    let chat = ScriptEvent::PlayerChat {
-        player,
-        text: "hello there".to_owned(),
-    };
+    let chat = player_chat(player, "hello there".to_owned());
     assert_eq!(
         with_handler.emit(&chat).handlers,
         1,
@@ -119,7 +125,7 @@ fn scripting(c: &mut Criterion) {
     }
 
     let (mut bare, _) = host(&scripts, false);
-    let tick = ScriptEvent::Tick { dt_ms: 50.0 };
+    let tick = host_events::tick(50.0);
     assert_eq!(bare.emit(&tick).handlers, 0, "nothing listens to tick");
     c.bench_function("emit tick, no handler", |b| {
         b.iter(|| bare.emit(black_box(&tick)))

@@ -591,3 +591,14 @@ mod tests {
         );
     }
 }
+
+impl From<&Config> for dlmp_script::ScriptLimits {
+    fn from(config: &Config) -> Self {
+        dlmp_script::ScriptLimits {
+            instruction_budget: config.script_instruction_budget,
+            memory: usize::try_from(config.script_memory_mb.saturating_mul(1 << 20))
+                .unwrap_or(usize::MAX),
+            tick_time: std::time::Duration::from_millis(config.script_tick_budget_ms),
+        }
+    }
+}

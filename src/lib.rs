@@ -98,7 +98,8 @@ pub mod metrics;
 pub mod player;
 pub mod prelude;
 pub mod query;
-pub mod script;
+#[cfg(test)]
+mod script_api_tests;
 pub mod server;
 pub mod stats;
 pub mod vehicle;
@@ -109,4 +110,5 @@ pub use dlmp_net as net;
 pub use dlmp_net::lane;
 pub use dlmp_protocol as protocol;
 pub use dlmp_protocol::serial;
+pub use dlmp_script as script;
 pub use server::Server;

@@ -7,6 +7,7 @@
 
 pub mod console;
 pub mod list;
+pub mod script;
 pub mod store;
 
 use std::net::IpAddr;
@@ -84,6 +85,11 @@ pub struct BansPlugin;
 impl Plugin for BansPlugin {
     fn build(&self, app: &mut App) {
         let client = app.world().get_resource::<Database>().map(Database::client);
+        script::register(
+            &mut app
+                .world_mut()
+                .get_resource_or_init::<dlmp_script::ScriptApi>(),
+        );
         app.insert_resource(Bans {
             list: BanList::default(),
             store: BanStore::new(client),

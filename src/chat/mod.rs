@@ -2,6 +2,7 @@
 //! handlers ("Unknown command" otherwise), and everything else broadcast as `name: text`.
 
 mod command;
+pub mod script;
 
 use std::collections::HashMap;
 use std::time::Duration;

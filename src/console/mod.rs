@@ -36,12 +36,12 @@ use crate::player::relay::RelayStats;
 use crate::player::respawn::RespawnDrops;
 use crate::player::shots::ShotDrops;
 use crate::player::spawn::SpawnRequestDrops;
-use crate::script::{ResourceError, ScriptHost, ScriptSettings};
 use dlmp_core::session::{Connection, EndSession, Name, Player, PlayerIndex, SessionSettings};
 use dlmp_core::tick::{ServerSystems, ShutdownFlag, Transport};
 use dlmp_protocol::connection::chat::Color;
 use dlmp_protocol::connection::handshake::LeaveReason;
 use dlmp_protocol::ids::PlayerId;
+use dlmp_script::{ResourceError, ScriptHost, ScriptSettings};
 
 /// The color of a `say` line. Gold.
 pub const SAY_COLOR: Color = Color(0x00FF_D75F);

@@ -7,6 +7,7 @@ pub mod backend;
 pub mod placeholders;
 mod plugin;
 pub mod postgres;
+pub mod script;
 pub mod sqlite;
 pub mod value;
 pub mod worker;

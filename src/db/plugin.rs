@@ -1,8 +1,8 @@
 //! The database in the app: the worker started at build from the settings, kept as the
 //! [`Database`] resource (dropped, it finishes the queue), and a client for the scripts
-//! put into the Lua VM (`dlmp.db_*`, [`crate::script::api::db`]).
+//! put into the Lua VM (`dlmp.db_*`, [`crate::db::script`]).
 
-use bevy_app::{App, Plugin};
+use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::{error, info};
 
@@ -12,8 +12,8 @@ use super::sqlite::Sqlite;
 use super::value::DbError;
 use super::worker::{DbClient, DbWorker};
 use crate::config::DbTarget;
-use crate::script::ScriptHost;
-use crate::script::api::db::ScriptDb;
+use crate::db::script::ScriptDb;
+use dlmp_script::{ScriptApi, ScriptSystems};
 
 impl DbTarget {
     /// `size` connections; a private in-memory SQLite database is one connection's, so
@@ -111,7 +111,7 @@ impl Plugin for DbPlugin {
                 DbWorker::spawn_pool(backends, settings.queue)
                     .map_err(|e| DbError(format!("starting the database worker: {e}")))
             });
-        let script_db = match opened {
+        let scripts_client = match opened {
             Ok(worker) => {
                 info!(
                     queue = settings.queue,
@@ -121,16 +121,23 @@ impl Plugin for DbPlugin {
                 );
                 let client = worker.client();
                 app.insert_resource(Database { worker });
-                ScriptDb::new(Ok(client), settings.wait_for_replies)
+                (Ok(client), settings.wait_for_replies)
             }
             Err(e) => {
                 error!("database {}: {e}", settings.target.describe());
-                ScriptDb::new(Err(e), false)
+                (Err(e), false)
             }
         };
-        if let Some(host) = app.world().get_non_send::<ScriptHost>() {
-            host.lua().set_app_data(script_db);
-        }
+        let mut api = app.world_mut().get_resource_or_init::<ScriptApi>();
+        api.functions(|lua, dlmp, resource| super::script::install(lua, dlmp, resource.id))
+            .setup(move |lua, _| {
+                let (client, wait_for_replies) = scripts_client;
+                lua.set_app_data(ScriptDb::new(client, wait_for_replies));
+            });
+        app.add_systems(
+            FixedUpdate,
+            super::script::deliver.in_set(ScriptSystems::Deliver),
+        );
     }
 }
 

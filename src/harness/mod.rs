@@ -33,7 +33,6 @@ use bevy_ecs::entity::Entity;
 
 use crate::config::Config;
 use crate::player::{Life, SpawnInfo, SpawnState};
-use crate::script::ScriptHost;
 use crate::server::build_app;
 use dlmp_core::position::Position;
 use dlmp_core::session::{Connection, PlayerIndex};
@@ -57,6 +56,7 @@ use dlmp_protocol::player::sync::{Frame, PlayerSync};
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::text::FixedText;
 use dlmp_protocol::{ClientPacket, ServerPacket};
+use dlmp_script::{ScriptHost, ScriptLimits};
 
 pub use scripts::TempScripts;
 
@@ -156,6 +156,33 @@ impl Harness {
         }
     }
 
+    /// A script host with the Lua API of the assembled server (every feature's functions,
+    /// handle methods and events, as the plugins registered them), outside any app: for
+    /// tests of the API itself. No resource runs; the players' view is empty.
+    pub fn api_host() -> ScriptHost {
+        let (_, inbound) = unbounded();
+        let stats = Arc::new(NetStats::default());
+        let (outbound, _) = Outbound::unbounded(stats.clone());
+        let transport = Transport {
+            inbound,
+            outbound,
+            stats,
+        };
+        let config = Self::config();
+        let mut app = build_app(&config, transport, Arc::new(AtomicBool::new(false)));
+        let mut api = app
+            .world_mut()
+            .remove_resource::<dlmp_script::ScriptApi>()
+            .expect("the features registered their Lua API");
+        let setups = api.take_setups();
+        let host = ScriptHost::with_api(config.scripts.clone(), ScriptLimits::default(), api)
+            .expect("a Lua VM");
+        for setup in setups {
+            setup(host.lua(), app.world_mut());
+        }
+        host
+    }
+
     /// A server with `config`; no socket is bound.
     pub fn with_config(config: Config) -> Self {
         Self::with_app(config, |_| {})
@@ -175,17 +202,17 @@ impl Harness {
         };
         let mut app = build_app(&config, transport, shutdown.clone());
         app.insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-        // The scripts' wall clock stands still, as the manual clock does: no test depends
-        // on the machine's speed. A test of the tick's time budget sets its own clock.
-        if let Some(mut host) = app.world_mut().get_non_send_mut::<ScriptHost>() {
-            host.set_clock(|| Duration::ZERO);
-        }
         app.insert_resource(crate::bans::BanClock::Virtual {
             start: HARNESS_EPOCH,
         });
         setup(&mut app);
         app.finish();
         app.cleanup();
+        // The scripts' wall clock stands still, as the manual clock does: no test depends
+        // on the machine's speed. A test of the tick's time budget sets its own clock.
+        if let Some(mut host) = app.world_mut().get_non_send_mut::<ScriptHost>() {
+            host.set_clock(|| Duration::ZERO);
+        }
         // The first update has no delta and runs no fixed tick.
         app.update();
         Harness {

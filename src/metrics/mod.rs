@@ -203,7 +203,7 @@ fn record(
     metrics: Res<Metrics>,
     start: Option<Res<TickStart>>,
     sessions: Res<SessionState>,
-    host: Option<NonSendMut<crate::script::ScriptHost>>,
+    host: Option<NonSendMut<dlmp_script::ScriptHost>>,
     db: Option<Res<crate::db::Database>>,
     streamed: Streamed,
     mut errors_seen: Local<u64>,

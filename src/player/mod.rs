@@ -16,6 +16,7 @@ mod refusal;
 pub mod relay;
 pub mod respawn;
 pub mod scope;
+pub mod script;
 pub mod shots;
 pub mod skins;
 pub mod spawn;
@@ -34,7 +35,7 @@ use dlmp_core::tick::ServerSystems;
 pub use hud::Hud;
 pub use refusal::Refusal;
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
-pub use state::{Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Skills, Team};
+pub use state::{Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Score, Skills, Team};
 
 /// The life state: spawned once the connect spawn is granted, alive until a death.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -66,7 +67,9 @@ impl Plugin for PlayerPlugin {
             control::ControlPlugin,
             animation::AnimationPlugin,
             history::HistoryPlugin,
+            script::PlayerScriptPlugin,
         ))
+        .add_message::<admission::CheatSuspected>()
         .add_systems(
             FixedUpdate,
             give_player_state.in_set(ServerSystems::Validation),

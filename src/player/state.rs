@@ -206,3 +206,8 @@ impl Default for Skills {
         Skills([DEFAULT_SKILL; 11])
     }
 }
+
+/// A player's score as the server query's PlayerList shows it (query.md; `player:set_score`),
+/// default 0. The query feature writes it; the scripts' view reads it.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Score(pub i32);

@@ -251,3 +251,9 @@ fn watch_landing_acks(time: Res<Time>, mut players: Query<(&Connection, &mut Fra
         }
     }
 }
+
+/// The lane places a landing needs besides its floor: TeleportPlayer, and ScopeChanged
+/// (critical, after it) when the interior changes.
+pub fn landing_places(interior_changes: bool) -> usize {
+    1 + usize::from(interior_changes)
+}

@@ -6,6 +6,7 @@
 pub mod client;
 mod publish;
 mod rules;
+pub mod script;
 
 use std::sync::Arc;
 
@@ -17,9 +18,7 @@ pub use rules::{GameModeText, ServerRules, SetGameModeText, SetRule, VERSION_RUL
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
 use dlmp_net::query::QueryBoard;
 
-/// A player's score as the query's PlayerList shows it (`player:set_score`), default 0.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Score(pub i32);
+pub use crate::player::Score;
 
 /// `player:set_score(n)`.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +58,11 @@ pub struct QueryPlugin;
 
 impl Plugin for QueryPlugin {
     fn build(&self, app: &mut App) {
+        script::register(
+            &mut app
+                .world_mut()
+                .get_resource_or_init::<dlmp_script::ScriptApi>(),
+        );
         app.init_resource::<ServerIdentity>()
             .init_resource::<QueryPublisher>()
             .init_resource::<ServerRules>()

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use bevy_ecs::prelude::*;
 
-use crate::script::ResourceStopped;
-use crate::script::state::ResourceId;
+use dlmp_script::ResourceId;
+use dlmp_script::ResourceStopped;
 
 /// The rule the server itself publishes: its version. Resources cannot set it.
 pub const VERSION_RULE: &str = "version";

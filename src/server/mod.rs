@@ -26,7 +26,6 @@ use crate::player::PlayerPlugin;
 use crate::player::respawn::RespawnPolicy;
 use crate::player::stream::StreamingPlugin;
 use crate::query::QueryPlugin;
-use crate::script::{ScriptPlugin, ScriptSettings};
 use crate::stats::{StatsPlugin, StatsSettings};
 use crate::vehicle::VehiclePlugin;
 use crate::vehicle::frame::VehicleFramePlugin;
@@ -34,6 +33,7 @@ use crate::vehicle::syncer::SyncerPlugin;
 use crate::world::WorldPlugin;
 use dlmp_core::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use dlmp_core::tick::{ShutdownFlag, ShutdownPlugin, Transport};
+use dlmp_script::{ScriptPlugin, ScriptSettings};
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
 /// session and exit. The caller picks the runner and the time strategy.
@@ -74,7 +74,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             settings: ScriptSettings {
                 scripts: config.scripts.clone(),
                 resources: config.resources.clone(),
-                limits: crate::script::ScriptLimits::from(config),
+                limits: dlmp_script::ScriptLimits::from(config),
                 data_dir: Some(config.data_dir()),
             },
         },

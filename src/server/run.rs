@@ -178,7 +178,7 @@ impl Server {
 /// A server without a gamemode resource accepts players into an empty world; refuse to
 /// start, saying where the resources were looked for.
 pub fn gamemode_check(scripts: &Path) -> Result<(), ConfigError> {
-    let (found, problems) = crate::script::manifest::discover(scripts);
+    let (found, problems) = dlmp_script::manifest::discover(scripts);
     if !found.is_empty() {
         return Ok(());
     }

@@ -15,13 +15,13 @@ use super::components::{
     Seats, ShowTail, SpawnPoint, Syncer, Train, Vehicle, VehicleScope,
 };
 use super::models::VehicleModels;
-use crate::script::{Owned, ResourceId};
 use dlmp_core::position::Scope;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::VehicleId;
 use dlmp_protocol::vehicle::params::param;
 use dlmp_protocol::vehicle::state::{WORLD_XY, WORLD_Z};
 use dlmp_protocol::vehicle::sync::{MAX_COLOR, MODELS};
+use dlmp_script::{Owned, ResourceId};
 
 /// What a new vehicle is made of.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -27,6 +27,7 @@ pub mod event_limit;
 pub mod frame;
 pub mod life;
 pub mod lifecycle;
+pub mod lua;
 pub mod models;
 pub mod params;
 pub mod remote;
@@ -81,6 +82,7 @@ impl Plugin for VehiclePlugin {
         app.add_plugins((remote::RemotePlugin, weapon::VehicleWeaponPlugin));
         app.add_plugins(life::VehicleLifePlugin);
         app.add_plugins(tuning::TuningPlugin);
+        app.add_plugins(lua::VehicleScriptPlugin);
         app.insert_resource(VehicleModels::load())
             .init_resource::<Vehicles>()
             .init_resource::<VehicleStream>()

@@ -18,11 +18,7 @@ use super::components::{Colors, Frozen, Health, Hitch, Seats, Syncer, Vehicle, V
 use super::lifecycle::{VehicleCommand, VehicleSpec};
 use super::models::VehicleModels;
 use super::seats::{JackingCommand, SeatCommand};
-use crate::script::api::args;
-use crate::script::api::player::LuaPlayer;
-use crate::script::api::queue_message;
-use crate::script::state::ScriptState;
-use crate::script::{ResourceId, ScriptHost};
+use crate::player::script::LuaPlayer;
 use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
 use dlmp_core::streaming::grid::FxHasher;
@@ -30,6 +26,9 @@ use dlmp_core::vehicle::{Life, Pose};
 use dlmp_core::vehicle::{Vehicles, reserve};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::VehicleId;
+use dlmp_script::api::args;
+use dlmp_script::api::queue_message;
+use dlmp_script::{ResourceId, ScriptHost};
 
 /// What scripts see of one vehicle.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,9 +185,7 @@ fn per_second(v: Vec3) -> (f64, f64, f64) {
 
 /// The player's view, or the Lua error of a player who left.
 pub(crate) fn player_view(lua: &Lua, func: &str, p: &LuaPlayer) -> Result<(bool, Scope)> {
-    let state = lua
-        .app_data_ref::<ScriptState>()
-        .ok_or_else(|| Error::runtime("no script state"))?;
+    let state = crate::player::script::views(lua)?;
     let view = state
         .player(p.entity, p.token)
         .filter(|v| v.connected)
@@ -244,7 +241,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
         "put_player_in_vehicle",
         lua.create_function(|lua, (p, v, seat): (Value, Value, Value)| {
             const F: &str = "put_player_in_vehicle";
-            let p = args::player(F, "player", &p)?;
+            let p = crate::player::script::player_arg(F, "player", &p)?;
             let v = vehicle_arg(F, &v)?;
             let seat = args::integer(F, "seat", &seat, 0..=255)? as u8;
             let (able, scope) = player_view(lua, F, &p)?;
@@ -298,7 +295,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
         "remove_player_from_vehicle",
         lua.create_function(|lua, p: Value| {
             const F: &str = "remove_player_from_vehicle";
-            let p = args::player(F, "player", &p)?;
+            let p = crate::player::script::player_arg(F, "player", &p)?;
             player_view(lua, F, &p)?;
             seat_in_book(&mut *book(lua)?, p, None);
             queue_message(

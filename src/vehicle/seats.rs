@@ -132,10 +132,10 @@ pub(super) fn apply_jacking(mut read: MessageReader<JackingCommand>, mut jacking
 /// The scripts' part of the waiting requests, inside the script pass: each raises
 /// `vehicle_start_enter(vehicle, player, seat, jacked)` and a jack also
 /// `vehicle_jack(vehicle, jacker, victim)`; false from any handler is a deny.
-pub(crate) fn emit_start_enters(host: &mut crate::script::ScriptHost, pending: &mut PendingEnters) {
+pub(crate) fn emit_start_enters(host: &mut dlmp_script::ScriptHost, pending: &mut PendingEnters) {
     use super::script::LuaVehicle;
-    use crate::script::ScriptEvent;
-    use crate::script::api::player::LuaPlayer;
+    use crate::player::script::LuaPlayer;
+    use dlmp_script::ScriptEvent;
     let lua = |o: Occupant| LuaPlayer {
         entity: o.entity,
         token: o.token,
@@ -144,19 +144,25 @@ pub(crate) fn emit_start_enters(host: &mut crate::script::ScriptHost, pending: &
         let vehicle = LuaVehicle {
             id: request.vehicle_id,
         };
-        let start = ScriptEvent::VehicleStartEnter {
-            vehicle,
-            player: lua(request.player),
-            seat: request.seat,
-            jacked: request.jacked.map(lua),
-        };
+        let start = ScriptEvent::new(
+            "vehicle_start_enter",
+            [
+                vehicle.into(),
+                lua(request.player).into(),
+                request.seat.into(),
+                request.jacked.map(lua).into(),
+            ],
+        );
         request.refused |= host.emit(&start).refused;
         if let Some(victim) = request.jacked {
-            let jack = ScriptEvent::VehicleJack {
-                vehicle,
-                jacker: lua(request.player),
-                victim: lua(victim),
-            };
+            let jack = ScriptEvent::new(
+                "vehicle_jack",
+                [
+                    vehicle.into(),
+                    lua(request.player).into(),
+                    lua(victim).into(),
+                ],
+            );
             request.refused |= host.emit(&jack).refused;
         }
     }
@@ -835,26 +841,19 @@ pub(super) fn empty_destroyed(
 }
 
 /// The script event of a seat change.
-pub(crate) fn seat_event(change: &SeatChanged) -> crate::script::ScriptEvent {
-    use crate::script::ScriptEvent;
-    let player = crate::script::api::player::LuaPlayer {
+pub(crate) fn seat_event(change: &SeatChanged) -> dlmp_script::ScriptEvent {
+    use dlmp_script::ScriptEvent;
+    let player = crate::player::script::LuaPlayer {
         entity: change.player.entity,
         token: change.player.token,
     };
     let vehicle = super::script::LuaVehicle { id: change.vehicle };
-    if change.entered {
-        ScriptEvent::PlayerEnterVehicle {
-            player,
-            vehicle,
-            seat: change.seat,
-        }
+    let name = if change.entered {
+        "player_enter_vehicle"
     } else {
-        ScriptEvent::PlayerExitVehicle {
-            player,
-            vehicle,
-            seat: change.seat,
-        }
-    }
+        "player_exit_vehicle"
+    };
+    ScriptEvent::new(name, [player.into(), vehicle.into(), change.seat.into()])
 }
 
 /// player.md, "Player streaming": "A change of virtual_world or interior (TeleportPlayer

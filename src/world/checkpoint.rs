@@ -15,7 +15,6 @@ use bevy_time::Time;
 use tracing::debug;
 
 use crate::player::Life;
-use crate::script::{Owned, ResourceId};
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Connection, PlayerConnected, PlayerDisconnected, RateLimit, TokenBucket};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
@@ -24,6 +23,7 @@ use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::EventId;
 use dlmp_protocol::world::markers::{Checkpoint as CheckpointPacket, CheckpointKind};
 use dlmp_protocol::world::shared::MarkerId;
+use dlmp_script::{Owned, ResourceId};
 
 /// Checkpoints one player may have (world.md Checkpoint).
 pub const MAX_PER_PLAYER: usize = 16;

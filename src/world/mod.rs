@@ -15,6 +15,7 @@ pub mod map;
 mod marker_ids;
 pub mod object;
 pub mod pickup;
+pub mod script;
 pub mod script_view;
 pub mod waypoint;
 
@@ -39,6 +40,7 @@ impl Plugin for WorldPlugin {
                 label::LabelPlugin,
                 blip::BlipPlugin,
                 object::ObjectPlugin,
+                script::WorldScriptPlugin,
             ));
     }
 }

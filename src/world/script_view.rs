@@ -251,7 +251,7 @@ fn merge_ids(
     *view = ids;
 }
 
-/// A world event for scripts, before it becomes a [`ScriptEvent`](crate::script::ScriptEvent).
+/// A world event for scripts, before it becomes a [`ScriptEvent`](dlmp_script::ScriptEvent).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum WorldEvent {
     Checkpoint(CheckpointCrossed),

@@ -8,14 +8,14 @@ use mlua::{Error, Lua, Result, Table, Value};
 
 use super::command::{DamageCommand, HEALTH_RANGE};
 use super::status::{Shape, StatusParts};
-use crate::script::api::world::args::known_options;
-use crate::script::api::{args, queue_message};
 use crate::vehicle::VehicleModels;
 use crate::vehicle::components::FULL_HEALTH;
 use crate::vehicle::script::{LuaVehicle, VehicleInfo, vehicle_arg};
+use crate::world::script::args::known_options;
 use dlmp_protocol::vehicle::damage::{
     DOOR_DAMAGED, DOOR_MISSING, LIGHTS_MASK, MAX_PANEL, MAX_WHEEL, PANEL_COUNT, VehicleDamageStatus,
 };
+use dlmp_script::api::{args, queue_message};
 
 /// The keys of `set_vehicle_damage_status`'s table.
 const PARTS: [&str; 4] = ["panels", "doors", "lights", "wheels"];

@@ -6,12 +6,12 @@ use mlua::{Lua, Result, Table, Value};
 
 use super::explode::VehicleDied;
 use super::respawn::RespawnVehicle;
-use crate::script::ScriptEvent;
-use crate::script::api::player::LuaPlayer;
-use crate::script::api::queue_message;
+use crate::player::script::LuaPlayer;
 use crate::vehicle::components::FULL_HEALTH;
 use crate::vehicle::script::{LuaVehicle, edit_view, vehicle_arg};
 use dlmp_protocol::vehicle::life::VehicleDeathCause;
+use dlmp_script::ScriptEvent;
+use dlmp_script::api::queue_message;
 
 /// Adds the life functions to `dlmp`.
 pub(crate) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
@@ -42,12 +42,16 @@ pub fn cause_name(cause: VehicleDeathCause) -> &'static str {
 
 /// `vehicle_death(vehicle, cause, killer)` of an accepted explosion or drowning.
 pub(crate) fn death_event(d: &VehicleDied) -> ScriptEvent {
-    ScriptEvent::VehicleDeath {
-        vehicle: LuaVehicle { id: d.vehicle_id },
-        cause: cause_name(d.cause),
-        killer: d.killer.map(|k| LuaPlayer {
-            entity: k.entity,
-            token: k.token,
-        }),
-    }
+    let killer = d.killer.map(|k| LuaPlayer {
+        entity: k.entity,
+        token: k.token,
+    });
+    ScriptEvent::new(
+        "vehicle_death",
+        [
+            LuaVehicle { id: d.vehicle_id }.into(),
+            cause_name(d.cause).into(),
+            killer.into(),
+        ],
+    )
 }

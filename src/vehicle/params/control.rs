@@ -206,20 +206,24 @@ fn check(
 
 /// The scripts' part, inside the script pass: `vehicle_control` for each waiting key;
 /// false from any handler refuses it.
-pub(crate) fn emit_controls(host: &mut crate::script::ScriptHost, pending: &mut PendingControls) {
-    use crate::script::ScriptEvent;
-    use crate::script::api::player::LuaPlayer;
+pub(crate) fn emit_controls(host: &mut dlmp_script::ScriptHost, pending: &mut PendingControls) {
+    use crate::player::script::LuaPlayer;
     use crate::vehicle::script::LuaVehicle;
+    use dlmp_script::ScriptEvent;
     for key in &mut pending.0 {
-        let event = ScriptEvent::VehicleControl {
-            vehicle: LuaVehicle { id: key.vehicle },
-            player: LuaPlayer {
-                entity: key.driver.entity,
-                token: key.driver.token,
-            },
-            control: key.name(),
-            on: key.on,
+        let player = LuaPlayer {
+            entity: key.driver.entity,
+            token: key.driver.token,
         };
+        let event = ScriptEvent::new(
+            "vehicle_control",
+            [
+                LuaVehicle { id: key.vehicle }.into(),
+                player.into(),
+                key.name().into(),
+                key.on.into(),
+            ],
+        );
         key.refused |= host.emit(&event).refused;
     }
 }

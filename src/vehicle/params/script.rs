@@ -8,19 +8,16 @@ use mlua::{Error, Lua, Result, Table, Value};
 use super::colors::ColorsCommand;
 use super::command::ParamsCommand;
 use super::rules::{self, DOOR_NAMES, ParamChange, Who, Winch};
-use crate::script::api::{args, queue_message};
-use crate::script::state::ScriptState;
 use crate::vehicle::components::Colors;
 use crate::vehicle::models::{ModelInfo, VehicleModels};
 use crate::vehicle::script::with_vehicle_info;
 use dlmp_protocol::vehicle::sync::MAX_COLOR;
+use dlmp_script::api::{args, queue_message};
 
 /// The player a call names, if it is still connected.
 fn player_arg(lua: &Lua, func: &str, v: &Value) -> Result<Who> {
-    let p = args::player(func, "player", v)?;
-    let state = lua
-        .app_data_ref::<ScriptState>()
-        .ok_or_else(|| Error::runtime("no script state"))?;
+    let p = crate::player::script::player_arg(func, "player", v)?;
+    let state = crate::player::script::views(lua)?;
     state
         .player(p.entity, p.token)
         .filter(|v| v.connected)

@@ -12,12 +12,12 @@ use bevy_ecs::prelude::*;
 use mlua::{Error, Lua, Result, Table, Value, Variadic};
 
 use super::{MAX_RC_RANGE, PendingRemoteEnter, RemoteCommand, RemoteQueue};
-use crate::script::api::player::LuaPlayer;
-use crate::script::api::{args, queue_message};
-use crate::script::{ResourceId, ScriptEvent, ScriptHost};
+use crate::player::script::LuaPlayer;
 use crate::vehicle::models::{VehicleClass, VehicleModels};
 use crate::vehicle::script::{LuaVehicle, is_seated, player_view, vehicle_arg, vehicle_info};
 use dlmp_protocol::ids::VehicleId;
+use dlmp_script::api::{args, queue_message};
+use dlmp_script::{ResourceId, ScriptEvent, ScriptHost};
 
 /// The scripts' view of the RCs (Lua app data): who drives which, and `rc_range`.
 #[derive(Debug, Default)]
@@ -53,7 +53,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, _resource: ResourceId) -> Result<
         lua.create_function(|lua, a: Variadic<Value>| {
             const F: &str = "set_remote_vehicle";
             let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Nil);
-            let p = args::player(F, "player", &arg(0))?;
+            let p = crate::player::script::player_arg(F, "player", &arg(0))?;
             let v = vehicle_arg(F, &arg(1))?;
             let detonation = args::boolean_or(F, "detonation", &arg(2), false)?;
             let (able, scope) = player_view(lua, F, &p)?;
@@ -104,7 +104,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, _resource: ResourceId) -> Result<
         "remove_remote_vehicle",
         lua.create_function(|lua, p: Value| {
             const F: &str = "remove_remote_vehicle";
-            let p = args::player(F, "player", &p)?;
+            let p = crate::player::script::player_arg(F, "player", &p)?;
             player_view(lua, F, &p)?;
             book(lua)?.drivers.retain(|_, d| *d != p.entity);
             queue_message(
@@ -142,18 +142,21 @@ fn lua_player(o: crate::vehicle::Occupant) -> LuaPlayer {
 /// then `player_remote_enter` for each waiting request (false from a handler refuses it).
 pub(crate) fn emit(host: &mut ScriptHost, queue: &mut RemoteQueue) {
     for (player, id, how) in std::mem::take(&mut queue.exits) {
-        host.emit(&ScriptEvent::PlayerRemoteExit {
-            player: lua_player(player),
-            vehicle: LuaVehicle { id },
-            how,
-        });
+        host.emit(&ScriptEvent::new(
+            "player_remote_exit",
+            [
+                lua_player(player).into(),
+                LuaVehicle { id }.into(),
+                how.into(),
+            ],
+        ));
     }
     for request in &mut queue.enters {
         let PendingRemoteEnter { player, id, .. } = *request;
-        let event = ScriptEvent::PlayerRemoteEnter {
-            player: lua_player(player),
-            vehicle: LuaVehicle { id },
-        };
+        let event = ScriptEvent::new(
+            "player_remote_enter",
+            [lua_player(player).into(), LuaVehicle { id }.into()],
+        );
         request.refused |= host.emit(&event).refused;
     }
 }

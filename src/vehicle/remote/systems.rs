@@ -17,7 +17,6 @@ use super::{
 };
 use crate::player::Life as PlayerLife;
 use crate::player::frame::FrameState;
-use crate::script::ScriptHost;
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::models::{VehicleClass, VehicleModels};
 use crate::vehicle::seats::PlayerParts;
@@ -31,6 +30,7 @@ use dlmp_net::lane::Delivery;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::ids::{EventId, VehicleId};
 use dlmp_protocol::vehicle::remote::VehicleRemote;
+use dlmp_script::ScriptHost;
 
 /// What they read of a vehicle.
 type RcParts = (

@@ -312,15 +312,18 @@ fn elect_syncers(
 
 /// The script event of a syncer change (a player who left since is still named: the
 /// handle answers that it left).
-pub(crate) fn syncer_event(c: &SyncerChanged) -> crate::script::ScriptEvent {
-    use crate::script::api::player::LuaPlayer;
+pub(crate) fn syncer_event(c: &SyncerChanged) -> dlmp_script::ScriptEvent {
+    use crate::player::script::LuaPlayer;
     let lua = |o: Occupant| LuaPlayer {
         entity: o.entity,
         token: o.token,
     };
-    crate::script::ScriptEvent::VehicleSyncer {
-        vehicle: super::script::LuaVehicle { id: c.vehicle_id },
-        syncer: c.syncer.map(lua),
-        previous: c.previous.map(lua),
-    }
+    dlmp_script::ScriptEvent::new(
+        "vehicle_syncer",
+        [
+            super::script::LuaVehicle { id: c.vehicle_id }.into(),
+            c.syncer.map(lua).into(),
+            c.previous.map(lua).into(),
+        ],
+    )
 }

@@ -25,7 +25,6 @@ use super::admit::check_hitch;
 use super::links::{FactParts, LinkFacts, LinkKind, LinkRefusal, LinkStats, Links, facts};
 use crate::player::frame::FrameState;
 use crate::player::{Body, Life as PlayerLife};
-use crate::script::{ScriptEvent, ScriptHost};
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::script::LuaVehicle;
 use crate::vehicle::winch::admit::check_pickup;
@@ -37,6 +36,7 @@ use dlmp_net::lane::Delivery;
 use dlmp_protocol::ids::{EventId, PlayerId, VehicleEpoch, VehicleId};
 use dlmp_protocol::vehicle::towing::{VehicleLift, VehicleTrailer};
 use dlmp_protocol::{ClientPacket, ServerPacket};
+use dlmp_script::{ScriptEvent, ScriptHost};
 
 /// On a player: the vehicles whose copy may not hang as the server says, each with the
 /// VehicleTrailer / VehicleLift that brings it there. Its frames of such a vehicle are
@@ -449,7 +449,7 @@ fn recheck(w: &LinkWorld, links: &Links, r: &LinkRequest) -> Result<(), LinkRefu
 /// The scripts' part of the tick's requests, inside the script pass: `trailer_attach` /
 /// `winch_attach` (false from a handler refuses) and the `*_detach` of the unhitches made.
 pub(crate) fn emit_link_events(host: &mut ScriptHost, pending: &mut PendingLinks) {
-    use crate::script::api::player::LuaPlayer;
+    use crate::player::script::LuaPlayer;
     let lua = |o: Occupant| LuaPlayer {
         entity: o.entity,
         token: o.token,
@@ -459,18 +459,11 @@ pub(crate) fn emit_link_events(host: &mut ScriptHost, pending: &mut PendingLinks
         match note {
             LinkNote::Attach(r) => {
                 let (child, parent, player) = (v(r.child), v(r.parent), lua(r.player));
-                let event = match r.kind {
-                    LinkKind::Trailer => ScriptEvent::TrailerAttach {
-                        trailer: child,
-                        tractor: parent,
-                        player,
-                    },
-                    LinkKind::Lift => ScriptEvent::WinchAttach {
-                        vehicle: child,
-                        heli: parent,
-                        player,
-                    },
+                let name = match r.kind {
+                    LinkKind::Trailer => "trailer_attach",
+                    LinkKind::Lift => "winch_attach",
                 };
+                let event = ScriptEvent::new(name, [child.into(), parent.into(), player.into()]);
                 r.refused |= host.emit(&event).refused;
             }
             LinkNote::Detach {
@@ -480,18 +473,11 @@ pub(crate) fn emit_link_events(host: &mut ScriptHost, pending: &mut PendingLinks
                 player,
             } => {
                 let (child, parent, player) = (v(*child), v(*parent), lua(*player));
-                let event = match kind {
-                    LinkKind::Trailer => ScriptEvent::TrailerDetach {
-                        trailer: child,
-                        tractor: parent,
-                        player,
-                    },
-                    LinkKind::Lift => ScriptEvent::WinchDetach {
-                        vehicle: child,
-                        heli: parent,
-                        player,
-                    },
+                let name = match kind {
+                    LinkKind::Trailer => "trailer_detach",
+                    LinkKind::Lift => "winch_detach",
                 };
+                let event = ScriptEvent::new(name, [child.into(), parent.into(), player.into()]);
                 host.emit(&event);
             }
         }

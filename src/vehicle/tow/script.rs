@@ -13,11 +13,11 @@ use mlua::{Error, Lua, Result, Table, Value};
 use super::admit::check_hitch;
 use super::flow::LinkCommand;
 use super::links::{LinkFacts, LinkKind, Links, WINCH_BITS};
-use crate::script::ScriptHost;
-use crate::script::api::queue_message;
 use crate::vehicle::script::{VehicleBook, book, gone, vehicle_arg};
 use crate::vehicle::{Frozen, Hitch, Params, Remote, Vehicle, VehicleModels};
 use dlmp_protocol::ids::{VehicleEpoch, VehicleId};
+use dlmp_script::ScriptHost;
+use dlmp_script::api::queue_message;
 
 /// What the hitch rules read that the vehicles' view does not hold (Lua app data); a
 /// vehicle created in this pass is missing and has the defaults.

@@ -6,11 +6,11 @@
 use mlua::{Error, Lua, Result, Table, Value};
 
 use super::announce::{TrainChange, TrainCommand};
-use crate::script::api::{args, queue_message};
 use crate::vehicle::frame::fields::is_train;
 use crate::vehicle::script::LuaVehicle;
 use dlmp_protocol::vehicle::sync::TRAIN_MODELS;
 use dlmp_protocol::vehicle::train::MAX_TRAIN_SPEED;
+use dlmp_script::api::{args, queue_message};
 
 /// The `train` argument: a vehicle that exists and is a locomotive.
 fn train_arg(func: &str, lua: &Lua, v: &Value) -> Result<LuaVehicle> {

@@ -14,13 +14,13 @@ use mlua::{Error, Lua, Result, Table, Value};
 use super::handling::{self, HandlingCommand, HandlingValues};
 use super::state::{Plate, Tuning, TuningChange};
 use super::{TuningCommand, TuningData};
-use crate::script::ScriptHost;
-use crate::script::api::{args, queue_message};
 use crate::vehicle::Vehicle;
 use crate::vehicle::script::{LuaVehicle, vehicle_arg};
 use dlmp_protocol::vehicle::tuning::{
     HANDLING_PROPERTIES, MAX_DIRT, MAX_NITRO_CHARGES, MAX_PAINTJOB, PART_IDS,
 };
+use dlmp_script::ScriptHost;
+use dlmp_script::api::{args, queue_message};
 
 /// The scripts' view of every tuned vehicle (Lua app data), by vehicle id.
 #[derive(Debug, Default)]

@@ -20,13 +20,13 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use super::attach::{Attach, Parents};
-use crate::script::{Owned, ResourceId, ResourceStopped};
 use dlmp_core::position::Scope;
 use dlmp_core::session::PlayerDisconnected;
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::world::markers::BlipFlags;
 use dlmp_protocol::world::shared::{AttachKind, MarkerId, WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
+use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
 pub use stream::BlipStream;
 

@@ -13,13 +13,13 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use crate::player::Life;
-use crate::script::{Owned, ResourceId};
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::PlayerDisconnected;
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::world::markers::{ColshapeId, Shape};
 use dlmp_protocol::world::shared::EntityRev;
+use dlmp_script::{Owned, ResourceId};
 
 pub use outline::OutlineStream;
 

@@ -15,11 +15,11 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use crate::script::{Owned, ResourceId, ResourceStopped};
 use dlmp_core::position::Scope;
 use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_protocol::world::shared::{EntityRev, MarkerId};
+use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
 pub use stream::GangZoneStream;
 

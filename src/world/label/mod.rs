@@ -18,7 +18,6 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use super::attach::{Attach, Parents};
-use crate::script::{Owned, ResourceId, ResourceStopped};
 use dlmp_core::position::Scope;
 use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
@@ -26,6 +25,7 @@ use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::text::FixedText;
 use dlmp_protocol::world::label::LABEL_TEXT;
 use dlmp_protocol::world::shared::{AttachKind, MarkerId};
+use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
 pub use stream::LabelStream;
 

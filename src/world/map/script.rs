@@ -12,14 +12,14 @@ use mlua::{Error, Lua, Result, Table, Value};
 use tracing::warn;
 
 use super::{Format, MAX_FILE_BYTES, MapError, load};
-use crate::script::ResourceId;
-use crate::script::api::world::object::LuaObject;
-use crate::script::api::{args, queue_messages, resource_dir};
-use crate::script::sandbox::{DATA_PREFIX, Roots};
 use crate::vehicle::script::{check_spec, create_from_spec as create_vehicle};
 use crate::world::object::script::book as object_book;
 use crate::world::object::{Object, ObjectCommand};
 use crate::world::pickup::script::create_all as create_pickups;
+use crate::world::script::object::LuaObject;
+use dlmp_script::ResourceId;
+use dlmp_script::api::{args, queue_messages, resource_dir};
+use dlmp_script::sandbox::{DATA_PREFIX, Roots};
 
 const F: &str = "load_map";
 
@@ -142,5 +142,5 @@ fn read(real: &Path) -> std::result::Result<String, MapError> {
 }
 
 fn resource_name(lua: &Lua, resource: ResourceId) -> String {
-    crate::script::api::resource_name(lua, resource).unwrap_or_default()
+    dlmp_script::api::resource_name(lua, resource).unwrap_or_default()
 }

@@ -22,11 +22,11 @@ use super::{
     check_offset, check_position, check_rotation, models,
 };
 use crate::player::LastFrame;
-use crate::script::{Owned, ResourceId};
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Player, PlayerDisconnected};
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::object::{Bone, MOVE_MS_MAX};
+use dlmp_script::{Owned, ResourceId};
 
 /// A change of the object set, from a script or a Rust plugin (ids from
 /// [`Objects::reserve`]). Applied in order; a command the world refuses (a parent gone, a

@@ -30,11 +30,7 @@ use dlmp_net::lane::Delivery;
 /// The most objects the floor of a landing holds (world.md: "up to 31 objects").
 pub const FLOOR: usize = 31;
 
-/// The lane places a landing needs besides its floor: TeleportPlayer, and ScopeChanged
-/// (critical, after it) when the interior changes.
-pub fn landing_places(interior_changes: bool) -> usize {
-    1 + usize::from(interior_changes)
-}
+use crate::player::teleport::landing_places;
 
 pub(super) fn build(app: &mut App) {
     app.init_resource::<GrantFloor>().add_systems(

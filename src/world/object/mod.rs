@@ -31,7 +31,6 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::script::{Owned, ResourceId};
 use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
 use dlmp_core::tick::{GameplaySystems, StreamingSystems};
@@ -39,6 +38,7 @@ use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::VehicleId;
 use dlmp_protocol::world::object::{Bone, MOVE_MS_MAX, OFFSET_MAX, ROTATION_MAX};
 use dlmp_protocol::world::shared::{EntityRev, in_world};
+use dlmp_script::{Owned, ResourceId};
 
 pub use crate::config::OBJECT_STREAM_DISTANCE;
 pub use commands::{ObjectCommand, ObjectMoveEnded, ObjectStats};

@@ -14,9 +14,9 @@ use bevy_time::Time;
 use super::landing::FLOOR;
 use super::pose::{Pose, distance};
 use super::{Attachment, Object, ObjectId, ObjectSettings, Objects, Parent, reserve};
-use crate::script::ScriptHost;
 use dlmp_core::position::Scope;
 use dlmp_protocol::geometry::Vec3;
+use dlmp_script::ScriptHost;
 
 /// The scripts' view of the objects (Lua app data).
 #[derive(Debug, Default)]

@@ -10,13 +10,13 @@ use tracing::debug;
 
 use super::stream::{PickupStream, show_packet};
 use super::{Owner, Pickup, PickupSpec, Pickups};
-use crate::script::{Owned, ResourceStopped};
 use dlmp_core::session::{Connection, PlayerIndex};
 use dlmp_protocol::ServerPacket;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::pickup::PickupId;
 use dlmp_protocol::world::shared::EntityRev;
+use dlmp_script::{Owned, ResourceStopped};
 
 /// A change of the pickup set, from a script or a Rust plugin (ids from
 /// [`Pickups::reserve`]). Applied in [`GameplaySystems::Apply`], in order.

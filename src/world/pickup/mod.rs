@@ -23,13 +23,13 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::script::ResourceId;
 use dlmp_core::position::Scope;
 use dlmp_core::tick::{GameplaySystems, StreamingSystems};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::PlayerId;
 use dlmp_protocol::world::pickup::PickupId;
 use dlmp_protocol::world::shared::EntityRev;
+use dlmp_script::ResourceId;
 
 pub use commands::PickupCommand;
 pub use stream::PickupStream;

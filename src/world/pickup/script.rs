@@ -15,13 +15,13 @@ use mlua::{Error, Lua, Result, Table, UserData, UserDataMethods, Value, Variadic
 
 use super::models::is_pickup_model;
 use super::{Behavior, Pickup, PickupCommand, PickupSpec, Pickups, reserve};
-use crate::script::ResourceId;
-use crate::script::ScriptHost;
-use crate::script::api::{args, queue_message, queue_messages};
 use dlmp_core::position::Scope;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::world::pickup::{PICKUP_XY, PickupId, SCALE_MAX, SCALE_MIN};
 use dlmp_protocol::world::shared::{WORLD_Z_MAX, WORLD_Z_MIN};
+use dlmp_script::ResourceId;
+use dlmp_script::ScriptHost;
+use dlmp_script::api::{args, queue_message, queue_messages};
 
 /// What scripts see of one pickup.
 #[derive(Debug, Clone, Copy, PartialEq)]
