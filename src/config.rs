@@ -9,10 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 use serde::{Deserialize, Serialize};
 
-/// The least time dead when neither the config nor the gamemode set one (ADR 0012).
-pub const DEFAULT_RESPAWN_DELAY: Duration = Duration::from_secs(3);
-/// The longest least time dead the config or the gamemode may set (an hour).
-pub const MAX_RESPAWN_DELAY: Duration = Duration::from_secs(3600);
+pub use dlmp_player::respawn::{DEFAULT_RESPAWN_DELAY, MAX_RESPAWN_DELAY};
 /// Pickups are shown within this distance of a player's stream center, m (ADR 0028).
 pub const PICKUP_DRAW_DISTANCE: f32 = 150.0;
 /// A touch counts when the player's last PlayerSync position is this near, m (ADR 0028).

@@ -88,14 +88,12 @@
 //! server with them.
 
 pub mod bans;
-pub mod chat;
 pub mod config;
 pub mod console;
 pub mod db;
 pub mod harness;
 pub mod logs;
 pub mod metrics;
-pub mod player;
 pub mod prelude;
 pub mod query;
 #[cfg(test)]
@@ -108,6 +106,8 @@ pub mod world;
 pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
 pub use dlmp_net::lane;
+pub use dlmp_player as player;
+pub use dlmp_player::chat;
 pub use dlmp_protocol as protocol;
 pub use dlmp_protocol::serial;
 pub use dlmp_script as script;

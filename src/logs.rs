@@ -14,8 +14,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
-/// The target of the moderation log's events: `tracing::info!(target: CHAT_LOG, ...)`.
-pub const CHAT_LOG: &str = "dlmp::chat_log";
+pub use dlmp_player::chat::CHAT_LOG;
 
 /// Keeps the file writers flushing; drop it last (at exit, it writes what is buffered).
 #[must_use]

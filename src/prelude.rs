@@ -5,15 +5,7 @@
 pub use bevy_app::{App, FixedUpdate, Plugin};
 pub use bevy_ecs::prelude::*;
 
-pub use crate::chat::{PlayerChat, notify, say};
 pub use crate::config::Config;
-pub use crate::player::admission::{
-    AdmissionRefused, CheatSuspected, CheatVerdict, RateLimit, RefusalKind, RefusalReason,
-};
-pub use crate::player::ledger::LedgerEvent;
-pub use crate::player::{
-    Body, Inventory, LastFrame, Ledger, RespawnGranted, SpawnGranted, SpawnState, Team,
-};
 pub use crate::server::{PluginSettings, Server, plugin_settings};
 pub use dlmp_core::position::{Position, Scope};
 pub use dlmp_core::session::{
@@ -22,6 +14,14 @@ pub use dlmp_core::session::{
 };
 pub use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 pub use dlmp_core::viewers::Viewers;
+pub use dlmp_player::admission::{
+    AdmissionRefused, CheatSuspected, CheatVerdict, RateLimit, RefusalKind, RefusalReason,
+};
+pub use dlmp_player::chat::{PlayerChat, notify, say};
+pub use dlmp_player::ledger::LedgerEvent;
+pub use dlmp_player::{
+    Body, Inventory, LastFrame, Ledger, RespawnGranted, SpawnGranted, SpawnState, Team,
+};
 pub use dlmp_protocol::connection::handshake::LeaveReason;
 pub use dlmp_protocol::geometry::Vec3;
 pub use dlmp_protocol::ids::PlayerId;

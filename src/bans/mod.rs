@@ -21,10 +21,10 @@ use tracing::{error, info};
 pub use list::{Ban, BanList, UnixSeconds};
 pub use store::BanStore;
 
-use crate::chat::notify;
 use crate::db::Database;
 use dlmp_core::session::{Connection, EndSession, Name, SessionState};
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_player::chat::notify;
 use dlmp_protocol::connection::handshake::LeaveReason;
 
 /// The wall clock bans are dated by.

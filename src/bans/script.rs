@@ -10,7 +10,7 @@ use dlmp_script::ScriptApi;
 use dlmp_script::api::{args, queue_message};
 
 use crate::bans::BanCommand;
-use crate::player::script::LuaPlayer;
+use dlmp_player::script::LuaPlayer;
 
 /// What the bans add to the Lua API.
 pub fn register(api: &mut ScriptApi) {

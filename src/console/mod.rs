@@ -28,16 +28,16 @@ use bevy_time::{Fixed, Time};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use tracing::{error, info};
 
-use crate::chat::{notify, say};
-use crate::player::animation::AnimationDrops;
-use crate::player::frame::FrameDrops;
-use crate::player::ledger::{FrozenContactDrops, PreviousLifeDrops};
-use crate::player::relay::RelayStats;
-use crate::player::respawn::RespawnDrops;
-use crate::player::shots::ShotDrops;
-use crate::player::spawn::SpawnRequestDrops;
 use dlmp_core::session::{Connection, EndSession, Name, Player, PlayerIndex, SessionSettings};
 use dlmp_core::tick::{ServerSystems, ShutdownFlag, Transport};
+use dlmp_player::animation::AnimationDrops;
+use dlmp_player::chat::{notify, say};
+use dlmp_player::frame::FrameDrops;
+use dlmp_player::ledger::{FrozenContactDrops, PreviousLifeDrops};
+use dlmp_player::relay::RelayStats;
+use dlmp_player::respawn::RespawnDrops;
+use dlmp_player::shots::ShotDrops;
+use dlmp_player::spawn::SpawnRequestDrops;
 use dlmp_protocol::connection::chat::Color;
 use dlmp_protocol::connection::handshake::LeaveReason;
 use dlmp_protocol::ids::PlayerId;
@@ -248,12 +248,12 @@ fn players(world: &mut World) -> Vec<String> {
             .get::<Connection>(e)
             .and_then(Connection::ping)
             .map_or_else(|| "-".to_owned(), |d| format!("{} ms", d.as_millis()));
-        let state = match world.get::<crate::player::Life>(e) {
+        let state = match world.get::<dlmp_player::Life>(e) {
             Some(l) if l.spawned && l.alive => "alive",
             Some(l) if l.spawned => "dead",
             _ => "not spawned",
         };
-        let health = world.get::<crate::player::Ledger>(e).map_or_else(
+        let health = world.get::<dlmp_player::Ledger>(e).map_or_else(
             || "-".to_owned(),
             |l| format!("{:.0} / {:.0}", l.health, l.armor),
         );
@@ -416,9 +416,9 @@ fn stats(world: &mut World) -> Vec<String> {
 /// titles in one column: what the network sent that the pages say to drop or refuse, after
 /// decoding (player.md, connection.md §5-§6, world.md).
 fn gameplay_counters(world: &World, out: &mut Vec<String>) {
-    use crate::chat::ChatDrops;
     use crate::world::pickup::PickupStats;
     use crate::world::waypoint::WaypointDrops;
+    use dlmp_player::chat::ChatDrops;
     let mut rows: Vec<(&str, Vec<(&str, u64)>)> = Vec::new();
     let mut row = |title, counts: Option<Vec<(&'static str, u64)>>| {
         if let Some(counts) = counts {

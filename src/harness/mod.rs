@@ -32,7 +32,6 @@ use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 
 use crate::config::Config;
-use crate::player::{Life, SpawnInfo, SpawnState};
 use crate::server::build_app;
 use dlmp_core::position::Position;
 use dlmp_core::session::{Connection, PlayerIndex};
@@ -41,6 +40,7 @@ use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
 use dlmp_net::lane::{InboundLane, Verdict};
 use dlmp_net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound, Shipments};
+use dlmp_player::{Life, SpawnInfo, SpawnState};
 use dlmp_protocol::bundle::ServerDatagram;
 use dlmp_protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
 use dlmp_protocol::connection::damage::DamageReport;
@@ -701,7 +701,7 @@ impl Harness {
     pub fn freeze(&mut self, client: ClientId, frozen: bool) {
         let player = self.entity(client);
         self.world_mut()
-            .write_message(crate::player::control::ControlCommand::Freeze { player, frozen });
+            .write_message(dlmp_player::control::ControlCommand::Freeze { player, frozen });
         self.step();
     }
 
@@ -717,7 +717,7 @@ impl Harness {
     ) {
         let player = self.entity(client);
         self.world_mut()
-            .write_message(crate::player::scope::SetScope {
+            .write_message(dlmp_player::scope::SetScope {
                 player,
                 virtual_world,
                 interior,
@@ -732,7 +732,7 @@ impl Harness {
     pub fn teleport(&mut self, client: ClientId, at: Vec3) {
         let player = self.entity(client);
         self.world_mut()
-            .write_message(crate::player::teleport::Teleport {
+            .write_message(dlmp_player::teleport::Teleport {
                 player,
                 pos: at,
                 heading: None,
@@ -747,11 +747,11 @@ impl Harness {
     /// confirming its life (player.md, RespawnPlayer).
     pub fn live(&mut self, client: ClientId) {
         let seq = self
-            .get::<crate::player::LastFrame>(client)
+            .get::<dlmp_player::LastFrame>(client)
             .seq
             .map_or(1, |s| s.0.wrapping_add(1));
         let frame = Frame {
-            death_epoch: self.get::<crate::player::DeathEpoch>(client).0,
+            death_epoch: self.get::<dlmp_player::DeathEpoch>(client).0,
             ..Frame::standing(self.get::<Position>(client).0)
         };
         self.sync(client, seq, frame);
@@ -785,10 +785,10 @@ impl Harness {
     }
 
     /// The real respawn of a dead player: waits out the default least time dead
-    /// ([`crate::player::respawn::DEFAULT_RESPAWN_DELAY`]), sends RespawnRequest and runs
+    /// ([`dlmp_player::respawn::DEFAULT_RESPAWN_DELAY`]), sends RespawnRequest and runs
     /// one tick, in which the server grants it.
     pub fn respawn(&mut self, client: ClientId) {
-        self.advance(crate::player::respawn::DEFAULT_RESPAWN_DELAY);
+        self.advance(dlmp_player::respawn::DEFAULT_RESPAWN_DELAY);
         self.request_respawn(client);
         self.step();
     }
@@ -797,7 +797,7 @@ impl Harness {
     /// commits in the tick it runs.
     #[track_caller]
     pub fn die(&mut self, client: ClientId) {
-        let seq = self.get::<crate::player::Ledger>(client).damage_seq.0 + 1;
+        let seq = self.get::<dlmp_player::Ledger>(client).damage_seq.0 + 1;
         self.report_damage(client, seq, 54, 200.0);
         self.step();
         assert!(!self.get::<Life>(client).alive, "the fall kills");

@@ -18,7 +18,7 @@ pub use rules::{GameModeText, ServerRules, SetGameModeText, SetRule, VERSION_RUL
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
 use dlmp_net::query::QueryBoard;
 
-pub use crate::player::Score;
+pub use dlmp_player::Score;
 
 /// `player:set_score(n)`.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use dlmp_protocol::query::{MAX_RULE_KEY, MAX_RULE_VALUE};
 use dlmp_script::api::{args, queue_message};
 use dlmp_script::{ResourceId, ScriptApi};
 
-use crate::player::script::LuaPlayer;
 use crate::query::{SetGameModeText, SetRule, SetScore, VERSION_RULE};
+use dlmp_player::script::LuaPlayer;
 
 /// What the server query adds to the Lua API.
 pub fn register(api: &mut ScriptApi) {

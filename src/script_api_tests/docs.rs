@@ -10,8 +10,8 @@ use dlmp_script::events::host_events;
 use mlua::{IntoLua, Lua, Table, Value};
 
 use crate::harness::Harness;
-use crate::player::script::LuaPlayer;
 use crate::world::pickup::script::LuaPickup;
+use dlmp_player::script::LuaPlayer;
 
 const DOCS: &str = include_str!("../../docs/lua-api.md");
 

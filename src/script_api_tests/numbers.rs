@@ -10,7 +10,7 @@ use rstest::rstest;
 use dlmp_protocol::ids::PlayerToken;
 
 use crate::harness::Harness;
-use crate::player::script::{LuaPlayer, PlayerView, set_players};
+use dlmp_player::script::{LuaPlayer, PlayerView, set_players};
 
 /// A Lua state with `dlmp` and `p`, a connected, spawned, living player with room on its
 /// lane, so that each call below succeeds with a good value.

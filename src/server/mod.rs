@@ -19,12 +19,8 @@ pub use run::{Server, gamemode_check};
 pub use runner::{FixedStepRunner, MAX_CATCH_UP};
 
 use crate::bans::BansPlugin;
-use crate::chat::ChatPlugin;
 use crate::config::Config;
 use crate::db::{DbPlugin, DbSettings, DbTarget};
-use crate::player::PlayerPlugin;
-use crate::player::respawn::RespawnPolicy;
-use crate::player::stream::StreamingPlugin;
 use crate::query::QueryPlugin;
 use crate::stats::{StatsPlugin, StatsSettings};
 use crate::vehicle::VehiclePlugin;
@@ -33,6 +29,10 @@ use crate::vehicle::syncer::SyncerPlugin;
 use crate::world::WorldPlugin;
 use dlmp_core::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use dlmp_core::tick::{ShutdownFlag, ShutdownPlugin, Transport};
+use dlmp_player::PlayerPlugin;
+use dlmp_player::chat::ChatPlugin;
+use dlmp_player::respawn::RespawnPolicy;
+use dlmp_player::stream::StreamingPlugin;
 use dlmp_script::{ScriptPlugin, ScriptSettings};
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every

@@ -15,7 +15,8 @@ use super::script::LuaVehicle;
 use super::seats::{PendingEnters, SeatChanged};
 use super::syncer::SyncerChanged;
 use super::tow::flow::PendingLinks;
-use crate::player::script::{LuaPlayer, PlayerAsk};
+use dlmp_player::script::animation::SeatedInView;
+use dlmp_player::script::{LuaPlayer, PlayerAsk};
 
 id_event_handle!(LuaVehicle, "Vehicle", VehicleId);
 
@@ -75,7 +76,10 @@ pub fn register(api: &mut ScriptApi) {
             super::script::player_vehicle(lua, this.entity)
         });
     })
-    .events(NAMES);
+    .events(NAMES)
+    .setup(|lua, _| {
+        lua.set_app_data(SeatedInView(super::script::is_seated));
+    });
 }
 
 /// Registers the vehicles' Lua API and adds their systems to the script pass.

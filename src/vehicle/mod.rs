@@ -46,8 +46,8 @@ pub mod winch;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
-use crate::player::teleport::MoveSystems;
 use dlmp_core::tick::{GameplaySystems, StreamingSystems};
+use dlmp_player::teleport::MoveSystems;
 
 pub use components::{
     Colors, Damage, DamageRev, Frozen, Health, HealthRev, Hitch, Occupant, Params, Part,
@@ -127,7 +127,7 @@ impl Plugin for VehiclePlugin {
                     (stream::reconcile, stream::keep_overrides)
                         .chain()
                         .in_set(StreamingSystems::Reconcile)
-                        .before(crate::player::stream::reconcile),
+                        .before(dlmp_player::stream::reconcile),
                 ),
             );
         app.add_plugins(params::ParamsPlugin);

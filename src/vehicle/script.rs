@@ -18,12 +18,12 @@ use super::components::{Colors, Frozen, Health, Hitch, Seats, Syncer, Vehicle, V
 use super::lifecycle::{VehicleCommand, VehicleSpec};
 use super::models::VehicleModels;
 use super::seats::{JackingCommand, SeatCommand};
-use crate::player::script::LuaPlayer;
 use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
 use dlmp_core::streaming::grid::FxHasher;
 use dlmp_core::vehicle::{Life, Pose};
 use dlmp_core::vehicle::{Vehicles, reserve};
+use dlmp_player::script::LuaPlayer;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::VehicleId;
 use dlmp_script::api::args;
@@ -178,14 +178,14 @@ fn triple(v: Vec3) -> (f64, f64, f64) {
 /// A per-step vector (the wire's, [`Pose`]'s) per second: m/s or rad/s, as the setters
 /// take them (`dlmp.set_vehicle_velocity`).
 fn per_second(v: Vec3) -> (f64, f64, f64) {
-    let k = f64::from(crate::player::frame::rules::STEPS_PER_SECOND);
+    let k = f64::from(dlmp_player::frame::rules::STEPS_PER_SECOND);
     let (x, y, z) = triple(v);
     (x * k, y * k, z * k)
 }
 
 /// The player's view, or the Lua error of a player who left.
 pub(crate) fn player_view(lua: &Lua, func: &str, p: &LuaPlayer) -> Result<(bool, Scope)> {
-    let state = crate::player::script::views(lua)?;
+    let state = dlmp_player::script::views(lua)?;
     let view = state
         .player(p.entity, p.token)
         .filter(|v| v.connected)
@@ -241,7 +241,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
         "put_player_in_vehicle",
         lua.create_function(|lua, (p, v, seat): (Value, Value, Value)| {
             const F: &str = "put_player_in_vehicle";
-            let p = crate::player::script::player_arg(F, "player", &p)?;
+            let p = dlmp_player::script::player_arg(F, "player", &p)?;
             let v = vehicle_arg(F, &v)?;
             let seat = args::integer(F, "seat", &seat, 0..=255)? as u8;
             let (able, scope) = player_view(lua, F, &p)?;
@@ -295,7 +295,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
         "remove_player_from_vehicle",
         lua.create_function(|lua, p: Value| {
             const F: &str = "remove_player_from_vehicle";
-            let p = crate::player::script::player_arg(F, "player", &p)?;
+            let p = dlmp_player::script::player_arg(F, "player", &p)?;
             player_view(lua, F, &p)?;
             seat_in_book(&mut *book(lua)?, p, None);
             queue_message(

@@ -13,12 +13,12 @@ use tracing::{debug, warn};
 use super::components::{Occupant, Params, Seats, Train, Vehicle, VehicleScope};
 use super::models::{CARRIAGE_LENGTH, VehicleModels};
 use super::stream::{VehicleStream, occupancy};
-use crate::player::Life as PlayerLife;
-use crate::player::frame::FrameState;
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Connection, Player, PlayerDisconnected, PlayerIndex, Received};
 use dlmp_core::vehicle::{Life, Pose, Seated};
 use dlmp_net::lane::Delivery;
+use dlmp_player::Life as PlayerLife;
+use dlmp_player::frame::FrameState;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{PlayerId, PlayerToken, VehicleEpoch, VehicleId};
@@ -134,7 +134,7 @@ pub(super) fn apply_jacking(mut read: MessageReader<JackingCommand>, mut jacking
 /// `vehicle_jack(vehicle, jacker, victim)`; false from any handler is a deny.
 pub(crate) fn emit_start_enters(host: &mut dlmp_script::ScriptHost, pending: &mut PendingEnters) {
     use super::script::LuaVehicle;
-    use crate::player::script::LuaPlayer;
+    use dlmp_player::script::LuaPlayer;
     use dlmp_script::ScriptEvent;
     let lua = |o: Occupant| LuaPlayer {
         entity: o.entity,
@@ -843,7 +843,7 @@ pub(super) fn empty_destroyed(
 /// The script event of a seat change.
 pub(crate) fn seat_event(change: &SeatChanged) -> dlmp_script::ScriptEvent {
     use dlmp_script::ScriptEvent;
-    let player = crate::player::script::LuaPlayer {
+    let player = dlmp_player::script::LuaPlayer {
         entity: change.player.entity,
         token: change.player.token,
     };
@@ -858,7 +858,7 @@ pub(crate) fn seat_event(change: &SeatChanged) -> dlmp_script::ScriptEvent {
 
 /// player.md, "Player streaming": "A change of virtual_world or interior (TeleportPlayer
 /// to another area) first frees the seat: VehicleOccupancy exit precedes TeleportPlayer".
-/// Runs in [`MoveSystems::Unseat`](crate::player::teleport::MoveSystems::Unseat), before
+/// Runs in [`MoveSystems::Unseat`](dlmp_player::teleport::MoveSystems::Unseat), before
 /// the moves: every teleport a seated player will take frees its seat (a seated body
 /// does not move without its vehicle, ADR 0052), and so does a scope change.
 #[allow(
@@ -869,8 +869,8 @@ pub(super) fn unseat_moved(
     mut commands: Commands,
     stream: Res<VehicleStream>,
     index: Res<PlayerIndex>,
-    mut teleports: MessageReader<crate::player::teleport::Teleport>,
-    mut scopes: MessageReader<crate::player::scope::SetScope>,
+    mut teleports: MessageReader<dlmp_player::teleport::Teleport>,
+    mut scopes: MessageReader<dlmp_player::scope::SetScope>,
     mut changed: MessageWriter<SeatChanged>,
     players: Query<(&Player, &PlayerLife, &Scope, &Seated)>,
     mut seats: Query<&mut Seats>,

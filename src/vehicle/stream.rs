@@ -20,11 +20,6 @@ use super::components::{
     Colors, Damage, Frozen, Health, Hitch, Params, Part, RelaySerial, Revisions, Seats, ShowTail,
     Train, Vehicle, VehicleScope,
 };
-use crate::player::Life as PlayerLife;
-use crate::player::relay::Relayed;
-use crate::player::shots::ShotOrder;
-use crate::player::stream::{Look, snapshot};
-use crate::player::stream::{StreamChange, StreamOverride};
 use dlmp_core::position::{Position, Scope, StreamCenter};
 use dlmp_core::session::{Connection, Player, PlayerDisconnected};
 use dlmp_core::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
@@ -34,6 +29,11 @@ use dlmp_core::streaming::stable::{Seen, Stability};
 use dlmp_core::vehicle::{Life, Pose, Seated};
 use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
+use dlmp_player::Life as PlayerLife;
+use dlmp_player::relay::Relayed;
+use dlmp_player::shots::ShotOrder;
+use dlmp_player::stream::{Look, snapshot};
+use dlmp_player::stream::{StreamChange, StreamOverride};
 use dlmp_protocol::ServerPacket;
 use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken, Seq, VehicleId};
 use dlmp_protocol::player::streaming::PlayerStreamOut;

@@ -9,7 +9,6 @@
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
-use crate::player::Life;
 use crate::vehicle::{Vehicle, VehicleScope, VehicleStream};
 use dlmp_core::position::{Position, Scope, StreamCenter};
 use dlmp_core::session::Player;
@@ -18,6 +17,7 @@ use dlmp_core::streaming::players::Distances;
 use dlmp_core::streaming::shown::ShownSets;
 use dlmp_core::vehicle::{Pose, Vehicles};
 use dlmp_core::viewers::Viewers;
+use dlmp_player::Life;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{PlayerId, VehicleId};
 use dlmp_protocol::world::shared::AttachKind;

@@ -14,11 +14,11 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
-use crate::player::Life;
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Connection, PlayerConnected, PlayerDisconnected, RateLimit, TokenBucket};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_net::lane::Delivery;
+use dlmp_player::Life;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::EventId;
 use dlmp_protocol::world::markers::{Checkpoint as CheckpointPacket, CheckpointKind};

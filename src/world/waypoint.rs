@@ -15,10 +15,10 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
-use crate::player::Life;
 use dlmp_core::owner::command_owner;
 use dlmp_core::session::{Connection, PlayerConnected, RateLimit, Received, TokenBucket};
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_player::Life;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::ids::EventId;
 use dlmp_protocol::world::waypoint::{MapPoint, SetWaypoint, WAYPOINT_MAX};

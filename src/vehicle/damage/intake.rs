@@ -12,14 +12,14 @@ use tracing::debug;
 
 use super::DamageStats;
 use super::status::{Shape, StatusRefusal, merge, reported};
-use crate::player::frame::FrameState;
-use crate::player::{Body, Life as PlayerLife};
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::frame::accept::controller;
 use crate::vehicle::frame::control_of;
 use crate::vehicle::{Damage, Revisions, Seats, Syncer, Vehicle, VehicleModels, VehicleStream};
 use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
 use dlmp_core::vehicle::{Life, Vehicles};
+use dlmp_player::frame::FrameState;
+use dlmp_player::{Body, Life as PlayerLife};
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::ids::EventId;
 use dlmp_protocol::vehicle::damage::{RemoteVehicleDamage, VehicleDamage};

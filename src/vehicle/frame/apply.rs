@@ -2,8 +2,8 @@
 //! changes"), and the state its relay carries (RemoteVehicleFrame: "health, health_rev,
 //! siren_rev, nitro, hydraulics and pose_rev are the server's"). I/O-free.
 
-use crate::player::frame::Bounds;
 use dlmp_core::vehicle::Pose;
+use dlmp_player::frame::Bounds;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::Revision;
 use dlmp_protocol::vehicle::state::VehicleState;

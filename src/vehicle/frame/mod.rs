@@ -24,14 +24,14 @@ use self::accept::{Control, Role, SenderMarks, VehicleFrameDrop, VehicleFrameDro
 use self::fields::{FieldInputs, FieldOutcome, HeldFields, SIREN_SWITCHES, ServerFields};
 use super::{Frozen, Health, Params, Part, RelaySerial, Revisions, Seats, Syncer};
 use super::{Train, Vehicle};
-use crate::player::frame::{FrameState, admit_frames};
-use crate::player::history::PositionHistory;
-use crate::player::relay::Relayed;
-use crate::player::{Body, Life as PlayerLife};
 use dlmp_core::session::{Player, PlayerConnected, Received, TokenBucket};
 use dlmp_core::tick::{ServerSystems, StreamingSystems};
 use dlmp_core::vehicle::Vehicles;
 use dlmp_core::vehicle::{Life, Pose};
+use dlmp_player::frame::{FrameState, admit_frames};
+use dlmp_player::history::PositionHistory;
+use dlmp_player::relay::Relayed;
+use dlmp_player::{Body, Life as PlayerLife};
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::ids::{PlayerId, PlayerToken, Seq, VehicleId};
 use dlmp_protocol::serial::Serial;

@@ -13,12 +13,12 @@ use bevy_ecs::prelude::*;
 use tracing::warn;
 
 use super::VehicleFrameAccepted;
-use crate::player::Team;
-use crate::player::relay::{Recipient, Recipients, Relayed};
 use crate::vehicle::params::notify::params_packet;
 use crate::vehicle::{Params, Revisions, VehicleStream};
 use dlmp_core::session::{Connection, Player, PlayerIndex, RelayPacket, Relays};
 use dlmp_net::lane::Delivery;
+use dlmp_player::Team;
+use dlmp_player::relay::{Recipient, Recipients, Relayed};
 use dlmp_protocol::ServerPacket;
 use dlmp_protocol::vehicle::frame::RemoteVehicleFrame;
 

@@ -18,15 +18,14 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
-use crate::player::ledger::RecentShots;
 use crate::vehicle::VehicleScope;
 use crate::vehicle::weapon::SalvoAccepted;
 use crate::world::object::pose::distance;
 use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
 use dlmp_core::vehicle::{Pose, Seated};
+use dlmp_player::ledger::RecentShots;
 use dlmp_protocol::geometry::Vec3;
-use dlmp_protocol::ids::{PlayerId, PlayerToken};
 
 /// A shot passing this close to the vehicle's center explains its explosion, m.
 pub const PASS_DISTANCE: f32 = 8.0;
@@ -37,13 +36,7 @@ pub const BLAST_WINDOW: Duration = Duration::from_secs(85);
 /// ... within this distance of it, m.
 pub const BLAST_DISTANCE: f32 = 80.0;
 
-/// A player of one generation (the page: "the same player of the same generation").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Who {
-    pub entity: Entity,
-    pub id: PlayerId,
-    pub token: PlayerToken,
-}
+pub use dlmp_player::credit::Who;
 
 /// On a vehicle: the last shot of each shooter that passed by it in this epoch (a respawn
 /// clears it), at most one entry per shooter, none older than [`PASS_WINDOW`].
@@ -235,6 +228,7 @@ pub(super) fn note_shells(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dlmp_protocol::ids::{PlayerId, PlayerToken};
 
     const S: fn(u64) -> Duration = Duration::from_secs;
 

@@ -16,9 +16,6 @@ use tracing::debug;
 
 use super::burning::{BURN_TIME, BURNING_BELOW, Burning};
 use super::credit::{self, Blast, Blasts, Exploded, PassingShots, Who};
-use super::window::ExplosionKiller;
-use crate::player::frame::FrameState;
-use crate::player::{Body, Life as PlayerLife};
 use crate::vehicle::{
     Health, Remote, ResetKind, Seats, Syncer, Vehicle, VehicleClass, VehicleModels, VehicleReset,
     VehicleScope, VehicleStream,
@@ -26,6 +23,9 @@ use crate::vehicle::{
 use dlmp_core::position::Scope;
 use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
 use dlmp_core::vehicle::{Life, Pose, Vehicles};
+use dlmp_player::credit::ExplosionKiller;
+use dlmp_player::frame::FrameState;
+use dlmp_player::{Body, Life as PlayerLife};
 use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
 use dlmp_protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
 use dlmp_protocol::{ClientPacket, ServerPacket};

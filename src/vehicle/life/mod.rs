@@ -23,9 +23,9 @@ use bevy_ecs::prelude::*;
 
 pub use burning::Burning;
 pub use credit::{Blasts, PassingShots, Who};
+pub use dlmp_player::credit::ExplosionKiller;
 pub use explode::{ExplodeDrop, ExplodeStats, VehicleDied};
 pub use respawn::{RespawnVehicle, respawn_vehicle};
-pub use window::ExplosionKiller;
 
 use super::VehicleSystems;
 use dlmp_core::tick::{GameplaySystems, ServerSystems};

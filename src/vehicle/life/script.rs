@@ -6,9 +6,9 @@ use mlua::{Lua, Result, Table, Value};
 
 use super::explode::VehicleDied;
 use super::respawn::RespawnVehicle;
-use crate::player::script::LuaPlayer;
 use crate::vehicle::components::FULL_HEALTH;
 use crate::vehicle::script::{LuaVehicle, edit_view, vehicle_arg};
+use dlmp_player::script::LuaPlayer;
 use dlmp_protocol::vehicle::life::VehicleDeathCause;
 use dlmp_script::ScriptEvent;
 use dlmp_script::api::queue_message;

@@ -15,12 +15,12 @@ use tracing::debug;
 
 use super::command::ParamWriter;
 use super::rules::ParamChange;
-use crate::player::frame::FrameState;
 use crate::vehicle::components::{Occupant, Seats};
 use crate::vehicle::event_limit::VehicleEvents;
 use dlmp_core::session::{Player, Received};
 use dlmp_core::vehicle::Life;
 use dlmp_core::vehicle::Vehicles;
+use dlmp_player::frame::FrameState;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::ids::{VehicleEpoch, VehicleId};
 use dlmp_protocol::vehicle::params::VehicleControlKind;
@@ -207,8 +207,8 @@ fn check(
 /// The scripts' part, inside the script pass: `vehicle_control` for each waiting key;
 /// false from any handler refuses it.
 pub(crate) fn emit_controls(host: &mut dlmp_script::ScriptHost, pending: &mut PendingControls) {
-    use crate::player::script::LuaPlayer;
     use crate::vehicle::script::LuaVehicle;
+    use dlmp_player::script::LuaPlayer;
     use dlmp_script::ScriptEvent;
     for key in &mut pending.0 {
         let player = LuaPlayer {

@@ -16,8 +16,8 @@ use dlmp_script::api::{args, queue_message};
 
 /// The player a call names, if it is still connected.
 fn player_arg(lua: &Lua, func: &str, v: &Value) -> Result<Who> {
-    let p = crate::player::script::player_arg(func, "player", v)?;
-    let state = crate::player::script::views(lua)?;
+    let p = dlmp_player::script::player_arg(func, "player", v)?;
+    let state = dlmp_player::script::views(lua)?;
     state
         .player(p.entity, p.token)
         .filter(|v| v.connected)

@@ -12,9 +12,9 @@ use bevy_ecs::prelude::*;
 use mlua::{Error, Lua, Result, Table, Value, Variadic};
 
 use super::{MAX_RC_RANGE, PendingRemoteEnter, RemoteCommand, RemoteQueue};
-use crate::player::script::LuaPlayer;
 use crate::vehicle::models::{VehicleClass, VehicleModels};
 use crate::vehicle::script::{LuaVehicle, is_seated, player_view, vehicle_arg, vehicle_info};
+use dlmp_player::script::LuaPlayer;
 use dlmp_protocol::ids::VehicleId;
 use dlmp_script::api::{args, queue_message};
 use dlmp_script::{ResourceId, ScriptEvent, ScriptHost};
@@ -53,7 +53,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, _resource: ResourceId) -> Result<
         lua.create_function(|lua, a: Variadic<Value>| {
             const F: &str = "set_remote_vehicle";
             let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Nil);
-            let p = crate::player::script::player_arg(F, "player", &arg(0))?;
+            let p = dlmp_player::script::player_arg(F, "player", &arg(0))?;
             let v = vehicle_arg(F, &arg(1))?;
             let detonation = args::boolean_or(F, "detonation", &arg(2), false)?;
             let (able, scope) = player_view(lua, F, &p)?;
@@ -104,7 +104,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, _resource: ResourceId) -> Result<
         "remove_remote_vehicle",
         lua.create_function(|lua, p: Value| {
             const F: &str = "remove_remote_vehicle";
-            let p = crate::player::script::player_arg(F, "player", &p)?;
+            let p = dlmp_player::script::player_arg(F, "player", &p)?;
             player_view(lua, F, &p)?;
             book(lua)?.drivers.retain(|_, d| *d != p.entity);
             queue_message(

@@ -15,8 +15,6 @@ use super::{
     PendingRemoteEnter, RcSettings, Release, RemoteCommand, RemoteDriving, RemoteQueue,
     RemoteRefusal, RemoteStats,
 };
-use crate::player::Life as PlayerLife;
-use crate::player::frame::FrameState;
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::models::{VehicleClass, VehicleModels};
 use crate::vehicle::seats::PlayerParts;
@@ -27,6 +25,8 @@ use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Connection, Player, Received};
 use dlmp_core::vehicle::{Life, Pose, Seated, Vehicles};
 use dlmp_net::lane::Delivery;
+use dlmp_player::Life as PlayerLife;
+use dlmp_player::frame::FrameState;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::ids::{EventId, VehicleId};
 use dlmp_protocol::vehicle::remote::VehicleRemote;

@@ -17,8 +17,6 @@ use tracing::warn;
 
 use self::elect::{Ballot, Candidate, SYNC_RANGE};
 use super::{Hitch, Occupant, Remote, Seats, Syncer, Vehicle, VehicleScope, VehicleStream};
-use crate::player::frame::FrameState;
-use crate::player::{Body, Life};
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Connection, Player};
 use dlmp_core::streaming::engine::{Layer, layer};
@@ -26,6 +24,8 @@ use dlmp_core::streaming::grid::Grid;
 use dlmp_core::tick::ServerSystems;
 use dlmp_core::vehicle::Pose;
 use dlmp_net::lane::Delivery;
+use dlmp_player::frame::FrameState;
+use dlmp_player::{Body, Life};
 use dlmp_protocol::ServerPacket;
 use dlmp_protocol::ids::{EventId, VehicleId};
 use dlmp_protocol::vehicle::life::VehicleSyncer;
@@ -313,7 +313,7 @@ fn elect_syncers(
 /// The script event of a syncer change (a player who left since is still named: the
 /// handle answers that it left).
 pub(crate) fn syncer_event(c: &SyncerChanged) -> dlmp_script::ScriptEvent {
-    use crate::player::script::LuaPlayer;
+    use dlmp_player::script::LuaPlayer;
     let lua = |o: Occupant| LuaPlayer {
         entity: o.entity,
         token: o.token,

@@ -23,8 +23,6 @@ use tracing::{debug, warn};
 
 use super::admit::check_hitch;
 use super::links::{FactParts, LinkFacts, LinkKind, LinkRefusal, LinkStats, Links, facts};
-use crate::player::frame::FrameState;
-use crate::player::{Body, Life as PlayerLife};
 use crate::vehicle::event_limit::VehicleEvents;
 use crate::vehicle::script::LuaVehicle;
 use crate::vehicle::winch::admit::check_pickup;
@@ -33,6 +31,8 @@ use dlmp_core::position::Scope;
 use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 use dlmp_core::vehicle::Vehicles;
 use dlmp_net::lane::Delivery;
+use dlmp_player::frame::FrameState;
+use dlmp_player::{Body, Life as PlayerLife};
 use dlmp_protocol::ids::{EventId, PlayerId, VehicleEpoch, VehicleId};
 use dlmp_protocol::vehicle::towing::{VehicleLift, VehicleTrailer};
 use dlmp_protocol::{ClientPacket, ServerPacket};
@@ -449,7 +449,7 @@ fn recheck(w: &LinkWorld, links: &Links, r: &LinkRequest) -> Result<(), LinkRefu
 /// The scripts' part of the tick's requests, inside the script pass: `trailer_attach` /
 /// `winch_attach` (false from a handler refuses) and the `*_detach` of the unhitches made.
 pub(crate) fn emit_link_events(host: &mut ScriptHost, pending: &mut PendingLinks) {
-    use crate::player::script::LuaPlayer;
+    use dlmp_player::script::LuaPlayer;
     let lua = |o: Occupant| LuaPlayer {
         entity: o.entity,
         token: o.token,

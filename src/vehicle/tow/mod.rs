@@ -38,7 +38,7 @@ impl Plugin for TowPlugin {
                     (flow::give, flow::settle)
                         .chain()
                         .in_set(ServerSystems::Validation)
-                        .before(crate::player::frame::admit_frames),
+                        .before(dlmp_player::frame::admit_frames),
                     // The scripts' views are taken after this tick's unhitches.
                     (flow::intake, script::refresh_book)
                         .chain()

@@ -3,8 +3,8 @@
 //! the plugin fetches the vehicle, calls [`check`] and [`apply`], and sends [`packet`].
 //! Decisions: docs/decisions/0065-vehicle-transform.md.
 
-use crate::player::frame::rules::STEPS_PER_SECOND;
 use dlmp_core::vehicle::Pose;
+use dlmp_player::frame::rules::STEPS_PER_SECOND;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{EventId, Revision, Seq, VehicleEpoch, VehicleId};
 use dlmp_protocol::vehicle::state::{WORLD_XY, WORLD_Z, check_rotation, check_world_pos};

@@ -9,9 +9,9 @@ use mlua::{Error, Lua, Result, Table, Value, Variadic};
 
 use super::TransformCommand;
 use super::change::{self, Change, Target, TransformError};
-use crate::player::frame::rules::STEPS_PER_SECOND;
 use crate::vehicle::models::VehicleModels;
 use crate::vehicle::script::{LuaVehicle, book, gone, vehicle_arg};
+use dlmp_player::frame::rules::STEPS_PER_SECOND;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_script::api::{args, queue_message};
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::table::VehicleWeapon;
-use crate::player::ledger::is_firearm;
+use dlmp_player::ledger::is_firearm;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::Seq;
 use dlmp_protocol::serial::Serial;

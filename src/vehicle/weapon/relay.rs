@@ -8,15 +8,13 @@
 use bevy_ecs::prelude::*;
 
 use super::SalvoAccepted;
-use crate::player::ledger::SHOT_REACH;
-use crate::player::shots::{
-    Party, VehicleTargets, player_rewind, relay_to_viewers, vehicle_rewind,
-};
 use crate::vehicle::Vehicle;
 use crate::world::object::pose::distance;
 use dlmp_core::position::Position;
 use dlmp_core::session::{Connection, Player, PlayerIndex};
 use dlmp_core::vehicle::Pose;
+use dlmp_player::ledger::SHOT_REACH;
+use dlmp_player::shots::{Party, VehicleTargets, player_rewind, relay_to_viewers, vehicle_rewind};
 use dlmp_protocol::connection::rewind::ShotRewind;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{PlayerId, VehicleId};

@@ -138,7 +138,7 @@ impl Plugin for BlipPlugin {
                 FixedUpdate,
                 stream::reconcile
                     .in_set(StreamingSystems::Reconcile)
-                    .after(crate::player::stream::reconcile),
+                    .after(dlmp_player::stream::reconcile),
             );
     }
 }

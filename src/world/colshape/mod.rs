@@ -12,10 +12,10 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use crate::player::Life;
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::PlayerDisconnected;
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
+use dlmp_player::Life;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::world::markers::{ColshapeId, Shape};
 use dlmp_protocol::world::shared::EntityRev;

@@ -132,7 +132,7 @@ impl Plugin for LabelPlugin {
                 FixedUpdate,
                 stream::reconcile
                     .in_set(StreamingSystems::Reconcile)
-                    .after(crate::player::stream::reconcile),
+                    .after(dlmp_player::stream::reconcile),
             );
     }
 }

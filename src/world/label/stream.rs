@@ -18,7 +18,6 @@ use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{CAP, HIDE_MARGIN, Label};
-use crate::player::stream::StreamChange;
 use crate::world::attach::{Marker, ParentViewers, Parents, Recipient};
 use crate::world::cadence::Cadence;
 use crate::world::locality::{Changes, Places};
@@ -26,6 +25,7 @@ use dlmp_core::session::{Connection, PlayerDisconnected};
 use dlmp_core::streaming::engine::{Audience, Decision, Engine, Rules, Viewpoint, layer};
 use dlmp_core::streaming::players::{Distances, stream_center};
 use dlmp_core::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_player::stream::StreamChange;
 use dlmp_protocol::ServerPacket;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{EventId, PlayerId};

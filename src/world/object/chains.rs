@@ -6,7 +6,7 @@
 //! change can affect is noted in [`Marks`], so the pass decides again only the recipients
 //! it names (world.md ObjectState: the nearest 1000 stay exact).
 //!
-//! [`GrantFloor::probe`]: crate::player::floor::GrantFloor::probe
+//! [`GrantFloor::probe`]: dlmp_player::floor::GrantFloor::probe
 //! [`Objects::touch_object`]: super::Objects::touch_object
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -219,7 +219,7 @@ fn count(map: &mut BTreeMap<u32, u32>, key: u32, up: bool) {
 /// the probe is read up to a tick after it was built (world.md ObjectState, "Ordering
 /// around spawns": a grant goes early never, at worst a tick late).
 ///
-/// [`GrantFloor::probe`]: crate::player::floor::GrantFloor::probe
+/// [`GrantFloor::probe`]: dlmp_player::floor::GrantFloor::probe
 pub(super) fn probed(item: Item, object: &Object, now: Duration) -> Item {
     let Some(motion) = object.motion.filter(|m| !m.ended(now)) else {
         return item;

@@ -21,9 +21,9 @@ use super::{
     Attachment, Object, ObjectError, ObjectId, ObjectSettings, ObjectSpec, Objects, Parent,
     check_offset, check_position, check_rotation, models,
 };
-use crate::player::LastFrame;
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Player, PlayerDisconnected};
+use dlmp_player::LastFrame;
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::object::{Bone, MOVE_MS_MAX};
 use dlmp_script::{Owned, ResourceId};

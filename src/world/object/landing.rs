@@ -18,19 +18,19 @@ use tracing::debug;
 use super::stream::{ObjectStream, Recipient};
 use super::vehicles::VehicleParents;
 use super::{Object, Objects};
-use crate::player::SpawnSystems;
-use crate::player::floor::GrantFloor;
-use crate::player::teleport::{LandingRefusals, MoveSystems, Teleport};
 use dlmp_core::session::Connection;
 use dlmp_core::streaming::engine::Viewpoint;
 use dlmp_core::tick::GameplaySystems;
 use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
+use dlmp_player::SpawnSystems;
+use dlmp_player::floor::GrantFloor;
+use dlmp_player::teleport::{LandingRefusals, MoveSystems, Teleport};
 
 /// The most objects the floor of a landing holds (world.md: "up to 31 objects").
 pub const FLOOR: usize = 31;
 
-use crate::player::teleport::landing_places;
+use dlmp_player::teleport::landing_places;
 
 pub(super) fn build(app: &mut App) {
     app.init_resource::<GrantFloor>().add_systems(
@@ -42,7 +42,7 @@ pub(super) fn build(app: &mut App) {
                 .before(SpawnSystems::Grant),
             floor_before_landing
                 .in_set(MoveSystems::Apply)
-                .before(crate::player::teleport::teleport)
+                .before(dlmp_player::teleport::teleport)
                 .after(super::commands::forget_gone),
         ),
     );

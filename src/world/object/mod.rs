@@ -465,7 +465,7 @@ impl Plugin for ObjectPlugin {
                     // shown set of this pass.
                     stream::reconcile
                         .in_set(StreamingSystems::Reconcile)
-                        .after(crate::player::stream::reconcile),
+                        .after(dlmp_player::stream::reconcile),
                 ),
             );
         landing::build(app);

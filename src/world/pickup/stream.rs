@@ -12,7 +12,6 @@ use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 
 use super::{HIDE_MARGIN, Pickup, PickupSettings};
-use crate::player::Life;
 use crate::world::cadence::Cadence;
 use crate::world::locality::{Changes, Places};
 use dlmp_core::position::{Position, Scope, StreamCenter};
@@ -20,6 +19,7 @@ use dlmp_core::session::{Connection, Player, PlayerDisconnected};
 use dlmp_core::streaming::engine::{Decision, Engine, Everyone, Item, Rules, Viewpoint, layer};
 use dlmp_core::streaming::players::{Distances, stream_center};
 use dlmp_core::streaming::shown::{Applied, ShownSets, lookup};
+use dlmp_player::Life;
 use dlmp_protocol::ServerPacket;
 use dlmp_protocol::ids::{EventId, PlayerId};
 use dlmp_protocol::world::pickup::{PickupId, PickupSync};

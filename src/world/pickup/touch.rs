@@ -12,8 +12,8 @@ use tracing::debug;
 
 use super::stream::PickupStream;
 use super::{Behavior, Pickup, PickupSettings, Pickups};
-use crate::player::{LastFrame, Life};
 use dlmp_core::session::{Player, PlayerDisconnected, Received};
+use dlmp_player::{LastFrame, Life};
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::PlayerToken;

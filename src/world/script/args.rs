@@ -101,7 +101,7 @@ pub(super) fn viewer(lua: &mlua::Lua, func: &str, opts: Option<&Table>) -> Resul
     match option(opts, "viewer")? {
         Value::Nil => Ok(None),
         v => {
-            let p = crate::player::script::player_arg(func, "viewer", &v)?;
+            let p = dlmp_player::script::player_arg(func, "viewer", &v)?;
             p.present(lua, func)?;
             Ok(Some(p.entity))
         }
@@ -117,7 +117,7 @@ pub(super) fn attach(lua: &mlua::Lua, func: &str, opts: Option<&Table>) -> Resul
             if let Some(id) = crate::vehicle::script::existing_vehicle(lua, func, &v)? {
                 return Ok(Some(Attach::Vehicle(id)));
             }
-            let p = crate::player::script::player_arg(func, "attach", &v).map_err(|_| {
+            let p = dlmp_player::script::player_arg(func, "attach", &v).map_err(|_| {
                 Error::runtime(format!("{func}: attach must be a Player or a Vehicle"))
             })?;
             p.present(lua, func)?;

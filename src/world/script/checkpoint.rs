@@ -76,7 +76,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
         lua.create_function(move |lua, a: Variadic<Value>| {
             const F: &str = "create_checkpoint";
             let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Nil);
-            let player = crate::player::script::player_arg(F, "player", &arg(0))?;
+            let player = dlmp_player::script::player_arg(F, "player", &arg(0))?;
             let pos = world_point(F, ["x", "y", "z"], [&arg(1), &arg(2), &arg(3)])?;
             let opts = args::table_or_nil(F, "opts", &arg(4))?;
             if let Some(t) = &opts {

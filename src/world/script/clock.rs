@@ -5,10 +5,10 @@
 use mlua::{Error, Lua, Result, Table, Value};
 
 use super::{state, state_mut};
-use crate::chat::script::reserve_all;
 use crate::world::clock::{
     ClockMode, EnvironmentCommand, GARAGES, Recipients, TimeOfDay, UTC_OFFSET_MINUTES,
 };
+use dlmp_player::chat::script::reserve_all;
 use dlmp_protocol::connection::handshake::MAX_WEATHER;
 use dlmp_protocol::world::environment::{GAME_MINUTE_MS, MINUTE_MS_MAX, MINUTE_MS_MIN};
 use dlmp_script::api::{args, queue_message};
@@ -29,8 +29,8 @@ fn recipients(lua: &Lua, func: &str, players: &Value) -> Result<Recipients> {
     if players.is_nil() {
         return Ok(Recipients::Everyone);
     }
-    let list = crate::player::script::players_arg(func, "players", players)?;
-    let to = reserve_all(&mut *crate::player::script::views_mut(lua)?, func, &list)?;
+    let list = dlmp_player::script::players_arg(func, "players", players)?;
+    let to = reserve_all(&mut *dlmp_player::script::views_mut(lua)?, func, &list)?;
     Ok(Recipients::Players(to))
 }
 

@@ -5,8 +5,8 @@ use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Val
 
 use super::args::{float, known_options, scope, world_point};
 use super::{state, state_mut};
-use crate::player::script::LuaPlayer;
 use crate::world::colshape::{ColshapeCommand, contains};
+use dlmp_player::script::LuaPlayer;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::world::markers::{COLSHAPE_EXTENT_MAX, ColshapeId, Shape};
 use dlmp_script::ResourceId;
@@ -155,7 +155,7 @@ fn gone(method: &str) -> Error {
 
 /// The outline to `player` on or off.
 fn outline(lua: &Lua, this: &LuaColshape, method: &str, v: &Value, shown: bool) -> Result<()> {
-    let player = crate::player::script::player_arg(method, "player", v)?;
+    let player = dlmp_player::script::player_arg(method, "player", v)?;
     player.present(lua, method)?;
     if !state(lua)?.world.colshapes.contains_key(&this.id) {
         return Err(gone(method));
@@ -198,7 +198,7 @@ impl UserData for LuaColshape {
         methods.add_method("players", |lua, this, ()| {
             let list: Vec<LuaPlayer> = {
                 let state = state(lua)?;
-                let views = crate::player::script::views(lua)?;
+                let views = dlmp_player::script::views(lua)?;
                 let shape = state
                     .world
                     .colshapes

@@ -11,11 +11,11 @@ use dlmp_protocol::world::shared::MarkerId;
 use dlmp_script::{EventPlace, ScriptEvent, ScriptEvents, id_event_handle};
 
 use super::{LuaCheckpoint, LuaColshape, LuaObject};
-use crate::player::script::LuaPlayer;
 use crate::world::object::ObjectMoveEnded;
 use crate::world::pickup::PickupInteracted;
 use crate::world::pickup::script::LuaPickup;
 use crate::world::script_view::{WorldEvent, WorldEvents};
+use dlmp_player::script::LuaPlayer;
 
 id_event_handle!(LuaCheckpoint, "Checkpoint", MarkerId);
 id_event_handle!(LuaColshape, "Colshape", ColshapeId);

@@ -31,8 +31,8 @@ pub use object::LuaObject;
 
 use super::script_view::{WorldScriptParts, WorldView};
 use super::{ColshapeIds, MarkerIds};
-use crate::player::script::LuaPlayer;
-use crate::player::script::movement::FloorPlaces;
+use dlmp_player::script::LuaPlayer;
+use dlmp_player::script::movement::FloorPlaces;
 
 /// The world view and the script clock, for a call that reads them.
 pub(crate) struct WorldRead<'a> {

@@ -8,13 +8,13 @@ use std::time::Duration;
 use mlua::{Error, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value, Variadic};
 
 use super::args::{float, known_options, option, scope};
-use crate::player::script::LuaPlayer;
 use crate::world::object::pose::{Motion, Pose, distance, move_duration, turn};
 use crate::world::object::script::{ObjectBook, book};
 use crate::world::object::{
     Attachment, Object, ObjectCommand, ObjectError, ObjectId, ObjectSpec, Parent,
     STREAM_DISTANCE_MAX, check_model, check_offset, check_position, check_rotation, models,
 };
+use dlmp_player::script::LuaPlayer;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::world::object::{Bone, MOVE_MS_MAX};
 use dlmp_script::ResourceId;
@@ -100,7 +100,7 @@ fn create(lua: &Lua, a: &Variadic<Value>, resource: ResourceId) -> Result<LuaObj
     let viewer = match option(opts, "viewer")? {
         Value::Nil => None,
         v => {
-            let p = crate::player::script::player_arg(F, "viewer", &v)?;
+            let p = dlmp_player::script::player_arg(F, "viewer", &v)?;
             p.present(lua, F)?;
             Some(p.entity)
         }

@@ -5,9 +5,9 @@ use mlua::{IntoLuaMulti, UserDataMethods, Value};
 
 use super::args::float;
 use super::{state, state_mut};
-use crate::player::script::LuaPlayer;
-use crate::player::script::movement::take_room;
 use crate::world::waypoint::WaypointCommand;
+use dlmp_player::script::LuaPlayer;
+use dlmp_player::script::movement::take_room;
 use dlmp_protocol::world::waypoint::{MapPoint, WAYPOINT_MAX};
 use dlmp_script::api::queue_message;
 

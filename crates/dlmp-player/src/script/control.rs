@@ -10,8 +10,8 @@ use super::movement::{take_places, take_room};
 use super::player::{LuaPlayer, require_alive, require_confirmed_life};
 use super::view::{PlayerView, PlayerViews};
 use super::{args, queue_message};
-use crate::player::control::camera::CameraSetting;
-use crate::player::control::{ControlCommand, control_packets};
+use crate::control::camera::CameraSetting;
+use crate::control::{ControlCommand, control_packets};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::player::control::{MAX_CAMERA_COORD, MAX_CAMERA_TRANSITION_MS};
 
@@ -95,7 +95,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         "spectate",
         |lua, this, (target, prev, next): (Value, Value, Value)| {
             const F: &str = "spectate";
-            let target = crate::player::script::player_arg(F, "target", &target)?;
+            let target = crate::script::player_arg(F, "target", &target)?;
             let prev_action =
                 args::integer_or(F, "prev_action", &prev, 0..=i64::from(u32::MAX), 0)?;
             let next_action =

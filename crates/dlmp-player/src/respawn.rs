@@ -26,7 +26,10 @@ use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{EventId, Seq};
 use dlmp_protocol::player::life::{PlayerSpawned, RespawnPlayer};
 
-pub use crate::config::{DEFAULT_RESPAWN_DELAY, MAX_RESPAWN_DELAY};
+/// The least time dead when neither the config nor the gamemode set one (ADR 0012).
+pub const DEFAULT_RESPAWN_DELAY: Duration = Duration::from_secs(3);
+/// The longest least time dead the config or the gamemode may set (an hour).
+pub const MAX_RESPAWN_DELAY: Duration = Duration::from_secs(3600);
 
 /// The server's respawn policy (player.md, RespawnPlayer: "eligibility and timing are
 /// server configuration").
@@ -387,7 +390,7 @@ fn send_respawn(conn: &mut Connection, scope: &mut Scope, point: SpawnPoint) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::SpawnInfo;
+    use crate::SpawnInfo;
 
     const SECOND: Duration = Duration::from_secs(1);
 

@@ -1,10 +1,19 @@
-//! A player's server-side state that several features read (player.md): where it is, its
-//! world scope, its life, and its connect spawn.
+//! Players on the DLMP server (player.md, and connection.md's chat, ledger and shots):
+//! their state, the connect spawn and respawns, frame admission, player streaming and the
+//! relay, the ledger and shots, looks, HUD, control, animations, physics, and chat, each a
+//! bevy plugin ([`PlayerPlugin`] adds them all), with their Lua API ([`script`]).
+//!
+//! This crate knows the core and the script host below it, never the vehicles, the world
+//! or operations above it: what it reads of a vehicle is in the core
+//! ([`dlmp_core::vehicle`]), and what the crates above credit or count they fill into its
+//! components and Lua app data ([`credit`], [`script::movement::FloorPlaces`]).
 
 pub mod admission;
 pub mod animation;
 pub mod bounds;
+pub mod chat;
 pub mod control;
+pub mod credit;
 pub mod floor;
 pub mod frame;
 pub mod history;

@@ -10,9 +10,9 @@ use super::movement::take_room;
 use super::player::LuaPlayer;
 use super::view::PlayerView;
 use super::{args, queue_message};
-use crate::player::hud::{HudChange, HudCommand, money_after};
-use crate::player::looks::{LookChange, LookCommand, SKILL_SLOTS};
-use crate::player::skins::SkinCatalog;
+use crate::hud::{HudChange, HudCommand, money_after};
+use crate::looks::{LookChange, LookCommand, SKILL_SLOTS};
+use crate::skins::SkinCatalog;
 use dlmp_protocol::player::appearance::{FightingStyle, MAX_SKILL, WalkingStyle};
 use dlmp_protocol::player::hud::{MAX_MONEY, MAX_STAT, MAX_WANTED};
 

@@ -15,6 +15,11 @@ use tracing::debug;
 
 pub use command::{CommandCall, parse_command};
 
+/// The target of the moderation log's events (every chat line, player command and console
+/// command): `tracing::info!(target: CHAT_LOG, ...)`; the operations' logs write it to its
+/// own file.
+pub const CHAT_LOG: &str = "dlmp::chat_log";
+
 use dlmp_core::session::ratelimit::{RateLimit, TokenBucket};
 use dlmp_core::session::{Connection, Name, PlayerConnected, Received};
 use dlmp_core::tick::GameplaySystems;
@@ -218,7 +223,7 @@ fn take_chat(
         // The admin's record of what players said and ran (rate-limited by the bucket):
         // the console and, with `log_dir`, the chat log.
         if let Ok((p, name)) = who.get(player) {
-            tracing::info!(target: crate::logs::CHAT_LOG, player_id = p.id.0, name = name.as_str(), "chat: {text}");
+            tracing::info!(target: CHAT_LOG, player_id = p.id.0, name = name.as_str(), "chat: {text}");
         }
         match parse_command(text) {
             Some((name, args)) => pending.commands.push(PendingCommand {

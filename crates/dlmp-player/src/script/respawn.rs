@@ -10,7 +10,7 @@ use mlua::{Lua, Result, Table, UserDataMethods, Value, Variadic};
 use super::args;
 use super::player::LuaPlayer;
 use super::queue_message;
-use crate::player::respawn::{MAX_RESPAWN_DELAY, SetRespawnDelay, SetRespawnPoint, SpawnPoint};
+use crate::respawn::{MAX_RESPAWN_DELAY, SetRespawnDelay, SetRespawnPoint, SpawnPoint};
 
 /// Adds the `dlmp` functions.
 pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {

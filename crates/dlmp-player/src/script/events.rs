@@ -13,13 +13,13 @@ use dlmp_protocol::connection::handshake::LeaveReason;
 use dlmp_script::{Arg, ScriptEvent, ScriptEvents, ScriptHost};
 
 use super::LuaPlayer;
-use crate::player::admission::{AdmissionRefused, CheatSuspected, RateLimit, RefusalReason};
-use crate::player::control::SpectateLost;
-use crate::player::frame::FrameEvent;
-use crate::player::frame::keys::KEY_NAMES;
-use crate::player::ledger::LedgerEvent;
-use crate::player::stream::StreamChange;
-use crate::player::{RespawnGranted, SpawnGranted};
+use crate::admission::{AdmissionRefused, CheatSuspected, RateLimit, RefusalReason};
+use crate::control::SpectateLost;
+use crate::frame::FrameEvent;
+use crate::frame::keys::KEY_NAMES;
+use crate::ledger::LedgerEvent;
+use crate::stream::StreamChange;
+use crate::{RespawnGranted, SpawnGranted};
 
 /// Where the player's events stand among a tick's notifications (the other crates' places
 /// fall between them: docs/architecture.md, "The script registry").

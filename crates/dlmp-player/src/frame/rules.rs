@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::player::state::Inventory;
+use crate::state::Inventory;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::player::sync::{Frame, Keys, MAX_RELAY_VEL};
 

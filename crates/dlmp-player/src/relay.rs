@@ -83,7 +83,7 @@ impl Relayed {
 
     /// The show event a relay to `recipient` must wait for, if it has not left yet; `conn`
     /// gives the recipient's connection, asked only while such a show is listed.
-    pub(crate) fn show_barrier<'c>(
+    pub fn show_barrier<'c>(
         &mut self,
         recipient: PlayerId,
         conn: impl FnOnce() -> Option<&'c Connection>,
@@ -212,7 +212,7 @@ type Subject = (
 
 /// A recipient as a relay needs it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Recipient {
+pub struct Recipient {
     pub entity: Entity,
     pub team: Team,
 }
@@ -220,7 +220,7 @@ pub(crate) struct Recipient {
 /// The tick's recipients by slot: looked up once a tick, not once a relay (a crowd's tick
 /// is tens of thousands of relays). Kept between ticks for its room.
 #[derive(Debug, Default)]
-pub(crate) struct Recipients {
+pub struct Recipients {
     by_slot: Vec<Option<Recipient>>,
     /// The slots that hold a recipient.
     present: Viewers,
@@ -228,7 +228,7 @@ pub(crate) struct Recipients {
 
 impl Recipients {
     /// The players of `players` that `index` names for their slot.
-    pub(crate) fn refresh<'a>(
+    pub fn refresh<'a>(
         &mut self,
         index: &PlayerIndex,
         players: impl IntoIterator<Item = (Entity, &'a Player, &'a Team)>,
@@ -247,7 +247,7 @@ impl Recipients {
         }
     }
 
-    pub(crate) fn get(&self, id: PlayerId) -> Option<Recipient> {
+    pub fn get(&self, id: PlayerId) -> Option<Recipient> {
         self.by_slot.get(id.0 as usize).copied().flatten()
     }
 

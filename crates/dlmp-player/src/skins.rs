@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use bitvec::vec::BitVec;
 
 /// The catalog's source, one id or `first..=last` range per line, `#` comments.
-const SOURCE: &str = include_str!("../../assets/skins.txt");
+const SOURCE: &str = include_str!("../../../assets/skins.txt");
 
 /// The highest model id a catalog line may name: well above the game's 311, it keeps a
 /// typo such as `3110` from allocating a huge set.

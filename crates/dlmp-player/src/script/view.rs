@@ -17,13 +17,11 @@ use dlmp_protocol::player::action::SpecialAction;
 use dlmp_script::ScriptHost;
 use mlua::{Error, Lua, Result};
 
-use crate::player::animation::{Animation, CurrentAnimation};
-use crate::player::control::Control;
-use crate::player::control::camera::CameraSetting;
-use crate::player::frame::{Bounds, FrameState, aim_holds};
-use crate::player::{
-    Appearance, Body, Hud, Inventory, Ledger, Life, Score, Skills, SpawnState, Team,
-};
+use crate::animation::{Animation, CurrentAnimation};
+use crate::control::Control;
+use crate::control::camera::CameraSetting;
+use crate::frame::{Bounds, FrameState, aim_holds};
+use crate::{Appearance, Body, Hud, Inventory, Ledger, Life, Score, Skills, SpawnState, Team};
 
 /// A player as scripts see it this tick.
 #[derive(Debug, Clone, PartialEq, Default)]

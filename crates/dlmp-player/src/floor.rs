@@ -2,8 +2,8 @@
 //! SpawnPlayer (0x2A) and RespawnPlayer (0x0D) travel outside the reliable queue, so the
 //! server holds a grant until everything at the point that travels in the queue (the
 //! objects there) is queued and acknowledged, then sends it on its own. The grant asks
-//! [`GrantFloor::hold`]; the feature that delivers the floor (objects, in
-//! `crate::world::object`) fills [`GrantFloor::probe`] with what it would stream at a
+//! [`GrantFloor::hold`]; the feature that delivers the floor (the world's
+//! objects) fills [`GrantFloor::probe`] with what it would stream at a
 //! point, and marks the players whose floor is ready. Without that feature the probe is
 //! empty and no grant waits.
 

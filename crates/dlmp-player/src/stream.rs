@@ -28,10 +28,10 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::{debug, warn};
 
-use crate::player::animation::CurrentAnimation;
-use crate::player::relay::Relayed;
-use crate::player::shots::ShotOrder;
-use crate::player::{Life, Skills};
+use crate::animation::CurrentAnimation;
+use crate::relay::Relayed;
+use crate::shots::ShotOrder;
+use crate::{Life, Skills};
 use dlmp_core::position::{Position, Scope, StreamCenter};
 use dlmp_core::session::{Connection, Name, NametagColor, Player, PlayerDisconnected, SendError};
 use dlmp_core::streaming::engine::{Audience, Decision, Engine, Item, Rules, Viewpoint, layer};
@@ -379,7 +379,7 @@ impl StreamState {
 }
 
 /// What a show's snapshot reads of its subject.
-pub(crate) type Look = (
+pub type Look = (
     &'static Player,
     &'static Name,
     &'static NametagColor,
@@ -388,7 +388,7 @@ pub(crate) type Look = (
 );
 
 /// The events of a show of the subject at `now`, in lane order.
-pub(crate) fn snapshot(
+pub fn snapshot(
     (player, name, color, skills, animation): (
         &Player,
         &Name,

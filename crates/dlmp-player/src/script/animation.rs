@@ -12,7 +12,7 @@ use super::args;
 use super::player::LuaPlayer;
 use super::queue_message;
 use super::view::PlayerView;
-use crate::player::animation::{
+use crate::animation::{
     Animation, AnimationCommand, AnimationOrder, AnimationSpec, Progress, Speed, Subject,
 };
 use dlmp_protocol::player::action::SpecialAction;
@@ -51,7 +51,7 @@ fn command(
             spawned: view.spawned,
             alive: view.alive,
             life_confirmed: view.life_confirmed,
-            on_foot: !crate::vehicle::script::is_seated(lua, this.entity),
+            on_foot: !is_seated(lua, this.entity),
             animating: view.animation.is_some_and(|a| a.live(now)),
             room: view.lane_room,
         };
@@ -247,4 +247,17 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
             (SPECIAL_ACTION_NAMES[usize::from(n)], n)
         })
     });
+}
+
+/// Whether a player sits in a vehicle, as the scripts' view of the vehicles says (a seat
+/// taken or freed by a call earlier in this pass included): Lua app data the vehicle
+/// feature sets. Without it nobody is seated.
+#[derive(Clone, Copy)]
+pub struct SeatedInView(pub fn(&Lua, bevy_ecs::entity::Entity) -> bool);
+
+fn is_seated(lua: &Lua, player: bevy_ecs::entity::Entity) -> bool {
+    let Some(check) = lua.app_data_ref::<SeatedInView>().map(|c| c.0) else {
+        return false;
+    };
+    check(lua, player)
 }

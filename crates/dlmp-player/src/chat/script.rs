@@ -18,8 +18,8 @@ use mlua::{Error, Lua, Result, Table, Value};
 use tracing::debug;
 
 use super::{CHAT_COLOR, PendingChat, say};
-use crate::player::script::events::{player_chat, player_command};
-use crate::player::script::{LuaPlayer, PlayerViews, players_arg, views_mut};
+use crate::script::events::{player_chat, player_command};
+use crate::script::{LuaPlayer, PlayerViews, players_arg, views_mut};
 
 const F: &str = "send_chat";
 

@@ -12,15 +12,15 @@ use dlmp_core::position::Scope;
 use super::player::{LuaPlayer, require_alive, require_confirmed_life};
 use super::view::PlayerView;
 use super::{args, queue_message};
-use crate::player::SpawnState;
-use crate::player::bounds::{BoundsRefusal, SetBounds};
-use crate::player::frame::movement::MAX_PENDING;
-use crate::player::frame::rules::STEPS_PER_SECOND;
-use crate::player::frame::{Bounds, FrameState};
-use crate::player::physics::{SetBodyGravity, ThrowPlayer};
-use crate::player::scope::SetScope;
-use crate::player::state::DEFAULT_GRAVITY;
-use crate::player::teleport::{Teleport, TeleportRefusal};
+use crate::SpawnState;
+use crate::bounds::{BoundsRefusal, SetBounds};
+use crate::frame::movement::MAX_PENDING;
+use crate::frame::rules::STEPS_PER_SECOND;
+use crate::frame::{Bounds, FrameState};
+use crate::physics::{SetBodyGravity, ThrowPlayer};
+use crate::scope::SetScope;
+use crate::state::DEFAULT_GRAVITY;
+use crate::teleport::{Teleport, TeleportRefusal};
 use dlmp_core::session::Connection;
 use dlmp_net::lane::Delivery;
 use dlmp_protocol::geometry::Vec3;
@@ -106,7 +106,7 @@ fn teleport(lua: &Lua, this: &LuaPlayer, method: &str, t: Teleport) -> Result<()
         };
         let floor = floor_places(lua, this.entity, t.pos, scope);
         let places = floor
-            + crate::player::teleport::landing_places(interior != view.interior);
+            + crate::teleport::landing_places(interior != view.interior);
         if view.lane_room < places {
             return Err(refuse(
                 method,

@@ -14,9 +14,9 @@ use dlmp_script::ScriptCommand;
 use tracing::debug;
 
 use crate::chat::notify;
-use crate::player::ledger::{LedgerSettings, WeaponRanges};
-use crate::player::stream::StreamingSettings;
-use crate::player::{Inventory, Ledger, SpawnInfo, SpawnState, Team};
+use crate::ledger::{LedgerSettings, WeaponRanges};
+use crate::stream::StreamingSettings;
+use crate::{Inventory, Ledger, SpawnInfo, SpawnState, Team};
 
 /// Which ledger value a gamemode command sets (connection.md §6, rule 3).
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use crate::player::state::DEFAULT_GRAVITY;
+use crate::state::DEFAULT_GRAVITY;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{EventId, Revision};
 use dlmp_protocol::serial::Serial;

@@ -175,7 +175,7 @@ fn check(
 
 /// Takes this tick's WeaponShots in arrival order, after the tick's frames; the accepted
 /// ones spend their round now and are relayed in [`StreamingSystems::Relay`].
-pub(crate) fn admit_shots(
+pub fn admit_shots(
     time: Res<Time>,
     ranges: Res<WeaponRanges>,
     mut received: MessageReader<Received>,
@@ -228,7 +228,7 @@ pub(crate) fn admit_shots(
 }
 
 /// What the relay reads of a shooter and of a target.
-pub(crate) type Party = (
+pub type Party = (
     &'static Player,
     &'static Team,
     &'static Viewers,
@@ -288,7 +288,7 @@ fn relay_shots(
 
 /// Sends `make(shooter, its team, teammate of the recipient)`, unreliable, to everyone
 /// the shooter is shown to (its [`Viewers`]): the relay of WeaponShot and VehicleShot.
-pub(crate) fn relay_to_viewers<P: Into<dlmp_protocol::ServerPacket>>(
+pub fn relay_to_viewers<P: Into<dlmp_protocol::ServerPacket>>(
     shooter: Entity,
     index: &PlayerIndex,
     parties: &Query<Party>,
@@ -320,7 +320,7 @@ pub(crate) fn relay_to_viewers<P: Into<dlmp_protocol::ServerPacket>>(
 /// `frame_at`, the time of the shooter's last accepted frame (its [`PositionHistory`];
 /// without one, or before the shooter's first frame, its position now), and the shooter's
 /// position. A player who is not here: no rewind.
-pub(crate) fn player_rewind(
+pub fn player_rewind(
     target: PlayerId,
     frame_at: Option<Duration>,
     shooter_pos: Vec3,
@@ -348,7 +348,7 @@ pub(crate) fn player_rewind(
 /// What the rewind reads of the vehicles: the registry and each vehicle's epoch, pose and
 /// position history.
 #[derive(bevy_ecs::system::SystemParam)]
-pub(crate) struct VehicleTargets<'w, 's> {
+pub struct VehicleTargets<'w, 's> {
     registry: Option<Res<'w, dlmp_core::vehicle::Vehicles>>,
     vehicles: Query<
         'w,
@@ -366,7 +366,7 @@ pub(crate) struct VehicleTargets<'w, 's> {
 /// accepted frame (its [`PositionHistory`]; without one, its position now), its epoch in
 /// the low byte of target_token, and the shooter's position. A vehicle that does not
 /// exist: no rewind.
-pub(crate) fn vehicle_rewind(
+pub fn vehicle_rewind(
     id: dlmp_protocol::ids::VehicleId,
     frame_at: Option<Duration>,
     shooter_pos: Vec3,

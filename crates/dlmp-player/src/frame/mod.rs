@@ -260,7 +260,7 @@ type FrameParts = (
 type FrameItem<'w> = bevy_ecs::query::QueryItem<'w, 'w, FrameParts>;
 
 /// Takes this tick's PlayerSync frames, in arrival order.
-pub(crate) fn admit_frames(
+pub fn admit_frames(
     time: Res<Time>,
     mut received: MessageReader<Received>,
     mut players: Query<FrameParts>,

@@ -15,7 +15,7 @@ use tracing::debug;
 
 use super::frame::FrameState;
 use super::{Ledger, Life, SpawnState, Team};
-use crate::vehicle::life::ExplosionKiller;
+use crate::credit::ExplosionKiller;
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 use dlmp_core::streaming::Reshows;

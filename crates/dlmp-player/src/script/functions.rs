@@ -6,7 +6,7 @@ use mlua::{Error, Lua, Result, Table, Value, Variadic};
 use super::commands;
 use super::view::views;
 use super::{LuaPlayer, args, looks, player_arg, queue};
-use crate::player::SpawnInfo;
+use crate::SpawnInfo;
 use dlmp_script::api::handles::Cached;
 
 /// The longest ray `dlmp.set_weapon_range` sets, m.
