@@ -10,12 +10,10 @@ use clap::Parser;
 use serde::{Deserialize, Serialize};
 
 pub use dlmp_player::respawn::{DEFAULT_RESPAWN_DELAY, MAX_RESPAWN_DELAY};
-/// Pickups are shown within this distance of a player's stream center, m (ADR 0028).
-pub const PICKUP_DRAW_DISTANCE: f32 = 150.0;
-/// A touch counts when the player's last PlayerSync position is this near, m (ADR 0028).
-pub const PICKUP_TOUCH_RADIUS: f32 = 3.0;
-/// An object's stream distance when its creator names none, m (ADR 0047).
-pub const OBJECT_STREAM_DISTANCE: f32 = 300.0;
+pub use dlmp_world::object::OBJECT_STREAM_DISTANCE;
+pub use dlmp_world::pickup::{
+    DRAW_DISTANCE as PICKUP_DRAW_DISTANCE, TOUCH_RADIUS as PICKUP_TOUCH_RADIUS,
+};
 
 /// Everything the server reads at start. Each field's default is the spec's.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -138,7 +136,7 @@ impl Default for Config {
             pickup_draw_distance: PICKUP_DRAW_DISTANCE,
             pickup_touch_radius: PICKUP_TOUCH_RADIUS,
             object_stream_distance: OBJECT_STREAM_DISTANCE,
-            rc_range: crate::vehicle::remote::DEFAULT_RC_RANGE,
+            rc_range: dlmp_vehicle::remote::DEFAULT_RC_RANGE,
             name: "dlmp server".into(),
             gamemode: String::new(),
             language: String::new(),
@@ -292,7 +290,7 @@ impl Config {
                 "object_stream_distance must be in 1..=6000".into(),
             ));
         }
-        if !(1.0..=crate::vehicle::remote::MAX_RC_RANGE).contains(&self.rc_range) {
+        if !(1.0..=dlmp_vehicle::remote::MAX_RC_RANGE).contains(&self.rc_range) {
             return Err(ConfigError("rc_range must be in 1..=180".into()));
         }
         if !(0.5..=50.0).contains(&self.pickup_touch_radius) {
@@ -596,6 +594,31 @@ impl From<&Config> for dlmp_script::ScriptLimits {
             memory: usize::try_from(config.script_memory_mb.saturating_mul(1 << 20))
                 .unwrap_or(usize::MAX),
             tick_time: std::time::Duration::from_millis(config.script_tick_budget_ms),
+        }
+    }
+}
+
+impl From<&Config> for dlmp_vehicle::remote::RcSettings {
+    fn from(config: &Config) -> Self {
+        dlmp_vehicle::remote::RcSettings {
+            range: config.rc_range,
+        }
+    }
+}
+
+impl From<&Config> for dlmp_world::pickup::PickupSettings {
+    fn from(config: &Config) -> Self {
+        dlmp_world::pickup::PickupSettings {
+            draw_distance: config.pickup_draw_distance,
+            touch_radius: config.pickup_touch_radius,
+        }
+    }
+}
+
+impl From<&Config> for dlmp_world::object::ObjectSettings {
+    fn from(config: &Config) -> Self {
+        dlmp_world::object::ObjectSettings {
+            stream_distance: config.object_stream_distance,
         }
     }
 }

@@ -100,8 +100,6 @@ pub mod query;
 mod script_api_tests;
 pub mod server;
 pub mod stats;
-pub mod vehicle;
-pub mod world;
 
 pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
@@ -111,4 +109,6 @@ pub use dlmp_player::chat;
 pub use dlmp_protocol as protocol;
 pub use dlmp_protocol::serial;
 pub use dlmp_script as script;
+pub use dlmp_vehicle as vehicle;
+pub use dlmp_world as world;
 pub use server::Server;

@@ -28,9 +28,9 @@ pub use dlmp_protocol::ids::PlayerId;
 pub use dlmp_protocol::player::sync::Keys;
 // The world kinds (world.md) as they landed: their components, the gamemode's commands
 // and what players crossing or touching them announce.
-pub use crate::world::checkpoint::{Checkpoint, CheckpointCommand, CheckpointCrossed};
-pub use crate::world::clock::{Environment, EnvironmentCommand};
-pub use crate::world::colshape::{Colshape, ColshapeCommand, ColshapeCrossed};
-pub use crate::world::gang_zone::{GangZone, GangZoneCommand};
-pub use crate::world::pickup::{Pickup, PickupCommand, PickupInteracted};
-pub use crate::world::waypoint::{Waypoint, WaypointChanged, WaypointCommand};
+pub use dlmp_world::checkpoint::{Checkpoint, CheckpointCommand, CheckpointCrossed};
+pub use dlmp_world::clock::{Environment, EnvironmentCommand};
+pub use dlmp_world::colshape::{Colshape, ColshapeCommand, ColshapeCrossed};
+pub use dlmp_world::gang_zone::{GangZone, GangZoneCommand};
+pub use dlmp_world::pickup::{Pickup, PickupCommand, PickupInteracted};
+pub use dlmp_world::waypoint::{Waypoint, WaypointChanged, WaypointCommand};

@@ -4,8 +4,8 @@
 
 use bevy_ecs::world::World;
 
-use crate::world::clock::{EnvironmentCommand, Recipients, TimeOfDay};
 use dlmp_protocol::connection::handshake::MAX_WEATHER;
+use dlmp_world::clock::{EnvironmentCommand, Recipients, TimeOfDay};
 
 /// `H:MM` or `HH:MM`, hours 0..=23 and minutes 00..=59.
 fn hh_mm(text: &str) -> Option<TimeOfDay> {

@@ -16,6 +16,7 @@
 
 mod environment;
 mod reload;
+mod vehicles;
 
 pub use reload::ConfigFile;
 
@@ -113,7 +114,7 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "stop" => resource_op(world, Op::Stop, args),
         "restart" => resource_op(world, Op::Restart, args),
         "players" => players(world),
-        "vehicles" => crate::vehicle::console::vehicles(world),
+        "vehicles" => vehicles::vehicles(world),
         "say" => say_all(world, args),
         "kick" => kick(world, args),
         "ban" => crate::bans::console::ban(world, args, |w, t| find_player(w, t).map(|(.., e)| e)),
@@ -416,9 +417,9 @@ fn stats(world: &mut World) -> Vec<String> {
 /// titles in one column: what the network sent that the pages say to drop or refuse, after
 /// decoding (player.md, connection.md §5-§6, world.md).
 fn gameplay_counters(world: &World, out: &mut Vec<String>) {
-    use crate::world::pickup::PickupStats;
-    use crate::world::waypoint::WaypointDrops;
     use dlmp_player::chat::ChatDrops;
+    use dlmp_world::pickup::PickupStats;
+    use dlmp_world::waypoint::WaypointDrops;
     let mut rows: Vec<(&str, Vec<(&str, u64)>)> = Vec::new();
     let mut row = |title, counts: Option<Vec<(&'static str, u64)>>| {
         if let Some(counts) = counts {
@@ -434,7 +435,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     row(
         "vehicle frames",
         world
-            .get_resource::<crate::vehicle::frame::accept::VehicleFrameDrops>()
+            .get_resource::<dlmp_vehicle::frame::accept::VehicleFrameDrops>()
             .map(|d| {
                 vec![
                     ("accepted", d.accepted),
@@ -453,67 +454,67 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     row(
         "vehicle damage",
         world
-            .get_resource::<crate::vehicle::damage::DamageStats>()
-            .map(crate::vehicle::damage::DamageStats::rows),
+            .get_resource::<dlmp_vehicle::damage::DamageStats>()
+            .map(dlmp_vehicle::damage::DamageStats::rows),
     );
     row(
         "vehicle shots",
         world
-            .get_resource::<crate::vehicle::weapon::VehicleShotDrops>()
+            .get_resource::<dlmp_vehicle::weapon::VehicleShotDrops>()
             .map(|d| d.counts()),
     );
     row(
         "vehicle parameters",
         world
-            .get_resource::<crate::vehicle::params::command::ParamStats>()
+            .get_resource::<dlmp_vehicle::params::command::ParamStats>()
             .map(|d| d.counts()),
     );
     row(
         "vehicle keys",
         world
-            .get_resource::<crate::vehicle::params::control::ControlStats>()
+            .get_resource::<dlmp_vehicle::params::control::ControlStats>()
             .map(|d| d.counts()),
     );
     row(
         "vehicle colors",
         world
-            .get_resource::<crate::vehicle::params::colors::ColorStats>()
+            .get_resource::<dlmp_vehicle::params::colors::ColorStats>()
             .map(|d| d.counts()),
     );
     row(
         "vehicle transforms",
         world
-            .get_resource::<crate::vehicle::transform::TransformStats>()
+            .get_resource::<dlmp_vehicle::transform::TransformStats>()
             .map(|d| d.counts()),
     );
     row(
         "trains",
         world
-            .get_resource::<crate::vehicle::train::announce::TrainStats>()
+            .get_resource::<dlmp_vehicle::train::announce::TrainStats>()
             .map(|d| d.counts()),
     );
     row(
         "hitches",
         world
-            .get_resource::<crate::vehicle::tow::links::LinkStats>()
-            .map(|d| d.counts(crate::vehicle::tow::links::LinkKind::Trailer)),
+            .get_resource::<dlmp_vehicle::tow::links::LinkStats>()
+            .map(|d| d.counts(dlmp_vehicle::tow::links::LinkKind::Trailer)),
     );
     row(
         "winch loads",
         world
-            .get_resource::<crate::vehicle::tow::links::LinkStats>()
-            .map(|d| d.counts(crate::vehicle::tow::links::LinkKind::Lift)),
+            .get_resource::<dlmp_vehicle::tow::links::LinkStats>()
+            .map(|d| d.counts(dlmp_vehicle::tow::links::LinkKind::Lift)),
     );
     row(
         "RC vehicles",
         world
-            .get_resource::<crate::vehicle::remote::RemoteStats>()
+            .get_resource::<dlmp_vehicle::remote::RemoteStats>()
             .map(|d| d.counts()),
     );
     row(
         "vehicle explosions",
         world
-            .get_resource::<crate::vehicle::life::ExplodeStats>()
+            .get_resource::<dlmp_vehicle::life::ExplodeStats>()
             .map(|d| {
                 vec![
                     ("accepted", d.accepted),

@@ -146,14 +146,14 @@ struct TickStart(Instant);
 #[derive(bevy_ecs::system::SystemParam)]
 struct Streamed<'w, 's> {
     viewers: Query<'w, 's, &'static dlmp_core::viewers::Viewers>,
-    checkpoints: Query<'w, 's, &'static crate::world::checkpoint::PlayerCheckpoints>,
-    pickups: Option<Res<'w, crate::world::pickup::PickupStream>>,
-    zones: Option<Res<'w, crate::world::gang_zone::GangZoneStream>>,
-    labels: Option<Res<'w, crate::world::label::LabelStream>>,
-    blips: Option<Res<'w, crate::world::blip::BlipStream>>,
-    outlines: Option<Res<'w, crate::world::colshape::OutlineStream>>,
-    objects: Option<Res<'w, crate::world::object::ObjectStream>>,
-    vehicles: Option<Res<'w, crate::vehicle::stream::VehicleStream>>,
+    checkpoints: Query<'w, 's, &'static dlmp_world::checkpoint::PlayerCheckpoints>,
+    pickups: Option<Res<'w, dlmp_world::pickup::PickupStream>>,
+    zones: Option<Res<'w, dlmp_world::gang_zone::GangZoneStream>>,
+    labels: Option<Res<'w, dlmp_world::label::LabelStream>>,
+    blips: Option<Res<'w, dlmp_world::blip::BlipStream>>,
+    outlines: Option<Res<'w, dlmp_world::colshape::OutlineStream>>,
+    objects: Option<Res<'w, dlmp_world::object::ObjectStream>>,
+    vehicles: Option<Res<'w, dlmp_vehicle::stream::VehicleStream>>,
 }
 
 impl Streamed<'_, '_> {

@@ -10,8 +10,8 @@ use dlmp_script::events::host_events;
 use mlua::{IntoLua, Lua, Table, Value};
 
 use crate::harness::Harness;
-use crate::world::pickup::script::LuaPickup;
 use dlmp_player::script::LuaPlayer;
+use dlmp_world::pickup::script::LuaPickup;
 
 const DOCS: &str = include_str!("../../docs/lua-api.md");
 
@@ -118,7 +118,7 @@ fn every_pickup_method_is_documented_with_an_example_and_every_documented_one_ex
 #[test]
 fn every_vehicle_method_is_documented_with_an_example_and_every_documented_one_exists() {
     let lua = lua();
-    let vehicle = crate::vehicle::script::LuaVehicle {
+    let vehicle = dlmp_vehicle::script::LuaVehicle {
         id: dlmp_protocol::ids::VehicleId(1),
     };
     assert_eq!(methods(&lua, vehicle), documented("vehicle:", true));
@@ -134,8 +134,8 @@ fn every_vehicle_method_is_documented_with_an_example_and_every_documented_one_e
 #[test]
 fn every_object_method_is_documented_with_an_example_and_every_documented_one_exists() {
     let lua = lua();
-    let object = crate::world::script::LuaObject {
-        id: crate::world::object::ObjectId(1),
+    let object = dlmp_world::script::LuaObject {
+        id: dlmp_world::object::ObjectId(1),
     };
     assert_eq!(methods(&lua, object), documented("object:", true));
     let examples = examples();
@@ -158,9 +158,9 @@ fn every_timer_method_is_documented_and_every_documented_one_exists() {
 
 #[test]
 fn every_checkpoint_colshape_and_gang_zone_method_is_documented_and_every_documented_one_exists() {
-    use crate::world::script::{LuaCheckpoint, LuaColshape, LuaGangZone};
     use dlmp_protocol::world::markers::ColshapeId;
     use dlmp_protocol::world::shared::MarkerId;
+    use dlmp_world::script::{LuaCheckpoint, LuaColshape, LuaGangZone};
     let lua = lua();
     assert_eq!(
         methods(&lua, LuaCheckpoint { id: MarkerId(1) }),
@@ -178,8 +178,8 @@ fn every_checkpoint_colshape_and_gang_zone_method_is_documented_and_every_docume
 
 #[test]
 fn every_label_and_blip_method_is_documented_and_every_documented_one_exists() {
-    use crate::world::script::{LuaBlip, LuaLabel};
     use dlmp_protocol::world::shared::MarkerId;
+    use dlmp_world::script::{LuaBlip, LuaLabel};
     let lua = lua();
     assert_eq!(
         methods(&lua, LuaLabel { id: MarkerId(1) }),

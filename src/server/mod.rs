@@ -23,10 +23,6 @@ use crate::config::Config;
 use crate::db::{DbPlugin, DbSettings, DbTarget};
 use crate::query::QueryPlugin;
 use crate::stats::{StatsPlugin, StatsSettings};
-use crate::vehicle::VehiclePlugin;
-use crate::vehicle::frame::VehicleFramePlugin;
-use crate::vehicle::syncer::SyncerPlugin;
-use crate::world::WorldPlugin;
 use dlmp_core::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use dlmp_core::tick::{ShutdownFlag, ShutdownPlugin, Transport};
 use dlmp_player::PlayerPlugin;
@@ -34,6 +30,10 @@ use dlmp_player::chat::ChatPlugin;
 use dlmp_player::respawn::RespawnPolicy;
 use dlmp_player::stream::StreamingPlugin;
 use dlmp_script::{ScriptPlugin, ScriptSettings};
+use dlmp_vehicle::VehiclePlugin;
+use dlmp_vehicle::frame::VehicleFramePlugin;
+use dlmp_vehicle::syncer::SyncerPlugin;
+use dlmp_world::WorldPlugin;
 
 /// The app for `config`, talking through `transport`. `shutdown` asks it to end every
 /// session and exit. The caller picks the runner and the time strategy.
@@ -49,9 +49,9 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         .insert_resource(RespawnPolicy {
             min_dead: config.respawn_delay(),
         })
-        .insert_resource(crate::world::pickup::PickupSettings::from(config))
-        .insert_resource(crate::vehicle::remote::RcSettings::from(config))
-        .insert_resource(crate::world::object::ObjectSettings::from(config))
+        .insert_resource(dlmp_world::pickup::PickupSettings::from(config))
+        .insert_resource(dlmp_vehicle::remote::RcSettings::from(config))
+        .insert_resource(dlmp_world::object::ObjectSettings::from(config))
         .insert_resource(crate::query::ServerIdentity::from(config))
         .insert_resource(PluginSettings::new(config.plugins.clone()));
     dlmp_core::tick::configure(&mut app);

@@ -30,3 +30,8 @@ impl Vec3 {
         (self.x * self.x + self.y * self.y + self.z * self.z).sqrt()
     }
 }
+
+/// The distance between two points.
+pub fn distance(a: Vec3, b: Vec3) -> f32 {
+    Vec3::new(a.x - b.x, a.y - b.y, a.z - b.z).length()
+}

@@ -258,3 +258,21 @@ pub fn handles<H: Copy + 'static>(func: &str, arg: &str, v: &Value, kind: &str) 
         .map(|item| item.and_then(|item| handle(func, arg, &item, kind)))
         .collect()
 }
+
+/// Checks that `opts` has only `known` keys ("FUNC: unknown option KEY").
+pub fn known_options(func: &str, opts: &mlua::Table, known: &[&str]) -> Result<()> {
+    for pair in opts.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let name = match &key {
+            Value::String(s) => s.to_str()?.to_owned(),
+            other => format!("{other:?}"),
+        };
+        if !known.contains(&name.as_str()) {
+            return Err(Error::runtime(format!(
+                "{func}: unknown option {name} (known: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}

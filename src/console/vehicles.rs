@@ -1,0 +1,82 @@
+//! The console's `vehicles` command: every vehicle in aligned columns, like `players`.
+
+use bevy_ecs::prelude::*;
+
+use dlmp_core::session::{Name, Player};
+use dlmp_core::vehicle::{Life, Pose};
+use dlmp_vehicle::VehicleModels;
+use dlmp_vehicle::{Health, Seats, Vehicle, VehicleScope};
+
+/// What the command reads of a vehicle.
+type Row = (
+    &'static Vehicle,
+    &'static Pose,
+    &'static Health,
+    &'static Life,
+    &'static Seats,
+    &'static VehicleScope,
+);
+
+/// `vehicles`: id, model and name, driver, seats taken of the model's, health (or the
+/// wreck), epoch, virtual world / interior, position; by id.
+pub(super) fn vehicles(world: &mut World) -> Vec<String> {
+    let models = world
+        .get_resource::<VehicleModels>()
+        .cloned()
+        .unwrap_or_default();
+    let mut query = world.query::<Row>();
+    let mut list: Vec<_> = query
+        .iter(world)
+        .map(|(v, pose, health, life, seats, scope)| {
+            (*v, *pose, *health, *life, seats.clone(), *scope)
+        })
+        .collect();
+    if list.is_empty() {
+        return vec!["no vehicles".to_owned()];
+    }
+    list.sort_unstable_by_key(|(v, ..)| v.id);
+    let mut rows = vec![[
+        "id".to_owned(),
+        "model".to_owned(),
+        "driver".to_owned(),
+        "seats".to_owned(),
+        "health".to_owned(),
+        "epoch".to_owned(),
+        "world".to_owned(),
+        "position".to_owned(),
+    ]];
+    for (v, pose, health, life, seats, scope) in &list {
+        let name = models.get(v.model).map_or("?", |m| m.name.as_str());
+        let driver = seats
+            .driver()
+            .and_then(|d| {
+                world
+                    .get::<Player>(d.entity)
+                    .filter(|p| p.token == d.token)
+                    .and(world.get::<Name>(d.entity))
+            })
+            .map_or_else(|| "-".to_owned(), |n| n.as_str().to_owned());
+        let health = if life.wrecked {
+            if life.drowned { "drowned" } else { "wreck" }.to_owned()
+        } else {
+            format!("{:.0}", health.0)
+        };
+        rows.push([
+            v.id.0.to_string(),
+            format!("{} {name}", v.model),
+            driver,
+            format!("{}/{}", seats.occupied().count(), seats.0.len()),
+            health,
+            life.epoch.0.to_string(),
+            format!("{}/{}", scope.0.virtual_world, scope.0.interior),
+            format!(
+                "{:.1} {:.1} {:.1}",
+                pose.position.x, pose.position.y, pose.position.z
+            ),
+        ]);
+    }
+    let n = rows.len() - 1;
+    std::iter::once(format!("{n} vehicle{}:", if n == 1 { "" } else { "s" }))
+        .chain(super::columns(&rows))
+        .collect()
+}
