@@ -87,23 +87,16 @@
 //! only against this API, with their tests; `plugins/server` is the binary that runs the
 //! server with them.
 
-pub mod bans;
-pub mod config;
-pub mod console;
-pub mod db;
 pub mod harness;
-pub mod logs;
-pub mod metrics;
 pub mod prelude;
-pub mod query;
 #[cfg(test)]
 mod script_api_tests;
 pub mod server;
-pub mod stats;
 
 pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
 pub use dlmp_net::lane;
+pub use dlmp_ops::{bans, config, console, db, logs, map, metrics, query, stats};
 pub use dlmp_player as player;
 pub use dlmp_player::chat;
 pub use dlmp_protocol as protocol;

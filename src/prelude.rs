@@ -5,7 +5,6 @@
 pub use bevy_app::{App, FixedUpdate, Plugin};
 pub use bevy_ecs::prelude::*;
 
-pub use crate::config::Config;
 pub use crate::server::{PluginSettings, Server, plugin_settings};
 pub use dlmp_core::position::{Position, Scope};
 pub use dlmp_core::session::{
@@ -14,6 +13,7 @@ pub use dlmp_core::session::{
 };
 pub use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 pub use dlmp_core::viewers::Viewers;
+pub use dlmp_ops::config::Config;
 pub use dlmp_player::admission::{
     AdmissionRefused, CheatSuspected, CheatVerdict, RateLimit, RefusalKind, RefusalReason,
 };

@@ -364,10 +364,10 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
 /// the health pickup collects it), and stopping freeroam removes the park.
 #[test]
 fn freeroam_loads_its_stunt_park_and_uses_the_handles_it_returned() {
+    use dlmp::map::Format;
     use dlmp::protocol::ids::EventId;
     use dlmp::protocol::world::pickup::{PickupSync, PickupTouch};
     use dlmp::script::{Owned, ScriptHost};
-    use dlmp::world::map::Format;
     use dlmp::world::object::{Object, Objects};
     use dlmp::world::pickup::{Pickup, Pickups};
 

@@ -31,7 +31,6 @@ use crossbeam_channel::{Sender, unbounded};
 use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 
-use crate::config::Config;
 use crate::server::build_app;
 use dlmp_core::position::Position;
 use dlmp_core::session::{Connection, PlayerIndex};
@@ -40,6 +39,7 @@ use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
 use dlmp_net::lane::{InboundLane, Verdict};
 use dlmp_net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound, Shipments};
+use dlmp_ops::config::Config;
 use dlmp_player::{Life, SpawnInfo, SpawnState};
 use dlmp_protocol::bundle::ServerDatagram;
 use dlmp_protocol::connection::chat::{ChatMessage, ChatText, ClientChat, Color};
@@ -202,7 +202,7 @@ impl Harness {
         };
         let mut app = build_app(&config, transport, shutdown.clone());
         app.insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-        app.insert_resource(crate::bans::BanClock::Virtual {
+        app.insert_resource(dlmp_ops::bans::BanClock::Virtual {
             start: HARNESS_EPOCH,
         });
         setup(&mut app);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Harness;
-use crate::config::Config;
+use dlmp_ops::config::Config;
 
 /// A temporary scripts folder.
 ///

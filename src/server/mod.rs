@@ -18,13 +18,13 @@ pub use plugin_settings::{PluginSettings, plugin_settings};
 pub use run::{Server, gamemode_check};
 pub use runner::{FixedStepRunner, MAX_CATCH_UP};
 
-use crate::bans::BansPlugin;
-use crate::config::Config;
-use crate::db::{DbPlugin, DbSettings, DbTarget};
-use crate::query::QueryPlugin;
-use crate::stats::{StatsPlugin, StatsSettings};
 use dlmp_core::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use dlmp_core::tick::{ShutdownFlag, ShutdownPlugin, Transport};
+use dlmp_ops::bans::BansPlugin;
+use dlmp_ops::config::Config;
+use dlmp_ops::db::{DbPlugin, DbSettings, DbTarget};
+use dlmp_ops::query::QueryPlugin;
+use dlmp_ops::stats::{StatsPlugin, StatsSettings};
 use dlmp_player::PlayerPlugin;
 use dlmp_player::chat::ChatPlugin;
 use dlmp_player::respawn::RespawnPolicy;
@@ -52,7 +52,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
         .insert_resource(dlmp_world::pickup::PickupSettings::from(config))
         .insert_resource(dlmp_vehicle::remote::RcSettings::from(config))
         .insert_resource(dlmp_world::object::ObjectSettings::from(config))
-        .insert_resource(crate::query::ServerIdentity::from(config))
+        .insert_resource(dlmp_ops::query::ServerIdentity::from(config))
         .insert_resource(PluginSettings::new(config.plugins.clone()));
     dlmp_core::tick::configure(&mut app);
     app.add_plugins((
@@ -87,6 +87,7 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
             },
         },
         BansPlugin,
+        dlmp_ops::map::MapPlugin,
         ShutdownPlugin {
             flag: ShutdownFlag(shutdown),
         },
@@ -105,6 +106,6 @@ fn db_target(config: &Config) -> DbTarget {
     let data_dir = config.data_dir();
     DbTarget::from_config(config.database.as_deref(), &data_dir).unwrap_or_else(|e| {
         tracing::error!("{e}");
-        DbTarget::SqliteFile(data_dir.join(crate::db::SQLITE_FILE))
+        DbTarget::SqliteFile(data_dir.join(dlmp_ops::db::SQLITE_FILE))
     })
 }

@@ -9,7 +9,7 @@ use bevy_app::App;
 use bevy_ecs::prelude::*;
 use serde::de::DeserializeOwned;
 
-use crate::config::ConfigError;
+use dlmp_ops::config::ConfigError;
 
 /// The `[plugins.*]` tables of the config, and what the plugins made of them.
 #[derive(Resource, Debug, Clone, Default)]

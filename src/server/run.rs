@@ -13,13 +13,13 @@ use clap::Parser;
 use tracing::{error, info, warn};
 
 use super::{FixedStepRunner, PluginSettings, build_app};
-use crate::config::{Cli, Config, ConfigError};
-use crate::console::{ConfigFile, ConsolePlugin};
-use crate::logs;
-use crate::metrics::{self, MetricsPlugin, ServerMetrics};
-use crate::query::QueryPublisher;
 use dlmp_core::tick::Transport;
 use dlmp_net::{self as net, NetConfig, NetStats};
+use dlmp_ops::config::{Cli, Config, ConfigError};
+use dlmp_ops::console::{ConfigFile, ConsolePlugin};
+use dlmp_ops::logs;
+use dlmp_ops::metrics::{self, MetricsPlugin, ServerMetrics};
+use dlmp_ops::query::QueryPublisher;
 
 type AddPlugins = Box<dyn FnOnce(&mut App)>;
 

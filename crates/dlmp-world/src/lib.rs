@@ -15,7 +15,6 @@ pub mod colshape;
 pub mod gang_zone;
 pub mod label;
 pub mod locality;
-pub mod map;
 mod marker_ids;
 pub mod object;
 pub mod pickup;

@@ -219,7 +219,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
 
 /// Creates the pickups `specs` (checked by the caller) for `owner`, all or none: every id
 /// is taken before any pickup is noted or queued (`dlmp.create_pickup`, `dlmp.load_map`).
-pub(crate) fn create_all(
+pub fn create_all(
     lua: &Lua,
     func: &str,
     specs: &[PickupSpec],
@@ -255,7 +255,7 @@ pub(crate) fn create_all(
 
 /// Checks a pickup's model and position as `dlmp.create_pickup` does, for a creator
 /// without Lua values (a map file).
-pub(crate) fn check(model: u32, position: Vec3) -> std::result::Result<(), String> {
+pub fn check(model: u32, position: Vec3) -> std::result::Result<(), String> {
     if !is_pickup_model(model) {
         return Err(format!(
             "model {model} is not a pickup model (a weapon model 321..=373 or an object model of the model table)"

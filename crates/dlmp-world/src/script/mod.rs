@@ -78,7 +78,6 @@ fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<()> {
     blip::install(lua, dlmp, resource)?;
     object::install(lua, dlmp, resource)?;
     super::pickup::script::install(lua, dlmp, resource)?;
-    super::map::script::install(lua, dlmp, resource)?;
     Ok(())
 }
 

@@ -62,38 +62,3 @@ pub(super) fn reload(world: &mut World) -> Vec<String> {
     }
     lines
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::harness::Harness;
-    use crate::query::ServerIdentity;
-
-    #[test]
-    fn reload_applies_the_identity_and_names_what_waits_for_a_restart() {
-        let dir = std::env::temp_dir().join(format!("dlmp-reload-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("server.toml");
-        std::fs::write(&path, "name = \"Before\"\n").expect("write");
-        let mut h = Harness::new();
-        h.app().insert_resource(ConfigFile::new(Some(path.clone())));
-        std::fs::write(&path, "name = \"After\"\nlanguage = \"Deutsch\"\n").expect("write");
-        let lines = super::super::execute(h.world_mut(), "reload");
-        assert_eq!(lines.len(), 1, "{lines:?}");
-        let identity = h.world().resource::<ServerIdentity>();
-        assert_eq!(
-            (identity.name.as_str(), identity.language.as_str()),
-            ("After", "Deutsch")
-        );
-
-        std::fs::write(&path, "name = \"After\"\nmax_players = 5\n").expect("write");
-        let lines = super::super::execute(h.world_mut(), "reload");
-        assert!(lines[1].contains("next start"), "{lines:?}");
-
-        std::fs::write(&path, "name = 7\n").expect("write");
-        let lines = super::super::execute(h.world_mut(), "reload");
-        assert!(lines[0].contains("nothing changed"), "{lines:?}");
-        assert_eq!(h.world().resource::<ServerIdentity>().name, "After");
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}

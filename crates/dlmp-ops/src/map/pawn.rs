@@ -17,8 +17,8 @@ use super::{
     MapVehicle, Warnings, check_count, interior_of, object_model, vehicle_color, vehicle_model,
     world_of,
 };
-use crate::pickup::Behavior;
 use dlmp_protocol::geometry::Vec3;
+use dlmp_world::pickup::Behavior;
 
 /// Object-creating calls we do not read; refused rather than skipped, since skipping
 /// would load a map without some of its objects.

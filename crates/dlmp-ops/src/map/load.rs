@@ -8,10 +8,10 @@
 use std::time::Duration;
 
 use super::{At, MapError, MapFile, MapVehicle};
-use crate::object::ObjectSpec;
-use crate::pickup::PickupSpec;
 use dlmp_core::position::Scope;
 use dlmp_vehicle::lifecycle::VehicleSpec;
+use dlmp_world::object::ObjectSpec;
+use dlmp_world::pickup::PickupSpec;
 
 /// What a checked map creates, in file order per kind.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,7 +45,8 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
         plan.objects.push(spec);
     }
     for At { line, item: p } in &map.pickups {
-        crate::pickup::script::check(p.model, p.position).map_err(|e| at(*line, "pickup", e))?;
+        dlmp_world::pickup::script::check(p.model, p.position)
+            .map_err(|e| at(*line, "pickup", e))?;
         plan.pickups.push(PickupSpec {
             model: p.model,
             position: p.position,
@@ -88,7 +89,7 @@ mod tests {
 
     use super::*;
     use crate::map::Format;
-    use crate::pickup::Behavior;
+    use dlmp_world::pickup::Behavior;
 
     #[test]
     fn a_good_map_plans_every_entry_with_its_scope_and_respawn() {

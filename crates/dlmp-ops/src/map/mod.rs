@@ -21,10 +21,24 @@ mod warnings;
 
 use std::fmt;
 
-use crate::pickup::Behavior;
+use bevy_app::{App, Plugin};
+use dlmp_script::ScriptApi;
+
 use dlmp_protocol::geometry::Vec3;
+use dlmp_world::pickup::Behavior;
 
 pub use warnings::{MapWarning, Warnings};
+
+/// Adds `dlmp.load_map` to the Lua API.
+pub struct MapPlugin;
+
+impl Plugin for MapPlugin {
+    fn build(&self, app: &mut App) {
+        app.world_mut()
+            .get_resource_or_init::<ScriptApi>()
+            .functions(|lua, dlmp, resource| script::install(lua, dlmp, resource.id));
+    }
+}
 
 /// The most entries (objects, pickups and vehicles together) one map may hold; a map past
 /// it is refused, so a runaway file cannot fill the world.

@@ -12,14 +12,14 @@ use mlua::{Error, Lua, Result, Table, Value};
 use tracing::warn;
 
 use super::{Format, MAX_FILE_BYTES, MapError, load};
-use crate::object::script::book as object_book;
-use crate::object::{Object, ObjectCommand};
-use crate::pickup::script::create_all as create_pickups;
-use crate::script::object::LuaObject;
 use dlmp_script::ResourceId;
 use dlmp_script::api::{args, queue_messages, resource_dir};
 use dlmp_script::sandbox::{DATA_PREFIX, Roots};
 use dlmp_vehicle::script::{check_spec, create_from_spec as create_vehicle};
+use dlmp_world::object::script::book as object_book;
+use dlmp_world::object::{Object, ObjectCommand};
+use dlmp_world::pickup::script::create_all as create_pickups;
+use dlmp_world::script::object::LuaObject;
 
 const F: &str = "load_map";
 

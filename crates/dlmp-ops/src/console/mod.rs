@@ -5,14 +5,8 @@
 //! the lines to print, so tests call it directly. [`ConsolePlugin`] is the thin adapter: a
 //! thread blocks on stdin and hands each line over a channel; an exclusive system in
 //! [`ServerSystems::Ingest`] takes what arrived (never waiting) and runs it. Only the binary
-//! adds the plugin; the test harness never reads stdin.
-//!
-//! ```
-//! use dlmp::harness::Harness;
-//!
-//! let mut h = Harness::new();
-//! assert_eq!(dlmp::console::execute(h.world_mut(), "players"), ["no players connected"]);
-//! ```
+//! adds the plugin; the test harness never reads stdin (`tests/console.rs` drives
+//! [`execute`] through it).
 
 mod environment;
 mod reload;

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use rstest::rstest;
 
 use super::*;
-use crate::pickup::Behavior;
+use dlmp_world::pickup::Behavior;
 
 const MTA: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <map edf:definitions="editor_main">

@@ -15,9 +15,9 @@ use super::{
     Warnings, check_count, finite, interior_of, object_model, vehicle_color, vehicle_model,
     world_of,
 };
-use crate::pickup::Behavior;
-use crate::pickup::models::weapon_model;
 use dlmp_protocol::geometry::Vec3;
+use dlmp_world::pickup::Behavior;
+use dlmp_world::pickup::models::weapon_model;
 
 /// The models MTA gives its `health` and `armor` pickups.
 pub const HEALTH_MODEL: u32 = 1240;
