@@ -411,6 +411,42 @@ pub struct Cli {
     pub net_send_threads: Option<usize>,
 }
 
+impl From<&Config> for dlmp_script::ScriptLimits {
+    fn from(config: &Config) -> Self {
+        dlmp_script::ScriptLimits {
+            instruction_budget: config.script_instruction_budget,
+            memory: usize::try_from(config.script_memory_mb.saturating_mul(1 << 20))
+                .unwrap_or(usize::MAX),
+            tick_time: std::time::Duration::from_millis(config.script_tick_budget_ms),
+        }
+    }
+}
+
+impl From<&Config> for dlmp_vehicle::remote::RcSettings {
+    fn from(config: &Config) -> Self {
+        dlmp_vehicle::remote::RcSettings {
+            range: config.rc_range,
+        }
+    }
+}
+
+impl From<&Config> for dlmp_world::pickup::PickupSettings {
+    fn from(config: &Config) -> Self {
+        dlmp_world::pickup::PickupSettings {
+            draw_distance: config.pickup_draw_distance,
+            touch_radius: config.pickup_touch_radius,
+        }
+    }
+}
+
+impl From<&Config> for dlmp_world::object::ObjectSettings {
+    fn from(config: &Config) -> Self {
+        dlmp_world::object::ObjectSettings {
+            stream_distance: config.object_stream_distance,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,41 +620,5 @@ mod tests {
             PathBuf::from("elsewhere"),
             "a flag is the working folder's"
         );
-    }
-}
-
-impl From<&Config> for dlmp_script::ScriptLimits {
-    fn from(config: &Config) -> Self {
-        dlmp_script::ScriptLimits {
-            instruction_budget: config.script_instruction_budget,
-            memory: usize::try_from(config.script_memory_mb.saturating_mul(1 << 20))
-                .unwrap_or(usize::MAX),
-            tick_time: std::time::Duration::from_millis(config.script_tick_budget_ms),
-        }
-    }
-}
-
-impl From<&Config> for dlmp_vehicle::remote::RcSettings {
-    fn from(config: &Config) -> Self {
-        dlmp_vehicle::remote::RcSettings {
-            range: config.rc_range,
-        }
-    }
-}
-
-impl From<&Config> for dlmp_world::pickup::PickupSettings {
-    fn from(config: &Config) -> Self {
-        dlmp_world::pickup::PickupSettings {
-            draw_distance: config.pickup_draw_distance,
-            touch_radius: config.pickup_touch_radius,
-        }
-    }
-}
-
-impl From<&Config> for dlmp_world::object::ObjectSettings {
-    fn from(config: &Config) -> Self {
-        dlmp_world::object::ObjectSettings {
-            stream_distance: config.object_stream_distance,
-        }
     }
 }

@@ -12,6 +12,7 @@ pub mod doc;
 pub mod error;
 pub mod geometry;
 pub mod ids;
+pub mod lane;
 pub mod packet;
 pub mod player;
 pub mod probe;

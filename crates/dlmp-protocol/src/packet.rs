@@ -48,7 +48,7 @@ pub enum DocKind {
     Other,
 }
 
-/// A packet of one direction, declared with [`packet!`](crate::packet).
+/// A packet of one direction, declared with [`packet!`](macro@crate::packet).
 pub trait Packet: Wire + Validate + Debug + Clone + PartialEq {
     /// `packet_id`, the first byte.
     const ID: u8;

@@ -2,7 +2,7 @@
 //! NaN or infinity in an `f32` unless a page allows it.
 //!
 //! [`Wire`] is implemented by every field type; structures and packets get theirs from
-//! [`wire_struct!`](crate::wire_struct) and [`packet!`](crate::packet).
+//! [`wire_struct!`](crate::wire_struct) and [`packet!`](macro@crate::packet).
 
 use super::error::{FieldError, Rule};
 use super::packet::{DocKind, FieldDoc};

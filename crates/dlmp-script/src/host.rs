@@ -211,10 +211,12 @@ impl ScriptHost {
         let io_lines: Function = io.get("lines")?;
         sandbox::strip_globals(&lua)?;
         api.register_types(&lua)?;
-        let mut state = ScriptState::default();
-        state.event_names = host_events::NAMES.to_vec();
-        state.event_names.extend_from_slice(api.event_names());
-        lua.set_app_data(state);
+        let mut event_names = host_events::NAMES.to_vec();
+        event_names.extend_from_slice(api.event_names());
+        lua.set_app_data(ScriptState {
+            event_names,
+            ..ScriptState::default()
+        });
         if limits.memory > 0 {
             lua.set_memory_limit(limits.memory)?;
         }
@@ -447,7 +449,7 @@ impl ScriptHost {
     }
 
     /// Runs `f` on behalf of `resource` with a fresh instruction budget, logging its error
-    /// with the resource's name (database callbacks, [`super::api::db`]).
+    /// with the resource's name (the database callbacks of operations).
     pub fn call_for(
         &mut self,
         resource: ResourceId,

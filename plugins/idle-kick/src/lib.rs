@@ -1,6 +1,8 @@
 //! Idle kicker: a player whose position and keys have not changed for `idle_secs` is
 //! warned `warn_secs` before, then kicked; a slot held by an away player is a slot a
-//! playing one cannot have. Enabled by a `[plugins.idle_kick]` table (see README.md).
+//! playing one cannot have. An away player sitting in a vehicle is taken out of it after
+//! `seat_secs`, so it holds no seat a playing one wants (a bus, a taxi, a getaway car).
+//! Enabled by a `[plugins.idle_kick]` table (see README.md).
 
 use std::time::Duration;
 
@@ -17,6 +19,9 @@ pub struct IdleKickSettings {
     pub idle_secs: u64,
     /// Seconds before the kick the player is warned; 0 = no warning.
     pub warn_secs: u64,
+    /// Seconds idle in a vehicle seat before the player is taken out of the vehicle; 0 =
+    /// never.
+    pub seat_secs: u64,
 }
 
 impl Default for IdleKickSettings {
@@ -24,6 +29,7 @@ impl Default for IdleKickSettings {
         IdleKickSettings {
             idle_secs: 300,
             warn_secs: 30,
+            seat_secs: 120,
         }
     }
 }
@@ -35,6 +41,8 @@ pub struct Activity {
     pub keys: Keys,
     pub since: Duration,
     pub warned: bool,
+    /// The player was taken out of its vehicle in this idle stretch.
+    pub unseated: bool,
 }
 
 pub struct IdleKickPlugin;
@@ -52,6 +60,8 @@ impl Plugin for IdleKickPlugin {
 /// What the watch reads and writes of each player.
 type Watched = (
     Entity,
+    &'static Player,
+    Option<&'static Seated>,
     &'static Name,
     &'static Position,
     &'static Body,
@@ -65,11 +75,13 @@ fn watch(
     mut players: Query<Watched>,
     mut commands: Commands,
     mut ends: MessageWriter<EndSession>,
+    mut seats: MessageWriter<SeatCommand>,
 ) {
     let now = time.elapsed();
     let idle = Duration::from_secs(settings.idle_secs);
     let warn = idle.saturating_sub(Duration::from_secs(settings.warn_secs));
-    for (player, name, position, body, mut conn, activity) in &mut players {
+    let seat = Duration::from_secs(settings.seat_secs);
+    for (player, who, seated, name, position, body, mut conn, activity) in &mut players {
         let keys = body.keys;
         let Some(mut a) = activity else {
             commands.entity(player).try_insert(Activity {
@@ -77,6 +89,7 @@ fn watch(
                 keys,
                 since: now,
                 warned: false,
+                unseated: false,
             });
             continue;
         };
@@ -86,10 +99,31 @@ fn watch(
                 keys,
                 since: now,
                 warned: false,
+                unseated: false,
             };
             continue;
         }
         let away = now.saturating_sub(a.since);
+        if let Some(seated) = seated
+            && settings.seat_secs > 0
+            && away >= seat
+            && !a.unseated
+        {
+            a.unseated = true;
+            seats.write(SeatCommand::Remove {
+                player,
+                token: who.token,
+            });
+            notify(
+                &mut conn,
+                "You were taken out of the vehicle for being idle.",
+            );
+            info!(
+                name = name.as_str(),
+                vehicle = seated.id.0,
+                "taken out of a vehicle for being idle"
+            );
+        }
         if away >= idle {
             notify(&mut conn, "Kicked for being idle.");
             ends.write(EndSession {

@@ -7,6 +7,7 @@ use dlmp::harness::Harness;
 use dlmp::prelude::*;
 use dlmp::protocol::connection::handshake::ServerDisconnect;
 use dlmp::protocol::player::sync::Frame;
+use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleOccupancy};
 use dlmp_idle_kick::IdleKickPlugin;
 
 fn server(table: Option<&str>) -> Harness {
@@ -59,4 +60,68 @@ fn off_without_a_table() {
     let alice = h.connect("alice");
     h.advance(Duration::from_secs(5));
     assert!(h.packets::<ServerDisconnect>(alice).is_empty());
+}
+
+/// A player the gamemode seated in a parked car (what `dlmp.put_player_in_vehicle`
+/// queues) and who then does nothing.
+fn seated_in_a_parked_car(h: &mut Harness) -> (dlmp::harness::ClientId, VehicleId) {
+    let alice = h.connect("alice");
+    h.step();
+    h.spawn(alice, Vec3::new(0.0, 0.0, 3.0));
+    h.live(alice);
+    let car = create_vehicle(
+        h.world_mut(),
+        VehicleSpec::new(411, Vec3::new(2.0, 0.0, 3.0), 0.0),
+        None,
+    )
+    .expect("a valid spec");
+    let id = h.world().get::<Vehicle>(car).expect("a vehicle").id;
+    let player = h.entity(alice);
+    let token = h.get::<Player>(alice).token;
+    h.world_mut().write_message(SeatCommand::Put {
+        player,
+        token,
+        vehicle: id,
+        seat: 0,
+    });
+    h.step();
+    assert!(h.world().get::<Seated>(player).is_some(), "seated");
+    h.clear(alice);
+    (alice, id)
+}
+
+#[test]
+fn an_idle_player_is_taken_out_of_its_vehicle_before_the_kick() {
+    let mut h = server(Some("idle_secs = 10\nwarn_secs = 0\nseat_secs = 3"));
+    let (alice, id) = seated_in_a_parked_car(&mut h);
+    h.advance(Duration::from_millis(2500));
+    assert!(h.chat_lines(alice).is_empty(), "not yet");
+    h.advance(Duration::from_secs(1));
+    assert_eq!(
+        h.chat_lines(alice),
+        ["You were taken out of the vehicle for being idle."]
+    );
+    h.step();
+    let player = h.entity(alice);
+    assert!(h.world().get::<Seated>(player).is_none(), "out of the car");
+    let exits: Vec<_> = h
+        .packets::<VehicleOccupancy>(alice)
+        .iter()
+        .filter(|o| o.vehicle_id == id && o.kind == OccupancyKind::Exit)
+        .map(|o| o.seat)
+        .collect();
+    assert_eq!(exits, [0], "its client saw it leave the driver's seat");
+    assert!(
+        h.packets::<ServerDisconnect>(alice).is_empty(),
+        "not kicked yet"
+    );
+}
+
+#[test]
+fn seat_secs_0_leaves_the_idle_in_their_seat() {
+    let mut h = server(Some("idle_secs = 10\nwarn_secs = 0\nseat_secs = 0"));
+    let (alice, _) = seated_in_a_parked_car(&mut h);
+    h.advance(Duration::from_secs(5));
+    let player = h.entity(alice);
+    assert!(h.world().get::<Seated>(player).is_some(), "still seated");
 }

@@ -15,7 +15,7 @@ use dlmp_player::script::LuaPlayer;
 /// What the bans add to the Lua API.
 pub fn register(api: &mut ScriptApi) {
     api.functions(|lua, dlmp, resource| install(lua, dlmp, resource.name))
-        .methods::<LuaPlayer>(|m| add_methods(m));
+        .methods::<LuaPlayer>(add_methods);
 }
 
 /// At most ten years, in minutes.

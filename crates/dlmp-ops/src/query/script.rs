@@ -14,7 +14,7 @@ use dlmp_player::script::LuaPlayer;
 /// What the server query adds to the Lua API.
 pub fn register(api: &mut ScriptApi) {
     api.functions(|lua, dlmp, resource| install(lua, dlmp, resource.id))
-        .methods::<LuaPlayer>(|m| add_methods(m));
+        .methods::<LuaPlayer>(add_methods);
 }
 
 /// ServerInfo's `gamemode` field holds 32 bytes.

@@ -170,7 +170,7 @@ impl CameraSetting {
 /// the client moves its camera along (player.md, SetCamera).
 ///
 /// ```
-/// use dlmp::player::control::camera::ease;
+/// use dlmp_player::control::camera::ease;
 /// assert_eq!(ease(0.0), 0.0);
 /// assert!((ease(0.5) - 0.5).abs() < 1e-6);
 /// assert_eq!(ease(1.0), 1.0);

@@ -2,7 +2,7 @@
 //! animations, respawns) and its events, registered with the script host
 //! ([`ScriptApi`]): the `Player` handle and its methods, the `dlmp` functions, the view
 //! the calls answer from ([`view`]), the events ([`events`]) and the commands the calls
-//! queue ([`commands`]).
+//! queue (`commands`).
 
 pub mod animation;
 mod commands;
@@ -62,12 +62,12 @@ pub fn register(api: &mut ScriptApi) {
         respawn::install(lua, dlmp)?;
         crate::chat::script::install(lua, dlmp)
     })
-    .methods::<LuaPlayer>(|m| player::add_methods(m))
-    .methods::<LuaPlayer>(|m| looks::add_methods(m))
-    .methods::<LuaPlayer>(|m| respawn::add_methods(m))
-    .methods::<LuaPlayer>(|m| movement::add_methods(m))
-    .methods::<LuaPlayer>(|m| control::add_methods(m))
-    .methods::<LuaPlayer>(|m| animation::add_methods(m))
+    .methods::<LuaPlayer>(player::add_methods)
+    .methods::<LuaPlayer>(looks::add_methods)
+    .methods::<LuaPlayer>(respawn::add_methods)
+    .methods::<LuaPlayer>(movement::add_methods)
+    .methods::<LuaPlayer>(control::add_methods)
+    .methods::<LuaPlayer>(animation::add_methods)
     .events(events::NAMES)
     .setup(|lua, _| {
         lua.set_app_data(PlayerViews::default());

@@ -84,7 +84,7 @@ fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<()> {
 /// What the world adds to the Lua API.
 pub fn register(api: &mut ScriptApi) {
     api.functions(|lua, dlmp, resource| install(lua, dlmp, resource.id))
-        .methods::<LuaPlayer>(|m| waypoint::add_methods(m))
+        .methods::<LuaPlayer>(waypoint::add_methods)
         .events(events::NAMES)
         .setup(|lua, world| {
             let marker_ids = world.get_resource_or_init::<MarkerIds>().clone();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
 use socket2::{Domain, Protocol, Socket, Type};
 
-use dlmp::protocol::bundle::ServerDatagram;
+use dlmp_protocol::bundle::ServerDatagram;
 
 use crate::bot::{Bot, Event, Phase, RING};
 use crate::cli::Args;

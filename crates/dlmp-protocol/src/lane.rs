@@ -2,8 +2,8 @@
 //! in order and says what to acknowledge. The server runs one per client for the
 //! client → server stream; test clients run one for the server → client stream.
 
-use dlmp_protocol::ids::EventId;
-use dlmp_protocol::serial::Serial;
+use crate::ids::EventId;
+use crate::serial::Serial;
 
 /// What to do with a received reliable event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -20,7 +20,7 @@ pub enum Verdict {
 /// The receiver of one reliable event stream.
 ///
 /// ```
-/// # use dlmp_net::lane::{InboundLane, Verdict};
+/// # use dlmp_protocol::lane::{InboundLane, Verdict};
 /// # use dlmp_protocol::ids::EventId;
 /// let mut lane = InboundLane::new();
 /// assert_eq!(lane.receive(EventId(2)), (Verdict::Future, EventId(0)));

@@ -9,11 +9,11 @@
 
 use std::f32::consts::{PI, TAU};
 
-use dlmp::protocol::geometry::Vec3;
-use dlmp::protocol::ids::{Revision, Seq, SessionToken, VehicleEpoch, VehicleId};
-use dlmp::protocol::vehicle::frame::VehicleFrame;
-use dlmp::protocol::vehicle::state::VehicleState;
-use dlmp::protocol::vehicle::sync::VehicleSync;
+use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::{Revision, Seq, SessionToken, VehicleEpoch, VehicleId};
+use dlmp_protocol::vehicle::frame::VehicleFrame;
+use dlmp_protocol::vehicle::state::VehicleState;
+use dlmp_protocol::vehicle::sync::VehicleSync;
 
 use crate::shape::HOME_Z;
 
@@ -160,8 +160,8 @@ fn on_loop(d: f32) -> (f32, f32, f32, bool) {
 
 #[cfg(test)]
 mod tests {
-    use dlmp::protocol::ClientPacket;
-    use dlmp::protocol::MAX_DATAGRAM;
+    use dlmp_protocol::ClientPacket;
+    use dlmp_protocol::MAX_DATAGRAM;
 
     use super::*;
 

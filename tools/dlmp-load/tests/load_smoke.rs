@@ -5,15 +5,34 @@
 //! relays delivered) and exits 1 otherwise; this test reads its JSON report too.
 //! Correctness, not speed: no figure of time is asserted.
 
+use std::path::PathBuf;
 use std::process::Command;
+
+/// The server binary the workspace's `cargo test` built beside this test's own folder
+/// (target/debug/dlmp-server): the tool and the server are two packages, so cargo names
+/// only the tool's own binary to this test.
+fn server_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/PROFILE/deps/TEST");
+    let server = profile_dir.join(format!("dlmp-server{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        server.exists(),
+        "{} is missing: run the workspace's tests (`cargo test` at the root), which build it",
+        server.display()
+    );
+    server
+}
 
 #[test]
 fn twenty_bots_join_walk_and_see_each_other() {
     let output = Command::new(env!("CARGO_BIN_EXE_dlmp-load"))
         .args(["--smoke", "--json", "--spawn-server"])
-        .arg(env!("CARGO_BIN_EXE_dlmp-server"))
+        .arg(server_binary())
         .arg("--scripts")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts"))
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts"))
         .output()
         .expect("run dlmp-load");
     let stdout = String::from_utf8_lossy(&output.stdout);

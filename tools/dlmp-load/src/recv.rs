@@ -12,7 +12,7 @@ use nix::sys::socket::{
 };
 use nix::sys::time::TimeSpec;
 
-use dlmp::protocol::MAX_DATAGRAM;
+use dlmp_protocol::MAX_DATAGRAM;
 
 pub const BATCH: usize = 32;
 
