@@ -1,5 +1,8 @@
 //! dlmp: a server for the DLMP protocol (the spec lives in `../shared/spec/`), and the
-//! library a Rust gameplay plugin is written against.
+//! library a Rust gameplay plugin is written against. This crate is the assembly
+//! ([`server::build_app`], [`Server`]), the test [`harness`] and the [`prelude`]; the
+//! features are the workspace's crates below it, re-exported here under their layers'
+//! names (`dlmp::protocol`, `dlmp::player`, `dlmp::vehicle`, `dlmp::world`, ...).
 //!
 //! # Writing a gameplay plugin
 //!
@@ -93,6 +96,8 @@ pub mod prelude;
 mod script_api_tests;
 pub mod server;
 
+// The workspace's crates under their layers' names (docs/architecture.md), so a plugin or a
+// scenario test names one crate.
 pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
 pub use dlmp_net::lane;

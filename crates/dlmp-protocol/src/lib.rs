@@ -1,5 +1,7 @@
-//! The DLMP wire protocol: every packet of connection.md, player.md, world.md and
-//! vehicles.md as a typed value with strict `decode` and validating `encode`.
+//! The DLMP wire protocol: every packet of connection.md, player.md, world.md,
+//! vehicles.md and query.md as a typed value with strict `decode` and validating `encode`,
+//! bundles, ids and serial arithmetic, and the receiving half of a reliable lane ([`lane`]).
+//! No ECS, no Lua, no I/O: a client, a bot or a fuzzer uses this crate alone.
 //!
 //! Layout: the shared machinery (`wire`, `error`, `text`, `ids`, `check`, `packet`), then
 //! one folder per spec page with one file per packet family.
