@@ -18,9 +18,9 @@ lint:
 bench:
     cargo bench
 
-# Rewrite fixtures/ from the fixture table after a field change.
+# Rewrite fixtures/ from the fixture table (crates/dlmp-protocol) after a field change.
 fixtures:
-    cargo run --example fixtures
+    cargo run -p dlmp-protocol --example fixtures
 
 # Fuzz one decoder: `just fuzz decode_client`, `just fuzz decode_server` or `just fuzz decode_bundle`.
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP lets it use the stable toolchain.

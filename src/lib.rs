@@ -16,8 +16,8 @@
 //! that send to a player ([`prelude::notify`], [`prelude::say`]).
 //!
 //! **1. A crate.** `cargo new --lib plugins/greeter`, with `dlmp = { path = "../.." }`,
-//! `bevy_app`, `bevy_ecs` and `serde` as dependencies; the workspace picks up every folder
-//! of `plugins/` (its `cargo test` runs yours too).
+//! `bevy_app`, `bevy_ecs` and `serde` as dependencies, added to the root `Cargo.toml`'s
+//! `members` and `default-members` (the root's `cargo test` then runs yours too).
 //!
 //! **2. Settings.** The server's config file gives each plugin a table, `[plugins.NAME]`;
 //! [`prelude::plugin_settings`] reads it into the plugin's own type in `build`. No table:
