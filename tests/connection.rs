@@ -916,3 +916,159 @@ fn a_hello_of_protocol_1_or_2_is_accepted_and_its_protocol_remembered(
         Some(protocol)
     );
 }
+
+/// Runs `ticks` ticks in which `attackers` (sockets that never prove) each say hello with a
+/// fresh nonce whenever their IP's limit lets them, and `join` is called once a second.
+fn hammer(
+    h: &mut Harness,
+    attackers: &[dlmp::harness::ClientId],
+    ticks: usize,
+    mut join: impl FnMut(&mut Harness, usize),
+) {
+    for tick in 0..ticks {
+        for (i, &c) in attackers.iter().enumerate() {
+            // A hello every 250 ms from each socket, a new nonce each time: every one
+            // the server takes opens a session that is never proven.
+            if (tick + i) % 12 == 0 {
+                let hello = dlmp::protocol::connection::handshake::ClientHello {
+                    nonce: u32::try_from(tick * 1000 + i).expect("small"),
+                    ..h.client_hello(c, &format!("silent{i:03}"))
+                };
+                h.send(c, hello);
+            }
+        }
+        if tick % 50 == 0 {
+            join(h, tick / 50);
+        }
+        h.step();
+    }
+}
+
+#[test]
+fn silent_hellos_from_one_host_lock_no_one_out_while_slots_are_free() {
+    let mut h = Harness::with_config(Config {
+        max_players: 50,
+        ..config()
+    });
+    let ip: std::net::IpAddr = "127.9.9.9".parse().expect("an ip");
+    let attackers: Vec<_> = (0..13).map(|_| h.add_client_at(ip)).collect();
+    let mut real = Vec::new();
+    hammer(&mut h, &attackers, 30 * 50, |h, second| {
+        real.push(h.connect(&format!("real{second:02}")));
+        let held = h
+            .world()
+            .resource::<SessionState>()
+            .sessions
+            .unproven_at(ip);
+        assert!(held <= 4, "the host holds {held} unproven sessions");
+    });
+    assert_eq!(real.len(), 30);
+    for &c in &real {
+        assert!(
+            h.packets::<ConnectRefused>(c).is_empty(),
+            "a real player was refused"
+        );
+        assert!(
+            h.world()
+                .resource::<PlayerIndex>()
+                .get(h.player_id(c))
+                .is_some()
+        );
+    }
+}
+
+#[test]
+fn unproven_sessions_of_many_hosts_make_room_for_real_players() {
+    // 25 unproven sessions at most (a quarter of 100 slots); 20 hosts could hold 80.
+    let mut h = Harness::with_config(Config {
+        max_players: 100,
+        ..config()
+    });
+    let attackers: Vec<_> = (0..20)
+        .flat_map(|n| {
+            let ip: std::net::IpAddr = format!("127.8.0.{}", n + 1).parse().expect("an ip");
+            [ip; 4]
+        })
+        .map(|ip| h.add_client_at(ip))
+        .collect();
+    let mut real = Vec::new();
+    hammer(&mut h, &attackers, 20 * 50, |h, second| {
+        if second > 0 {
+            let sessions = &h.world().resource::<SessionState>().sessions;
+            assert_eq!(
+                sessions.unproven(),
+                sessions.max_unproven(),
+                "the cap is full"
+            );
+        }
+        real.push(h.connect(&format!("real{second:02}")));
+    });
+    for &c in &real {
+        assert!(
+            h.packets::<ConnectRefused>(c).is_empty(),
+            "a real player was refused"
+        );
+        assert!(
+            h.world()
+                .resource::<PlayerIndex>()
+                .get(h.player_id(c))
+                .is_some()
+        );
+    }
+    let gate = &h.world().resource::<SessionState>().gate;
+    assert!(gate.evictions() >= 19, "{} evictions", gate.evictions());
+}
+
+#[test]
+fn a_reconnect_of_every_player_at_once_gets_everyone_in() {
+    let mut h = Harness::with_config(Config {
+        max_players: 100,
+        ..config()
+    });
+    let players: Vec<_> = (0..80).map(|i| h.connect(&format!("p{i:02}"))).collect();
+    // Every client restarts: a hello with a new nonce from its address, all in one tick.
+    for (i, &c) in players.iter().enumerate() {
+        let name = format!("p{i:02}");
+        let hello = dlmp::protocol::connection::handshake::ClientHello {
+            nonce: 0xBEEF,
+            ..h.client_hello(c, &name)
+        };
+        h.send(c, hello);
+    }
+    h.step();
+    for &c in &players {
+        h.prove(c);
+    }
+    h.step();
+    let sessions = &h.world().resource::<SessionState>().sessions;
+    assert_eq!((sessions.len(), sessions.unproven()), (80, 0));
+    for &c in &players {
+        assert!(
+            h.packets::<ConnectRefused>(c).is_empty(),
+            "{c:?} was refused"
+        );
+    }
+}
+
+#[test]
+fn new_players_joining_together_over_a_second_all_get_in() {
+    let mut h = Harness::with_config(Config {
+        max_players: 100,
+        ..config()
+    });
+    let clients: Vec<_> = (0..100).map(|_| h.add_client()).collect();
+    // Two hellos a tick for a second; each client proves the tick after its answer.
+    for (n, pair) in clients.chunks(2).enumerate() {
+        for (i, &c) in pair.iter().enumerate() {
+            let hello = h.client_hello(c, &format!("n{:03}", n * 2 + i));
+            h.send(c, hello);
+        }
+        h.step();
+        for &c in pair {
+            h.prove(c);
+        }
+    }
+    h.step();
+    let sessions = &h.world().resource::<SessionState>().sessions;
+    assert_eq!((sessions.len(), sessions.unproven()), (100, 0));
+}

@@ -3,6 +3,8 @@
 //! relay to the subject's viewers, field by field. Players stand together at [`SPAWN`], so
 //! player streaming shows them to each other; a player in another virtual world is not.
 
+use std::time::Duration;
+
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::animation::{AnimationCommand, AnimationOrder};
 use dlmp::player::frame::{FrameDrops, FrameState};
@@ -1227,4 +1229,92 @@ fn a_frozen_player_rises_at_most_3_m_above_its_anchor_and_falls_free() {
     let r = last_relay(&h, b).frame;
     assert_eq!(r.pos, f.pos, "falling is free");
     assert_eq!(r.vel, f.vel);
+}
+
+/// Sends `per_tick[i]` PlayerSync frames from `c` in tick `i`, each a step along x, with
+/// seqs from `seq`; the next seq.
+fn burst_frames(h: &mut Harness, c: ClientId, mut seq: u32, per_tick: &[usize]) -> u32 {
+    for &n in per_tick {
+        for _ in 0..n {
+            let x = SPAWN.x + (seq % 200) as f32 * 0.01;
+            let packet = dlmp::protocol::player::sync::PlayerSync {
+                session_token: h.token(c),
+                seq: Seq(seq),
+                frame: Frame::standing(Vec3::new(x, SPAWN.y, SPAWN.z)),
+            };
+            h.send(c, packet);
+            seq += 1;
+        }
+        h.step();
+    }
+    seq
+}
+
+#[test]
+fn three_hundred_frames_a_second_are_cut_to_the_frame_rate_and_the_sender_stays() {
+    let (mut h, a, b) = two();
+    let seq = h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
+    let before = h.world().resource::<FrameDrops>().rate_limited;
+    // One second at the default tick (50 Hz): 6 frames a tick is 300 a second.
+    let ticks = (Duration::from_secs(1).as_millis() / h.tick().as_millis()) as usize;
+    assert_eq!(ticks, 50, "the default tick");
+    burst_frames(&mut h, a, seq, &vec![6; ticks]);
+    let relayed = h.packets::<RemotePlayerSync>(b).len();
+    // 35 at once and 70 a second: at most 105 in the first second.
+    assert!(
+        (70..=106).contains(&relayed),
+        "relayed {relayed} of 300 frames in one second"
+    );
+    let dropped = h.world().resource::<FrameDrops>().rate_limited - before;
+    assert_eq!(
+        dropped as usize + relayed,
+        300,
+        "every frame relayed or counted"
+    );
+    assert!(
+        h.packets::<dlmp::protocol::connection::handshake::ServerDisconnect>(a)
+            .is_empty(),
+        "a burst never ends the session"
+    );
+    // Back to an honest rate, every frame goes through again.
+    h.clear(b);
+    let seq = h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
+    h.advance(Duration::from_secs(1));
+    burst_frames(&mut h, a, seq, &[1; 25]);
+    assert_eq!(h.packets::<RemotePlayerSync>(b).len(), 25);
+}
+
+#[test]
+fn an_honest_client_at_its_fastest_with_jitter_is_never_cut() {
+    let (mut h, a, b) = two();
+    let seq = h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
+    let before = h.world().resource::<FrameDrops>().rate_limited;
+    // A frame every 16 ms (62.5 a second, player.md's sampling) for 5 s, 1 or 2 a 20 ms
+    // tick; from the second second on, each second's frames of 300 ms are held back by the
+    // network and arrive together with the next tick's.
+    let mut per_tick = Vec::new();
+    let mut owed = 0.0f32;
+    for second in 0..5 {
+        let mut held = 0;
+        for tick in 0..50 {
+            owed += 20.0 / 16.0;
+            let n = owed.floor() as usize;
+            owed -= n as f32;
+            if second > 0 && (10..25).contains(&tick) {
+                held += n;
+                per_tick.push(0);
+            } else {
+                per_tick.push(n + std::mem::take(&mut held));
+            }
+        }
+    }
+    let sent: usize = per_tick.iter().sum();
+    assert_eq!(sent, 312, "62.5 a second for 5 s");
+    burst_frames(&mut h, a, seq, &per_tick);
+    assert_eq!(h.world().resource::<FrameDrops>().rate_limited - before, 0);
+    assert_eq!(
+        h.packets::<RemotePlayerSync>(b).len(),
+        sent,
+        "every frame relayed"
+    );
 }

@@ -17,7 +17,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("crates/dlmp-protocol", &[]),
     ("crates/dlmp-net", &["dlmp-protocol"]),
     ("crates/dlmp-core", &["dlmp-protocol", "dlmp-net"]),
-    ("crates/dlmp-script", &["dlmp-protocol", "dlmp-net", "dlmp-core"]),
+    (
+        "crates/dlmp-script",
+        &["dlmp-protocol", "dlmp-net", "dlmp-core"],
+    ),
     (
         "crates/dlmp-player",
         &["dlmp-protocol", "dlmp-net", "dlmp-core", "dlmp-script"],
@@ -88,11 +91,15 @@ fn every_crate_depends_only_on_the_layers_below_it() {
     }
     let protocol = dependencies(&root().join("crates/dlmp-protocol"));
     for forbidden in ["bevy_app", "bevy_ecs", "bevy_time", "mlua"] {
-        assert!(!protocol.contains(forbidden), "the protocol uses {forbidden}");
+        assert!(
+            !protocol.contains(forbidden),
+            "the protocol uses {forbidden}"
+        );
     }
     let load = dependencies(&root().join("tools/dlmp-load"));
     assert!(
-        load.iter().all(|d| !d.starts_with("dlmp") || d == "dlmp-protocol"),
+        load.iter()
+            .all(|d| !d.starts_with("dlmp") || d == "dlmp-protocol"),
         "the load tool uses {load:?}"
     );
 }
@@ -111,7 +118,10 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The module path of a file below `src` (`a/b.rs` and `a/b/mod.rs` are `[a, b]`).
 fn module_of(src: &Path, file: &Path) -> Vec<String> {
-    let rel = file.strip_prefix(src).expect("below src").with_extension("");
+    let rel = file
+        .strip_prefix(src)
+        .expect("below src")
+        .with_extension("");
     let mut parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -194,13 +204,22 @@ fn paths(code: &str) -> Vec<Vec<String>> {
         let Some(end) = rest.find(';') else { break };
         let tree = &rest[..end];
         let first = tree.trim_start();
-        if first.starts_with("crate::") || first.starts_with("super::") || first.starts_with("self::") {
+        if first.starts_with("crate::")
+            || first.starts_with("super::")
+            || first.starts_with("self::")
+        {
             expand(tree, &mut Vec::new(), &mut out);
         }
     }
     for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
-        if word.starts_with("crate::") || word.starts_with("super::") || word.starts_with("self::") {
-            out.push(word.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect());
+        if word.starts_with("crate::") || word.starts_with("super::") || word.starts_with("self::")
+        {
+            out.push(
+                word.split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            );
         }
     }
     out
@@ -325,17 +344,22 @@ fn circles_of(src: &Path) -> Vec<Vec<PathBuf>> {
 }
 
 #[test]
-fn no_crate_has_an_import_circle_of_more_than_25_files_or_one_through_the_config_or_assembly()
-{
+fn no_crate_has_an_import_circle_of_more_than_25_files_or_one_through_the_config_or_assembly() {
     let mut crates: Vec<PathBuf> = vec![root().join("src")];
     for folder in ["crates", "tools"] {
-        for entry in std::fs::read_dir(root().join(folder)).expect("a folder").flatten() {
+        for entry in std::fs::read_dir(root().join(folder))
+            .expect("a folder")
+            .flatten()
+        {
             crates.push(entry.path().join("src"));
         }
     }
     let mut largest: BTreeMap<String, usize> = BTreeMap::new();
     for src in crates {
-        let name = src.parent().map(|p| p.display().to_string()).unwrap_or_default();
+        let name = src
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         for circle in circles_of(&src) {
             let list: Vec<String> = circle
                 .iter()

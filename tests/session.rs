@@ -82,6 +82,7 @@ fn accepted(outcome: HelloOutcome) -> ServerHello {
         HelloOutcome::Accepted {
             hello,
             replaced: None,
+            evicted: None,
         } => hello,
         other => panic!("expected a plain accept, got {other:?}"),
     }
@@ -405,6 +406,7 @@ fn a_new_nonce_from_the_same_address_replaces_the_session() {
     let HelloOutcome::Accepted {
         hello: new,
         replaced: Some(ended),
+        evicted: None,
     } = server.hello(from, 2, "Restarter")
     else {
         panic!("expected an accept that replaces");

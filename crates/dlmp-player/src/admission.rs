@@ -67,6 +67,7 @@ impl RefusalReason {
         match self {
             RefusalReason::Frame(FrameDrop::NotSpawned) => "frame_not_spawned",
             RefusalReason::Frame(FrameDrop::Stale) => "frame_stale",
+            RefusalReason::Frame(FrameDrop::RateLimited) => "frame_rate_limited",
             RefusalReason::Movement => "movement",
             RefusalReason::RateLimit(RateLimit::Pause) => "rate_limit_pause",
             RefusalReason::RateLimit(RateLimit::OnFire) => "rate_limit_on_fire",

@@ -86,7 +86,15 @@ pub struct HelloLimits {
     /// Addresses (and IPs) the gate tracks at most; past it, after a prune, hellos from new
     /// addresses are ignored ([`Ignored::Busy`]). Default 4096.
     pub max_tracked: usize,
+    /// Unproven sessions per source IP; a hello past it makes room by ending the IP's
+    /// oldest unproven session. Default [`MAX_UNPROVEN_PER_IP`] (ADR 0087).
+    pub max_unproven_per_ip: usize,
 }
+
+/// Unproven sessions one IP holds at most, as many as the hellos it may send in a second:
+/// a real client proves its session within one round trip, so a household of players
+/// joining at once stays below it (ADR 0087).
+pub const MAX_UNPROVEN_PER_IP: usize = 4;
 
 impl Default for HelloLimits {
     fn default() -> Self {
@@ -94,6 +102,7 @@ impl Default for HelloLimits {
             max_sessions_per_ip: MAX_SESSIONS_PER_IP,
             failures_per_ip: RateLimit::every(8, Duration::from_secs(10)),
             max_tracked: 4096,
+            max_unproven_per_ip: MAX_UNPROVEN_PER_IP,
         }
     }
 }
@@ -126,10 +135,13 @@ impl Ignored {
 #[derive(Debug, Clone, PartialEq)]
 pub enum HelloOutcome {
     /// A new session: send `hello`, then the player is "connected, not spawned" (PlayerJoin
-    /// to everyone, `player_connect`). If `replaced`, that session ended first.
+    /// to everyone, `player_connect`). If `replaced`, that session ended first; if
+    /// `evicted`, the oldest unproven session (of this IP, or of all) ended to make room
+    /// (ADR 0087).
     Accepted {
         hello: ServerHello,
         replaced: Option<Ended>,
+        evicted: Option<Ended>,
     },
     /// The same address and nonce as a live session: send `hello` again, identical.
     Repeated { hello: ServerHello },
@@ -155,6 +167,16 @@ impl HelloOutcome {
             HelloOutcome::Repeated { .. } | HelloOutcome::Ignored(_) => None,
         }
     }
+
+    /// The unproven session this hello's acceptance ended to make room (reason
+    /// [`LeaveReason::Timeout`]); it was never sent anything but its ServerHello.
+    #[must_use]
+    pub fn evicted(&self) -> Option<&Ended> {
+        match self {
+            HelloOutcome::Accepted { evicted, .. } => evicted.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// Refused attempts of one IP.
@@ -173,6 +195,8 @@ pub struct HelloGate {
     rate: HashMap<IpAddr, HelloWindow>,
     failures: HashMap<IpAddr, Failures>,
     last_prune: Option<Duration>,
+    /// Unproven sessions ended to make room for a new hello (ADR 0087).
+    evictions: u64,
 }
 
 impl HelloGate {
@@ -187,6 +211,12 @@ impl HelloGate {
     #[must_use]
     pub fn limits(&self) -> HelloLimits {
         self.limits
+    }
+
+    /// Unproven sessions ended so far to make room for a new hello.
+    #[must_use]
+    pub fn evictions(&self) -> u64 {
+        self.evictions
     }
 
     /// Handles a decoded (so well-formed) `hello` from `from` at `now`. `world` is the
@@ -231,16 +261,25 @@ impl HelloGate {
             let replaced = old.and_then(|id| sessions.remove(id)).map(timed_out);
             return refused(reason, replaced);
         }
+        let Some(evict) = self.unproven_room(sessions, from.ip(), old, now) else {
+            let replaced = old.and_then(|id| sessions.remove(id)).map(timed_out);
+            return refused(RefuseReason::ServerFull, replaced);
+        };
         let new = NewSession {
             addr: from,
             nonce: hello.nonce,
             name: hello.name,
         };
         match sessions.insert(new, *world, now) {
-            Ok(inserted) => HelloOutcome::Accepted {
-                hello: inserted.session.server_hello(),
-                replaced: inserted.replaced.map(timed_out),
-            },
+            Ok(inserted) => {
+                let evicted = evict.and_then(|id| sessions.remove(id)).map(timed_out);
+                self.evictions += u64::from(evicted.is_some());
+                HelloOutcome::Accepted {
+                    hello: inserted.session.server_hello(),
+                    replaced: inserted.replaced.map(timed_out),
+                    evicted,
+                }
+            }
             Err(InsertError::Full) => refused(RefuseReason::ServerFull, None),
             Err(e) => HelloOutcome::Ignored(Ignored::NoToken(e)),
         }
@@ -331,14 +370,40 @@ impl HelloGate {
     }
 
     /// No room for a new session from `ip` (the one being replaced does not count): every
-    /// slot taken, the IP at its session cap, or the unproven sessions at theirs.
+    /// slot taken, or the IP at its session cap.
     fn no_room(&self, sessions: &Sessions, ip: IpAddr, replacing: Option<PlayerId>) -> bool {
         let replaced = replacing.and_then(|id| sessions.get(id));
         let freed = usize::from(replaced.is_some());
-        let freed_unproven = usize::from(replaced.is_some_and(|s| !s.is_proven()));
         (sessions.is_full() && replaced.is_none())
             || sessions.count_at_ip(ip) - freed >= self.limits.max_sessions_per_ip
-            || sessions.unproven() - freed_unproven >= sessions.max_unproven()
+    }
+
+    /// Room among the unproven sessions for one more from `ip` (the one being replaced
+    /// does not count): `Some(None)` when there is room, `Some(Some(id))` when the oldest
+    /// unproven session `id` (the IP's own when the IP is at its cap, otherwise anyone's)
+    /// must end first, `None` when every unproven session opened in this very tick
+    /// (ADR 0087). A hello that replaces a proven session at its own address (a client that
+    /// restarted) counts against neither cap: it takes the slot it frees, from an address
+    /// that proved it receives, so a reconnect of every player at once gets everyone in.
+    fn unproven_room(
+        &self,
+        sessions: &mut Sessions,
+        ip: IpAddr,
+        replacing: Option<PlayerId>,
+        now: Duration,
+    ) -> Option<Option<PlayerId>> {
+        let replaced = replacing.and_then(|id| sessions.get(id));
+        if replaced.is_some_and(|s| s.is_proven()) {
+            return Some(None);
+        }
+        let freed = usize::from(replaced.is_some());
+        if sessions.unproven_at(ip) - freed >= self.limits.max_unproven_per_ip {
+            return sessions.oldest_unproven(Some(ip), now, replacing).map(Some);
+        }
+        if sessions.unproven() - freed >= sessions.max_unproven() {
+            return sessions.oldest_unproven(None, now, replacing).map(Some);
+        }
+        Some(None)
     }
 
     /// Charges a refused attempt to `ip`, once per (address, nonce).

@@ -179,14 +179,17 @@ fn take_hellos(
                 .stats
                 .unproven_received(dlmp_protocol::Packet::encoded_len(hello));
         }
-        if let Some(old) = outcome.replaced()
-            && let Some(entity) = index.get(old.session.id())
-        {
-            ended.write(EndSession {
-                player: entity,
-                leave: LeaveReason::Timeout,
-                disconnect: None,
-            });
+        // A session this hello replaced at its address, or an unproven one it evicted to
+        // make room (ADR 0087), leaves without a farewell: its address was never proven
+        // or is the new client's now.
+        for old in outcome.replaced().into_iter().chain(outcome.evicted()) {
+            if let Some(entity) = index.get(old.session.id()) {
+                ended.write(EndSession {
+                    player: entity,
+                    leave: LeaveReason::Timeout,
+                    disconnect: None,
+                });
+            }
         }
         match outcome {
             HelloOutcome::Accepted { hello, .. } => {

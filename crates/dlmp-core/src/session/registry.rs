@@ -1,7 +1,7 @@
 //! The live sessions (connection.md §1, §2, §5): player slots, generations, session
 //! tokens, the address check on inbound packets, silence timeouts and the ban set.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
@@ -206,6 +206,11 @@ pub struct Sessions {
     unproven: usize,
     /// Unproven sessions allowed at once (ADR 0018).
     max_unproven: usize,
+    /// Unproven sessions per canonical IP (ADR 0087).
+    unproven_per_ip: HashMap<IpAddr, usize>,
+    /// Sessions in the order they opened, for the oldest unproven one; an entry whose
+    /// session proved, ended or gave its slot to a later generation is skipped and pruned.
+    opened: VecDeque<(PlayerId, PlayerToken)>,
     /// The generation the last session got; 0 before the first.
     generation: u32,
     tokens: TokenSource,
@@ -240,6 +245,8 @@ impl Sessions {
             per_ip: HashMap::new(),
             unproven: 0,
             max_unproven: default_max_unproven(max_players),
+            unproven_per_ip: HashMap::new(),
+            opened: VecDeque::new(),
             generation: 0,
             tokens: os_tokens(),
         }
@@ -362,12 +369,68 @@ impl Sessions {
             budget: InboundBudget::new(now),
         };
         self.free.set(slot, false);
-        *self.per_ip.entry(new.addr.ip().to_canonical()).or_insert(0) += 1;
+        let ip = new.addr.ip().to_canonical();
+        *self.per_ip.entry(ip).or_insert(0) += 1;
         self.unproven += 1;
+        *self.unproven_per_ip.entry(ip).or_insert(0) += 1;
+        self.prune_opened();
+        self.opened.push_back((id, session.token));
         self.by_token.insert(session_token, id);
         self.by_addr.insert(new.addr, id);
         self.slots[slot] = Some(session);
         Ok(Inserted { session, replaced })
+    }
+
+    /// Drops the entries of sessions that proved or ended from the front of the opening
+    /// order: it then holds no more than the sessions opened since the oldest one still
+    /// unproven (at most a session timeout's worth).
+    fn prune_opened(&mut self) {
+        while let Some(&(id, token)) = self.opened.front() {
+            if self.get(id).is_some_and(|s| s.token == token && !s.proven) {
+                break;
+            }
+            self.opened.pop_front();
+        }
+    }
+
+    /// One unproven session of `ip` proved or ended.
+    fn forget_unproven(&mut self, ip: IpAddr) {
+        if let Some(n) = self.unproven_per_ip.get_mut(&ip) {
+            *n -= 1;
+            if *n == 0 {
+                self.unproven_per_ip.remove(&ip);
+            }
+        }
+    }
+
+    /// Live unproven sessions of `ip` (canonical).
+    #[must_use]
+    pub fn unproven_at(&self, ip: IpAddr) -> usize {
+        self.unproven_per_ip
+            .get(&ip.to_canonical())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The live unproven session that opened first, of `ip` only when given, among those
+    /// opened before `before` (a session of this tick is never the oldest), `skip` aside.
+    pub fn oldest_unproven(
+        &mut self,
+        ip: Option<IpAddr>,
+        before: Duration,
+        skip: Option<PlayerId>,
+    ) -> Option<PlayerId> {
+        self.prune_opened();
+        let ip = ip.map(|ip| ip.to_canonical());
+        self.opened.iter().find_map(|&(id, token)| {
+            let s = self.get(id)?;
+            let candidate = s.token == token
+                && !s.proven
+                && s.connected_at < before
+                && Some(id) != skip
+                && ip.is_none_or(|ip| s.addr.ip().to_canonical() == ip);
+            candidate.then_some(id)
+        })
     }
 
     /// Ends a session and frees its slot for the next hello. None if `id` is not live.
@@ -386,6 +449,7 @@ impl Sessions {
         }
         if !session.proven {
             self.unproven -= 1;
+            self.forget_unproven(ip);
         }
         Some(session)
     }
@@ -407,6 +471,7 @@ impl Sessions {
         }
         if proven_now {
             self.unproven -= 1;
+            self.forget_unproven(from.ip().to_canonical());
         }
         Ok(id)
     }

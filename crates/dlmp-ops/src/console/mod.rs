@@ -422,9 +422,13 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
     };
     row(
         "frames dropped",
-        world
-            .get_resource::<FrameDrops>()
-            .map(|d| vec![("not spawned", d.not_spawned), ("stale", d.stale)]),
+        world.get_resource::<FrameDrops>().map(|d| {
+            vec![
+                ("not spawned", d.not_spawned),
+                ("stale", d.stale),
+                ("past the frame rate", d.rate_limited),
+            ]
+        }),
     );
     row(
         "vehicle frames",

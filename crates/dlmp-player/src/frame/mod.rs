@@ -22,7 +22,7 @@ use super::admission::{AdmissionRefused, RateLimit, RefusalReason};
 use super::teleport::Landing;
 use super::{Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, SpawnState};
 use dlmp_core::position::{Position, Scope};
-use dlmp_core::session::{Player, PlayerConnected, PlayerIndex, Received};
+use dlmp_core::session::{Player, PlayerConnected, PlayerIndex, Received, TokenBucket};
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
 use dlmp_core::viewers::Viewers;
 use dlmp_protocol::ClientPacket;
@@ -40,13 +40,23 @@ pub enum FrameDrop {
     NotSpawned,
     /// A duplicate or overtaken seq.
     Stale,
+    /// Past the sender's frame rate ([`FRAME_RATE`]): dropped, not relayed.
+    RateLimited,
 }
+
+/// Accepted PlayerSync frames a second of one connection, on average: 70, above the
+/// fastest an honest client sends (a change sampled every ~16 ms is 62.5 a second; player.md,
+/// PlayerSync), with half a second of burst for frames a network hiccup bunches up (ADR
+/// 0086). A frame past it is dropped and counted, never a reason to end the session.
+pub const FRAME_RATE: dlmp_core::session::RateLimit =
+    dlmp_core::session::RateLimit::per_second(35, 70);
 
 /// Frames dropped whole, by reason (decoding failures are counted by the network layer).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FrameDrops {
     pub not_spawned: u64,
     pub stale: u64,
+    pub rate_limited: u64,
 }
 
 impl FrameDrop {
@@ -55,6 +65,7 @@ impl FrameDrop {
         match self {
             FrameDrop::NotSpawned => "not_spawned",
             FrameDrop::Stale => "stale",
+            FrameDrop::RateLimited => "rate_limited",
         }
     }
 }
@@ -64,6 +75,7 @@ impl FrameDrops {
         match reason {
             FrameDrop::NotSpawned => self.not_spawned += 1,
             FrameDrop::Stale => self.stale += 1,
+            FrameDrop::RateLimited => self.rate_limited += 1,
         }
     }
 }
@@ -110,6 +122,8 @@ pub struct FrameState {
     spray: Option<(u8, Duration)>,
     /// Rounds owed by a continuous weapon, fractions included.
     spray_owed: f32,
+    /// The sender's frame budget ([`FRAME_RATE`]), from its first frame.
+    rate: Option<TokenBucket>,
 }
 
 /// Rounds a continuous weapon (flamethrower, spray can, extinguisher) spends at least per
@@ -338,6 +352,13 @@ fn admit(
     }
     if last.seq.is_some_and(|s| !sync.seq.is_newer_than(s)) {
         return Err(FrameDrop::Stale);
+    }
+    if !state
+        .rate
+        .get_or_insert_with(|| TokenBucket::new(FRAME_RATE, now))
+        .try_take(now)
+    {
+        return Err(FrameDrop::RateLimited);
     }
     last.seq = Some(sync.seq);
     last.at = Some(now);
