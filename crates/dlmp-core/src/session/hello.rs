@@ -141,7 +141,8 @@ pub enum HelloOutcome {
     Accepted {
         hello: ServerHello,
         replaced: Option<Ended>,
-        evicted: Option<Ended>,
+        /// Boxed: a rare case that would double every outcome's size.
+        evicted: Option<Box<Ended>>,
     },
     /// The same address and nonce as a live session: send `hello` again, identical.
     Repeated { hello: ServerHello },
@@ -173,7 +174,7 @@ impl HelloOutcome {
     #[must_use]
     pub fn evicted(&self) -> Option<&Ended> {
         match self {
-            HelloOutcome::Accepted { evicted, .. } => evicted.as_ref(),
+            HelloOutcome::Accepted { evicted, .. } => evicted.as_deref(),
             _ => None,
         }
     }
@@ -272,7 +273,9 @@ impl HelloGate {
         };
         match sessions.insert(new, *world, now) {
             Ok(inserted) => {
-                let evicted = evict.and_then(|id| sessions.remove(id)).map(timed_out);
+                let evicted = evict
+                    .and_then(|id| sessions.remove(id))
+                    .map(|s| Box::new(timed_out(s)));
                 self.evictions += u64::from(evicted.is_some());
                 HelloOutcome::Accepted {
                     hello: inserted.session.server_hello(),
