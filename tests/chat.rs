@@ -225,3 +225,92 @@ end)
         assert_eq!(lines(&h, a, "line "), queued, "no accepted line is lost");
     }
 }
+
+/// Every character that can make a line display as something else: the bidirectional
+/// controls, the zero-width and invisible characters, a tag character.
+const SPOOFING: [char; 24] = [
+    '\u{061C}',
+    '\u{00AD}',
+    '\u{115F}',
+    '\u{1160}',
+    '\u{180E}',
+    '\u{200B}',
+    '\u{200C}',
+    '\u{200D}',
+    '\u{200E}',
+    '\u{200F}',
+    '\u{202A}',
+    '\u{202B}',
+    '\u{202C}',
+    '\u{202D}',
+    '\u{202E}',
+    '\u{2060}',
+    '\u{2066}',
+    '\u{2067}',
+    '\u{2068}',
+    '\u{2069}',
+    '\u{3164}',
+    '\u{FEFF}',
+    '\u{FFA0}',
+    '\u{E0041}',
+];
+
+#[test]
+fn a_chat_line_loses_each_character_that_could_make_it_spoof() {
+    let scripts = dlmp::harness::TempScripts::new("chat_spoof");
+    scripts.resource(
+        "gm",
+        r#"dlmp.on("player_chat", function(p, text) dlmp.send_chat("heard: " .. text, nil, { p }) end)"#,
+    );
+    let mut h = scripts.harness();
+    let a = h.connect("alice");
+    let b = h.connect("bob");
+    h.step();
+    for (i, c) in SPOOFING.iter().enumerate() {
+        // A line that would show "admin: ..." reversed, or hide a gap in a name.
+        let text = format!("{c}nimda{c} says hi");
+        h.chat(a, &text);
+        h.step();
+        h.advance(Duration::from_millis(1100));
+        let lines = h.take_chat_lines(b);
+        assert_eq!(
+            lines,
+            ["alice: nimda says hi"],
+            "char {i}: U+{:04X}",
+            *c as u32
+        );
+        let lines = h.take_chat_lines(a);
+        assert!(
+            lines.contains(&"heard: nimda says hi".to_owned()),
+            "the gamemode heard it stripped (U+{:04X}): {lines:?}",
+            *c as u32
+        );
+    }
+    // A line of nothing but such characters says nothing.
+    h.chat(a, "\u{202E}\u{200B}");
+    h.steps(3);
+    assert!(h.take_chat_lines(b).is_empty());
+}
+
+#[test]
+fn a_gamemodes_line_is_stripped_unless_it_asks_for_it_raw() {
+    let scripts = dlmp::harness::TempScripts::new("chat_spoof_gm");
+    scripts.resource(
+        "gm",
+        r#"
+        dlmp.add_command("say", function(p, args)
+            dlmp.send_chat("\u{202E}plain\u{200B}", nil, { p })
+            dlmp.send_chat("\u{202E}raw\u{200B}", nil, { p }, { raw = true })
+        end)
+        "#,
+    );
+    let mut h = scripts.harness();
+    let a = h.connect("alice");
+    h.chat(a, "/say");
+    h.steps(3);
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["plain", "\u{202E}raw\u{200B}"],
+        "stripped, then exactly as the gamemode asked"
+    );
+}

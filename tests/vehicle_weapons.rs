@@ -386,3 +386,66 @@ fn rays_start_from_where_the_drivers_frame_put_the_vehicle() {
     let rw = h.packets::<RemoteVehicleShot>(b)[0].rewind;
     assert_eq!(rw.shooter_pos, at(40.0), "the vehicle by its last frame");
 }
+
+/// The log lines written while `f` runs, as the server's console shows them.
+fn log_lines(f: impl FnOnce()) -> Vec<String> {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("the sink").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let sink = Sink::default();
+    let writer = sink.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, f);
+    let text = String::from_utf8(sink.0.lock().expect("the sink").clone()).expect("UTF-8");
+    text.lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn a_flood_of_refused_salvos_costs_the_log_a_few_lines_a_second() {
+    let (_s, mut h, [a, _, _], v) = scene("vw_log_flood", SEA_SPARROW);
+    put(&mut h, a, v, 1);
+    // 5 s of a passenger's salvos, 10 a tick: 2500 refusals of one reason.
+    let mut order = 1;
+    let lines = log_lines(|| {
+        for _ in 0..250 {
+            for _ in 0..10 {
+                let shot = at_bob(&h, a, order, v);
+                h.send(a, shot);
+                order += 1;
+            }
+            h.step();
+        }
+    });
+    assert_eq!(
+        dropped(&h, SalvoDrop::NotInControl),
+        2500,
+        "every refusal counted"
+    );
+    let refused: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("VehicleShot dropped: not_in_control"))
+        .collect();
+    // At most 5 lines a second of one reason.
+    assert!(
+        (5..=30).contains(&refused.len()),
+        "{} lines for 2500 refusals",
+        refused.len()
+    );
+    assert!(
+        refused.iter().any(|l| l.contains("suppressed=")),
+        "a line says how many were not logged"
+    );
+}

@@ -3,16 +3,11 @@
 //! clients send, so both paths drop and count exactly the same bytes.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use super::log_limit::LogLimit;
 use super::{DropReason, Inbound, NetStats};
 use dlmp_protocol::{ClientPacket, ErrorKind, MAX_DATAGRAM};
-
-/// The window of the debug-log rate limit.
-const LOG_WINDOW: Duration = Duration::from_secs(1);
-
-/// Log lines of one kind per [`LOG_WINDOW`]; the rest are counted and reported on the next.
-const LOG_BURST: u32 = 5;
 
 /// Decodes datagrams strictly, counting each failure by its [`DropReason`] in a
 /// [`NetStats`] and logging it at debug level, rate-limited.
@@ -55,52 +50,9 @@ impl Decoder {
     }
 }
 
-/// At most [`LOG_BURST`] lines per [`LOG_WINDOW`] for one kind of event.
-#[derive(Debug, Default)]
-pub(crate) struct LogLimit {
-    window_start: Option<Instant>,
-    logged: u32,
-    suppressed: u64,
-}
-
-impl LogLimit {
-    /// `Some(n)` if a line may be logged at `now`, `n` being how many were suppressed since
-    /// the last one; `None` if this one is suppressed.
-    pub(crate) fn allow(&mut self, now: Instant) -> Option<u64> {
-        let new_window = self
-            .window_start
-            .is_none_or(|start| now.saturating_duration_since(start) >= LOG_WINDOW);
-        if new_window {
-            self.window_start = Some(now);
-            self.logged = 0;
-        }
-        if self.logged < LOG_BURST {
-            self.logged += 1;
-            Some(std::mem::take(&mut self.suppressed))
-        } else {
-            self.suppressed += 1;
-            None
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn log_limit_allows_a_burst_a_window_and_reports_the_rest() {
-        let t0 = Instant::now();
-        let mut limit = LogLimit::default();
-        for _ in 0..LOG_BURST {
-            assert_eq!(limit.allow(t0), Some(0));
-        }
-        for i in 0..10 {
-            assert_eq!(limit.allow(t0 + Duration::from_millis(i * 50)), None);
-        }
-        assert_eq!(limit.allow(t0 + LOG_WINDOW), Some(10));
-        assert_eq!(limit.allow(t0 + LOG_WINDOW), Some(0));
-    }
 
     #[test]
     fn failures_are_counted_by_kind_and_never_reach_the_app() {

@@ -9,6 +9,7 @@
 mod batch;
 mod ingress;
 pub mod lane;
+pub mod log_limit;
 mod outbound;
 pub mod query;
 pub mod ratelimit;

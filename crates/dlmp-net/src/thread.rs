@@ -51,7 +51,8 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::batch::{self, BATCH};
-use super::ingress::{Decoder, LogLimit};
+use super::ingress::Decoder;
+use super::log_limit::LogLimit;
 use super::query::{self, QueryBoard, QueryLimiter};
 use super::{DropReason, Inbound, NetStats, Outbound, Shipment, Shipments};
 use dlmp_protocol::MAX_DATAGRAM;

@@ -7,7 +7,6 @@
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
-use tracing::warn;
 
 use super::{RespawnGranted, SpawnSystems};
 use dlmp_core::owner::{command_owner, reset_owner};
@@ -133,7 +132,7 @@ fn apply_hud(
 ) {
     for &HudCommand { player, change } in commands.read() {
         if let Err(refusal) = change.check() {
-            warn!(?player, ?refusal, "HUD command refused");
+            dlmp_net::log_limited!(warn, ?player, ?refusal, "HUD command refused");
             continue;
         }
         let Ok((mut hud, mut conn)) = players.get_mut(player) else {

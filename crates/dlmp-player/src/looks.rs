@@ -15,7 +15,7 @@
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
-use tracing::{debug, warn};
+use tracing::debug;
 
 use super::skins::SkinCatalog;
 use super::{Appearance, RespawnGranted, Skills, SpawnState, SpawnSystems};
@@ -127,14 +127,14 @@ type Looked = (
 fn apply_looks(mut commands: MessageReader<LookCommand>, mut players: Query<Looked>) {
     for &LookCommand { player, change } in commands.read() {
         if let Err(refusal) = change.check() {
-            warn!(?player, ?refusal, "look command refused");
+            dlmp_net::log_limited!(warn, ?player, ?refusal, "look command refused");
             continue;
         }
         let Ok((mut look, mut skills, mut conn, spawn)) = players.get_mut(player) else {
             continue;
         };
         if conn.room(Delivery::Normal) == 0 {
-            warn!(?player, ?change, "look command refused: queue full");
+            dlmp_net::log_limited!(warn, ?player, ?change, "look command refused: queue full");
             continue;
         }
         let event_id = EventId(0);
@@ -235,7 +235,7 @@ fn send_skills(
         if let Ok(mut conn) = connections.get_mut(entity)
             && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
         {
-            warn!(?entity, "PlayerSkills to its subject: {e}");
+            dlmp_net::log_limited!(warn, ?entity, "PlayerSkills to its subject: {e}");
         }
         tell_viewers(
             entity,

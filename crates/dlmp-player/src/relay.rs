@@ -6,7 +6,6 @@
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
-use tracing::warn;
 
 use super::frame::FrameAccepted;
 use super::frame::rules::{cap_length, normalized, relay_ammo, relay_weapon, uses_ammo};
@@ -431,6 +430,8 @@ fn encode(
             teammate,
             ..sync.clone()
         })
-        .inspect_err(|e| warn!(?subject, teammate, "RemotePlayerSync refused: {e}"))
+        .inspect_err(|e| {
+            dlmp_net::log_limited!(warn, ?subject, teammate, "RemotePlayerSync refused: {e}")
+        })
         .ok()
 }

@@ -26,7 +26,7 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use tracing::{debug, warn};
+use tracing::debug;
 
 use crate::animation::CurrentAnimation;
 use crate::relay::Relayed;
@@ -641,7 +641,11 @@ fn flush_hides(state: &mut StreamState, connections: &mut Query<&mut Connection>
             match conn.send_event(hide.clone(), Delivery::Droppable) {
                 Ok(_) => {}
                 Err(SendError::QueueFull) => break,
-                Err(e) => warn!(subject = hide.player_id.0, "PlayerStreamOut not sent: {e}"),
+                Err(e) => dlmp_net::log_limited!(
+                    warn,
+                    subject = hide.player_id.0,
+                    "PlayerStreamOut not sent: {e}"
+                ),
             }
             queue.pop_front();
         }

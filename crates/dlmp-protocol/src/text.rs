@@ -154,6 +154,42 @@ impl<const MAX: usize> Wire for Text<MAX> {
     }
 }
 
+/// Whether `c` changes how the text around it displays without showing itself: the
+/// bidirectional controls (U+061C, U+200E, U+200F, U+202A..=U+202E, U+2066..=U+2069), the
+/// zero-width and invisible characters (U+00AD, U+180E, U+200B..=U+200D, U+2060..=U+2064,
+/// U+FEFF, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0) and the tag characters
+/// (U+E0000..=U+E007F). A chat line with them can display as something else or pass for
+/// another player's name.
+#[must_use]
+pub fn is_spoofing_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{00AD}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
+}
+
+/// `text` without its [spoofing characters](is_spoofing_char); borrowed when it has none.
+#[must_use]
+pub fn strip_spoofing(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(is_spoofing_char) {
+        std::borrow::Cow::Owned(text.chars().filter(|&c| !is_spoofing_char(c)).collect())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +245,17 @@ mod tests {
             Rule::Truncated
         );
         assert!(Text::<2>::new("abc").is_err());
+    }
+
+    #[test]
+    fn bidirectional_and_invisible_characters_are_stripped_and_the_rest_kept() {
+        // "admin" spelled backwards behind a right-to-left override, a zero-width space,
+        // a BOM and a tag character.
+        let spoof = "\u{202E}nimda\u{202C}: hi\u{200B} there\u{FEFF}\u{E0041}";
+        assert_eq!(strip_spoofing(spoof), "nimda: hi there");
+        assert!(matches!(
+            strip_spoofing("héllo, wörld ✓"),
+            std::borrow::Cow::Borrowed("héllo, wörld ✓")
+        ));
     }
 }

@@ -8,7 +8,7 @@
 //! disconnect frees the seat without a broadcast (PlayerLeave closes it).
 
 use bevy_ecs::prelude::*;
-use tracing::{debug, warn};
+use tracing::debug;
 
 use super::components::{Occupant, Params, Seats, Train, Vehicle, VehicleScope};
 use super::models::{CARRIAGE_LENGTH, VehicleModels};
@@ -306,7 +306,7 @@ fn send_to(
     if let Ok(mut c) = connections.get_mut(to)
         && let Err(e) = c.send_event(packet.into(), Delivery::Critical)
     {
-        warn!("a seat change not queued: {e}");
+        dlmp_net::log_limited!(warn, "a seat change not queued: {e}");
     }
 }
 

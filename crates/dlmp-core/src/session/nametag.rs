@@ -4,7 +4,7 @@
 //! sent from here.
 
 use bevy_ecs::prelude::*;
-use tracing::{debug, warn};
+use tracing::debug;
 
 use super::components::{Name, Player, PlayerIndex};
 use super::connection::Connection;
@@ -132,7 +132,8 @@ pub(crate) fn apply_nametag_commands(
                     current.0 = *name;
                 } else {
                     refused.0 += 1;
-                    warn!(
+                    dlmp_net::log_limited!(
+                        warn,
                         player = p.id.0,
                         name = name.as_str(),
                         "a rename refused: the name is in use"

@@ -9,7 +9,7 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use tracing::{debug, info, warn};
+use tracing::debug;
 
 use super::budget::Admit;
 use super::components::{
@@ -131,7 +131,7 @@ fn encode(packet: impl Into<ServerPacket>) -> Option<Vec<u8>> {
     match packet.into().encode(&mut buf) {
         Ok(n) => Some(buf[..n].to_vec()),
         Err(e) => {
-            warn!("not sent: {e}");
+            dlmp_net::log_limited!(warn, "not sent: {e}");
             None
         }
     }
@@ -218,7 +218,7 @@ fn take_hellos(
                     join(&mut conn, other, other_name);
                     join(other_conn, &player, &name);
                 }
-                info!(id = player.id.0, name = name.as_str(), %from, "player connected");
+                dlmp_net::log_limited!(info, id = player.id.0, name = name.as_str(), %from, "player connected");
                 let entity = commands.spawn_empty().id();
                 index.insert(player.id, entity);
                 fresh.push((entity, player, name, conn));
@@ -229,7 +229,7 @@ fn take_hellos(
                 }
             }
             HelloOutcome::Refused { answer, .. } => {
-                info!(%from, reason = ?answer.reason, "connection refused");
+                dlmp_net::log_limited!(info, %from, reason = ?answer.reason, "connection refused");
                 if let Some(bytes) = encode(answer) {
                     direct.0.push(Datagram { to: from, bytes });
                 }
@@ -310,7 +310,7 @@ fn route_packets(
             Admit::Kick => {
                 transport.stats.count_drop(DropReason::OverBudget);
                 if kicked.insert(player) {
-                    warn!(id = id.0, name = name.as_str(), %from, "kicked: kept sending past its inbound budget");
+                    dlmp_net::log_limited!(warn, id = id.0, name = name.as_str(), %from, "kicked: kept sending past its inbound budget");
                     ended.write(EndSession {
                         player,
                         leave: LeaveReason::Kicked,
@@ -437,7 +437,7 @@ fn end_sessions(
                 farewells.push(to, reason, time.elapsed());
             }
         }
-        info!(id = player.id.0, name = name.as_str(), reason = ?request.leave, "player left");
+        dlmp_net::log_limited!(info, id = player.id.0, name = name.as_str(), reason = ?request.leave, "player left");
         disconnected.write(PlayerDisconnected {
             player: entity,
             id: player.id,

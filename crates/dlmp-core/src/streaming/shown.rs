@@ -15,7 +15,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
 
-use tracing::{debug, warn};
+use tracing::debug;
 
 use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
 use super::grid::FxHasher;
@@ -283,7 +283,7 @@ impl ShownSets {
             };
             for packet in packets {
                 if let Err(e) = conn.send_event(packet, Delivery::Droppable) {
-                    warn!(key, "a stream hide not sent: {e}");
+                    dlmp_net::log_limited!(warn, key, "a stream hide not sent: {e}");
                 }
             }
         }
@@ -391,7 +391,8 @@ impl ShownSets {
                 continue;
             };
             if let Err(e) = c.send_event(packet.clone(), Delivery::Critical) {
-                warn!(
+                dlmp_net::log_limited!(
+                    warn,
                     key,
                     recipient = recipient.0,
                     "a critical change not queued: {e}"

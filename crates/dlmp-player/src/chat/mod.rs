@@ -27,6 +27,7 @@ use dlmp_net::lane::Delivery;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::connection::chat::{ChatMessage, ChatText, Color, MAX_CHAT};
 use dlmp_protocol::ids::EventId;
+use dlmp_protocol::text::strip_spoofing;
 
 /// The color of a player's line. White.
 pub const CHAT_COLOR: Color = Color(0x00FF_FFFF);
@@ -157,8 +158,15 @@ fn give_chat_limit(
     }
 }
 
-/// `text` as a ChatMessage body: cut at 144 bytes on a character boundary.
+/// `text` as a ChatMessage body: without the characters that make a line display as
+/// something else ([`strip_spoofing`]), cut at 144 bytes on a character boundary.
 pub fn chat_text(text: &str) -> ChatText {
+    exact_chat_text(&strip_spoofing(text))
+}
+
+/// `text` as a ChatMessage body as it is, cut at 144 bytes on a character boundary: for a
+/// gamemode that opted out of the stripping (`dlmp.send_chat(..., { raw = true })`).
+pub fn exact_chat_text(text: &str) -> ChatText {
     let mut end = text.len().min(MAX_CHAT);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -175,10 +183,15 @@ pub fn notify(conn: &mut Connection, text: &str) {
 /// (connection.md §3). Whether the lane took it; what a refusal means is the caller's
 /// (ADR 0020).
 pub fn say(conn: &mut Connection, color: Color, text: &str) -> bool {
+    say_text(conn, color, chat_text(text))
+}
+
+/// Sends one line, already a ChatMessage body, as [`say`] does.
+pub fn say_text(conn: &mut Connection, color: Color, text: ChatText) -> bool {
     let message = ChatMessage {
         event_id: EventId(0),
         color,
-        text: chat_text(text),
+        text,
     };
     conn.send_event(message, Delivery::Normal)
         .inspect_err(|e| debug!("chat line not delivered: {e}"))
@@ -219,7 +232,13 @@ fn take_chat(
             continue;
         }
         limit.told = false;
-        let text = chat.text.as_str();
+        // What the gamemode and everyone else see has no characters that would make it
+        // display as something else (a right-to-left override, zero-width spaces).
+        let text = strip_spoofing(chat.text.as_str());
+        if text.trim().is_empty() {
+            continue;
+        }
+        let text = text.as_ref();
         // The admin's record of what players said and ran (rate-limited by the bucket):
         // the console and, with `log_dir`, the chat log.
         if let Ok((p, name)) = who.get(player) {

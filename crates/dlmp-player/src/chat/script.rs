@@ -11,13 +11,13 @@
 
 use bevy_ecs::prelude::*;
 use dlmp_core::session::{Connection, Player};
-use dlmp_protocol::connection::chat::Color;
+use dlmp_protocol::connection::chat::{ChatText, Color};
 use dlmp_script::api::{args, queue};
 use dlmp_script::{Arg, ScriptCommand, ScriptHost};
 use mlua::{Error, Lua, Result, Table, Value};
 use tracing::debug;
 
-use super::{CHAT_COLOR, PendingChat, say};
+use super::{CHAT_COLOR, PendingChat, chat_text, exact_chat_text, say_text};
 use crate::script::events::{player_chat, player_command};
 use crate::script::{LuaPlayer, PlayerViews, players_arg, views_mut};
 
@@ -76,39 +76,53 @@ fn reserve_each(state: &mut PlayerViews) -> (Vec<bevy_ecs::entity::Entity>, Vec<
 pub(crate) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
     dlmp.set(
         F,
-        lua.create_function(|lua, (text, color, players): (Value, Value, Value)| {
-            let text = args::string(F, "text", &text)?;
-            let color = Color(args::integer_or(
-                F,
-                "color",
-                &color,
-                0..=0x00FF_FFFF,
-                i64::from(CHAT_COLOR.0),
-            )? as u32);
-            let listed = if players.is_nil() {
-                None
-            } else {
-                Some(players_arg(F, "players", &players)?)
-            };
-            let mut state = views_mut(lua)?;
-            let (to, missed) = match listed {
-                Some(listed) => (reserve_all(&mut state, F, &listed)?, Vec::new()),
-                None => reserve_each(&mut state),
-            };
-            drop(state);
-            queue(lua, send_chat(text, color, to))?;
-            lua.create_sequence_from(missed)
-        })?,
+        lua.create_function(
+            |lua, (text, color, players, opts): (Value, Value, Value, Value)| {
+                let text = args::string(F, "text", &text)?;
+                let color = Color(args::integer_or(
+                    F,
+                    "color",
+                    &color,
+                    0..=0x00FF_FFFF,
+                    i64::from(CHAT_COLOR.0),
+                )? as u32);
+                let raw = match args::table_or_nil(F, "options", &opts)? {
+                    Some(opts) => {
+                        args::known_options(F, &opts, &["raw"])?;
+                        args::boolean_or(F, "raw", &opts.get::<Value>("raw")?, false)?
+                    }
+                    None => false,
+                };
+                let text = if raw {
+                    exact_chat_text(&text)
+                } else {
+                    chat_text(&text)
+                };
+                let listed = if players.is_nil() {
+                    None
+                } else {
+                    Some(players_arg(F, "players", &players)?)
+                };
+                let mut state = views_mut(lua)?;
+                let (to, missed) = match listed {
+                    Some(listed) => (reserve_all(&mut state, F, &listed)?, Vec::new()),
+                    None => reserve_each(&mut state),
+                };
+                drop(state);
+                queue(lua, send_chat(text, color, to))?;
+                lua.create_sequence_from(missed)
+            },
+        )?,
     )
 }
 
 /// `dlmp.send_chat`: the line to the players in `to`, whose lane places the call took.
-fn send_chat(text: String, color: Color, to: Vec<Entity>) -> ScriptCommand {
+fn send_chat(text: ChatText, color: Color, to: Vec<Entity>) -> ScriptCommand {
     ScriptCommand::new(move |world: &mut World| {
         for player in to {
             if let Some(mut conn) = world.get_mut::<Connection>(player)
                 // The call took the place; a refusal here is a bug of the reservation.
-                && !say(&mut conn, color, &text)
+                && !say_text(&mut conn, color, text)
             {
                 debug!(
                     ?player,

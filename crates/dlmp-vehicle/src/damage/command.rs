@@ -6,7 +6,6 @@
 //! [`DamageCommand`] itself, so the same checks run here again and a refusal is counted.
 
 use bevy_ecs::prelude::*;
-use tracing::warn;
 
 use super::DamageStats;
 use super::status::{Shape, StatusParts};
@@ -84,7 +83,8 @@ pub(super) fn apply(
         let packets = match one(command, &registry, &models, &mut vehicles) {
             Ok(packets) => packets,
             Err(why) => {
-                warn!(
+                dlmp_net::log_limited!(
+                    warn,
                     vehicle = command.id().0,
                     ?why,
                     "a vehicle damage command refused"

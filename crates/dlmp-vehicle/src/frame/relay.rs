@@ -10,7 +10,6 @@
 //! [`StreamingSystems::Relay`]: dlmp_core::tick::StreamingSystems::Relay
 
 use bevy_ecs::prelude::*;
-use tracing::warn;
 
 use super::VehicleFrameAccepted;
 use crate::params::notify::params_packet;
@@ -83,7 +82,7 @@ pub(super) fn relay_vehicle_frames(
                     0,
                 );
                 if let Err(e) = conn.send_event(ServerPacket::from(packet), Delivery::Critical) {
-                    warn!(vehicle = key, "VehicleParams not queued: {e}");
+                    dlmp_net::log_limited!(warn, vehicle = key, "VehicleParams not queued: {e}");
                 }
             }
             if entity == a.sender {
@@ -102,7 +101,12 @@ pub(super) fn relay_vehicle_frames(
                 });
                 packet
                     .inspect_err(|e| {
-                        warn!(vehicle = key, teammate, "RemoteVehicleFrame refused: {e}")
+                        dlmp_net::log_limited!(
+                            warn,
+                            vehicle = key,
+                            teammate,
+                            "RemoteVehicleFrame refused: {e}"
+                        )
                     })
                     .ok()
             });

@@ -9,7 +9,7 @@
 //! [`VehicleReset`] `Respawned`. Decisions: docs/decisions/0060-vehicle-respawn.md.
 
 use bevy_ecs::prelude::*;
-use tracing::{debug, warn};
+use tracing::debug;
 
 use super::burning::Burning;
 use super::credit::PassingShots;
@@ -240,7 +240,7 @@ fn show_to_viewers(
         };
         for (packet, delivery) in group {
             if let Err(e) = conn.send_event(packet, delivery) {
-                warn!(vehicle = id.0, "a respawn's show not queued: {e}");
+                dlmp_net::log_limited!(warn, vehicle = id.0, "a respawn's show not queued: {e}");
             }
         }
     }

@@ -4,7 +4,6 @@
 //! nothing repeats it (VehicleOccupancy, "Delivery").
 
 use bevy_ecs::prelude::*;
-use tracing::warn;
 
 use crate::components::{Params, SirenRev};
 use crate::stream::VehicleStream;
@@ -60,7 +59,9 @@ pub fn tell_changed(
         let packet = params_packet(vehicle, after, siren_rev, me, doors_set);
         match conn.send_event(ServerPacket::from(packet), Delivery::Critical) {
             Ok(_) => told += 1,
-            Err(e) => warn!(vehicle = vehicle.0, "VehicleParams not queued: {e}"),
+            Err(e) => {
+                dlmp_net::log_limited!(warn, vehicle = vehicle.0, "VehicleParams not queued: {e}")
+            }
         }
     }
     told

@@ -8,7 +8,7 @@
 
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use tracing::{debug, warn};
+use tracing::debug;
 
 use super::rules::{self, Rc, Taker};
 use super::{
@@ -84,7 +84,7 @@ impl Pass<'_, '_, '_> {
         if let Ok(mut c) = self.connections.get_mut(to)
             && let Err(e) = c.send_event(packet, Delivery::Critical)
         {
-            warn!(vehicle = id.0, "VehicleRemote not queued: {e}");
+            dlmp_net::log_limited!(warn, vehicle = id.0, "VehicleRemote not queued: {e}");
         }
     }
 
@@ -419,7 +419,8 @@ pub(super) fn settle(
                 match rules::grant(&taker, &facts_rc) {
                     Ok(()) => pass.grant(me, (rc.0, vehicle), detonation),
                     Err(why) => {
-                        warn!(
+                        dlmp_net::log_limited!(
+                            warn,
                             vehicle = vehicle.0,
                             player = me.id.0,
                             "set_remote_vehicle refused: {}",

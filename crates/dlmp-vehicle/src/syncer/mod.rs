@@ -13,7 +13,6 @@ pub mod elect;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
-use tracing::warn;
 
 use self::elect::{Ballot, Candidate, SYNC_RANGE};
 use super::{Hitch, Occupant, Remote, Seats, Syncer, Vehicle, VehicleScope, VehicleStream};
@@ -298,7 +297,7 @@ fn elect_syncers(
                 active,
             };
             if let Err(e) = conn.send_event(ServerPacket::from(packet), Delivery::Critical) {
-                warn!(vehicle = key, "VehicleSyncer not queued: {e}");
+                dlmp_net::log_limited!(warn, vehicle = key, "VehicleSyncer not queued: {e}");
             }
         }
         changed.write(SyncerChanged {

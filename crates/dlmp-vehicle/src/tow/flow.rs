@@ -19,7 +19,7 @@
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 use bevy_time::Time;
-use tracing::{debug, warn};
+use tracing::debug;
 
 use super::admit::check_hitch;
 use super::links::{FactParts, LinkFacts, LinkKind, LinkRefusal, LinkStats, Links, facts};
@@ -250,7 +250,9 @@ impl LinkWorld<'_, '_> {
                     copies.record(child, event);
                 }
             }
-            Err(e) => warn!(vehicle = child.0, "a link change not queued: {e}"),
+            Err(e) => {
+                dlmp_net::log_limited!(warn, vehicle = child.0, "a link change not queued: {e}")
+            }
         }
     }
 

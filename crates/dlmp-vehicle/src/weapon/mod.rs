@@ -19,7 +19,6 @@ use std::time::Duration;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use tracing::warn;
 
 use self::admit::{Facts, Holder, SalvoDrop};
 use self::table::{VehicleWeapon, VehicleWeapons};
@@ -226,7 +225,9 @@ fn admit_salvos(
 
 fn refuse(drops: &mut VehicleShotDrops, player: Entity, shot: &VehicleShot, why: SalvoDrop) {
     *drops.dropped.entry(why).or_default() += 1;
-    warn!(
+    dlmp_net::log_limited!(
+        reason = why.name(),
+        warn,
         ?player,
         vehicle = shot.vehicle_id.0,
         order = shot.order.0,

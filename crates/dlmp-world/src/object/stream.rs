@@ -663,7 +663,8 @@ pub fn reconcile(
                 continue;
             };
             if let Err(e) = conn.send_event(packet.clone(), Delivery::Critical) {
-                tracing::warn!(
+                dlmp_net::log_limited!(
+                    warn,
                     object = id.0,
                     recipient = recipient.0,
                     "an object change not queued: {e}"

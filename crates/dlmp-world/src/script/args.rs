@@ -8,6 +8,7 @@ use crate::attach::Attach;
 use crate::label::LabelText;
 use dlmp_core::position::Scope;
 use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::text::strip_spoofing;
 use dlmp_protocol::world::label::LABEL_TEXT;
 use dlmp_protocol::world::shared::{WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
 use dlmp_script::api::args;
@@ -110,7 +111,9 @@ pub(super) fn attach(lua: &mlua::Lua, func: &str, opts: Option<&Table>) -> Resul
 
 /// A label text: a UTF-8 string of at most 255 bytes without NUL (world.md Label3D: the
 /// 256-byte field is NUL-terminated).
-pub(super) fn label_text(func: &str, v: &Value) -> Result<LabelText> {
+/// A label's text, without the characters that make it display as something else
+/// ([`strip_spoofing`]) unless `raw`.
+pub(super) fn label_text(func: &str, v: &Value, raw: bool) -> Result<LabelText> {
     let Value::String(s) = v else {
         return Err(Error::runtime(format!(
             "{func}: text must be a string, got {}",
@@ -120,6 +123,11 @@ pub(super) fn label_text(func: &str, v: &Value) -> Result<LabelText> {
     let bytes = s.as_bytes();
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| Error::runtime(format!("{func}: text must be UTF-8")))?;
+    let text = if raw {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        strip_spoofing(text)
+    };
     if text.len() >= LABEL_TEXT {
         return Err(Error::runtime(format!(
             "{func}: text is {} bytes, at most {} fit",
@@ -127,5 +135,5 @@ pub(super) fn label_text(func: &str, v: &Value) -> Result<LabelText> {
             LABEL_TEXT - 1
         )));
     }
-    LabelText::new(text).map_err(|_| Error::runtime(format!("{func}: text must not contain NUL")))
+    LabelText::new(&text).map_err(|_| Error::runtime(format!("{func}: text must not contain NUL")))
 }

@@ -18,7 +18,8 @@ pub struct LuaLabel {
     pub id: MarkerId,
 }
 
-const OPTIONS: [&str; 6] = [
+const OPTIONS: [&str; 7] = [
+    "raw",
     "color",
     "draw_distance",
     "attach",
@@ -55,13 +56,14 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
         lua.create_function(
             move |lua, (text, x, y, z, opts): (Value, Value, Value, Value, Value)| {
                 const F: &str = "create_label";
-                let text = label_text(F, &text)?;
                 let position = world_point(F, ["x", "y", "z"], [&x, &y, &z])?;
                 let opts = args::table_or_nil(F, "opts", &opts)?;
                 if let Some(t) = &opts {
                     known_options(F, t, &OPTIONS)?;
                 }
                 let opts = opts.as_ref();
+                let raw = args::boolean_or(F, "raw", &option(opts, "raw")?, false)?;
+                let text = label_text(F, &text, raw)?;
                 let draw_distance = match option(opts, "draw_distance")? {
                     Value::Nil => DEFAULT_DRAW_DISTANCE,
                     v => float(
@@ -128,8 +130,9 @@ impl UserData for LuaLabel {
             Ok(state(lua)?.world.labels.contains_key(&this.id))
         });
         methods.add_method("destroy", |lua, this, ()| destroy(lua, this.id));
-        methods.add_method("set_text", |lua, this, t: Value| {
-            let text = label_text("set_text", &t)?;
+        methods.add_method("set_text", |lua, this, (t, raw): (Value, Value)| {
+            let raw = args::boolean_or("set_text", "raw", &raw, false)?;
+            let text = label_text("set_text", &t, raw)?;
             change(
                 lua,
                 this,
