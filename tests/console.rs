@@ -337,8 +337,8 @@ fn stats_lists_the_gameplay_drops() {
     h.sync(a, 1, Frame::standing(Vec3::new(1.0, 2.0, 3.0)));
     let out = run(&mut h, "stats");
     assert!(
-        out.iter()
-            .any(|l| l.starts_with("frames dropped") && l.ends_with("  not spawned 1, stale 0")),
+        out.iter().any(|l| l.starts_with("frames dropped")
+            && l.ends_with("  not spawned 1, stale 0, past the frame rate 0")),
         "{out:?}"
     );
     for counter in [

@@ -38,6 +38,7 @@ use dlmp_core::tick::Transport;
 use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
 use dlmp_net::lane::{InboundLane, Verdict};
+use dlmp_net::sessions::SessionBoard;
 use dlmp_net::{Datagram, Decoder, DropReason, Inbound, NetStats, Outbound, Shipments};
 use dlmp_ops::config::Config;
 use dlmp_player::{Life, SpawnInfo, SpawnState};
@@ -167,6 +168,7 @@ impl Harness {
             inbound,
             outbound,
             stats,
+            sessions: Arc::default(),
         };
         let config = Self::config();
         let mut app = build_app(&config, transport, Arc::new(AtomicBool::new(false)));
@@ -195,10 +197,12 @@ impl Harness {
         let stats = Arc::new(NetStats::default());
         let (outbound, from_server) = Outbound::unbounded(stats.clone());
         let shutdown = Arc::new(AtomicBool::new(false));
+        let sessions = Arc::new(SessionBoard::default());
         let transport = Transport {
             inbound,
             outbound,
             stats: stats.clone(),
+            sessions: Arc::clone(&sessions),
         };
         let mut app = build_app(&config, transport, shutdown.clone());
         app.insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
@@ -221,7 +225,7 @@ impl Harness {
             from_server,
             shutdown,
             stats,
-            decoder: Decoder::default(),
+            decoder: Decoder::with_sessions(sessions),
             clients: Vec::new(),
             by_addr: HashMap::new(),
             stray: Vec::new(),
@@ -459,7 +463,11 @@ impl Harness {
     /// network thread does with a datagram from the socket.
     pub fn send_raw_from(&mut self, from: SocketAddr, bytes: &[u8]) {
         let at = self.epoch + self.arrival.unwrap_or_else(|| self.now());
-        if let Some(inbound) = self.decoder.decode(bytes, from, at, &self.stats) {
+        let live = self.decoder.live_sessions();
+        if let Some(inbound) = self
+            .decoder
+            .take(bytes, from, at, &self.stats, live.as_deref())
+        {
             self.stats.received();
             self.to_server
                 .send(inbound)

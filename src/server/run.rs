@@ -14,6 +14,7 @@ use tracing::{error, info, warn};
 
 use super::{FixedStepRunner, PluginSettings, build_app};
 use dlmp_core::tick::Transport;
+use dlmp_net::sessions::SessionBoard;
 use dlmp_net::{self as net, NetConfig, NetStats};
 use dlmp_ops::config::{Cli, Config, ConfigError};
 use dlmp_ops::console::{ConfigFile, ConsolePlugin};
@@ -99,11 +100,13 @@ impl Server {
             return ExitCode::FAILURE;
         }
         let stats = Arc::new(NetStats::default());
+        let sessions = Arc::new(SessionBoard::default());
         let net = match net::spawn(
             NetConfig {
                 bind: config.bind,
                 send_threads: config.net_send_threads,
                 outbound_capacity: config.net_outbound_capacity,
+                sessions: Some(Arc::clone(&sessions)),
                 ..NetConfig::default()
             },
             stats.clone(),
@@ -124,6 +127,7 @@ impl Server {
             inbound: net.inbound.clone(),
             outbound: net.outbound.clone(),
             stats,
+            sessions,
         };
         let config_file = self.config_file.clone();
         let mut app = self.build(transport, shutdown);

@@ -51,9 +51,12 @@ pub struct Server {
 impl Server {
     pub fn start(config: Config) -> Server {
         let stats = Arc::new(NetStats::default());
+        // As `Server::run` wires it: the network thread drops what no session takes.
+        let sessions = Arc::new(dlmp::net::sessions::SessionBoard::default());
         let net = net::spawn(
             NetConfig {
                 bind: config.bind,
+                sessions: Some(Arc::clone(&sessions)),
                 ..NetConfig::default()
             },
             stats.clone(),
@@ -63,6 +66,7 @@ impl Server {
             inbound: net.inbound.clone(),
             outbound: net.outbound.clone(),
             stats: stats.clone(),
+            sessions,
         };
         let board = net.query.clone();
         let shutdown = Arc::new(AtomicBool::new(false));

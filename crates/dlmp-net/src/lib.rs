@@ -13,6 +13,7 @@ pub mod log_limit;
 mod outbound;
 pub mod query;
 pub mod ratelimit;
+pub mod sessions;
 mod shipment;
 mod stats;
 mod thread;

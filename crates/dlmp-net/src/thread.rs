@@ -54,6 +54,7 @@ use super::batch::{self, BATCH};
 use super::ingress::Decoder;
 use super::log_limit::LogLimit;
 use super::query::{self, QueryBoard, QueryLimiter};
+use super::sessions::SessionBoard;
 use super::{DropReason, Inbound, NetStats, Outbound, Shipment, Shipments};
 use dlmp_protocol::MAX_DATAGRAM;
 
@@ -73,7 +74,7 @@ const IDLE_POLL_INTERVAL: Duration = Duration::from_millis(10);
 const QUIET_TURNS: u32 = 1000;
 
 /// How to open the socket and size the queues.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct NetConfig {
     /// Address and port to bind. Default `127.0.0.1:7777`; port 0 picks a free port (see
     /// [`NetHandle::local_addr`]).
@@ -94,6 +95,10 @@ pub struct NetConfig {
     /// Threads that send: `dlmp-net` itself and `send_threads - 1` more on clones of the
     /// socket. Default 1; more only pays with cores to spare. 0 counts as 1.
     pub send_threads: usize,
+    /// The app's live sessions: with it, a datagram no session takes (a token not live or
+    /// not from its address, a hello past its IP's limit) is dropped before decoding
+    /// (ADR 0088). Default none: every datagram is decoded and handed on.
+    pub sessions: Option<Arc<SessionBoard>>,
 }
 
 impl Default for NetConfig {
@@ -105,6 +110,7 @@ impl Default for NetConfig {
             inbound_capacity: 65_536,
             outbound_capacity: 65_536,
             send_threads: 1,
+            sessions: None,
         }
     }
 }
@@ -211,7 +217,10 @@ pub fn spawn(config: NetConfig, stats: Arc<NetStats>) -> io::Result<NetHandle> {
         inbound: inbound_tx,
         out: SendThread::new(socket, Arc::clone(&stats), own_queue, Arc::clone(&stop)),
         stats,
-        decoder: Decoder::default(),
+        decoder: config
+            .sessions
+            .clone()
+            .map_or_else(Decoder::default, Decoder::with_sessions),
         drop_log: LogLimit::default(),
         recv_log: LogLimit::default(),
     };
@@ -323,14 +332,22 @@ impl NetThread {
             );
             let socket = &self.out.socket;
             // One stamp a batch: the datagrams of one `recvmmsg` were all in the socket
-            // by the time it returned.
+            // by the time it returned. One look at the live sessions a batch, too.
             let mut at = None;
+            let live = decoder.live_sessions();
             let result = receiver.receive(socket, READ_BUDGET - total, |bytes, from| {
                 if bytes.len() <= MAX_DATAGRAM && query::is_query(bytes) {
                     answer_query(queries, socket, stats, drop_log, bytes, from);
                 } else {
                     let at = *at.get_or_insert_with(Instant::now);
-                    handle(stats, inbound, decoder, drop_log, (bytes, from, at));
+                    handle(
+                        stats,
+                        inbound,
+                        decoder,
+                        drop_log,
+                        live.as_deref(),
+                        (bytes, from, at),
+                    );
                 }
             });
             match result {
@@ -392,9 +409,10 @@ fn handle(
     inbound: &Sender<Inbound>,
     decoder: &mut Decoder,
     drop_log: &mut LogLimit,
+    live: Option<&std::collections::HashMap<u64, SocketAddr>>,
     (bytes, from, at): (&[u8], SocketAddr, Instant),
 ) {
-    let Some(packet) = decoder.decode(bytes, from, at, stats) else {
+    let Some(packet) = decoder.take(bytes, from, at, stats, live) else {
         return;
     };
     // Counted before the hand-over, so whoever takes the packet sees it counted. This thread

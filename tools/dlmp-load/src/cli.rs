@@ -74,6 +74,13 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Junk datagrams a second from one source address (127.2.0.1) at the server, instead
+    /// of bots, for `--seconds`: well-formed PlayerSync under random tokens.
+    #[arg(long)]
+    pub flood: Option<f64>,
+    /// With `--flood`: random bytes instead of PlayerSync under random tokens.
+    #[arg(long)]
+    pub flood_random: bool,
     /// 20 bots in one city for 2 s, then check correctness (exit 1 if it fails).
     #[arg(long)]
     pub smoke: bool,

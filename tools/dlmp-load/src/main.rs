@@ -15,6 +15,7 @@
 mod bot;
 mod cli;
 mod drive;
+mod flood;
 mod floor;
 mod procfs;
 mod recv;
@@ -49,6 +50,24 @@ fn main() -> ExitCode {
     if args.drivers > args.bots {
         eprintln!("dlmp-load: --drivers must not exceed --bots");
         return ExitCode::FAILURE;
+    }
+    if let Some(rate) = args.flood {
+        let from = std::net::SocketAddr::from(([127, 2, 0, 1], 0));
+        return match flood::flood(args.server, from, rate, args.seconds, args.flood_random) {
+            Ok(f) => {
+                println!(
+                    "flooded {} datagrams in {:.1} s ({:.0} a second)",
+                    f.datagrams,
+                    f.seconds,
+                    f.datagrams as f64 / f.seconds
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("dlmp-load: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     if !matches!(args.protocol, 1 | 2) {
         eprintln!("dlmp-load: --protocol must be 1 or 2");

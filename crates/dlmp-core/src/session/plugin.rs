@@ -108,7 +108,12 @@ impl Plugin for SessionPlugin {
             .init_resource::<RenameRefusals>()
             .add_systems(
                 FixedUpdate,
-                (take_hellos, route_packets, expire_sessions)
+                (
+                    take_hellos,
+                    publish_sessions,
+                    route_packets,
+                    expire_sessions,
+                )
                     .chain()
                     .in_set(ServerSystems::Ingest),
             )
@@ -119,7 +124,7 @@ impl Plugin for SessionPlugin {
             )
             .add_systems(
                 FixedUpdate,
-                (check_lanes, end_sessions, flush)
+                (check_lanes, end_sessions, publish_sessions, flush)
                     .chain()
                     .in_set(ServerSystems::Outbound),
             );
@@ -139,6 +144,28 @@ fn encode(packet: impl Into<ServerPacket>) -> Option<Vec<u8>> {
 
 /// Answers every hello of the tick and spawns the new players; keeps the other datagrams
 /// for [`route_packets`]. Takes what arrived before the step's deadline, if one is set.
+/// Leaves the live sessions for the network thread when one opened or ended since the
+/// last time (ADR 0088): after the hellos, so a new client's first packet passes, and after
+/// the ends, so a gone session's packets are dropped early.
+fn publish_sessions(
+    state: Res<SessionState>,
+    transport: Res<Transport>,
+    mut published: Local<Option<u64>>,
+) {
+    let changes = state.sessions.changes();
+    if *published == Some(changes) {
+        return;
+    }
+    *published = Some(changes);
+    transport.sessions.publish(
+        state
+            .sessions
+            .live()
+            .map(|(token, addr)| (token.0, addr))
+            .collect(),
+    );
+}
+
 fn take_hellos(
     mut commands: Commands,
     transport: Res<Transport>,

@@ -208,6 +208,9 @@ pub struct Sessions {
     max_unproven: usize,
     /// Unproven sessions per canonical IP (ADR 0087).
     unproven_per_ip: HashMap<IpAddr, usize>,
+    /// Sessions opened and ended so far: a change the network thread's board has not seen
+    /// yet when it differs from the last published count.
+    changes: u64,
     /// Sessions in the order they opened, for the oldest unproven one; an entry whose
     /// session proved, ended or gave its slot to a later generation is skipped and pruned.
     opened: VecDeque<(PlayerId, PlayerToken)>,
@@ -246,6 +249,7 @@ impl Sessions {
             unproven: 0,
             max_unproven: default_max_unproven(max_players),
             unproven_per_ip: HashMap::new(),
+            changes: 0,
             opened: VecDeque::new(),
             generation: 0,
             tokens: os_tokens(),
@@ -375,6 +379,7 @@ impl Sessions {
         *self.unproven_per_ip.entry(ip).or_insert(0) += 1;
         self.prune_opened();
         self.opened.push_back((id, session.token));
+        self.changes += 1;
         self.by_token.insert(session_token, id);
         self.by_addr.insert(new.addr, id);
         self.slots[slot] = Some(session);
@@ -401,6 +406,20 @@ impl Sessions {
                 self.unproven_per_ip.remove(&ip);
             }
         }
+    }
+
+    /// Sessions opened and ended so far.
+    #[must_use]
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// Every live session's token and address, for the network thread's board.
+    pub fn live(&self) -> impl Iterator<Item = (SessionToken, SocketAddr)> + '_ {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|s| (s.session_token, s.addr))
     }
 
     /// Live unproven sessions of `ip` (canonical).
@@ -451,6 +470,7 @@ impl Sessions {
             self.unproven -= 1;
             self.forget_unproven(ip);
         }
+        self.changes += 1;
         Some(session)
     }
 

@@ -7,6 +7,7 @@ use std::time::Instant;
 use bevy_ecs::resource::Resource;
 use crossbeam_channel::Receiver;
 
+use dlmp_net::sessions::SessionBoard;
 use dlmp_net::{Inbound, NetStats, Outbound};
 
 /// Decoded datagrams in, encoded datagrams out. The network thread owns the other ends in
@@ -17,6 +18,9 @@ pub struct Transport {
     /// Bounded in production: `send` sheds (counted) instead of blocking the tick.
     pub outbound: Outbound,
     pub stats: Arc<NetStats>,
+    /// Where the app leaves its live sessions for the network thread's early drop
+    /// (ADR 0088).
+    pub sessions: Arc<SessionBoard>,
 }
 
 /// The deadline of the step being run: ingest takes only the datagrams that arrived
