@@ -296,7 +296,8 @@ impl NetThread {
         let mut sender = batch::Sender::new();
         let mut quiet_turns = 0u32;
         loop {
-            if self.receive(&mut receiver) > 0 {
+            let received = self.receive(&mut receiver);
+            if received > 0 {
                 quiet_turns = 0;
             } else {
                 quiet_turns = quiet_turns.saturating_add(1);
@@ -306,7 +307,10 @@ impl NetThread {
                 self.out.flush(&mut sender);
                 return;
             }
-            if sent > 0 {
+            // A turn that sent something, or read its whole budget (the socket likely holds
+            // more: a flood must not overflow the kernel's buffer while this thread sleeps,
+            // ADR 0088), goes straight on to the next.
+            if sent > 0 || received >= READ_BUDGET {
                 continue;
             }
             let wait = if quiet_turns < QUIET_TURNS {
