@@ -151,11 +151,22 @@ fn a_seated_player_sees_others_from_its_vehicle_as_its_frames_drive_it() {
     put(&mut h, a, id, 0);
     assert!(h.is_shown(b, a), "bob stands beside alice's car");
     h.clear(a);
-    // Only VehicleFrames from the driver, as a driving client sends them: 470 m away is
-    // past the 460 m hide distance of bob's body from alice's stream center.
-    for (seq, x) in (1..).zip([100.0, 200.0, 300.0, 400.0, 470.0]) {
-        drive_to(&mut h, a, id, seq, x);
+    // Only VehicleFrames from the driver, as a driving client sends them, 30 m/s (a
+    // frame a tick): 470 m away is past the 460 m hide distance of bob's body from
+    // alice's stream center.
+    let mut seq = 1;
+    for step in 1..=392u32 {
+        drive_to(&mut h, a, id, seq, (step as f32 * 1.2).min(470.0));
+        seq += 1;
+        if step % 150 == 0 {
+            // Bob stands and keeps his session alive.
+            h.live(b);
+        }
     }
+    // Parked there: the next frame after a pause is taken whatever the rate did before.
+    h.advance(std::time::Duration::from_millis(100));
+    drive_to(&mut h, a, id, seq, 470.0);
+    seq += 1;
     h.advance(std::time::Duration::from_secs(1));
     assert!(
         (h.get::<Position>(a).0.x - 470.0).abs() < 1e-3,
@@ -172,7 +183,11 @@ fn a_seated_player_sees_others_from_its_vehicle_as_its_frames_drive_it() {
         "alice is told bob went out"
     );
     h.clear(a);
-    drive_to(&mut h, a, id, 6, 410.0);
+    h.live(b);
+    for step in 1..=50u32 {
+        drive_to(&mut h, a, id, seq, 470.0 - step as f32 * 1.2);
+        seq += 1;
+    }
     h.advance(std::time::Duration::from_secs(1));
     assert!(h.is_shown(b, a), "back within 420 m: bob is shown again");
     assert!(

@@ -258,10 +258,22 @@ fn a_grant_is_refused_while_another_player_drives_it() {
     assert_eq!(driver(&h, rc), Some(h.entity(a)));
 }
 
-/// A frame of the RC at `x` from its driver.
-fn drive_to(h: &mut Harness, c: ClientId, seq: u32, rc: VehicleId, x: f32) {
-    send_frame(h, c, seq, rc, state(at(x)));
-    h.step();
+/// The RC's driver drives it to `x` a metre a tick (the pace of a toy car, which the
+/// movement check admits), one frame a tick; the last at `x`. Leg `leg` of a test
+/// numbers its frames after the earlier legs'.
+fn drive_to(h: &mut Harness, c: ClientId, leg: u32, rc: VehicleId, x: f32) {
+    let from = h
+        .world()
+        .get::<dlmp_core::vehicle::Pose>(entity(h, rc))
+        .expect("a vehicle")
+        .position
+        .x;
+    let steps = (x - from).abs().ceil().max(1.0) as u32;
+    for step in 1..=steps {
+        let here = from + (x - from) * step as f32 / steps as f32;
+        send_frame(h, c, leg * 1000 + step, rc, state(at(here)));
+        h.step();
+    }
 }
 
 #[test]

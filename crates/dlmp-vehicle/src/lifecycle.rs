@@ -172,7 +172,10 @@ pub fn bundle(id: VehicleId, spec: &VehicleSpec, models: &VehicleModels) -> impl
             super::frame::fields::HeldFields::default(),
             super::tuning::Tuning::default(),
         ),
-        super::life::bundle(),
+        (
+            super::life::bundle(),
+            super::frame::motion::MotionBudget::default(),
+        ),
     )
 }
 

@@ -3,11 +3,18 @@
 //! asked with their answer awaited (docs/architecture.md, "The script registry").
 
 use bevy_app::{App, FixedUpdate, Plugin};
+use std::time::Duration;
+
+use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
+use bevy_time::Time;
 use dlmp_protocol::ids::VehicleId;
-use dlmp_script::{ScriptApi, ScriptEvents, ScriptHost, ScriptSystems, id_event_handle};
+use dlmp_script::{
+    ScriptApi, ScriptEvent, ScriptEvents, ScriptHost, ScriptSystems, id_event_handle,
+};
 use mlua::UserDataMethods;
 
+use super::frame::VehicleFrameRefused;
 use super::life::VehicleDied;
 use super::params::control::PendingControls;
 use super::remote::RemoteQueue;
@@ -16,6 +23,7 @@ use super::seats::{PendingEnters, SeatChanged};
 use super::syncer::SyncerChanged;
 use super::tow::flow::PendingLinks;
 use dlmp_player::script::animation::SeatedInView;
+use dlmp_player::script::events::REFUSALS_PER_SECOND;
 use dlmp_player::script::{LuaPlayer, PlayerAsk};
 
 id_event_handle!(LuaVehicle, "Vehicle", VehicleId);
@@ -27,6 +35,7 @@ pub mod place {
     pub const SEAT: EventPlace = EventPlace(80);
     pub const SYNCER: EventPlace = EventPlace(90);
     pub const DEATH: EventPlace = EventPlace(100);
+    pub const FRAME_REFUSED: EventPlace = EventPlace(145);
 }
 
 /// Every vehicle event name (lua-api.md, "Events").
@@ -54,6 +63,8 @@ pub const NAMES: &[&str] = &[
     "winch_detach",
     // (vehicle, player, control, on): false refuses it
     "vehicle_control",
+    // (player, vehicle, reason): a VehicleFrame refused whole, at most 4 a second a player
+    "vehicle_frame_refused",
 ];
 
 /// What the vehicles add to the Lua API.
@@ -88,8 +99,11 @@ pub struct VehicleScriptPlugin;
 impl Plugin for VehicleScriptPlugin {
     fn build(&self, app: &mut App) {
         register(&mut app.world_mut().get_resource_or_init::<ScriptApi>());
-        app.add_systems(FixedUpdate, collect.in_set(ScriptSystems::Collect))
-            .add_systems(FixedUpdate, ask.in_set(ScriptSystems::Ask).after(PlayerAsk));
+        app.add_systems(
+            FixedUpdate,
+            (collect, collect_refusals).in_set(ScriptSystems::Collect),
+        )
+        .add_systems(FixedUpdate, ask.in_set(ScriptSystems::Ask).after(PlayerAsk));
     }
 }
 
@@ -116,6 +130,50 @@ fn collect(
         place::DEATH,
         deaths.read().map(super::life::script::death_event),
     );
+}
+
+/// `vehicle_frame_refused(player, vehicle, reason)` for this tick's refused VehicleFrames,
+/// at most [`REFUSALS_PER_SECOND`] a second a player as the on-foot refusals; the rest are
+/// counted (`ScriptStats::refusals_dropped`).
+fn collect_refusals(
+    mut host: NonSendMut<ScriptHost>,
+    time: Res<Time>,
+    mut refused: MessageReader<VehicleFrameRefused>,
+    mut windows: Local<EntityHashMap<(Duration, u32)>>,
+    players: Query<&dlmp_core::session::Player>,
+    mut events: ResMut<ScriptEvents>,
+) {
+    let now = time.elapsed();
+    windows.retain(|entity, _| players.contains(*entity));
+    for r in refused.read() {
+        let Ok(p) = players.get(r.player) else {
+            continue;
+        };
+        let window = windows.entry(r.player).or_insert((now, 0));
+        if now.saturating_sub(window.0) >= Duration::from_secs(1) {
+            *window = (now, 0);
+        }
+        if window.1 >= REFUSALS_PER_SECOND {
+            host.count_dropped_refusal();
+            continue;
+        }
+        window.1 += 1;
+        let player = LuaPlayer {
+            entity: r.player,
+            token: p.token,
+        };
+        events.push(
+            place::FRAME_REFUSED,
+            ScriptEvent::new(
+                "vehicle_frame_refused",
+                [
+                    player.into(),
+                    LuaVehicle { id: r.vehicle }.into(),
+                    r.reason.name().into(),
+                ],
+            ),
+        );
+    }
 }
 
 /// The vehicle events whose answer a feature waits for, in this order: seat requests,

@@ -8,6 +8,7 @@ use bevy_ecs::prelude::*;
 use dlmp_protocol::vehicle::sync::MODELS;
 
 const SOURCE: &str = include_str!("../../../assets/vehicles.tsv");
+const SPEEDS: &str = include_str!("../../../assets/vehicle_speeds.tsv");
 
 /// What kind of vehicle a model is (the table's `class`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +82,9 @@ pub struct ModelInfo {
     pub seats: u8,
     /// A siren by default (VehicleParams "Defaults").
     pub siren: bool,
+    /// The game's top speed of the model's handling (`max_velocity`), km/h
+    /// (`assets/vehicle_speeds.tsv`).
+    pub top_speed_kmh: f32,
 }
 
 impl ModelInfo {
@@ -121,7 +125,9 @@ impl VehicleModels {
     /// # Panics
     /// If `assets/vehicles.tsv` does not parse (a broken build, caught by its unit test).
     pub fn load() -> Self {
-        parse(SOURCE).unwrap_or_else(|e| panic!("assets/vehicles.tsv: {e}"))
+        let mut models = parse(SOURCE).unwrap_or_else(|e| panic!("assets/vehicles.tsv: {e}"));
+        speeds(SPEEDS, &mut models).unwrap_or_else(|e| panic!("assets/vehicle_speeds.tsv: {e}"));
+        models
     }
 
     /// The row of `model`, if it is a vehicle model.
@@ -183,6 +189,7 @@ fn parse(text: &str) -> Result<VehicleModels, String> {
             class,
             seats,
             siren,
+            top_speed_kmh: 0.0,
         });
     }
     if rows.len() != MODELS.len() {
@@ -193,6 +200,37 @@ fn parse(text: &str) -> Result<VehicleModels, String> {
         ));
     }
     Ok(VehicleModels { rows })
+}
+
+/// Fills each model's top speed from a `model handling_id max_velocity` table with a row for
+/// every model.
+fn speeds(text: &str, models: &mut VehicleModels) -> Result<(), String> {
+    let mut filled = 0;
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [model, _, speed, ..] = cols[..] else {
+            return Err(format!("line {}: fewer than 3 columns", n + 1));
+        };
+        let model: u16 = model
+            .parse()
+            .map_err(|_| format!("line {}: model {model:?} is not a number", n + 1))?;
+        let speed: f32 = speed
+            .parse()
+            .ok()
+            .filter(|s: &f32| s.is_finite() && *s > 0.0)
+            .ok_or_else(|| format!("line {}: max_velocity {speed:?}", n + 1))?;
+        let i = model
+            .checked_sub(*MODELS.start())
+            .map(usize::from)
+            .filter(|&i| i < models.rows.len())
+            .ok_or_else(|| format!("line {}: model {model} is not a vehicle model", n + 1))?;
+        models.rows[i].top_speed_kmh = speed;
+        filled += 1;
+    }
+    if filled != models.rows.len() {
+        return Err(format!("{filled} models, expected {}", models.rows.len()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

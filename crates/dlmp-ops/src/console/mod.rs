@@ -446,6 +446,8 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
                     ("over the synced rate", d.rate_synced),
                     ("over the total rate", d.rate_total),
                     ("not on the server's hitch", d.hitch),
+                    ("farther than its top speed", d.motion_travel),
+                    ("falling faster than a fall", d.motion_fall),
                 ]
             }),
     );

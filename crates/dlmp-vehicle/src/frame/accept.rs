@@ -7,6 +7,7 @@
 //!
 //! [`VehicleState`]: dlmp_protocol::vehicle::state::VehicleState
 
+use super::motion::MotionDrop;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -60,6 +61,9 @@ pub enum VehicleFrameDrop {
     /// VehicleTow, VehicleWinch: frames "only while its copy ... hangs on exactly the
     /// server's hitch"; tow/flow.rs).
     Hitch,
+    /// The position cannot follow from the server's pose at the model's top speed
+    /// (beyond the page; [`super::motion`], ADR 0089).
+    Motion(MotionDrop),
 }
 
 impl VehicleFrameDrop {
@@ -75,6 +79,8 @@ impl VehicleFrameDrop {
             VehicleFrameDrop::RateSynced => "rate_synced",
             VehicleFrameDrop::RateTotal => "rate_total",
             VehicleFrameDrop::Hitch => "hitch",
+            VehicleFrameDrop::Motion(MotionDrop::Travel) => "motion_travel",
+            VehicleFrameDrop::Motion(MotionDrop::Fall) => "motion_fall",
         }
     }
 }
@@ -92,6 +98,8 @@ pub struct VehicleFrameDrops {
     pub rate_synced: u64,
     pub rate_total: u64,
     pub hitch: u64,
+    pub motion_travel: u64,
+    pub motion_fall: u64,
 }
 
 impl VehicleFrameDrops {
@@ -102,6 +110,8 @@ impl VehicleFrameDrops {
             VehicleFrameDrop::Epoch => &mut self.epoch,
             VehicleFrameDrop::PoseRev => &mut self.pose_rev,
             VehicleFrameDrop::Stale => &mut self.stale,
+            VehicleFrameDrop::Motion(MotionDrop::Travel) => &mut self.motion_travel,
+            VehicleFrameDrop::Motion(MotionDrop::Fall) => &mut self.motion_fall,
             VehicleFrameDrop::RateDriven => &mut self.rate_driven,
             VehicleFrameDrop::RateSynced => &mut self.rate_synced,
             VehicleFrameDrop::RateTotal => &mut self.rate_total,

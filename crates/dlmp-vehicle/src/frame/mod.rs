@@ -11,6 +11,7 @@
 pub mod accept;
 pub mod apply;
 pub mod fields;
+pub mod motion;
 pub mod relay;
 
 use std::time::Duration;
@@ -22,8 +23,9 @@ use tracing::debug;
 
 use self::accept::{Control, Role, SenderMarks, VehicleFrameDrop, VehicleFrameDrops};
 use self::fields::{FieldInputs, FieldOutcome, HeldFields, SIREN_SWITCHES, ServerFields};
+use self::motion::MotionBudget;
 use super::{Frozen, Health, Params, Part, RelaySerial, Revisions, Seats, Syncer};
-use super::{Train, Vehicle};
+use super::{Hitch, Train, Vehicle, VehicleModels};
 use dlmp_core::session::{Player, PlayerConnected, Received, TokenBucket};
 use dlmp_core::tick::{ServerSystems, StreamingSystems};
 use dlmp_core::vehicle::Vehicles;
@@ -57,6 +59,14 @@ pub struct VehicleFrameAccepted {
     pub outcome: FieldOutcome,
 }
 
+/// A VehicleFrame refused whole, for the scripts (`vehicle_frame_refused`) and anti-cheats.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VehicleFrameRefused {
+    pub player: Entity,
+    pub vehicle: VehicleId,
+    pub reason: VehicleFrameDrop,
+}
+
 /// Admits VehicleFrames and relays the accepted ones.
 pub struct VehicleFramePlugin;
 
@@ -65,6 +75,7 @@ impl Plugin for VehicleFramePlugin {
         app.init_resource::<VehicleFrameDrops>()
             .init_resource::<relay::VehicleRelayStats>()
             .add_message::<VehicleFrameAccepted>()
+            .add_message::<VehicleFrameRefused>()
             .add_systems(
                 FixedUpdate,
                 (
@@ -186,8 +197,11 @@ pub(crate) fn admit_vehicle_frames(
     mut senders: Query<Sender>,
     drivers: Query<(&Body, Option<&FrameState>)>,
     mut vehicles: Query<Target>,
+    mut motion: Query<(&mut MotionBudget, &Hitch)>,
+    models: Res<VehicleModels>,
     mut drops: ResMut<VehicleFrameDrops>,
     mut accepted: MessageWriter<VehicleFrameAccepted>,
+    mut refused: MessageWriter<VehicleFrameRefused>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -201,7 +215,7 @@ pub(crate) fn admit_vehicle_frames(
             &registry,
             &mut senders,
             &drivers,
-            &mut vehicles,
+            (&mut vehicles, &mut motion, &models),
         );
         match result {
             Ok(Some(a)) => {
@@ -212,6 +226,11 @@ pub(crate) fn admit_vehicle_frames(
             Err(reason) => {
                 debug!(?player, ?reason, "VehicleFrame dropped");
                 drops.count(reason);
+                refused.write(VehicleFrameRefused {
+                    player: *player,
+                    vehicle: frame.vehicle_id,
+                    reason,
+                });
             }
         }
     }
@@ -225,7 +244,11 @@ fn admit(
     registry: &Vehicles,
     senders: &mut Query<Sender>,
     drivers: &Query<(&Body, Option<&FrameState>)>,
-    vehicles: &mut Query<Target>,
+    (vehicles, motion, models): (
+        &mut Query<Target>,
+        &mut Query<(&mut MotionBudget, &Hitch)>,
+        &VehicleModels,
+    ),
 ) -> Result<Option<VehicleFrameAccepted>, VehicleFrameDrop> {
     let Ok((player, life, body, frame_state, mut marks, mut siren, copies)) =
         senders.get_mut(sender)
@@ -269,6 +292,22 @@ fn admit(
         return Err(VehicleFrameDrop::Hitch);
     }
     marks.admit(frame.vehicle_id, frame.seq, role, now)?;
+    // The movement check, on a frame the rate took (so a frame the rate dropped spends
+    // no distance): a frozen vehicle keeps the server's pose whatever the frame says.
+    if !frozen.0
+        && let Ok((mut budget, hitch)) = motion.get_mut(entity)
+    {
+        let towed = hitch.tractor.is_some() || hitch.lifter.is_some();
+        let speed = motion::top_speed(models.get(vehicle.model), towed);
+        budget
+            .admit(
+                (pose.position, frame.state.pos),
+                now,
+                speed,
+                (v_life.epoch, revs.pose.0),
+            )
+            .map_err(VehicleFrameDrop::Motion)?;
+    }
 
     let mut state = frame.state;
     if matches!(role, Role::Driver { .. })
