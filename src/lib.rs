@@ -98,6 +98,7 @@ pub mod server;
 
 // The workspace's crates under their layers' names (docs/architecture.md), so a plugin or a
 // scenario test names one crate.
+pub use dlmp_admin as admin;
 pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
 pub use dlmp_net::lane;

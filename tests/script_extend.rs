@@ -498,7 +498,7 @@ fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal
                 function(status, body, err) dlmp.send_chat("slow " .. tostring(status) .. " " .. err, nil, {{p}}) end)
             dlmp.fetch("http://127.0.0.1:{closed_port}/", nil,
                 function(status, body, err) dlmp.send_chat("closed " .. tostring(status) .. " " .. err, nil, {{p}}) end)
-            local ok, e = pcall(dlmp.fetch, "https://example.com/", nil, function() end)
+            local ok, e = pcall(dlmp.fetch, "ftp://example.com/", nil, function() end)
             dlmp.send_chat(tostring(e):match("^[^\n]*") or "none", nil, {{p}})
         end)
         "#
@@ -515,7 +515,7 @@ fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal
     let _silent = worker.join().expect("the server thread");
     assert_eq!(got.len(), 4, "{got:?}");
     assert!(
-        got[0].contains("fetch: only http:// URLs are supported"),
+        got[0].contains("fetch: only http:// and https:// URLs are supported"),
         "{got:?}"
     );
     assert!(
