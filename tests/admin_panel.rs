@@ -6,12 +6,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use dlmp::admin::{AdminLink, HttpServer, HttpSettings};
 use dlmp::config::Config;
 use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::metrics::ServerMetrics;
 use dlmp::protocol::connection::handshake::{
     ConnectRefused, LeaveReason, RefuseReason, ServerDisconnect, ServerHello,
 };
@@ -89,7 +90,8 @@ impl Panel {
             users: users(),
             ..HttpSettings::default()
         };
-        let server = dlmp::admin::start(settings, Some(link), None).expect("binds");
+        let registry = Arc::new(ServerMetrics::default()).registry(h.shared_stats());
+        let server = dlmp::admin::start(settings, Some(link), Some(registry)).expect("binds");
         let addr = server.admin_addr.expect("the panel's address");
         Panel {
             base: format!("http://{addr}"),
@@ -296,9 +298,10 @@ fn without_a_session_pages_lead_to_sign_in_actions_are_refused_and_metrics_are_o
         assert!(login.body.contains(field), "{field}: {}", login.body);
     }
     let metrics = panel.get("/metrics", None);
-    assert_eq!(
-        metrics.status, 404,
-        "this panel was started without a registry"
+    assert_eq!(metrics.status, 200, "Prometheus scrapes without signing in");
+    assert!(
+        metrics.body.contains("dlmp_datagrams_received_total"),
+        "{metrics:?}"
     );
     let style = panel.get("/assets/style.css", None);
     assert_eq!(style.status, 200);

@@ -1,5 +1,6 @@
 //! Start-up checks of `dlmp::Server` and the plugin settings' path: no gamemode resource is
-//! refused with the folder named; plugins read their `[plugins.*]` tables through it.
+//! refused with the folder named; plugins read their `[plugins.*]` tables through it;
+//! `--hash-password` prints a hash for the admin panel's accounts.
 
 use std::path::PathBuf;
 
@@ -55,4 +56,48 @@ fn plugins_read_their_tables_and_unread_tables_are_listed() {
     let settings = h.world().resource::<PluginSettings>();
     assert_eq!(settings.unread(), ["typo"]);
     assert!(settings.errors().is_empty());
+}
+
+/// `dlmp-server --hash-password` (ADR 0102): the first line of stdin becomes an argon2
+/// hash on stdout that verifies that password only; an empty one is refused.
+#[test]
+fn hash_password_prints_a_hash_of_the_line_on_stdin() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let run = |input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dlmp-server"))
+            .arg("--hash-password")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server binary");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("written");
+        child.wait_with_output().expect("it ends")
+    };
+    let out = run("a long passphrase\r\n");
+    assert!(out.status.success(), "{out:?}");
+    let hash = String::from_utf8(out.stdout).expect("text");
+    let hash = hash.trim_end();
+    assert!(hash.starts_with("$argon2id$"), "{hash}");
+    assert_eq!(
+        dlmp_ops::password::verify_password("a long passphrase", hash),
+        Ok(true)
+    );
+    assert_eq!(
+        dlmp_ops::password::verify_password("a long passphrase\r", hash),
+        Ok(false)
+    );
+    let empty = run("\n");
+    assert!(!empty.status.success());
+    assert!(
+        String::from_utf8_lossy(&empty.stderr).contains("the password is empty"),
+        "{empty:?}"
+    );
 }
