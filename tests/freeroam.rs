@@ -628,7 +628,7 @@ fn lock_and_color_change_the_vehicle_the_player_drives() {
             .collect()
     };
     assert_eq!(words(&h, b), [param::LOCKED]);
-    assert_eq!(words(&h, a), [], "not locked for its driver");
+    assert_eq!(words(&h, a), Vec::<u16>::new(), "not locked for its driver");
     h.advance(second);
     assert_eq!(say(&mut h, a, "/lock"), ["Unlocked."]);
     assert_eq!(words(&h, b), [param::LOCKED, 0]);

@@ -26,6 +26,9 @@ const GATHER: Duration = Duration::from_millis(20);
 /// How long the listener waits before it connects again after an error.
 const RECONNECT_AFTER: Duration = Duration::from_secs(2);
 
+/// The listener connection's `application_name`.
+pub const LISTENER_NAME: &str = "dlmp_bans_listen";
+
 /// Snapshots waiting for the tick; the listener drops older ones when the tick is behind.
 const WAITING: usize = 4;
 
@@ -46,7 +49,9 @@ pub struct SharedBans {
 impl SharedBans {
     /// Starts the listener thread on `url`; it ends when this end is dropped.
     pub fn listen(url: &str) -> Result<Self, String> {
-        let config = Config::from_str(url).map_err(|e| format!("database URL: {e}"))?;
+        let mut config = Config::from_str(url).map_err(|e| format!("database URL: {e}"))?;
+        // Told apart from the pool's connections in pg_stat_activity.
+        config.application_name(LISTENER_NAME);
         let (tx, snapshots) = bounded(WAITING);
         std::thread::Builder::new()
             .name("dlmp-bans-listen".into())
