@@ -181,6 +181,7 @@ fn describe(e: &ureq::Error) -> String {
         ureq::Error::Timeout(_) => "timed out".to_owned(),
         ureq::Error::TooManyRedirects => format!("more than {MAX_REDIRECTS} redirects"),
         ureq::Error::Tls(what) => format!("TLS: {what}"),
+        ureq::Error::Rustls(what) => format!("TLS: {what}"),
         ureq::Error::Io(io) if is_tls(io) => format!("TLS: {io}"),
         ureq::Error::Io(io) => io.to_string(),
         e => e.to_string(),
