@@ -2,7 +2,10 @@
 //! on 127.0.0.1, every page and action driven as a browser would (form posts, the session
 //! cookie, the CSRF token), signed in and not, as an owner and as a moderator, and the
 //! sign-in limit. An action waits for the tick, so a request runs on a thread of its own
-//! while the harness ticks.
+//! while the harness ticks. Then a real browser: headless Chromium over WebDriver signs in,
+//! kicks, bans, restarts a resource, runs a console command and follows a walking player
+//! on the map, saving screenshots under `target/tmp/admin-panel/` (skipped, saying why,
+//! without `chromium` and `chromium-driver`; `.ci/run` installs them).
 
 use std::io::{BufRead, BufReader};
 use std::net::{IpAddr, SocketAddr};
@@ -869,4 +872,231 @@ fn the_map_stream_shows_each_player_where_it_is() {
         !json["history"].as_array().expect("history").is_empty(),
         "a second of tick times"
     );
+}
+
+#[path = "support/webdriver.rs"]
+mod webdriver;
+
+/// Where the moving player of the browser test is at step `k` of its walk: east along
+/// y = -2000, 100 m a step.
+fn walk(k: u32) -> Vec3 {
+    Vec3::new(1000.0 + 100.0 * k as f32, -2000.0, 10.0)
+}
+
+/// The mark of player `id` on the map page as the browser draws it: the position it
+/// carries, its place inside the drawn 12 km square (0..1 from the west and from the
+/// north edge), its hover text; `null` before the first snapshot drew it.
+const MARK: &str = r##"
+    const g = document.getElementById("player-mark-" + arguments[0]);
+    if (!g) return null;
+    const c = g.querySelector("circle").getBoundingClientRect();
+    const ground = document.querySelector("#map rect.ground").getBoundingClientRect();
+    return {
+        x: Number(g.dataset.x), y: Number(g.dataset.y),
+        fx: (c.x + c.width / 2 - ground.x) / ground.width,
+        fy: (c.y + c.height / 2 - ground.y) / ground.height,
+        half: Number(document.getElementById("map").dataset.half),
+        title: g.querySelector("title").textContent,
+    };
+"##;
+
+/// Checks that a mark read by [`MARK`] is drawn where its player is and that the player
+/// was there (a point of [`walk`]); its x.
+fn mark_on_the_walk(mark: &serde_json::Value, name_and_id: &str) -> f64 {
+    let (x, y, half) = (
+        mark["x"].as_f64().expect("x"),
+        mark["y"].as_f64().expect("y"),
+        mark["half"].as_f64().expect("half"),
+    );
+    assert_eq!(half, 6000.0, "the 12 km world: {mark}");
+    let k = ((x - 1000.0) / 100.0).round();
+    assert!(
+        y == -2000.0 && k >= 0.0 && (x - f64::from(walk(k as u32).x)).abs() < 0.01,
+        "a point of the walk: {mark}"
+    );
+    let (fx, fy) = (
+        mark["fx"].as_f64().expect("fx"),
+        mark["fy"].as_f64().expect("fy"),
+    );
+    // Half a grid line's width of 12 km: the mark is drawn to scale, north up.
+    assert!((fx - (x + half) / (2.0 * half)).abs() < 0.003, "{mark}");
+    assert!((fy - (half - y) / (2.0 * half)).abs() < 0.003, "{mark}");
+    assert_eq!(mark["title"], name_and_id, "the name on hover");
+    x
+}
+
+/// What the browser test works on: the panel, the accounts and the players' ids.
+struct BrowserCase {
+    base: String,
+    walker: u32,
+    kicked: u32,
+    banned: u32,
+}
+
+/// The browser's part of the test: every step as an admin does it, by typing and clicking.
+fn drive_the_panel(browser: &webdriver::Browser, case: &BrowserCase) {
+    let shots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("admin-panel");
+    let base = &case.base;
+
+    browser.go(&format!("{base}/"));
+    browser.wait_for("the sign-in page", || {
+        browser.url().ends_with("/login").then_some(())
+    });
+    browser.type_into("#signin input[name=name]", OWNER.0);
+    browser.type_into("#signin input[name=password]", OWNER.1);
+    browser.click("#signin button");
+    browser.element("#health");
+    browser.wait_for("the dashboard's live numbers", || {
+        (browser.text("#p99") != "0.00" || browser.text("#uptime") != "0").then_some(())
+    });
+    browser.screenshot(&shots.join("dashboard.png"));
+
+    browser.go(&format!("{base}/players"));
+    let kicked = format!("#player-{} form.kick", case.kicked);
+    browser.type_into(&format!("{kicked} input[name=reason]"), "afk in the road");
+    browser.click(&format!("{kicked} button"));
+    browser.wait_for("the kick's answer", || {
+        browser.url().contains("/players?msg=").then_some(())
+    });
+
+    let banned = format!("#player-{} form.ban", case.banned);
+    browser.type_into(&format!("{banned} input[name=reason]"), "speed hack");
+    browser.type_into(&format!("{banned} input[name=minutes]"), "60");
+    browser.click(&format!("{banned} button"));
+    browser.wait_for("the ban on the bans page", || {
+        browser.go(&format!("{base}/bans"));
+        browser
+            .find("tr[data-ip=\"10.0.0.3\"]")
+            .map(|_| browser.text("tr[data-ip=\"10.0.0.3\"]"))
+    });
+    let row = browser.text("tr[data-ip=\"10.0.0.3\"]");
+    assert!(
+        row.contains("Big_Smoke") && row.contains("speed hack"),
+        "{row}"
+    );
+
+    browser.go(&format!("{base}/resources"));
+    browser.click("#resource-gm form[action=\"/resources/restart\"] button");
+    browser.wait_for("the restart's answer", || {
+        browser
+            .url()
+            .contains("/resources?msg=restarted%20gm")
+            .then_some(())
+    });
+    assert!(browser.text("#resource-gm .state").contains("running"));
+
+    browser.go(&format!("{base}/console"));
+    browser.type_into("#line", "players");
+    browser.click("#command button");
+    let answer = browser.wait_for("the command's answer", || {
+        let text = browser.text("#answer");
+        text.contains("Carl_Johnson").then_some(text)
+    });
+    assert!(answer.starts_with("> players\n1 player:"), "{answer}");
+
+    browser.go(&format!("{base}/map"));
+    let id = case.walker;
+    let title = format!("Carl_Johnson ({id})");
+    let first = browser.wait_for("the walker's mark", || {
+        let m = browser.run(MARK, serde_json::json!([id]));
+        (!m.is_null()).then_some(m)
+    });
+    let x0 = mark_on_the_walk(&first, &title);
+    let later = browser.wait_for("the mark to move", || {
+        let m = browser.run(MARK, serde_json::json!([id]));
+        (m["x"].as_f64().is_some_and(|x| x > x0)).then_some(m)
+    });
+    mark_on_the_walk(&later, &title);
+    browser.screenshot(&shots.join("map.png"));
+    browser.run(
+        &format!(
+            "document.getElementById(\"player-mark-{id}\")\
+             .dispatchEvent(new MouseEvent(\"click\", {{bubbles: true}}));"
+        ),
+        serde_json::json!([]),
+    );
+    browser.wait_for("the player's row after a click on its mark", || {
+        browser
+            .url()
+            .ends_with(&format!("/players#player-{id}"))
+            .then_some(())
+    });
+}
+
+#[test]
+fn a_browser_signs_in_kicks_bans_restarts_runs_a_command_and_follows_a_player_on_the_map() {
+    let Some(browser) = webdriver::Browser::start("the admin panel in a browser") else {
+        return;
+    };
+    let s = TempScripts::new("admin_browser");
+    s.resource_with("gm", "", r#"dlmp.on("player_connect", function(p) end)"#);
+    let mut h = Harness::with_config(panel_config(s.config()));
+    let join = |h: &mut Harness, ip: [u8; 4], name: &str, at: Vec3| {
+        let c = h.add_client_at(IpAddr::from(ip));
+        h.join_as(c, name);
+        h.spawn(c, at);
+        c
+    };
+    let carl = join(&mut h, [127, 0, 0, 1], "Carl_Johnson", walk(0));
+    let kenny = join(&mut h, [10, 0, 0, 2], "Kenny", Vec3::new(0.0, 0.0, 3.0));
+    let smoke = join(
+        &mut h,
+        [10, 0, 0, 3],
+        "Big_Smoke",
+        Vec3::new(20.0, 0.0, 3.0),
+    );
+    h.advance(Duration::from_secs(1));
+    let panel = Panel::start(&mut h);
+    let case = BrowserCase {
+        base: panel.base.clone(),
+        walker: h.player_id(carl).0,
+        kicked: h.player_id(kenny).0,
+        banned: h.player_id(smoke).0,
+    };
+
+    // The server runs at its own pace (server time kept to the wall clock) while the
+    // browser works, and Carl walks a step east every 300 ms (the gamemode moves him).
+    let admin = std::thread::spawn(move || drive_the_panel(&browser, &case));
+    let (started, t0) = (std::time::Instant::now(), h.now());
+    let (mut k, mut walked) = (0, std::time::Instant::now());
+    while !admin.is_finished() {
+        if h.now() - t0 < started.elapsed() {
+            h.step();
+        } else {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if walked.elapsed() >= Duration::from_millis(300) {
+            k += 1;
+            h.teleport(carl, walk(k));
+            // Each game still connected sends its frame, as a game does many times a second.
+            for c in [carl, kenny, smoke] {
+                if h.packets::<ServerDisconnect>(c).is_empty() {
+                    h.live(c);
+                }
+            }
+            walked = std::time::Instant::now();
+        }
+    }
+    if let Err(panic) = admin.join() {
+        std::panic::resume_unwind(panic);
+    }
+
+    let kicked = h.packets::<ServerDisconnect>(kenny);
+    assert!(kicked.iter().any(|d| d.reason == LeaveReason::Kicked));
+    assert!(
+        h.chat_lines(kenny)
+            .contains(&"You were kicked: afk in the road".to_owned()),
+        "{:?}",
+        h.chat_lines(kenny)
+    );
+    assert!(!h.packets::<ServerDisconnect>(smoke).is_empty());
+    let again = h.add_client_at(IpAddr::from([10, 0, 0, 3]));
+    let hello = h.client_hello(again, "Big_Smoke");
+    h.send(again, hello);
+    h.step();
+    assert_eq!(
+        h.packets::<ConnectRefused>(again).first().map(|r| r.reason),
+        Some(RefuseReason::Banned)
+    );
+    assert!(h.packets::<ServerDisconnect>(carl).is_empty(), "Carl stays");
 }

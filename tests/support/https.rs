@@ -43,6 +43,8 @@ impl TestCa {
         let params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
             .expect("params");
         let cert = params.signed_by(&key, &self.issuer).expect("signed");
+        // ring, as the panel and `dlmp.fetch` use (ADR 0101).
+        #[allow(deprecated, reason = "ring lacks only the post-quantum key exchange")]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let config = ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()

@@ -283,7 +283,8 @@ pub fn map(s: &Snapshot) -> String {
                  <text class=\"label\" x=\"{x}\" y=\"{v}\">{neg}</text>",
                 y = half - 60.0,
                 x = -half + 60.0,
-                neg = -v
+                // `0.0 - v`, not `-v`: the centre line reads 0, not -0.
+                neg = 0.0 - v
             );
         }
         v += 500.0;
