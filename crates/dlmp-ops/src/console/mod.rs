@@ -385,7 +385,7 @@ fn stats(world: &mut World) -> Vec<String> {
         Some(host) => {
             let limits = host.stats();
             out.push(format!(
-                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use, {} notifications waited for a later tick ({} waiting, {} dropped)",
+                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use, {} notifications waited for a later tick ({} waiting, {} dropped), {} events moot when their turn came",
                 host.running().count(),
                 host.errors(),
                 limits.time_cutoffs,
@@ -395,7 +395,8 @@ fn stats(world: &mut World) -> Vec<String> {
                 host.used_memory() >> 10,
                 limits.deferred,
                 host.notifications_waiting(),
-                limits.deferred_dropped
+                limits.deferred_dropped,
+                limits.moot
             ));
         }
         None => out.push("scripts: unavailable".to_owned()),

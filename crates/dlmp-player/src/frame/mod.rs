@@ -242,11 +242,28 @@ impl Plugin for FramePlugin {
             .add_message::<AdmissionRefused>()
             .add_systems(
                 FixedUpdate,
-                (give_frame_state, admit_frames, take_aim_targets)
+                (
+                    give_frame_state,
+                    admit_frames,
+                    note_reported,
+                    take_aim_targets,
+                )
                     .chain()
                     .in_set(ServerSystems::Validation),
             )
             .add_systems(FixedUpdate, watch_state.in_set(GameplaySystems::Intake));
+    }
+}
+
+/// An accepted frame is where the player's game put it ([`crate::ReportedPosition`]).
+fn note_reported(
+    mut accepted: MessageReader<FrameAccepted>,
+    mut players: Query<&mut crate::ReportedPosition>,
+) {
+    for a in accepted.read() {
+        if let Ok(mut reported) = players.get_mut(a.player) {
+            reported.0 = Some(a.position);
+        }
     }
 }
 

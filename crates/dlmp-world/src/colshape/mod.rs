@@ -12,10 +12,12 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use dlmp_core::position::{Position, Scope};
+use dlmp_core::position::Scope;
 use dlmp_core::session::PlayerDisconnected;
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
-use dlmp_player::Life;
+use dlmp_player::{Life, ReportedPosition, SpawnState};
+
+use crate::checkpoint::living_at;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::world::markers::{ColshapeId, Shape};
 use dlmp_protocol::world::shared::EntityRev;
@@ -195,7 +197,8 @@ fn cross(
         Entity,
         &dlmp_core::session::Player,
         &Life,
-        &Position,
+        &SpawnState,
+        &ReportedPosition,
         &Scope,
     )>,
     mut crossed: MessageWriter<ColshapeCrossed>,
@@ -205,9 +208,9 @@ fn cross(
     let mut shapes: Vec<Mut<Colshape>> = colshapes.iter_mut().collect();
     shapes.sort_by_key(|c| c.id);
     for mut c in shapes {
-        for &(player, _, life, position, scope) in &list {
-            let inside =
-                life.spawned && life.alive && c.scope == *scope && contains(&c.shape, position.0);
+        for &(player, _, life, spawn, reported, scope) in &list {
+            let inside = living_at(life, spawn, reported)
+                .is_some_and(|at| c.scope == *scope && contains(&c.shape, at));
             let was = c.inside.contains(&player);
             if inside == was {
                 continue;

@@ -4,6 +4,8 @@
 //! or stopped pickup is hidden exactly like one that left the draw distance. Only a move
 //! is sent here: a show with a new rev to everyone it is shown to, as critical.
 
+use std::time::Duration;
+
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
@@ -104,7 +106,13 @@ pub(super) fn apply(
                     continue;
                 }
                 p.active = false;
-                p.respawn_at = p.spec.respawn.map(|d| time.elapsed() + d);
+                // Due at the earliest in the next tick, even for a respawn shorter than a
+                // tick: this tick's reconcile hides it from everyone first (world.md
+                // PickupSync, "turns inactive (waiting for its respawn)").
+                p.respawn_at = p
+                    .spec
+                    .respawn
+                    .map(|d| time.elapsed() + d.max(Duration::from_nanos(1)));
                 p.latched.clear();
             }
         }

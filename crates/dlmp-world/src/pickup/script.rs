@@ -271,6 +271,18 @@ pub fn check(model: u32, position: Vec3) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// Whether pickup `id` still exists and is active in the scripts' view: the guard of a
+/// `pickup_interact`, so a collectible pickup an earlier handler collected pays out once
+/// (world.md PickupTouch).
+pub(crate) fn still_active(lua: &Lua, id: u64) -> bool {
+    lua.app_data_ref::<PickupBook>().is_some_and(|book| {
+        u32::try_from(id)
+            .ok()
+            .and_then(|id| book.pickups.get(&id))
+            .is_some_and(|p| p.active)
+    })
+}
+
 fn collect(lua: &Lua, p: LuaPickup, func: &str) -> Result<()> {
     {
         let mut book = book(lua)?;
