@@ -25,6 +25,8 @@ use dlmp_protocol::world::markers::{Checkpoint as CheckpointPacket, CheckpointKi
 use dlmp_protocol::world::shared::MarkerId;
 use dlmp_script::{Owned, ResourceId};
 
+use crate::check::{self, WorldError, WorldRefusals};
+
 /// Checkpoints one player may have (world.md Checkpoint).
 pub const MAX_PER_PLAYER: usize = 16;
 /// Crossings per connection: 20 at once, 4 a second; past it the check waits.
@@ -60,6 +62,13 @@ impl CheckpointSpec {
                     && dz.abs() <= self.radius.max(GROUND_REACH_MIN)
             }
         }
+    }
+
+    /// Whether a checkpoint of this spec can be shown (world.md Checkpoint: pos and next
+    /// within world bounds, radius in (0, 100], the color). What `dlmp.create_checkpoint`
+    /// and plugins pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        check::shows(&self.show(MarkerId(1)))
     }
 
     fn show(&self, id: MarkerId) -> CheckpointPacket {
@@ -120,6 +129,22 @@ pub enum CheckpointCommand {
     Destroy { id: MarkerId },
 }
 
+impl CheckpointCommand {
+    /// Whether the command may be applied: a created checkpoint's spec. Write it with
+    /// `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            CheckpointCommand::Create { spec, .. } => spec.check(),
+            CheckpointCommand::Destroy { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
 /// A player entered or left one of its checkpoints.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckpointCrossed {
@@ -165,12 +190,17 @@ fn apply_commands(
     mut orders: MessageReader<CheckpointCommand>,
     checkpoints: Query<(Entity, &Checkpoint)>,
     players: Query<(), With<PlayerCheckpoints>>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     // Made by this pass's orders: spawned at the end, so a destroy in the same call finds
     // them.
     let mut fresh: Vec<(Checkpoint, Option<ResourceId>)> = Vec::new();
     let mut removed: Vec<MarkerId> = Vec::new();
     for order in orders.read() {
+        if let Err(e) = order.check() {
+            refusals.refuse("checkpoint", order, &e);
+            continue;
+        }
         match *order {
             CheckpointCommand::Create {
                 id,

@@ -623,6 +623,13 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             ]
         }),
     );
+    row(
+        "world commands refused",
+        world
+            .get_resource::<dlmp_world::check::WorldRefusals>()
+            .filter(|r| r.total() > 0)
+            .map(|r| r.by_kind.iter().map(|(k, n)| (*k, *n)).collect()),
+    );
     let width = rows.iter().map(|(title, _)| title.len()).max().unwrap_or(0);
     for (title, counts) in rows {
         let counts: Vec<String> = counts

@@ -45,9 +45,7 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
         plan.objects.push(spec);
     }
     for At { line, item: p } in &map.pickups {
-        dlmp_world::pickup::script::check(p.model, p.position)
-            .map_err(|e| at(*line, "pickup", e))?;
-        plan.pickups.push(PickupSpec {
+        let spec = PickupSpec {
             model: p.model,
             position: p.position,
             scale: 1.0,
@@ -58,7 +56,10 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
                 virtual_world: p.virtual_world,
                 interior: p.interior,
             },
-        });
+        };
+        spec.check()
+            .map_err(|e| at(*line, "pickup", e.to_string()))?;
+        plan.pickups.push(spec);
     }
     plan.vehicles = map
         .vehicles

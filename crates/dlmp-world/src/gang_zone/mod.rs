@@ -21,6 +21,8 @@ use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_protocol::world::shared::{EntityRev, MarkerId};
 use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
+use crate::check::{self, WorldError, WorldRefusals};
+
 pub use stream::GangZoneStream;
 
 /// At most this many zones are shown to one player, the nearest by center first.
@@ -43,6 +45,18 @@ pub struct GangZoneSpec {
 }
 
 impl GangZoneSpec {
+    /// Whether a zone of this spec can be shown (world.md GangZone: colors, corners within
+    /// world bounds, max above min on both axes). What `dlmp.create_gang_zone` and plugins
+    /// pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        let probe = GangZone {
+            id: MarkerId(1),
+            spec: *self,
+            rev: EntityRev(0),
+        };
+        check::shows(&stream::show_packet(&probe))
+    }
+
     /// The rectangle's center, where "nearest" measures from.
     pub fn center(&self) -> [f32; 2] {
         [
@@ -105,6 +119,26 @@ pub enum GangZoneCommand {
     },
 }
 
+impl GangZoneCommand {
+    /// Whether the command may be applied: a created zone's spec, a color or flash color.
+    /// Write it with `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            GangZoneCommand::Create { spec, .. } => spec.check(),
+            GangZoneCommand::Flash { color, .. } => {
+                color.map_or(Ok(()), |c| check::rgb("flash_color", c))
+            }
+            GangZoneCommand::SetColor { color, .. } => check::rgb("color", *color),
+            GangZoneCommand::Destroy { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
 /// Adds gang zones.
 pub(crate) struct GangZonePlugin;
 
@@ -141,8 +175,13 @@ fn apply(
     stream: Res<GangZoneStream>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     for command in read.read() {
+        if let Err(e) = command.check() {
+            refusals.refuse("gang zone", command, &e);
+            continue;
+        }
         let id = match *command {
             GangZoneCommand::Create { id, spec, owner } => {
                 if registry.by_id.contains_key(&id) {

@@ -17,8 +17,11 @@ use dlmp_protocol::ServerPacket;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::pickup::PickupId;
-use dlmp_protocol::world::shared::EntityRev;
 use dlmp_script::{Owned, ResourceStopped};
+
+use crate::check::{self, WorldError, WorldRefusals};
+use dlmp_protocol::world::pickup::PICKUP_XY;
+use dlmp_protocol::world::shared::{WORLD_Z_MAX, WORLD_Z_MIN};
 
 /// A change of the pickup set, from a script or a Rust plugin (ids from
 /// [`Pickups::reserve`]). Applied in [`GameplaySystems::Apply`], in order.
@@ -46,7 +49,35 @@ pub enum PickupCommand {
     },
 }
 
-/// Applies the tick's [`PickupCommand`]s.
+impl PickupCommand {
+    /// Whether the command may be applied: a created pickup's spec, a move's point (world.md
+    /// PickupSync). Write it with `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            PickupCommand::Create { spec, .. } => spec.check(),
+            PickupCommand::Move { position, .. } => {
+                let xy = |c: f32| c.abs() <= PICKUP_XY;
+                check::range("x", position.x, xy, "-4095..=4095")?;
+                check::range("y", position.y, xy, "-4095..=4095")?;
+                check::range(
+                    "z",
+                    position.z,
+                    |z| (WORLD_Z_MIN..=WORLD_Z_MAX).contains(&z),
+                    "-200..=4000",
+                )
+            }
+            PickupCommand::Destroy { .. } | PickupCommand::Collect { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
+/// Applies the tick's [`PickupCommand`]s; one its writer did not check is refused and
+/// counted ([`WorldRefusals`]).
 pub(super) fn apply(
     mut commands: Commands,
     time: Res<Time>,
@@ -56,8 +87,13 @@ pub(super) fn apply(
     stream: Res<PickupStream>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     for command in read.read() {
+        if let Err(e) = command.check() {
+            refusals.refuse("pickup", command, &e);
+            continue;
+        }
         registry.changed = true;
         match *command {
             PickupCommand::Create { id, spec, owner } => {
@@ -68,15 +104,7 @@ pub(super) fn apply(
                     );
                     continue;
                 }
-                let pickup = Pickup {
-                    id,
-                    spec,
-                    rev: EntityRev(0),
-                    active: true,
-                    respawn_at: None,
-                    latched: Vec::new(),
-                };
-                let mut entity = commands.spawn(pickup);
+                let mut entity = commands.spawn(Pickup::new(id, spec));
                 if let Some(owner) = owner {
                     entity.insert(Owned(owner));
                 }

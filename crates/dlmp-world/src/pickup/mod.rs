@@ -31,6 +31,8 @@ use dlmp_protocol::world::pickup::PickupId;
 use dlmp_protocol::world::shared::EntityRev;
 use dlmp_script::ResourceId;
 
+use crate::check::{self, WorldError};
+
 pub use commands::PickupCommand;
 pub use stream::PickupStream;
 pub use touch::{PickupInteracted, PickupStats};
@@ -94,6 +96,21 @@ pub struct PickupSpec {
     pub scope: Scope,
 }
 
+impl PickupSpec {
+    /// Whether a pickup of this spec can be shown: a model of the pickup table and a show
+    /// its page accepts (world.md PickupSync: |x|, |y| ≤ 4095, z, scale). What
+    /// `dlmp.create_pickup`, map files and plugins pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        if !models::is_pickup_model(self.model) {
+            return Err(WorldError::Invalid(format!(
+                "model {} is not a pickup model (a weapon model 321..=373 or an object model of the model table)",
+                self.model
+            )));
+        }
+        check::shows(&stream::show_packet(&Pickup::new(PickupId(1), *self)))
+    }
+}
+
 /// A pickup entity.
 #[derive(Component, Debug, Clone, PartialEq)]
 pub struct Pickup {
@@ -107,6 +124,20 @@ pub struct Pickup {
     pub respawn_at: Option<Duration>,
     /// Players a static pickup accepted a touch of, until they leave the radius.
     pub latched: Vec<PlayerId>,
+}
+
+impl Pickup {
+    /// A new active pickup.
+    pub(crate) fn new(id: PickupId, spec: PickupSpec) -> Self {
+        Pickup {
+            id,
+            spec,
+            rev: EntityRev(0),
+            active: true,
+            respawn_at: None,
+            latched: Vec::new(),
+        }
+    }
 }
 
 /// The pickup ids of this run (never reused, connection.md §5) and the entity of each.
