@@ -232,6 +232,39 @@ fn an_attached_blip_is_refreshed_at_most_once_a_second_after_a_move_of_more_than
 }
 
 #[test]
+fn a_slow_viewer_has_one_refresh_per_attached_blip_in_its_lane_and_ends_at_the_latest() {
+    let (_s, mut h, a, b) = two("bl-slow");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_blip(0, 0, 0, { attach = who('bob') })",
+    );
+    h.advance(Duration::from_secs(1));
+    // Alice's game stops acknowledging while bob runs on for five refreshes.
+    h.set_auto_ack(a, false);
+    h.step();
+    h.clear(a);
+    for leg in 1..=5u8 {
+        walk_to(&mut h, b, Vec3::new(f32::from(leg) * 10.0, 0.0, 10.0));
+        h.advance(Duration::from_secs(1));
+    }
+    assert_eq!(
+        lines(&h, a),
+        [(1, true, 5.25, 0.0)],
+        "the first refresh (the first frame 5 m on), then nothing while it is not acknowledged"
+    );
+    h.set_auto_ack(a, true);
+    h.ack(a);
+    h.steps(2);
+    assert_eq!(
+        lines(&h, a).last(),
+        Some(&(1, true, 45.25, 0.0)),
+        "the blip as it is now: its last refresh, the first frame 5 m past the one before"
+    );
+    assert_eq!(lines(&h, a).len(), 2);
+}
+
+#[test]
 fn a_viewer_blip_is_the_viewers_and_goes_with_the_viewer_or_the_attached_player() {
     let (_s, mut h, a, b) = two("bl-gone");
     lua(

@@ -172,7 +172,7 @@ fn apply(
     mut read: MessageReader<GangZoneCommand>,
     mut registry: ResMut<GangZones>,
     mut zones: Query<&mut GangZone>,
-    stream: Res<GangZoneStream>,
+    mut stream: ResMut<GangZoneStream>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
     mut refusals: ResMut<WorldRefusals>,
@@ -222,9 +222,17 @@ fn apply(
         zone.rev = EntityRev(zone.rev.0.wrapping_add(1));
         let packet = stream::show_packet(&zone).into();
         stream
-            .shown()
-            .tell_viewers(id.0, &packet, &index, &mut connections);
+            .shown_mut()
+            .tell_change(id.0, &packet, &index, &mut connections);
     }
+    stream
+        .shown_mut()
+        .flush_changes(&index, &mut connections, |key| {
+            let zone = zones
+                .get(registry.by_id.get(&MarkerId(key)).copied()?)
+                .ok()?;
+            Some(stream::show_packet(zone).into())
+        });
 }
 
 /// A zone whose single viewer left goes with it (ADR 0037).

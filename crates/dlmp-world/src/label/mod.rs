@@ -174,8 +174,9 @@ impl Plugin for LabelPlugin {
 }
 
 /// Applies the tick's [`LabelCommand`]s. A change of a shown label is a show to everyone
-/// it is shown to, as critical (nothing else would resend it); a destroyed label is hidden
-/// by the next reconcile like any that left a set.
+/// it is shown to, as critical (nothing else would resend it) and coalesced per viewer (a
+/// viewer that has not acknowledged the last change gets the label as it is once it has;
+/// ADR 0092); a destroyed label is hidden by the next reconcile like any that left a set.
 #[allow(clippy::too_many_arguments, reason = "a system's parameters")]
 fn apply(
     mut commands: Commands,
@@ -253,9 +254,15 @@ fn apply(
         }
         let packet = stream::show_packet(&label).into();
         stream
-            .shown()
-            .tell_viewers(id.0, &packet, &index, &mut connections);
+            .shown_mut()
+            .tell_change(id.0, &packet, &index, &mut connections);
     }
+    stream
+        .shown_mut()
+        .flush_changes(&index, &mut connections, |key| {
+            let label = labels.get(registry.entity(MarkerId(key))?).ok()?;
+            Some(stream::show_packet(label).into())
+        });
 }
 
 /// A label whose viewer or attached player left goes with it (world.md Label3D: "Deleting

@@ -84,7 +84,7 @@ pub(super) fn apply(
     mut read: MessageReader<PickupCommand>,
     mut registry: ResMut<Pickups>,
     mut pickups: Query<&mut Pickup>,
-    stream: Res<PickupStream>,
+    mut stream: ResMut<PickupStream>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
     mut refusals: ResMut<WorldRefusals>,
@@ -118,8 +118,8 @@ pub(super) fn apply(
                 p.rev = p.rev.next();
                 let packet = ServerPacket::from(show_packet(&p));
                 stream
-                    .shown()
-                    .tell_viewers(id.0, &packet, &index, &mut connections);
+                    .shown_mut()
+                    .tell_change(id.0, &packet, &index, &mut connections);
             }
             PickupCommand::Destroy { id } => {
                 if let Some(entity) = registry.by_id.remove(&id) {
@@ -145,6 +145,13 @@ pub(super) fn apply(
             }
         }
     }
+    // Moves that waited for a viewer's ack go as the pickup is now (ADR 0092).
+    stream
+        .shown_mut()
+        .flush_changes(&index, &mut connections, |key| {
+            let p = pickups.get(registry.entity(PickupId(key))?).ok()?;
+            p.active.then(|| show_packet(p).into())
+        });
 }
 
 /// A collected pickup with a respawn time becomes active again once it is due.
