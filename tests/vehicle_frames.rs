@@ -200,7 +200,7 @@ fn a_frozen_drivers_frame_is_dropped() {
 fn a_frozen_vehicle_keeps_its_pose() {
     let (mut h, a, _, v, id) = driven(411);
     let before = pose(&h, v);
-    h.world_mut().get_mut::<Frozen>(v).expect("frozen").0 = true;
+    h.world_mut().get_mut::<Frozen>(v).expect("frozen").gamemode = true;
     let s = VehicleState {
         move_speed: Vec3::new(1.0, 0.0, 0.0),
         ..moved(150.0)
@@ -474,7 +474,7 @@ fn the_relay_goes_to_everyone_the_vehicle_is_streamed_to_but_the_sender_with_the
 fn a_frozen_vehicles_relay_carries_the_frozen_pose_and_zero_velocities() {
     let (mut h, a, b, v, id) = driven(411);
     let before = pose(&h, v);
-    h.world_mut().get_mut::<Frozen>(v).expect("frozen").0 = true;
+    h.world_mut().get_mut::<Frozen>(v).expect("frozen").gamemode = true;
     h.clear(b);
     let s = VehicleState {
         move_speed: Vec3::new(1.0, 0.0, 0.0),

@@ -46,8 +46,8 @@ pub struct VehicleInfo {
     pub syncer: Option<LuaPlayer>,
     pub tractor: Option<VehicleId>,
     pub trailer: Option<VehicleId>,
-    /// The gamemode's freeze (VehicleTransform bit4).
-    pub frozen: bool,
+    /// Why it is held (VehicleTransform bit4): `is_frozen()` is the gamemode's cause.
+    pub frozen: Frozen,
 }
 
 /// The scripts' view of the vehicles (Lua app data).
@@ -394,7 +394,7 @@ impl UserData for LuaVehicle {
             this.with(lua, "turn_velocity", |v| per_second(v.pose.turn_velocity))
         });
         methods.add_method("is_frozen", |lua, this, ()| {
-            this.with(lua, "is_frozen", |v| v.frozen)
+            this.with(lua, "is_frozen", |v| v.frozen.gamemode)
         });
         methods.add_method("health", |lua, this, ()| {
             this.with(lua, "health", |v| f64::from(v.health))
@@ -530,7 +530,7 @@ pub(super) fn refresh_view(
                 syncer: syncer.0.as_ref().map(handle),
                 tractor: hitch.tractor,
                 trailer: None,
-                frozen: frozen.0,
+                frozen: *frozen,
             },
         );
     }
@@ -585,7 +585,7 @@ pub fn create_from_spec(
                 syncer: None,
                 tractor: None,
                 trailer: None,
-                frozen: false,
+                frozen: Frozen::default(),
             },
         );
         id

@@ -139,7 +139,7 @@ mod tests {
     )]
     #[case::pickup_bounds(
         "CreatePickup(1240, 2, 4095.5, 0, 3);",
-        "m.pwn line 2: pickup: the point (4095.5, 0, 3) is outside |x|, |y| <= 4095"
+        "m.pwn line 2: pickup: x 4095.5 is outside -4095..=4095"
     )]
     fn a_bad_entry_refuses_the_whole_map_naming_file_and_line(
         #[case] bad: &str,

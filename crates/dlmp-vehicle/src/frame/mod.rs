@@ -294,7 +294,7 @@ fn admit(
     marks.admit(frame.vehicle_id, frame.seq, role, now)?;
     // The movement check, on a frame the rate took (so a frame the rate dropped spends
     // no distance): a frozen vehicle keeps the server's pose whatever the frame says.
-    if !frozen.0
+    if !frozen.held()
         && let Ok((mut budget, hitch)) = motion.get_mut(entity)
     {
         let towed = hitch.tractor.is_some() || hitch.lifter.is_some();
@@ -315,7 +315,7 @@ fn admit(
     {
         apply::hold_to_bounds(&mut state, b);
     }
-    *pose = apply::take_pose(&state, &pose, frozen.0);
+    *pose = apply::take_pose(&state, &pose, frozen.held());
     health.0 = apply::take_health(
         health.0,
         v_life.wrecked,

@@ -19,9 +19,7 @@ use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::pickup::PickupId;
 use dlmp_script::{Owned, ResourceStopped};
 
-use crate::check::{self, WorldError, WorldRefusals};
-use dlmp_protocol::world::pickup::PICKUP_XY;
-use dlmp_protocol::world::shared::{WORLD_Z_MAX, WORLD_Z_MIN};
+use crate::check::{WorldError, WorldRefusals};
 
 /// A change of the pickup set, from a script or a Rust plugin (ids from
 /// [`Pickups::reserve`]). Applied in [`GameplaySystems::Apply`], in order.
@@ -55,17 +53,7 @@ impl PickupCommand {
     pub fn check(&self) -> Result<(), WorldError> {
         match self {
             PickupCommand::Create { spec, .. } => spec.check(),
-            PickupCommand::Move { position, .. } => {
-                let xy = |c: f32| c.abs() <= PICKUP_XY;
-                check::range("x", position.x, xy, "-4095..=4095")?;
-                check::range("y", position.y, xy, "-4095..=4095")?;
-                check::range(
-                    "z",
-                    position.z,
-                    |z| (WORLD_Z_MIN..=WORLD_Z_MAX).contains(&z),
-                    "-200..=4000",
-                )
-            }
+            PickupCommand::Move { position, .. } => super::check_position(*position),
             PickupCommand::Destroy { .. } | PickupCommand::Collect { .. } => Ok(()),
         }
     }

@@ -27,8 +27,9 @@ use dlmp_core::position::Scope;
 use dlmp_core::tick::{GameplaySystems, StreamingSystems};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::PlayerId;
-use dlmp_protocol::world::pickup::PickupId;
+use dlmp_protocol::world::pickup::{PICKUP_XY, PickupId};
 use dlmp_protocol::world::shared::EntityRev;
+use dlmp_protocol::world::shared::{WORLD_Z_MAX, WORLD_Z_MIN};
 use dlmp_script::ResourceId;
 
 use crate::check::{self, WorldError};
@@ -107,8 +108,23 @@ impl PickupSpec {
                 self.model
             )));
         }
+        check_position(self.position)?;
         check::shows(&stream::show_packet(&Pickup::new(PickupId(1), *self)))
     }
+}
+
+/// A pickup's point: |x|, |y| ≤ 4095, z −200..=4000 (world.md PickupSync), named per axis
+/// as `dlmp.create_pickup` names it.
+pub(crate) fn check_position(p: Vec3) -> Result<(), WorldError> {
+    let xy = |c: f32| c.abs() <= PICKUP_XY;
+    check::range("x", p.x, xy, "-4095..=4095")?;
+    check::range("y", p.y, xy, "-4095..=4095")?;
+    check::range(
+        "z",
+        p.z,
+        |z| (WORLD_Z_MIN..=WORLD_Z_MAX).contains(&z),
+        "-200..=4000",
+    )
 }
 
 /// A pickup entity.
