@@ -95,7 +95,7 @@ impl Server {
                 return ExitCode::FAILURE;
             }
         };
-        if let Err(e) = gamemode_check(&config.scripts) {
+        if let Err(e) = gamemode_check(&config.scripts, &config.resources) {
             error!("{e}");
             return ExitCode::FAILURE;
         }
@@ -180,18 +180,35 @@ impl Server {
 }
 
 /// A server without a gamemode resource accepts players into an empty world; refuse to
-/// start, saying where the resources were looked for.
-pub fn gamemode_check(scripts: &Path) -> Result<(), ConfigError> {
+/// start, saying where the resources were looked for. The same for a resource named in
+/// `resources` (or `--resource`) that is not in the folder: a typo would otherwise start a
+/// server without the gamemode the admin asked for.
+pub fn gamemode_check(scripts: &Path, resources: &[String]) -> Result<(), ConfigError> {
     let (found, problems) = dlmp_script::manifest::discover(scripts);
-    if !found.is_empty() {
-        return Ok(());
-    }
     let at = std::path::absolute(scripts).unwrap_or_else(|_| scripts.to_path_buf());
-    let mut text = format!(
-        "no gamemode resource in {}: each resource is a folder there with a resource.toml \
-         (see scripts/README.md); set `scripts` in the config or pass --scripts DIR",
-        at.display()
-    );
+    let missing: Vec<&str> = resources
+        .iter()
+        .filter(|name| !found.contains_key(*name))
+        .map(String::as_str)
+        .collect();
+    let mut text = if found.is_empty() {
+        format!(
+            "no gamemode resource in {}: each resource is a folder there with a resource.toml \
+             (see scripts/README.md); set `scripts` in the config or pass --scripts DIR",
+            at.display()
+        )
+    } else if !missing.is_empty() {
+        let known: Vec<&str> = found.keys().map(String::as_str).collect();
+        format!(
+            "no resource named {} in {} (the resources there: {}); check `resources` in the \
+             config or --resource",
+            missing.join(", "),
+            at.display(),
+            known.join(", ")
+        )
+    } else {
+        return Ok(());
+    };
     for p in problems {
         text.push_str("; ");
         text.push_str(&p);
