@@ -28,7 +28,7 @@ local next_spawn = 1
 -- The stunt park north of Santa Maria Beach: ramps, barriers and benches, three pickups and
 -- a few vehicles, in the element XML map editors write (docs/lua-api.md, "Maps"). What the
 -- map creates belongs to this resource and goes when it stops; load_map returns the
--- handles (vehicles are skipped until the server has them).
+-- handles. The vehicles carry the map's plates.
 local PARK = dlmp.load_map("maps/santa_maria_stunts.map")
 
 -- What each of the park's pickups gives, by model; the pickup comes back after the
@@ -38,8 +38,8 @@ local PARK_GRANTS = {
     [1242] = function(player) player:set_armor(100) end, -- armour
     [365] = function(player) player:give_weapon(41, 500) end, -- spray can
 }
--- The list holds the park's objects, then its pickups; a pickup is the handle with
--- `is_active`.
+-- The list holds the park's objects, then its pickups, then its vehicles; a pickup is the
+-- handle with `is_active`.
 local park_pickups = {}
 for _, handle in ipairs(PARK) do
     if handle.is_active then
