@@ -3,7 +3,8 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player; /fix, /flip, /lock,
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player (at most 3 of /v and
+-- /rc at once, removed when the player leaves); /fix, /flip, /lock,
 -- /color, /nos, /tow and /vrespawn work on the one you sit in or drive; /train puts you in a
 -- train at a station; /rc [MODEL] gives you an RC vehicle driven remotely. Each player name
 -- has an account (money, skin, last position) kept in the server's database across
@@ -188,16 +189,56 @@ command("tp", {
     end,
 })
 
+-- The vehicles a player made with /v and /rc, oldest first. A player has at most
+-- MAX_OWN_VEHICLES at once: the next one removes the oldest (with a line saying so), and
+-- they all go when the player leaves, so an empty server has no vehicles left behind.
+local MAX_OWN_VEHICLES = 3
+local own_vehicles = {} -- player id -> list of Vehicle
+
+-- Spawns `model` 3 m beside the player as one of its own, or tells why not.
+local function own_vehicle(player, model)
+    local x, y, z = player:position()
+    local ok, vehicle = pcall(dlmp.create_vehicle, model, x + 3, y, z, 0)
+    if not ok then
+        tell(player, first_line(vehicle), ERROR)
+        return nil
+    end
+    local list = {}
+    for _, v in ipairs(own_vehicles[player:id()] or {}) do
+        if v:exists() then
+            list[#list + 1] = v
+        end
+    end
+    list[#list + 1] = vehicle
+    while #list > MAX_OWN_VEHICLES do
+        local oldest = table.remove(list, 1)
+        tell(player, "Your oldest vehicle (" .. oldest:id() .. ") is removed: you have at most "
+            .. MAX_OWN_VEHICLES .. " at once.")
+        oldest:destroy()
+    end
+    own_vehicles[player:id()] = list
+    return vehicle
+end
+
+dlmp.on("player_disconnect", function(player)
+    local list = own_vehicles[player:id()] or {}
+    own_vehicles[player:id()] = nil
+    for _, v in ipairs(list) do
+        if v:exists() then
+            v:destroy()
+        end
+    end
+end)
+
 command("v", {
-    usage = "/v model",
-    help = "a vehicle next to you (model 400..611)",
+    usage = "/v model|name",
+    help = "a vehicle next to you (model 400..611 or its name, e.g. infernus)",
     run = function(player, args)
-        local model = whole(args[1], 400, 611)
-        if #args ~= 1 or not model then
+        local model = whole(args[1], 400, 611) or dlmp.vehicle_model(table.concat(args, " "))
+        if #args < 1 or not model then
             return false
         end
-        local x, y, z = player:position()
-        if try(player, dlmp.create_vehicle, model, x + 3, y, z, 0) then
+        if own_vehicle(player, model) then
             tell(player, "Here is your vehicle " .. model .. ".")
         end
         return true
@@ -217,10 +258,8 @@ command("rc", {
         if #args > 1 or not RC_MODELS[model] then
             return false
         end
-        local x, y, z = player:position()
-        local ok, rc = pcall(dlmp.create_vehicle, model, x + 3, y, z, 0)
-        if not ok then
-            tell(player, first_line(rc), ERROR)
+        local rc = own_vehicle(player, model)
+        if not rc then
             return true
         end
         dlmp.set_timer(200, function()
