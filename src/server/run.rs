@@ -1,7 +1,8 @@
 //! [`Server`]: the whole server as a library entry point. A binary is
-//! `Server::from_args()?.add_plugins(MyPlugin).run()`; `src/main.rs` is that with no extra
-//! plugin. Start-up refuses what would make a server that does nothing useful: a config
-//! that does not check, a plugin table that does not fit, no gamemode resource.
+//! `Server::from_args()?.add_plugins(MyPlugin).run()`; `dlmp-server` (`plugins/server`) is
+//! that with the shipped plugins. Start-up refuses what would make a server that does nothing
+//! useful or not what the config says: a config that does not check, a plugin table that
+//! does not fit or that no plugin reads, no gamemode resource.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy_app::{App, AppExit, Plugins};
 use clap::Parser;
-use tracing::{error, info, warn};
+use tracing::{error, info};
 
 use super::{FixedStepRunner, PluginSettings, build_app};
 use dlmp_core::tick::Transport;
@@ -142,14 +143,14 @@ impl Server {
             app.add_plugins(MetricsPlugin { metrics });
         }
         if let Some(settings) = app.world().get_resource::<PluginSettings>() {
-            if !settings.errors().is_empty() {
-                for e in settings.errors() {
+            for e in settings.errors() {
+                error!("{e}");
+            }
+            if let Err(e) = settings.check() {
+                if settings.errors().is_empty() {
                     error!("{e}");
                 }
                 return ExitCode::FAILURE;
-            }
-            for name in settings.unread() {
-                warn!("[plugins.{name}]: no plugin of this server reads it; ignored");
             }
         }
         for line in config.effective().lines() {
