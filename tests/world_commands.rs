@@ -142,7 +142,7 @@ fn said(r: Result<(), WorldError>) -> String {
 #[rstest]
 #[case::pickup_ok(create_pickup(pickup(1240, HERE, 1.0)).check(), "ok")]
 #[case::pickup_model(create_pickup(pickup(7, HERE, 1.0)).check(), "model 7 is not a pickup model")]
-#[case::pickup_x(create_pickup(pickup(1240, Vec3::new(4096.0, 0.0, 0.0), 1.0)).check(), "pos")]
+#[case::pickup_x(create_pickup(pickup(1240, Vec3::new(4096.0, 0.0, 0.0), 1.0)).check(), "x 4096 is outside -4095..=4095")]
 #[case::pickup_scale(create_pickup(pickup(1240, HERE, 0.0)).check(), "scale")]
 #[case::pickup_nan_scale(create_pickup(pickup(1240, HERE, f32::NAN)).check(), "scale")]
 #[case::pickup_move(PickupCommand::Move { id: PickupId(1), position: Vec3::new(0.0, 0.0, 4001.0) }.check(), "z 4001 is outside -200..=4000")]

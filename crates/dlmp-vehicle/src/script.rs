@@ -504,9 +504,10 @@ pub(super) fn refresh_view(
     book.seated.clear();
     let mut trailers: Vec<(VehicleId, VehicleId)> = Vec::new();
     for (v, scope, pose, health, life, colors, seats, syncer, hitch, frozen) in &vehicles {
+        let here = |o: &super::Occupant| players.get(o.entity).is_ok_and(|p| p.token == o.token);
         let occupants: Vec<(u8, LuaPlayer)> = seats
             .occupied()
-            .filter(|(_, o)| players.get(o.entity).is_ok_and(|p| p.token == o.token))
+            .filter(|(_, o)| here(o))
             .map(|(s, o)| (s, handle(&o)))
             .collect();
         for (seat, p) in &occupants {
@@ -527,7 +528,8 @@ pub(super) fn refresh_view(
                 scope: scope.0,
                 seats: models.get(v.model).map_or(0, |m| m.seats),
                 occupants,
-                syncer: syncer.0.as_ref().map(handle),
+                // A syncer who left is not one (vehicles.md VehicleSyncer).
+                syncer: syncer.0.as_ref().filter(|o| here(o)).map(handle),
                 tractor: hitch.tractor,
                 trailer: None,
                 frozen: *frozen,

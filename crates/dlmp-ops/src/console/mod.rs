@@ -557,6 +557,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             vec![
                 ("accepted", d.accepted),
                 ("not in control", d.not_in_control),
+                ("a weapon without rays (35-37)", d.no_ray),
                 ("no ammo", d.no_ammo),
                 ("stale", d.stale),
                 ("origin too far", d.origin),

@@ -24,6 +24,7 @@ use super::{Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, SpawnState};
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Player, PlayerConnected, PlayerIndex, Received, TokenBucket};
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::vehicle::Seated;
 use dlmp_core::viewers::Viewers;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::geometry::Vec3;
@@ -197,6 +198,10 @@ pub enum PlayerState {
     #[default]
     None,
     OnFoot,
+    /// Alive in seat 0 of a vehicle.
+    Driver,
+    /// Alive in another seat.
+    Passenger,
     Dead,
 }
 
@@ -206,15 +211,20 @@ impl PlayerState {
         match self {
             PlayerState::None => "none",
             PlayerState::OnFoot => "on_foot",
+            PlayerState::Driver => "driver",
+            PlayerState::Passenger => "passenger",
             PlayerState::Dead => "dead",
         }
     }
 
-    pub fn of(life: &Life) -> PlayerState {
-        match (life.spawned, life.alive) {
-            (false, _) => PlayerState::None,
-            (true, true) => PlayerState::OnFoot,
-            (true, false) => PlayerState::Dead,
+    /// The state of a player by its life and the seat the server holds it in.
+    pub fn of(life: &Life, seated: Option<&Seated>) -> PlayerState {
+        match (life.spawned, life.alive, seated.map(|s| s.seat)) {
+            (false, ..) => PlayerState::None,
+            (true, false, _) => PlayerState::Dead,
+            (true, true, None) => PlayerState::OnFoot,
+            (true, true, Some(0)) => PlayerState::Driver,
+            (true, true, Some(_)) => PlayerState::Passenger,
         }
     }
 }
@@ -632,6 +642,7 @@ fn watch_state(
         &mut Watched,
         &mut Body,
         &mut FrameState,
+        Option<&Seated>,
     )>,
     mut events: MessageWriter<FrameEvent>,
 ) {
@@ -640,7 +651,7 @@ fn watch_state(
         return;
     }
     *last_pass = Some(now);
-    for (player, life, scope, mut watched, mut body, mut frame_state) in &mut players {
+    for (player, life, scope, mut watched, mut body, mut frame_state, seated) in &mut players {
         // Freezing and death release the keys and the aim target without waiting for a
         // frame.
         if !life.alive || frame_state.frozen.is_some() {
@@ -660,7 +671,7 @@ fn watch_state(
                 });
             }
         }
-        let state = PlayerState::of(life);
+        let state = PlayerState::of(life, seated);
         if state != watched.state {
             events.write(FrameEvent::StateChange {
                 player,
