@@ -245,9 +245,9 @@ command("v", {
     end,
 })
 
--- /rc: an RC vehicle next to you, driven remotely (vehicles.md VehicleRemote). The RC
--- is handed over a moment after its creation: the server grants only an RC that is
--- already streamed to the player. F leaves it; F near it takes it again.
+-- /rc: an RC vehicle next to you, driven remotely (vehicles.md VehicleRemote). The grant
+-- follows the RC's show to the player in the next ticks. F leaves it; F near it takes it
+-- again.
 local RC_MODELS = { [441] = true, [464] = true, [465] = true, [501] = true, [564] = true, [594] = true }
 
 command("rc", {
@@ -262,12 +262,9 @@ command("rc", {
         if not rc then
             return true
         end
-        dlmp.set_timer(200, function()
-            if player:exists() and rc:exists()
-                and try(player, dlmp.set_remote_vehicle, player, rc, model == 441) then
-                tell(player, "You drive RC " .. model .. ". F leaves it, F near it takes it again.")
-            end
-        end)
+        if try(player, dlmp.set_remote_vehicle, player, rc, model == 441) then
+            tell(player, "You drive RC " .. model .. ". F leaves it, F near it takes it again.")
+        end
         return true
     end,
 })
