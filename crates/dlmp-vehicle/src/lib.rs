@@ -132,6 +132,7 @@ impl Plugin for VehiclePlugin {
                         .chain()
                         .in_set(VehicleSystems::Seats),
                     seats::unseat_moved.in_set(MoveSystems::Unseat),
+                    seats::empty_owned.in_set(dlmp_script::ReleaseOwned),
                     (stream::reconcile, stream::keep_overrides)
                         .chain()
                         .in_set(StreamingSystems::Reconcile)
