@@ -496,6 +496,11 @@ fn destroy_removes_a_vehicle_as_the_script_call_does_and_names_an_unknown_id() {
         run(&mut h, &format!("destroy {}", id.0)),
         [format!("destroyed vehicle {} (411 Infernus)", id.0)]
     );
+    assert_eq!(
+        run(&mut h, &format!("destroy {}", id.0)),
+        [format!("error: no vehicle with id {}", id.0)],
+        "already being destroyed"
+    );
     h.step();
     let ia = h.player_id(a).0;
     for c in [a, b] {
