@@ -290,7 +290,8 @@ fn sender<'a>(
     }
 }
 
-/// Sends a seat change to everyone `vehicle` is streamed to, critical.
+/// Sends a seat change to everyone `vehicle` is streamed to, critical; behind the seated
+/// player's PlayerJoin for a viewer still waiting for it (ADR 0121).
 pub fn tell_viewers(
     stream: &VehicleStream,
     index: &PlayerIndex,
@@ -301,9 +302,13 @@ pub fn tell_viewers(
     kind: OccupancyKind,
 ) {
     let packet = occupancy(vehicle, player.id, player.token, seat, kind).into();
-    stream
-        .shown()
-        .tell_viewers(vehicle.0, &packet, index, connections);
+    stream.shown().tell_viewers_about(
+        vehicle.0,
+        &packet,
+        (player.id, player.token),
+        index,
+        connections,
+    );
 }
 
 fn send_to(
