@@ -102,7 +102,7 @@ pub use dlmp_admin as admin;
 pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
 pub use dlmp_net::lane;
-pub use dlmp_ops::{bans, config, console, db, logs, map, metrics, query, stats};
+pub use dlmp_ops::{bans, config, console, db, logs, map, metrics, password, query, stats};
 pub use dlmp_player as player;
 pub use dlmp_player::chat;
 pub use dlmp_protocol as protocol;

@@ -333,32 +333,44 @@ fn a_siren_exists_by_default_on_the_models_of_the_list(#[case] model: u16, #[cas
 }
 
 #[test]
-fn each_siren_switch_raises_the_siren_revision() {
+fn each_siren_command_raises_the_siren_revision_and_goes_to_everyone() {
     let s = gamemode("params_siren");
     let Scene {
         mut h, a, b, id, ..
     } = scene(&s, 596);
     let v = id.0;
     let has = param::HAS_SIREN;
-    // Switches that cancel out in one tick are no switch: nothing sent, no revision.
+    let siren = has | param::SIREN;
+    // Every command raises the revision and goes to everyone, whatever it changes: a
+    // frame in flight never undoes it (vehicles.md Siren).
     x(&mut h, a, &format!("siren {v} on siren {v} off"));
-    assert_eq!(params(&h, b), []);
-    x(&mut h, a, &format!("siren {v} on siren {v} on"));
     assert_eq!(
         params(&h, b),
-        [(v, has | param::SIREN, 0, 0, 1)],
-        "the second is no change"
+        [(v, has, 0, 0, 2)],
+        "told once, two revisions"
     );
-    x(&mut h, a, &format!("hassiren {v} off"));
+    x(&mut h, a, &format!("siren {v} on siren {v} on"));
+    assert_eq!(params(&h, b).last(), Some(&(v, siren, 0, 0, 4)));
+    x(&mut h, a, &format!("siren {v} on hassiren {v} off"));
+    assert_eq!(
+        params(&h, b)[2..],
+        [(v, 0, 0, 0, 6)],
+        "the same switch again, then the siren removed: one packet, two revisions"
+    );
     assert_eq!(
         params(&h, b).last(),
-        Some(&(v, 0, 0, 0, 2)),
+        Some(&(v, 0, 0, 0, 6)),
         "a removed siren is silent"
     );
     x(&mut h, a, &format!("siren {v} on"));
-    assert_eq!(params(&h, b).len(), 2, "no siren to switch on");
+    assert_eq!(
+        params(&h, b).last(),
+        Some(&(v, 0, 0, 0, 7)),
+        "no siren to switch on, a revision all the same"
+    );
     x(&mut h, a, &format!("hassiren {v} on"));
-    assert_eq!(params(&h, b).last(), Some(&(v, has, 0, 0, 3)));
+    assert_eq!(params(&h, b).last(), Some(&(v, has, 0, 0, 8)));
+    assert_eq!(params(&h, b).len(), 5);
     assert_eq!(
         results(&h, a).last().map(String::as_str),
         Some("hassiren -> true")
@@ -371,7 +383,7 @@ fn each_siren_switch_raises_the_siren_revision() {
     let show = h.packets::<VehicleSync>(late);
     assert_eq!(
         show.last().map(|s| (s.params, s.siren_rev.0)),
-        Some((has, 3))
+        Some((has, 8))
     );
 }
 
@@ -658,4 +670,76 @@ fn colors_go_to_everyone_streamed_on_a_change_and_never_for_a_wreck() {
         results(&h, a).last().map(String::as_str),
         Some(format!("colors error set_vehicle_colors: vehicle {v} is a wreck").as_str())
     );
+}
+
+/// VehicleExit from `c` without a tick: the next packets share the tick's lane with it.
+fn send_exit(h: &mut Harness, c: ClientId, id: VehicleId) {
+    let packet = dlmp::protocol::vehicle::seats::VehicleExit {
+        session_token: h.token(c),
+        event_id: EventId(0),
+        vehicle_id: id,
+    };
+    h.send_event(c, packet);
+}
+
+fn seated(h: &Harness, c: ClientId) -> bool {
+    h.world()
+        .get::<dlmp_core::vehicle::Seated>(h.entity(c))
+        .is_some()
+}
+
+#[rstest]
+#[case::key_then_exit(false, 1)]
+#[case::exit_then_key(true, 0)]
+fn a_key_and_the_drivers_exit_in_one_tick_are_judged_in_lane_order(
+    #[case] exit_first: bool,
+    #[case] applied: u64,
+) {
+    let s = gamemode(if exit_first {
+        "lane_exit_key"
+    } else {
+        "lane_key_exit"
+    });
+    let Scene { mut h, a, id, .. } = scene(&s, 400);
+    put(&mut h, a, id, 0);
+    if exit_first {
+        send_exit(&mut h, a, id);
+    }
+    control(&mut h, a, id, VehicleControlKind::Engine, true);
+    if !exit_first {
+        send_exit(&mut h, a, id);
+    }
+    h.step();
+    assert!(!seated(&h, a), "the exit is taken either way");
+    let stats = h.world().resource::<ControlStats>();
+    assert_eq!(
+        stats.applied, applied,
+        "the key counts as the driver's only before the exit"
+    );
+    assert_eq!(
+        stats
+            .dropped
+            .get(&ControlDrop::NotDriver)
+            .copied()
+            .unwrap_or(0),
+        1 - applied
+    );
+}
+
+#[test]
+fn the_shared_limit_drops_the_later_events_of_the_lane_whatever_their_kind() {
+    let s = gamemode("lane_limit");
+    let Scene { mut h, a, id, .. } = scene(&s, 400);
+    put(&mut h, a, id, 0);
+    // 30 keys, then the exit: the exit is the 31st event of the lane, so it is the one
+    // past the limit, though the seats are taken before the keys in the tick.
+    let burst = VEHICLE_EVENTS.burst() as usize;
+    for i in 0..burst {
+        control(&mut h, a, id, VehicleControlKind::Lights, i % 2 == 0);
+    }
+    send_exit(&mut h, a, id);
+    h.step();
+    assert_eq!(h.world().resource::<ControlStats>().applied, burst as u64);
+    assert_eq!(h.get::<VehicleEvents>(a).dropped, 1);
+    assert!(seated(&h, a), "the exit was past the limit");
 }

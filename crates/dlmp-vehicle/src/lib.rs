@@ -7,14 +7,16 @@
 //! operations above it; what the player side reads of a vehicle lives in the core
 //! ([`dlmp_core::vehicle`]) and is re-exported here.
 //!
-//! - [`models`]: the per-model table (`assets/vehicles.tsv`): class, seats, siren, name.
+//! - [`models`]: the per-model table (`assets/vehicles.tsv`): class, seats, siren, name;
+//!   [`model_script`]: its names in the Lua API.
 //! - [`components`]: a vehicle entity's components and the player's [`Seated`].
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
 //! - [`life`]: explosion, death, kill credit, respawn.
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
 //! - [`reset`]: what ends a hitch, a winch load or a remote driver.
-//! - [`event_limit`]: the vehicle events' shared rate limit.
+//! - [`event_limit`]: the vehicle events of a connection judged in lane order, with their
+//!   shared rate limit.
 //! - [`params`]: VehicleParams, VehicleControl and VehicleColors.
 //! - [`script`]: the Lua API's reads and commands; [`lua`]: its registration and events.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
@@ -32,6 +34,7 @@ pub mod frame;
 pub mod life;
 pub mod lifecycle;
 pub mod lua;
+pub mod model_script;
 pub mod models;
 pub mod params;
 pub mod remote;
@@ -93,6 +96,7 @@ impl Plugin for VehiclePlugin {
             .init_resource::<Jacking>()
             .init_resource::<SeatStats>()
             .init_resource::<seats::PendingEnters>()
+            .init_resource::<event_limit::VehicleLane>()
             .add_message::<VehicleCommand>()
             .add_message::<SeatCommand>()
             .add_message::<SeatChanged>()
@@ -109,7 +113,9 @@ impl Plugin for VehiclePlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    event_limit::give.in_set(dlmp_core::tick::ServerSystems::Validation),
+                    (event_limit::give, event_limit::judge)
+                        .chain()
+                        .in_set(dlmp_core::tick::ServerSystems::Validation),
                     (seats::free_lost_seats, seats::intake, script::refresh_view)
                         .chain()
                         .in_set(GameplaySystems::Intake),
@@ -120,14 +126,17 @@ impl Plugin for VehiclePlugin {
                     )
                         .chain()
                         .in_set(VehicleSystems::Lifecycle),
+                    // The gamemode's seat calls of the tick before the waiting requests
+                    // (vehicles.md: the server checks everything again after the handlers).
                     (
                         seats::apply_jacking,
-                        seats::seat_pending,
                         seats::apply_commands,
+                        seats::seat_pending,
                     )
                         .chain()
                         .in_set(VehicleSystems::Seats),
                     seats::unseat_moved.in_set(MoveSystems::Unseat),
+                    seats::empty_owned.in_set(dlmp_script::ReleaseOwned),
                     (stream::reconcile, stream::keep_overrides)
                         .chain()
                         .in_set(StreamingSystems::Reconcile)

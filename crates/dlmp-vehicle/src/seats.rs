@@ -11,6 +11,7 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use super::components::{Occupant, Params, Seats, Train, Vehicle, VehicleScope};
+use super::event_limit::{Judged, VehicleLane};
 use super::models::{CARRIAGE_LENGTH, VehicleModels};
 use super::stream::{VehicleStream, occupancy};
 use dlmp_core::position::{Position, Scope};
@@ -219,8 +220,15 @@ pub fn check(
     if seat != 0 && target.seats.at(seat).is_some() {
         return Err(Deny::Taken);
     }
-    if sender.seated.is_some() {
-        return Err(Deny::Seated);
+    if let Some(mine) = sender.seated {
+        // Only another vehicle is refused: a free seat of its own vehicle is a seat change
+        // (no jack from inside, nor its own seat).
+        if mine.vehicle != target.entity {
+            return Err(Deny::Seated);
+        }
+        if target.seats.at(seat).is_some() {
+            return Err(Deny::Taken);
+        }
     }
     if info.is_some_and(|i| i.is_train()) && target.train.derailed {
         return Err(Deny::Derailed);
@@ -282,7 +290,8 @@ fn sender<'a>(
     }
 }
 
-/// Sends a seat change to everyone `vehicle` is streamed to, critical.
+/// Sends a seat change to everyone `vehicle` is streamed to, critical; behind the seated
+/// player's PlayerJoin for a viewer still waiting for it (ADR 0121).
 pub fn tell_viewers(
     stream: &VehicleStream,
     index: &PlayerIndex,
@@ -293,9 +302,13 @@ pub fn tell_viewers(
     kind: OccupancyKind,
 ) {
     let packet = occupancy(vehicle, player.id, player.token, seat, kind).into();
-    stream
-        .shown()
-        .tell_viewers(vehicle.0, &packet, index, connections);
+    stream.shown().tell_viewers_about(
+        vehicle.0,
+        &packet,
+        (player.id, player.token),
+        index,
+        connections,
+    );
 }
 
 fn send_to(
@@ -333,8 +346,10 @@ fn deny(
     );
 }
 
-/// The intake of the tick's VehicleEnter and VehicleExit, in lane order: an exit frees
-/// the seat at once; a request that passes the checks waits for the scripts.
+/// The intake of the tick's VehicleEnter and VehicleExit, in lane order, after the other
+/// vehicle events of the tick were judged (each as the lane found the sender's seat,
+/// ADR 0120): an exit frees the seat; a request that passes the checks waits for the
+/// scripts.
 #[allow(
     clippy::too_many_arguments,
     reason = "a system's parameters are its dependencies"
@@ -354,29 +369,28 @@ pub(super) fn intake(
     vehicles: Query<VehicleParts>,
     mut seats: Query<&mut Seats>,
     mut connections: Query<&mut Connection>,
-    mut limits: Query<&mut super::event_limit::VehicleEvents>,
-    time: Res<bevy_time::Time>,
+    lane: Res<VehicleLane>,
 ) {
     pending.0.clear();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         if !matches!(
             packet,
             ClientPacket::VehicleEnter(_) | ClientPacket::VehicleExit(_)
         ) {
             continue;
         }
-        let Ok(parts) = players.get(*player) else {
+        let Ok(mut parts) = players.get(*player) else {
             continue;
         };
-        if let Ok(mut limit) = limits.get_mut(*player)
-            && !limit.take(time.elapsed())
-        {
+        let judged = lane.judged(*player, packet);
+        if judged == Judged::Limited {
             debug!(
                 player = parts.1.id.0,
                 "a vehicle event past the rate limit dropped"
             );
             continue;
         }
+        parts.6 = judged.seat(parts.6);
         let me = Occupant {
             entity: parts.0,
             id: parts.1.id,
@@ -623,6 +637,17 @@ pub(super) fn seat_pending(
                 entered: false,
             });
         }
+        // A seat change within the vehicle: the old seat's exit, then the new seat's enter.
+        if let Some(old) = parts.6.filter(|s| s.vehicle == request.vehicle) {
+            free_seat(
+                &mut commands,
+                &mut seats,
+                me,
+                old,
+                Some((&stream, &index, &mut connections)),
+                &mut changed,
+            );
+        }
         take_seat(
             &mut commands,
             &mut seats,
@@ -803,6 +828,10 @@ pub(super) fn free_lost_seats(
 
 /// A destroyed vehicle's occupants leave it first (VehicleOccupancy exit to everyone it
 /// was shown to), then its hide follows in the streaming pass.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
 pub(super) fn empty_destroyed(
     mut commands: Commands,
     stream: Res<VehicleStream>,
@@ -818,24 +847,78 @@ pub(super) fn empty_destroyed(
         let super::VehicleCommand::Destroy { id } = *command else {
             continue;
         };
-        let Some(entity) = registry.entity(id) else {
-            continue;
-        };
-        let occupants: Vec<Occupant> = seats
-            .get(entity)
-            .map(|s| s.occupied().map(|(_, o)| o).collect())
-            .unwrap_or_default();
-        for o in occupants {
-            if let Ok(seated) = players.get(o.entity).copied() {
-                free_seat(
-                    &mut commands,
-                    &mut seats,
-                    o,
-                    &seated,
-                    Some((&stream, &index, &mut connections)),
-                    &mut changed,
-                );
-            }
+        if let Some(entity) = registry.entity(id) {
+            vacate(
+                entity,
+                &mut commands,
+                (&stream, &index, &mut connections),
+                &players,
+                &mut seats,
+                &mut changed,
+            );
+        }
+    }
+}
+
+/// A stopped resource's occupied vehicles are emptied the same way before they are
+/// despawned (lua-api.md, Resources: "exactly as `dlmp.destroy_vehicle`"): every viewer
+/// gets each occupant's exit before the hide.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+pub(super) fn empty_owned(
+    mut commands: Commands,
+    stream: Res<VehicleStream>,
+    index: Res<PlayerIndex>,
+    mut stopped: MessageReader<dlmp_script::ResourceStopped>,
+    owned: Query<(Entity, &dlmp_script::Owned), With<Seats>>,
+    mut changed: MessageWriter<SeatChanged>,
+    players: Query<&Seated>,
+    mut seats: Query<&mut Seats>,
+    mut connections: Query<&mut Connection>,
+) {
+    let gone: Vec<_> = stopped.read().map(|s| s.0).collect();
+    if gone.is_empty() {
+        return;
+    }
+    for (entity, owner) in &owned {
+        if gone.contains(&owner.0) {
+            vacate(
+                entity,
+                &mut commands,
+                (&stream, &index, &mut connections),
+                &players,
+                &mut seats,
+                &mut changed,
+            );
+        }
+    }
+}
+
+/// Every occupant of `vehicle` leaves its seat, told to everyone the vehicle is shown to.
+fn vacate(
+    vehicle: Entity,
+    commands: &mut Commands,
+    (stream, index, connections): (&VehicleStream, &PlayerIndex, &mut Query<&mut Connection>),
+    players: &Query<&Seated>,
+    seats: &mut Query<&mut Seats>,
+    changed: &mut MessageWriter<SeatChanged>,
+) {
+    let occupants: Vec<Occupant> = seats
+        .get(vehicle)
+        .map(|s| s.occupied().map(|(_, o)| o).collect())
+        .unwrap_or_default();
+    for o in occupants {
+        if let Ok(seated) = players.get(o.entity).copied() {
+            free_seat(
+                commands,
+                seats,
+                o,
+                &seated,
+                Some((stream, index, &mut *connections)),
+                changed,
+            );
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod attach;
 pub mod blip;
 pub mod cadence;
+pub mod check;
 pub mod checkpoint;
 pub mod clock;
 pub mod colshape;
@@ -32,6 +33,7 @@ pub struct WorldPlugin;
 impl Plugin for WorldPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<MarkerIds>()
+            .init_resource::<check::WorldRefusals>()
             .init_resource::<ColshapeIds>()
             .add_plugins((
                 clock::ClockPlugin,

@@ -62,6 +62,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "vehicles",
         "every vehicle: id, model, driver, seats taken, health, scope, position",
     ),
+    (
+        "destroy ID",
+        "remove a vehicle as dlmp.destroy_vehicle does (occupants out, then hidden)",
+    ),
     ("say TEXT", "a chat line to every player"),
     (
         "kick ID|NAME [REASON]",
@@ -115,6 +119,7 @@ pub fn execute_as(world: &mut World, who: &str, line: &str) -> Vec<String> {
         "restart" => resource_op(world, Op::Restart, args),
         "players" => players(world),
         "vehicles" => vehicles::vehicles(world),
+        "destroy" => vehicles::destroy(world, args),
         "say" => say_all(world, args),
         "kick" => kick(world, who, args),
         "ban" => {
@@ -394,7 +399,7 @@ fn stats(world: &mut World) -> Vec<String> {
         Some(host) => {
             let limits = host.stats();
             out.push(format!(
-                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use, {} notifications waited for a later tick ({} waiting, {} dropped)",
+                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use, {} notifications waited for a later tick ({} waiting, {} dropped), {} events moot when their turn came",
                 host.running().count(),
                 host.errors(),
                 limits.time_cutoffs,
@@ -404,7 +409,8 @@ fn stats(world: &mut World) -> Vec<String> {
                 host.used_memory() >> 10,
                 limits.deferred,
                 host.notifications_waiting(),
-                limits.deferred_dropped
+                limits.deferred_dropped,
+                limits.moot
             ));
         }
         None => out.push("scripts: unavailable".to_owned()),
@@ -560,6 +566,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             vec![
                 ("accepted", d.accepted),
                 ("not in control", d.not_in_control),
+                ("a weapon without rays (35-37)", d.no_ray),
                 ("no ammo", d.no_ammo),
                 ("stale", d.stale),
                 ("origin too far", d.origin),
@@ -630,6 +637,13 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
                 ("latched", d.latched),
             ]
         }),
+    );
+    row(
+        "world commands refused",
+        world
+            .get_resource::<dlmp_world::check::WorldRefusals>()
+            .filter(|r| r.total() > 0)
+            .map(|r| r.by_kind.iter().map(|(k, n)| (*k, *n)).collect()),
     );
     let width = rows.iter().map(|(title, _)| title.len()).max().unwrap_or(0);
     for (title, counts) in rows {

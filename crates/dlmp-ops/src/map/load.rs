@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::{At, MapError, MapFile, MapVehicle};
 use dlmp_core::position::Scope;
 use dlmp_vehicle::lifecycle::VehicleSpec;
+use dlmp_vehicle::tuning::{Tuning, TuningChange, TuningData};
 use dlmp_world::object::ObjectSpec;
 use dlmp_world::pickup::PickupSpec;
 
@@ -22,6 +23,9 @@ pub struct Plan {
     /// `dlmp.load_map`, which holds it, still before anything is created. A color the map
     /// leaves to the game (SA-MP's -1) is 0.
     pub vehicles: Vec<At<VehicleSpec>>,
+    /// The paintjobs and plates of the vehicles, by index in `vehicles`, checked against
+    /// each model as `dlmp.set_vehicle_paintjob` and `set_vehicle_plate` check them.
+    pub tuning: Vec<(usize, TuningChange)>,
 }
 
 /// Checks every entry of `map`; `file` names it in an error.
@@ -45,9 +49,7 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
         plan.objects.push(spec);
     }
     for At { line, item: p } in &map.pickups {
-        dlmp_world::pickup::script::check(p.model, p.position)
-            .map_err(|e| at(*line, "pickup", e))?;
-        plan.pickups.push(PickupSpec {
+        let spec = PickupSpec {
             model: p.model,
             position: p.position,
             scale: 1.0,
@@ -58,7 +60,10 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
                 virtual_world: p.virtual_world,
                 interior: p.interior,
             },
-        });
+        };
+        spec.check()
+            .map_err(|e| at(*line, "pickup", e.to_string()))?;
+        plan.pickups.push(spec);
     }
     plan.vehicles = map
         .vehicles
@@ -68,6 +73,19 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
             item: vehicle_spec(&v),
         })
         .collect();
+    for (i, At { line, item: v }) in map.vehicles.iter().enumerate() {
+        let changes = [
+            v.paintjob.map(|n| TuningChange::Paintjob(Some(n))),
+            v.plate.map(|p| TuningChange::Plate(Some(p))),
+        ];
+        let mut tuning = Tuning::default();
+        for change in changes.into_iter().flatten() {
+            tuning
+                .apply(change, v.model, TuningData::get())
+                .map_err(|e| at(*line, "vehicle", e.to_string()))?;
+            plan.tuning.push((i, change));
+        }
+    }
     Ok(plan)
 }
 
@@ -138,7 +156,7 @@ mod tests {
     )]
     #[case::pickup_bounds(
         "CreatePickup(1240, 2, 4095.5, 0, 3);",
-        "m.pwn line 2: pickup: the point (4095.5, 0, 3) is outside |x|, |y| <= 4095"
+        "m.pwn line 2: pickup: x 4095.5 is outside -4095..=4095"
     )]
     fn a_bad_entry_refuses_the_whole_map_naming_file_and_line(
         #[case] bad: &str,

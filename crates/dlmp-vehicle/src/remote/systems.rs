@@ -15,7 +15,7 @@ use super::{
     PendingRemoteEnter, RcSettings, Release, RemoteCommand, RemoteDriving, RemoteQueue,
     RemoteRefusal, RemoteStats,
 };
-use crate::event_limit::VehicleEvents;
+use crate::event_limit::{Judged, VehicleLane};
 use crate::models::{VehicleClass, VehicleModels};
 use crate::seats::PlayerParts;
 use crate::{
@@ -205,7 +205,7 @@ fn facts(
         scope: **scope,
         position: position.0,
         frozen: frame.is_some_and(|f| f.frozen.is_some()),
-        drives_another: mine.is_some_and(|d| d.vehicle != *v_entity),
+        drives_rc: mine.is_some(),
     };
     let rc = Rc {
         is_rc: models
@@ -259,14 +259,13 @@ pub(super) fn refresh_view(
     reason = "a system's parameters are its dependencies"
 )]
 pub(super) fn intake(
-    time: Res<Time>,
     models: Res<VehicleModels>,
     registry: Res<Vehicles>,
     stream: Res<VehicleStream>,
     mut received: MessageReader<Received>,
     players: Query<PlayerParts>,
     vehicles: Query<RcParts>,
-    mut limits: Query<&mut VehicleEvents>,
+    lane: Res<VehicleLane>,
     (commands, connections): (Commands, Query<&'static mut Connection>),
     (mut queue, mut stats): (ResMut<RemoteQueue>, ResMut<RemoteStats>),
 ) {
@@ -279,24 +278,25 @@ pub(super) fn intake(
         stats: &mut stats,
         taken: Vec::new(),
     };
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let id = match packet {
             ClientPacket::VehicleRemoteExit(p) => p.vehicle_id,
             ClientPacket::VehicleRemoteEnter(p) => p.vehicle_id,
             _ => continue,
         };
-        let Ok(parts) = players.get(*player) else {
+        let Ok(mut parts) = players.get(*player) else {
             continue;
         };
-        if let Ok(mut limit) = limits.get_mut(*player)
-            && !limit.take(time.elapsed())
-        {
+        let judged = lane.judged(*player, packet);
+        if judged == Judged::Limited {
             debug!(
                 player = parts.1.id.0,
                 "a vehicle event past the rate limit dropped"
             );
             continue;
         }
+        // The seat as the lane found it: an exit earlier in the tick left it (ADR 0120).
+        parts.6 = judged.seat(parts.6);
         let me = occupant(&parts);
         if matches!(packet, ClientPacket::VehicleRemoteExit(_)) {
             match pass.of_player(*player).filter(|d| d.id == id) {
@@ -320,7 +320,7 @@ pub(super) fn intake(
             .iter()
             .any(|p| p.player.entity == me.entity)
         {
-            pass.refuse(RemoteRefusal::DrivesAnother, me, id);
+            pass.refuse(RemoteRefusal::DrivesRc, me, id);
             continue;
         }
         pass.queue.enters.push(PendingRemoteEnter {
@@ -352,7 +352,24 @@ pub(super) fn settle(
     orphans: Query<(Entity, &Player, &RemoteDriving)>,
     (commands, connections): (Commands, Query<&'static mut Connection>),
     (mut queue, mut stats): (ResMut<RemoteQueue>, ResMut<RemoteStats>),
+    clock: Res<Time>,
 ) {
+    let now = clock.elapsed();
+    // Grants still waiting for their RC's show go first, in their order; a later command
+    // for the same player replaces them.
+    let waiting = std::mem::take(&mut queue.waiting);
+    let fresh: Vec<RemoteCommand> = commands_in.read().copied().collect();
+    let replaced = |player: Entity| {
+        fresh.iter().any(|c| {
+            matches!(c, RemoteCommand::Set { player: p, .. } | RemoteCommand::Remove { player: p, .. } if *p == player)
+        })
+    };
+    let all: Vec<(RemoteCommand, Option<std::time::Duration>)> = waiting
+        .into_iter()
+        .filter(|(c, _)| !matches!(c, RemoteCommand::Set { player, .. } if replaced(*player)))
+        .map(|(c, until)| (c, Some(until)))
+        .chain(fresh.iter().map(|c| (*c, None)))
+        .collect();
     let read: Vec<VehicleReset> = resets.p0().read().copied().collect();
     // Exits the scripts did not take (no script host) are not kept.
     queue.exits.clear();
@@ -390,8 +407,8 @@ pub(super) fn settle(
         }
     }
 
-    for command in commands_in.read() {
-        match *command {
+    for (command, waited_until) in all {
+        match command {
             RemoteCommand::Range(meters) => settings.range = meters,
             RemoteCommand::Remove { player, token } => {
                 if let Some(drive) = pass
@@ -418,6 +435,12 @@ pub(super) fn settle(
                 let (taker, facts_rc) = facts(&pass, &parts, &rc, &models, &stream);
                 match rules::grant(&taker, &facts_rc) {
                     Ok(()) => pass.grant(me, (rc.0, vehicle), detonation),
+                    Err(RemoteRefusal::NotStreamed)
+                        if waited_until.is_none_or(|until| now < until) =>
+                    {
+                        let until = waited_until.unwrap_or(now + super::STREAM_WAIT);
+                        pass.queue.waiting.push((command, until));
+                    }
                     Err(why) => {
                         dlmp_net::log_limited!(
                             warn,
