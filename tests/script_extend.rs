@@ -609,3 +609,51 @@ fn fetch_speaks_https_reads_chunked_gzip_follows_five_redirects_and_reports_tls_
         "header false runtime error: fetch: header \"X-Test\" is not a valid header"
     );
 }
+
+#[test]
+fn passwords_are_hashed_and_checked_off_the_tick_with_answers_in_call_order() {
+    let s = TempScripts::new("passwords");
+    s.resource(
+        "gm",
+        r#"
+        local function say(p, text) dlmp.send_chat(text, nil, {p}) end
+        dlmp.on("player_connect", function(p)
+            dlmp.hash_password("hunter2", function(hash, err)
+                say(p, "hash " .. tostring(hash):sub(1, 10) .. " " .. tostring(err))
+                dlmp.verify_password("hunter2", hash, function(ok, err)
+                    say(p, "right " .. tostring(ok) .. " " .. tostring(err))
+                end)
+                dlmp.verify_password("hunter3", hash, function(ok, err)
+                    say(p, "wrong " .. tostring(ok) .. " " .. tostring(err))
+                end)
+                dlmp.verify_password("hunter2", "hunter2", function(ok, err)
+                    say(p, "plain " .. tostring(ok) .. " " .. tostring(err):sub(1, 19))
+                end)
+            end)
+            local ok, e = pcall(dlmp.hash_password, 42, function() end)
+            say(p, tostring(e):match("^[^\n]*"))
+            ok, e = pcall(dlmp.hash_password, string.rep("x", 1025), function() end)
+            say(p, tostring(e):match("^[^\n]*"))
+            ok, e = pcall(dlmp.verify_password, "a", "b")
+            say(p, tostring(e):match("^[^\n]*"))
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.steps(3);
+    assert_eq!(
+        h.take_chat_lines(a),
+        [
+            // Bad arguments fail the call at once, before any answer.
+            "runtime error: hash_password: password must be a string, got 42",
+            "runtime error: hash_password: password is longer than 1024 bytes",
+            "runtime error: verify_password: fn must be a function, got nil",
+            // The hash in a later pass, then the three checks it started, in call order.
+            "hash $argon2id$ nil",
+            "right true nil",
+            "wrong false nil",
+            "plain nil not a password hash",
+        ]
+    );
+}

@@ -91,6 +91,9 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 wait_for_replies: config.db_wait_for_replies,
             },
         },
+        dlmp_ops::password::PasswordPlugin {
+            wait_for_replies: config.db_wait_for_replies,
+        },
         BansPlugin {
             server: config.server_id().to_owned(),
         },

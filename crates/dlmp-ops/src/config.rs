@@ -61,8 +61,8 @@ pub struct Config {
     /// run side by side, one resource's in order. Default 4, in 1..=64; SQLite in memory
     /// always uses 1.
     pub db_pool_size: usize,
-    /// Tests only: the script pass waits for the database's answers, so each callback
-    /// runs in the tick after its query.
+    /// Tests only: the script pass waits for the database's answers (and the password
+    /// worker's, ADR 0105), so each callback runs in the tick after its call.
     #[serde(skip)]
     pub db_wait_for_replies: bool,
     /// Live sessions from one source IP (any port); a hello past it is refused as server

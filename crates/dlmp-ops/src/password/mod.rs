@@ -1,6 +1,11 @@
 //! Password hashes (ADR 0102): argon2id in the PHC string form (`$argon2id$v=19$...`), with
-//! a random salt each. The admin panel's accounts keep only such hashes; the same two
-//! functions are meant for gamemode accounts.
+//! a random salt each. The admin panel's accounts keep only such hashes; gamemode accounts
+//! get the same two functions as `dlmp.hash_password` and `dlmp.verify_password`
+//! ([`script`], ADR 0105).
+
+mod script;
+
+pub use script::{MAX_PASSWORD, PasswordPlugin, QUEUE, ScriptPasswords};
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
