@@ -13,11 +13,13 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use dlmp_core::position::{Position, Scope};
-use dlmp_core::session::PlayerDisconnected;
+use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_player::Life;
 use dlmp_protocol::geometry::Vec3;
-use dlmp_protocol::world::markers::{ColshapeId, Shape};
+use dlmp_protocol::ids::EventId;
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::world::markers::{ColshapeId, ColshapeShape, Shape};
 use dlmp_protocol::world::shared::EntityRev;
 use dlmp_script::{Owned, ResourceId};
 
@@ -79,6 +81,10 @@ pub enum ColshapeCommand {
         player: Entity,
         shown: bool,
     },
+    /// A new form of the same kind (an edit session's commit, editing.md §2), checked by
+    /// its sender with ColshapeShape's rules: one change with a new revision, shown at once
+    /// to everyone its outline is shown to, as critical.
+    SetShape { id: ColshapeId, shape: Shape },
 }
 
 /// A player entered or left a colshape.
@@ -113,6 +119,9 @@ fn apply_commands(
     mut commands: Commands,
     mut orders: MessageReader<ColshapeCommand>,
     mut colshapes: Query<(Entity, &mut Colshape)>,
+    outlines: Res<OutlineStream>,
+    index: Res<PlayerIndex>,
+    mut connections: Query<&mut Connection>,
 ) {
     // Made by this pass's orders: spawned at the end, so a show or destroy in the same
     // call finds them.
@@ -162,6 +171,18 @@ fn apply_commands(
                 if shown {
                     c.shown_to.push(player);
                 }
+            }
+            ColshapeCommand::SetShape { id, shape } => {
+                let Some(mut c) = colshapes.iter_mut().map(|(_, c)| c).find(|c| c.id == id) else {
+                    debug!(?id, "a new form of a colshape that is gone");
+                    continue;
+                };
+                c.shape = shape;
+                c.rev = c.rev.next();
+                let packet = ColshapeShape::show(EventId(0), id, shape, c.rev).into();
+                outlines
+                    .shown()
+                    .tell_viewers(id.0, &packet, &index, &mut connections);
             }
         }
     }

@@ -100,6 +100,13 @@ pub enum GangZoneCommand {
         color: u32,
         alpha: u8,
     },
+    /// A new rectangle (an edit session's commit, editing.md §2); its sender checked it
+    /// (within world bounds, max above min).
+    SetRect {
+        id: MarkerId,
+        min: [f32; 2],
+        max: [f32; 2],
+    },
     Destroy {
         id: MarkerId,
     },
@@ -166,7 +173,9 @@ fn apply(
                 }
                 continue;
             }
-            GangZoneCommand::Flash { id, .. } | GangZoneCommand::SetColor { id, .. } => id,
+            GangZoneCommand::Flash { id, .. }
+            | GangZoneCommand::SetColor { id, .. }
+            | GangZoneCommand::SetRect { id, .. } => id,
         };
         let Some(mut zone) = registry.entity(id).and_then(|e| zones.get_mut(e).ok()) else {
             debug!(id = id.0, "a change of a gang zone that is gone");
@@ -177,6 +186,10 @@ fn apply(
             GangZoneCommand::SetColor { color, alpha, .. } => {
                 zone.spec.color = color;
                 zone.spec.alpha = alpha;
+            }
+            GangZoneCommand::SetRect { min, max, .. } => {
+                zone.spec.min = min;
+                zone.spec.max = max;
             }
             GangZoneCommand::Create { .. } | GangZoneCommand::Destroy { .. } => {}
         }
