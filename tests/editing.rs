@@ -850,3 +850,33 @@ fn a_colshape_commit_keeps_its_form_and_another_form_is_corrected() {
     let fix = h.packets::<ColshapeShape>(a);
     assert_eq!((fix.len(), fix[0].rev), (1, EntityRev(2)), "the correction");
 }
+
+#[test]
+fn a_selection_is_released_when_its_object_goes_is_attached_or_leaves_the_range() {
+    let (_s, mut h, a) = alice("release");
+    let id = object(&mut h, a);
+    let session = start(&mut h, a, "{ range = 50, select = G.o }");
+    assert_eq!(selections(&h, a), [(session, id, 0)], "selected at once");
+    h.clear(a);
+    lua(&mut h, a, "G.o:set_position(100, 0, 10)");
+    h.step();
+    assert_eq!(selections(&h, a), [(session, NO_ENTITY, 0)], "out of range");
+    lua(&mut h, a, "G.o:set_position(5, 0, 10)");
+    h.steps(2);
+    lua(&mut h, a, "dlmp.edit_select(p, G.o)");
+    h.step();
+    h.clear(a);
+    lua(&mut h, a, "G.o:attach_to(p, 0, 0, 1)");
+    h.step();
+    assert_eq!(selections(&h, a), [(session, NO_ENTITY, 0)], "attached");
+    let other = object(&mut h, a);
+    lua(&mut h, a, "dlmp.edit_select(p, G.o)");
+    h.step();
+    assert_eq!(selections(&h, a).last(), Some(&(session, other, 0)));
+    h.clear(a);
+    lua(&mut h, a, "dlmp.destroy_object(G.o)");
+    h.step();
+    assert_eq!(selections(&h, a), [(session, NO_ENTITY, 0)], "deleted");
+    lua_now(&mut h, a, "say(tostring(p:edit_selection()))");
+    assert_eq!(told(&mut h, a), ["nil"]);
+}

@@ -5,7 +5,7 @@
 
 use bevy_ecs::entity::{Entity, EntityHashMap};
 use bevy_ecs::prelude::*;
-use mlua::{Error, IntoLuaMulti, Lua, MultiValue, Result, Table, UserDataMethods, Value};
+use mlua::{Error, IntoLuaMulti, Lua, Result, Table, UserDataMethods, Value};
 
 use super::admit::handle;
 use super::{EditCommand, EditIds, EditOptions, EditSession, Target};
@@ -286,13 +286,13 @@ pub(crate) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
     methods.add_method("edit_selection", |lua, this, ()| {
         match session_of(lua, this, "edit_selection")?.and_then(|s| s.selection) {
             Some(t) => (&handle(t)).into_lua_multi(lua),
-            None => Ok(MultiValue::new()),
+            None => Value::Nil.into_lua_multi(lua),
         }
     });
     methods.add_method("edit_camera", |lua, this, ()| {
         match session_of(lua, this, "edit_camera")?.and_then(|s| s.camera) {
             Some(p) => (f64::from(p.x), f64::from(p.y), f64::from(p.z)).into_lua_multi(lua),
-            None => Ok(MultiValue::new()),
+            None => Value::Nil.into_lua_multi(lua),
         }
     });
 }
