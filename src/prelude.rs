@@ -42,10 +42,11 @@ pub use dlmp_vehicle::{
 // The world's kinds (world.md): their components, the gamemode's commands and what
 // players crossing or touching them announce.
 pub use dlmp_world::blip::{Blip, BlipCommand, BlipSpec};
+pub use dlmp_world::check::{WorldError, WorldRefusals};
 pub use dlmp_world::checkpoint::{
     Checkpoint, CheckpointCommand, CheckpointCrossed, CheckpointSpec,
 };
-pub use dlmp_world::clock::{Environment, EnvironmentCommand};
+pub use dlmp_world::clock::{Environment, EnvironmentCommand, Recipients, TimeOfDay};
 pub use dlmp_world::colshape::{Colshape, ColshapeCommand, ColshapeCrossed};
 pub use dlmp_world::gang_zone::{GangZone, GangZoneCommand, GangZoneSpec};
 pub use dlmp_world::label::{Label, LabelCommand, LabelSpec};

@@ -176,6 +176,36 @@ fn an_attached_blip_is_never_shown_to_its_player_and_waits_until_both_have_spawn
     assert_eq!(ids(&h, b), [(2, true)]);
 }
 
+/// world.md Blip (which wins over player.md's "shown only while the player is shown"): a
+/// blip attached to a player stays on the radar at any distance, standing where the server
+/// last had the player while the player itself is not shown.
+#[test]
+fn a_players_blip_stays_on_the_radar_at_any_distance() {
+    let (_s, mut h, a, b) = two("bl-far-player");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_blip(0, 0, 0, { attach = who('bob') })",
+    );
+    h.clear(a);
+    go(&mut h, b, 3000.0);
+    world_support::frame_at(&mut h, b, Vec3::new(3000.0, 0.0, 10.0));
+    h.advance(Duration::from_secs(2));
+    let bob = h.player_id(b);
+    assert!(
+        h.packets::<dlmp::protocol::player::streaming::PlayerStreamOut>(a)
+            .iter()
+            .any(|p| p.player_id == bob),
+        "bob himself is out of alice's range"
+    );
+    assert!(ids(&h, a).iter().all(|(_, active)| *active), "never hidden");
+    assert_eq!(
+        lines(&h, a).last().map(|l| l.2),
+        Some(3000.0),
+        "the blip stands where bob is"
+    );
+}
+
 #[test]
 fn a_vehicles_blip_marks_it_at_any_distance_in_its_scope_and_goes_with_it() {
     let (_s, mut h, a, b) = two("bl-vehicle");
@@ -229,6 +259,39 @@ fn an_attached_blip_is_refreshed_at_most_once_a_second_after_a_move_of_more_than
     assert_eq!(lines(&h, a), [], "6.75 m, but within the second");
     h.advance(Duration::from_secs(1));
     assert_eq!(lines(&h, a), [(1, true, 12.0, 0.0)]);
+}
+
+#[test]
+fn a_slow_viewer_has_one_refresh_per_attached_blip_in_its_lane_and_ends_at_the_latest() {
+    let (_s, mut h, a, b) = two("bl-slow");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_blip(0, 0, 0, { attach = who('bob') })",
+    );
+    h.advance(Duration::from_secs(1));
+    // Alice's game stops acknowledging while bob runs on for five refreshes.
+    h.set_auto_ack(a, false);
+    h.step();
+    h.clear(a);
+    for leg in 1..=5u8 {
+        walk_to(&mut h, b, Vec3::new(f32::from(leg) * 10.0, 0.0, 10.0));
+        h.advance(Duration::from_secs(1));
+    }
+    assert_eq!(
+        lines(&h, a),
+        [(1, true, 5.25, 0.0)],
+        "the first refresh (the first frame 5 m on), then nothing while it is not acknowledged"
+    );
+    h.set_auto_ack(a, true);
+    h.ack(a);
+    h.steps(2);
+    assert_eq!(
+        lines(&h, a).last(),
+        Some(&(1, true, 45.25, 0.0)),
+        "the blip as it is now: its last refresh, the first frame 5 m past the one before"
+    );
+    assert_eq!(lines(&h, a).len(), 2);
 }
 
 #[test]

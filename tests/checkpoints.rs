@@ -14,7 +14,7 @@ use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::EventId;
 use dlmp::protocol::world::markers::{Checkpoint, CheckpointKind};
 use dlmp::protocol::world::shared::MarkerId;
-use world_support::{SPAWN, lua, lua_now, scripts, spawned, told, walk_to};
+use world_support::{SPAWN, frame_at, lua, lua_now, scripts, spawned, told, walk_to};
 
 /// Every crossing is told to everyone as "enter|leave NAME ID".
 const EVENTS: &str = r#"
@@ -98,6 +98,81 @@ fn a_checkpoint_is_shown_to_its_player_only_with_every_field() {
         [default],
         "the defaults: normal, radius 3, red, next = pos"
     );
+}
+
+#[test]
+fn a_teleport_into_a_checkpoint_enters_only_with_the_first_frame_there() {
+    let (_s, mut h, a) = alice("cp-teleport");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(p, 40, 0, 10, {radius = 2})",
+    );
+    h.clear(a);
+    lua(&mut h, a, "p:set_position(40, 0, 10)");
+    h.steps(5);
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "the teleport wrote the point, the client is not there yet"
+    );
+    frame_at(&mut h, a, Vec3::new(40.0, 0.0, 10.0));
+    assert_eq!(told(&mut h, a), ["enter alice 1"]);
+}
+
+#[test]
+fn a_spawn_grant_inside_a_checkpoint_enters_only_with_the_first_living_frame() {
+    let extra = format!(
+        "{EVENTS}\ndlmp.on(\"player_connect\", function(p) dlmp.create_checkpoint(p, 0, 0, 10, {{radius = 3}}) end)"
+    );
+    let s = scripts("cp-spawn", &extra);
+    let mut h = world_support::harness(&s);
+    let a = h.connect("alice");
+    h.step();
+    h.request_spawn(a);
+    h.steps(5);
+    assert!(
+        h.get::<dlmp::player::Life>(a).alive,
+        "granted at the spawn point, inside the checkpoint"
+    );
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "not yet confirmed by the client"
+    );
+    h.live(a);
+    assert_eq!(told(&mut h, a), ["enter alice 1"]);
+}
+
+#[test]
+fn a_driver_crosses_a_checkpoint_by_its_vehicle_frames() {
+    let (_s, mut h, a) = alice("cp-drive");
+    lua(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(p, 30, 0, 10, {radius = 3}) G.v = dlmp.create_vehicle(400, 0, 0, 10, 0) dlmp.put_player_in_vehicle(p, G.v, 0)",
+    );
+    h.steps(3);
+    h.clear(a);
+    let id = dlmp::protocol::ids::VehicleId(1);
+    // 36 km/h, a frame a tick, and no PlayerSync at all: a driver sends only
+    // VehicleFrames.
+    for step in 1..=200u32 {
+        let x = step as f32 * 0.2;
+        h.send(
+            a,
+            dlmp::protocol::vehicle::frame::VehicleFrame {
+                session_token: h.token(a),
+                seq: dlmp::protocol::ids::Seq(step),
+                vehicle_id: id,
+                state: dlmp::protocol::vehicle::state::VehicleState::at_rest(Vec3::new(
+                    x, 0.0, 10.0,
+                )),
+            },
+        );
+        h.step();
+    }
+    assert_eq!(told(&mut h, a), ["enter alice 1", "leave alice 1"]);
 }
 
 #[test]

@@ -46,6 +46,18 @@ fn a_sphere_raises_colshape_enter_then_colshape_leave_from_accepted_frames() {
 }
 
 #[test]
+fn a_teleport_into_a_colshape_enters_only_with_the_first_frame_there() {
+    let (_s, mut h, a) = alice("cs-teleport");
+    lua(&mut h, a, "dlmp.create_colshape('sphere', 40, 0, 10, 2)");
+    h.clear(a);
+    lua(&mut h, a, "p:set_position(40, 0, 10)");
+    h.steps(5);
+    assert_eq!(told(&mut h, a), Vec::<String>::new());
+    world_support::frame_at(&mut h, a, Vec3::new(40.0, 0.0, 10.0));
+    assert_eq!(told(&mut h, a), ["enter alice 1"]);
+}
+
+#[test]
 fn a_cylinder_spans_its_base_to_its_top_and_a_box_its_corners() {
     let (_s, mut h, a) = alice("cs-forms");
     lua(

@@ -319,7 +319,8 @@ fn stats_counts_players_traffic_and_script_errors() {
     );
     assert!(
         out[2].ends_with(
-            " KiB in use, 0 notifications waited for a later tick (0 waiting, 0 dropped)"
+            " KiB in use, 0 notifications waited for a later tick (0 waiting, 0 dropped), \
+             0 events moot when their turn came"
         ),
         "{out:?}"
     );

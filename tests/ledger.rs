@@ -1032,6 +1032,33 @@ mod shots {
         assert_eq!(h.packets::<RemoteWeaponShot>(b).len(), 1);
     }
 
+    /// weapons.md §1 (where the pages disagree): 35, 36 and 37 fire no rays; a WeaponShot
+    /// naming one decodes and is refused by the admission, held and loaded or not.
+    #[test]
+    fn a_shot_of_a_rocket_launcher_or_the_flamethrower_is_refused() {
+        let (_s, mut h, a, b) = two();
+        h.clear(b);
+        for (order, weapon) in [(1, 35), (2, 36), (3, 37)] {
+            armed(&mut h, a, weapon, 5);
+            fire_at(&mut h, a, order, weapon, ahead(20.0));
+            assert_eq!(
+                h.get::<Inventory>(a).ammo[usize::from(weapon)],
+                5,
+                "no round spent"
+            );
+        }
+        let d = *h.world().resource::<ShotDrops>();
+        assert_eq!((d.no_ray, d.accepted), (3, 0));
+        assert!(h.packets::<RemoteWeaponShot>(b).is_empty());
+        armed(&mut h, a, 31, 5);
+        fire_at(&mut h, a, 4, 31, ahead(20.0));
+        assert_eq!(
+            h.world().resource::<ShotDrops>().accepted,
+            1,
+            "a rifle's shot passes"
+        );
+    }
+
     #[test]
     fn a_frozen_shooter_is_not_in_control() {
         let (_s, mut h, a, b) = two();

@@ -10,10 +10,13 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness};
 use dlmp::lane::Delivery;
+use dlmp::player::{DeathEpoch, LastFrame};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
+use dlmp::protocol::ids::Seq;
 use dlmp::protocol::player::control::TeleportPlayer;
 use dlmp::protocol::player::life::SpawnPlayer;
+use dlmp::protocol::player::sync::{Frame, PlayerSync};
 use dlmp::protocol::world::object::{Bone, ObjectAttachKind, ObjectId};
 use dlmp::session::Connection;
 use dlmp::world::object::{Object, ObjectCommand, ObjectStats, Objects, Parent, Pose};
@@ -483,6 +486,81 @@ fn bone_rules() {
     assert!(
         shown(&h, a).contains(&1),
         "the head object is shown to its player"
+    );
+}
+
+#[test]
+fn a_player_carried_by_a_moving_object_is_not_held_back_and_one_far_from_it_is() {
+    let (_s, mut h, a) = alice("carried");
+    let b = spawned(&mut h, "bob");
+    world_support::go(&mut h, b, Vec3::new(500.0, 500.0, 10.0));
+    // A platform under alice, moving along x at 80 m/s (far beyond what a body covers on
+    // its own, 16 m/s and the slack of a frame a tick).
+    lua(
+        &mut h,
+        a,
+        "G.o = dlmp.create_object(1225, 0, 0, 9) G.o:move_to(1000, 0, 9, 80)",
+    );
+    let step = 80.0 * h.tick().as_secs_f32();
+    let (start_a, start_b) = (h.get::<Position>(a).0, h.get::<Position>(b).0);
+    let ticks = 100u16;
+    for i in 1..=ticks {
+        let dx = f32::from(i) * step;
+        // Alice's client carries her with the platform; bob claims the same speed on
+        // open ground. A frame of each a tick.
+        for (c, start) in [(a, start_a), (b, start_b)] {
+            let seq = h.get::<LastFrame>(c).seq.map_or(1, |s| s.0 + 1);
+            let frame = Frame {
+                death_epoch: h.get::<DeathEpoch>(c).0,
+                ..Frame::standing(Vec3::new(start.x + dx, start.y, start.z))
+            };
+            let token = h.token(c);
+            h.send(
+                c,
+                PlayerSync {
+                    session_token: token,
+                    seq: Seq(seq),
+                    frame,
+                },
+            );
+        }
+        h.step();
+    }
+    let carried = f32::from(ticks) * step;
+    let (at_a, at_b) = (h.get::<Position>(a).0, h.get::<Position>(b).0);
+    assert!(
+        (at_a.x - (start_a.x + carried)).abs() < 0.01,
+        "alice rides the platform: {at_a:?}"
+    );
+    assert!(
+        at_b.x - start_b.x < carried * 0.75,
+        "bob is held to a body's own speed: {at_b:?}"
+    );
+}
+
+#[test]
+fn an_object_detached_from_a_bone_lands_at_the_players_root() {
+    let (_s, mut h, a) = alice("bone_detach");
+    lua(
+        &mut h,
+        a,
+        "G.o = dlmp.create_object(1225, 10, 0, 10) G.o:attach_to(p, 0.5, 0.3, 0.2, 0, 0, 0, 5)",
+    );
+    lua(
+        &mut h,
+        a,
+        "G.r = dlmp.create_object(1225, 10, 0, 10) G.r:attach_to(p, 0.5, 0.3, 0.2)",
+    );
+    lua(&mut h, a, "G.o:detach() G.r:detach()");
+    lua(
+        &mut h,
+        a,
+        "say(table.concat({G.o:position()}, ' ')) say(table.concat({G.r:position()}, ' '))",
+    );
+    assert_eq!(
+        told(&mut h, a),
+        ["0.0 0.0 10.0", "-0.30000004172325 0.5 10.199999809265"],
+        "the bone's object at the root; the root's object at its offset, turned with the heading"
     );
 }
 

@@ -177,6 +177,23 @@ fn a_collected_pickup_is_removed_and_shown_again_after_respawn_ms() {
     assert_eq!(lines(&h, a), [show(1, 10.0), hide(1), show(1, 10.0)]);
 }
 
+#[rstest::rstest]
+#[case::at_once(0)]
+#[case::within_a_tick(5)]
+fn a_respawn_shorter_than_a_tick_still_hides_the_pickup_from_everyone_first(#[case] ms: u32) {
+    let spec = format!("346, 10, 0, 0, {{respawn_ms = {ms}}}");
+    let s = gamemode("short_respawn", &[&spec], "");
+    let mut h = s.harness();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    stand(&mut h, a, 0.0);
+    stand(&mut h, b, 5.0);
+    h.chat(a, "/collect 1");
+    h.steps(2);
+    for c in [a, b] {
+        assert_eq!(lines(&h, c), [show(1, 10.0), hide(1), show(1, 10.0)]);
+    }
+}
+
 #[test]
 fn destroying_removes_it_for_every_viewer() {
     let s = gamemode("destroy", &["346, 10, 0, 0", "347, 20, 0, 0"], "");
@@ -273,6 +290,102 @@ fn a_collectible_touch_fires_pickup_interact_every_time_until_collected() {
         "a retransmission after the removal does nothing"
     );
     assert_eq!(h.world().resource::<PickupStats>().no_pickup, 1);
+}
+
+/// A gamemode that pays for a collectible pickup and collects it, as the docs' example
+/// does, but forgets `is_active()`: "paid NAME" told to everyone.
+const PAYS: &str = r#"
+    dlmp.on("pickup_interact", function(player, pickup, behavior)
+        if behavior == "collectible" then
+            dlmp.collect_pickup(pickup)
+            dlmp.send_chat("paid " .. player:name())
+        end
+    end)
+"#;
+
+fn paid(h: &Harness, c: ClientId) -> Vec<String> {
+    h.chat_lines(c)
+        .into_iter()
+        .filter(|l| l.starts_with("paid"))
+        .collect()
+}
+
+/// A touch sent without stepping the server: several land in one tick.
+fn touch_unstepped(h: &mut Harness, c: ClientId, id: u32) {
+    let packet = PickupTouch {
+        session_token: h.token(c),
+        event_id: EventId(0),
+        pickup_id: PickupId(id),
+    };
+    h.send_event(c, packet);
+}
+
+#[test]
+fn two_players_reaching_a_collectible_pickup_in_one_tick_are_paid_once() {
+    let s = gamemode("paid_once", &["346, 1, 0, 0"], PAYS);
+    let mut h = s.harness();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    stand(&mut h, a, 0.0);
+    stand(&mut h, b, 1.5);
+    h.step();
+    touch_unstepped(&mut h, a, 1);
+    touch_unstepped(&mut h, b, 1);
+    h.step();
+    assert_eq!(
+        paid(&h, a),
+        ["paid alice"],
+        "the first touch in order is paid"
+    );
+    assert_eq!(
+        paid(&h, b),
+        ["paid alice"],
+        "bob's touch of the collected pickup is moot"
+    );
+    let moot = h.world().non_send::<ScriptHost>().stats().moot;
+    assert_eq!(moot, 1);
+    h.steps(3);
+    assert_eq!(paid(&h, b).len(), 1, "nothing later either");
+}
+
+#[test]
+fn a_burst_of_touches_from_one_client_pays_once() {
+    let s = gamemode("burst_once", &["346, 1, 0, 0"], PAYS);
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    stand(&mut h, a, 0.0);
+    h.step();
+    for _ in 0..5 {
+        touch_unstepped(&mut h, a, 1);
+    }
+    h.step();
+    assert_eq!(paid(&h, a), ["paid alice"]);
+    assert_eq!(lines(&h, a), [show(1, 1.0), hide(1)]);
+}
+
+#[test]
+fn a_declined_touch_leaves_the_next_one_in_the_tick_its_turn() {
+    // The gamemode declines for alice (full health, say) and pays bob.
+    let s = gamemode(
+        "declined",
+        &["346, 1, 0, 0"],
+        r#"
+        dlmp.on("pickup_interact", function(player, pickup)
+            if player:name() == "bob" then
+                dlmp.collect_pickup(pickup)
+                dlmp.send_chat("paid " .. player:name())
+            end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    stand(&mut h, a, 0.0);
+    stand(&mut h, b, 1.5);
+    h.step();
+    touch_unstepped(&mut h, a, 1);
+    touch_unstepped(&mut h, b, 1);
+    h.step();
+    assert_eq!(paid(&h, b), ["paid bob"]);
 }
 
 #[test]

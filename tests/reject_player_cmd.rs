@@ -527,3 +527,21 @@ fn physics_rejects(#[case] check: fn()) {
 fn physics_accepts(#[case] check: fn()) {
     check();
 }
+
+/// player.md SetCamera: "pos equal to look_at" is dropped for a fixed camera (mode 1) only;
+/// the other modes carry zeros in both and pass (issue: where the pages disagree).
+#[test]
+fn set_camera_pos_equal_to_look_at_is_dropped_only_in_mode_1() {
+    assert_accepts_with(&own_camera(), |p: &mut SetCamera| {
+        assert_eq!(p.pos, p.look_at);
+    });
+    assert_accepts_with(&spectate(), |p: &mut SetCamera| {
+        assert_eq!(p.pos, p.look_at);
+    });
+    assert_rejects(
+        &ctl::set_camera(),
+        |p: &mut SetCamera| p.look_at = p.pos,
+        "look_at",
+        Combination,
+    );
+}

@@ -200,7 +200,7 @@ fn a_frozen_drivers_frame_is_dropped() {
 fn a_frozen_vehicle_keeps_its_pose() {
     let (mut h, a, _, v, id) = driven(411);
     let before = pose(&h, v);
-    h.world_mut().get_mut::<Frozen>(v).expect("frozen").0 = true;
+    h.world_mut().get_mut::<Frozen>(v).expect("frozen").gamemode = true;
     let s = VehicleState {
         move_speed: Vec3::new(1.0, 0.0, 0.0),
         ..moved(150.0)
@@ -282,6 +282,41 @@ fn the_siren_switches_only_on_a_vehicle_with_one_and_only_with_the_current_revis
         h.world().get::<Params>(v).expect("params").bits & param::SIREN,
         0
     );
+}
+
+/// vehicles.md Siren: "A gamemode command ... raises the siren revision ... so a frame sent
+/// before the command does not undo it" — also a command that finds the siren already as
+/// it asks (the pilot switched it on itself).
+#[test]
+fn a_siren_command_always_raises_the_revision_so_a_frame_in_flight_never_undoes_it() {
+    use dlmp::vehicle::params::{ParamChange, ParamsCommand};
+    let (mut h, a, _, v, id) = driven(407);
+    let siren = |h: &Harness| h.world().get::<Params>(v).expect("params").bits & param::SIREN != 0;
+    let with = |flags: u8, rev: u16, x: f32| VehicleState {
+        flags,
+        siren_rev: Revision(rev),
+        ..moved(x)
+    };
+    frame(&mut h, a, 1, id, with(flag::SIREN, 0, 110.0));
+    assert!(siren(&h), "the pilot switched it on");
+    h.clear(a);
+    h.world_mut().write_message(ParamsCommand {
+        vehicle: id,
+        change: ParamChange::Siren(true),
+    });
+    h.step();
+    let told = h.packets::<dlmp::protocol::vehicle::params::VehicleParams>(a);
+    assert_eq!(
+        told.iter().map(|p| p.siren_rev.0).collect::<Vec<_>>(),
+        [1],
+        "the driver is told the new revision though the bits did not change"
+    );
+    // The pilot's frame sent before the command, the siren off: not undone.
+    frame(&mut h, a, 2, id, with(0, 0, 111.0));
+    assert!(siren(&h), "a frame in flight does not undo the command");
+    // Its copy took the command: from then on the pilot switches it again.
+    frame(&mut h, a, 3, id, with(0, 1, 112.0));
+    assert!(!siren(&h));
 }
 
 #[test]
@@ -474,7 +509,7 @@ fn the_relay_goes_to_everyone_the_vehicle_is_streamed_to_but_the_sender_with_the
 fn a_frozen_vehicles_relay_carries_the_frozen_pose_and_zero_velocities() {
     let (mut h, a, b, v, id) = driven(411);
     let before = pose(&h, v);
-    h.world_mut().get_mut::<Frozen>(v).expect("frozen").0 = true;
+    h.world_mut().get_mut::<Frozen>(v).expect("frozen").gamemode = true;
     h.clear(b);
     let s = VehicleState {
         move_speed: Vec3::new(1.0, 0.0, 0.0),

@@ -333,32 +333,44 @@ fn a_siren_exists_by_default_on_the_models_of_the_list(#[case] model: u16, #[cas
 }
 
 #[test]
-fn each_siren_switch_raises_the_siren_revision() {
+fn each_siren_command_raises_the_siren_revision_and_goes_to_everyone() {
     let s = gamemode("params_siren");
     let Scene {
         mut h, a, b, id, ..
     } = scene(&s, 596);
     let v = id.0;
     let has = param::HAS_SIREN;
-    // Switches that cancel out in one tick are no switch: nothing sent, no revision.
+    let siren = has | param::SIREN;
+    // Every command raises the revision and goes to everyone, whatever it changes: a
+    // frame in flight never undoes it (vehicles.md Siren).
     x(&mut h, a, &format!("siren {v} on siren {v} off"));
-    assert_eq!(params(&h, b), []);
-    x(&mut h, a, &format!("siren {v} on siren {v} on"));
     assert_eq!(
         params(&h, b),
-        [(v, has | param::SIREN, 0, 0, 1)],
-        "the second is no change"
+        [(v, has, 0, 0, 2)],
+        "told once, two revisions"
     );
-    x(&mut h, a, &format!("hassiren {v} off"));
+    x(&mut h, a, &format!("siren {v} on siren {v} on"));
+    assert_eq!(params(&h, b).last(), Some(&(v, siren, 0, 0, 4)));
+    x(&mut h, a, &format!("siren {v} on hassiren {v} off"));
+    assert_eq!(
+        params(&h, b)[2..],
+        [(v, 0, 0, 0, 6)],
+        "the same switch again, then the siren removed: one packet, two revisions"
+    );
     assert_eq!(
         params(&h, b).last(),
-        Some(&(v, 0, 0, 0, 2)),
+        Some(&(v, 0, 0, 0, 6)),
         "a removed siren is silent"
     );
     x(&mut h, a, &format!("siren {v} on"));
-    assert_eq!(params(&h, b).len(), 2, "no siren to switch on");
+    assert_eq!(
+        params(&h, b).last(),
+        Some(&(v, 0, 0, 0, 7)),
+        "no siren to switch on, a revision all the same"
+    );
     x(&mut h, a, &format!("hassiren {v} on"));
-    assert_eq!(params(&h, b).last(), Some(&(v, has, 0, 0, 3)));
+    assert_eq!(params(&h, b).last(), Some(&(v, has, 0, 0, 8)));
+    assert_eq!(params(&h, b).len(), 5);
     assert_eq!(
         results(&h, a).last().map(String::as_str),
         Some("hassiren -> true")
@@ -371,7 +383,7 @@ fn each_siren_switch_raises_the_siren_revision() {
     let show = h.packets::<VehicleSync>(late);
     assert_eq!(
         show.last().map(|s| (s.params, s.siren_rev.0)),
-        Some((has, 3))
+        Some((has, 8))
     );
 }
 

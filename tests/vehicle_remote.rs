@@ -501,7 +501,21 @@ fn the_enter_key_needs_a_player_driving_no_rc() {
     remote_enter(&mut h, a, rc);
     assert_eq!(driver(&h, rc), None);
     assert_eq!(driver(&h, other), Some(h.entity(a)));
-    assert_eq!(refused(&h, RemoteRefusal::DrivesAnother), 1);
+    assert_eq!(refused(&h, RemoteRefusal::DrivesRc), 1);
+}
+
+/// vehicles.md VehicleRemoteEnter: "the sender drives no RC (exit first)" — the RC it
+/// drives included: the key on it again is refused, nothing is granted anew.
+#[test]
+fn the_enter_key_on_the_rc_the_sender_drives_is_refused() {
+    let (mut h, a, rc) = scene();
+    grant(&mut h, a, rc, false);
+    assert_eq!(driver(&h, rc), Some(h.entity(a)));
+    let granted = h.packets::<VehicleRemote>(a).len();
+    remote_enter(&mut h, a, rc);
+    assert_eq!(refused(&h, RemoteRefusal::DrivesRc), 1);
+    assert_eq!(driver(&h, rc), Some(h.entity(a)), "still driving it");
+    assert_eq!(h.packets::<VehicleRemote>(a).len(), granted, "no new grant");
 }
 
 #[test]

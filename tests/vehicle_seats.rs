@@ -418,3 +418,111 @@ fn vehicle_events_past_30_at_once_and_15_a_second_are_dropped() {
     burst(&mut h, 16);
     assert_eq!(seats(&h, a).len(), 15, "15 a second");
 }
+
+/// vehicles.md VehicleEnter refuses "another vehicle" only: a free seat of the vehicle the
+/// sender sits in is a seat change (the old seat's exit, the new seat's enter, to everyone,
+/// with the events); an occupied seat from inside (its own, or the driver's) is a deny.
+#[test]
+fn a_request_for_another_free_seat_of_the_own_vehicle_is_a_seat_change() {
+    let s = gamemode("seat_change");
+    let mut h = s.harness();
+    let (a, b, id) = scene(&mut h);
+    let (ia, ib) = (h.player_id(a).0, h.player_id(b).0);
+    enter(&mut h, a, id, 1);
+    h.step();
+    for c in [a, b] {
+        h.clear(c);
+    }
+    enter(&mut h, a, id, 0);
+    h.step();
+    for c in [a, b] {
+        assert_eq!(seats(&h, c), [(id.0, ia, 1, Exit), (id.0, ia, 0, Enter)]);
+    }
+    assert_eq!(seated(&h, a), Some((id.0, 0)));
+    assert_eq!(
+        events(&h, b),
+        ["start alice 0 -", "exit alice 1", "enter alice 0"]
+    );
+    // Bob takes seat 2; from inside, Alice may take neither his seat nor her own.
+    enter(&mut h, b, id, 2);
+    h.step();
+    h.clear(a);
+    for seat in [2, 0] {
+        enter(&mut h, a, id, seat);
+        h.step();
+    }
+    assert_eq!(seats(&h, a), [(id.0, ia, 2, Deny), (id.0, ia, 0, Deny)]);
+    // Bob moves to the free seat 1 and back to 3.
+    enter(&mut h, b, id, 1);
+    h.step();
+    assert_eq!(seated(&h, b), Some((id.0, 1)));
+    assert_eq!(
+        seats(&h, a)[2..],
+        [(id.0, ib, 2, Exit), (id.0, ib, 1, Enter)]
+    );
+}
+
+/// vehicles.md: after the handlers "the server checks everything again and seats the
+/// player": a `put_player_in_vehicle` a handler makes in the same tick goes first, and the
+/// waiting request for that seat is denied, never the gamemode's call undone.
+#[test]
+fn the_gamemodes_seat_call_goes_before_a_waiting_request_for_that_seat() {
+    let s = TempScripts::new("seat_put_first");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("vehicle_start_enter", function(v, p, seat)
+            for _, other in ipairs(dlmp.players()) do
+                if other ~= p then dlmp.put_player_in_vehicle(other, v, seat) end
+            end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let (a, b, id) = scene(&mut h);
+    let (ia, ib) = (h.player_id(a).0, h.player_id(b).0);
+    h.clear(a);
+    enter(&mut h, a, id, 1);
+    h.step();
+    assert_eq!(seated(&h, b), Some((id.0, 1)), "the gamemode's call");
+    assert_eq!(seated(&h, a), None);
+    assert_eq!(seats(&h, a), [(id.0, ib, 1, Warp), (id.0, ia, 1, Deny)]);
+}
+
+/// player.md `player_state_change`: "driver" and "passenger" besides "on_foot", computed
+/// from the seat the server holds the player in.
+#[test]
+fn player_state_change_reports_driver_and_passenger() {
+    let s = TempScripts::new("seat_state");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_state_change", function(p, state, previous)
+            dlmp.send_chat("state " .. p:name() .. " " .. state .. " " .. previous)
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let (a, b, id) = scene(&mut h);
+    let states = |h: &Harness| -> Vec<String> {
+        h.chat_lines(b)
+            .into_iter()
+            .filter(|l| l.starts_with("state alice"))
+            .collect()
+    };
+    let before = states(&h).len();
+    enter(&mut h, a, id, 0);
+    h.steps(3);
+    enter(&mut h, a, id, 2);
+    h.steps(3);
+    exit(&mut h, a, id);
+    h.steps(3);
+    assert_eq!(
+        states(&h)[before..],
+        [
+            "state alice driver on_foot",
+            "state alice passenger driver",
+            "state alice on_foot passenger"
+        ]
+    );
+}

@@ -196,3 +196,49 @@ fn vehicle_syncer_reaches_scripts_once_per_change() {
         ]
     );
 }
+
+/// vehicles.md VehicleSyncer: `previous` is nil when the previous syncer left, and
+/// `vehicle:syncer()` never answers a player who left, not even in `player_disconnect` before the
+/// next election.
+#[test]
+fn a_syncer_who_left_is_nil_to_scripts() {
+    let scripts = TempScripts::new("vehicle_syncer_left");
+    scripts.resource(
+        "gm",
+        r#"
+        dlmp.on("vehicle_syncer", function(vehicle, syncer, previous)
+            local s = syncer and syncer:name() or "nil"
+            local p = previous and tostring(previous:exists()) or "nil"
+            dlmp.send_chat("syncer " .. vehicle:id() .. " " .. s .. " " .. p)
+        end)
+        dlmp.on("player_disconnect", function(player)
+            for _, v in ipairs(dlmp.vehicles()) do
+                local s = v:syncer()
+                dlmp.send_chat("left " .. v:id() .. " " .. (s and s:name() or "nil"))
+            end
+        end)
+        "#,
+    );
+    let mut h = scripts.harness();
+    let (a, b) = h.connect_pair_at(x(100.0));
+    walk(&mut h, a, x(10.0));
+    let (v, id) = vehicle(&mut h, 411, HERE);
+    h.step();
+    assert_eq!(syncer(&h, v), Some(h.entity(a)));
+    h.disconnect(a);
+    h.steps(3);
+    assert_eq!(syncer(&h, v), Some(h.entity(b)), "Bob takes over");
+    let lines: Vec<String> = h
+        .chat_lines(b)
+        .into_iter()
+        .filter(|l| l.starts_with("syncer") || l.starts_with("left"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            format!("syncer {} alice nil", id.0),
+            format!("left {} nil", id.0),
+            format!("syncer {} bob nil", id.0),
+        ]
+    );
+}

@@ -131,11 +131,11 @@ fn a_wrecked_trailer_is_not_hitched() {
 fn a_frozen_vehicle_is_never_hitched_as_trailer_or_tractor() {
     let mut s = scene();
     // What dlmp.set_vehicle_frozen leaves (VehicleTransform is another feature's).
-    with_vehicle::<Frozen>(&mut s.h, s.car, |f| f.0 = true);
+    with_vehicle::<Frozen>(&mut s.h, s.car, |f| f.gamemode = true);
     tow(&mut s.h, s.a, s.car, Some(s.truck));
     refused_alone(&s, s.a, s.b, LinkRefusal::Frozen);
-    with_vehicle::<Frozen>(&mut s.h, s.car, |f| f.0 = false);
-    with_vehicle::<Frozen>(&mut s.h, s.truck, |f| f.0 = true);
+    with_vehicle::<Frozen>(&mut s.h, s.car, |f| f.gamemode = false);
+    with_vehicle::<Frozen>(&mut s.h, s.truck, |f| f.gamemode = true);
     tow(&mut s.h, s.a, s.car, Some(s.truck));
     assert_eq!(refused(&s.h, TRAILER, LinkRefusal::Frozen), 2);
 }

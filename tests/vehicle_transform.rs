@@ -15,6 +15,7 @@ use dlmp::lane::Delivery;
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, Revision, Seq, VehicleEpoch, VehicleId};
+use dlmp::protocol::player::control::SetFrozen;
 use dlmp::protocol::vehicle::frame::RemoteVehicleFrame;
 use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::VehicleSync;
@@ -31,7 +32,8 @@ use vframe_support::{HERE, send_frame, state};
 
 /// A gamemode with a car (id 1) at [`HERE`] and a freight train (id 2) beside it, and a
 /// chat command per transform call: `/pos x y z`, `/rot x y z w`, `/vel x y z`,
-/// `/turn x y z`, `/freeze on|off`, `/sit [seat]`, `/read`; `train` first aims at the train.
+/// `/turn x y z`, `/freeze on|off`, `/sit [seat]`, `/out`, `/read`; `train` first aims at the
+/// train. `/me frozen|free|camera|own` freezes the sender, or gives it a fixed camera or its own.
 /// Each answers `ok` or the call's error.
 const GM: &str = r#"
 car = dlmp.create_vehicle(411, 100, 200, 10, 0)
@@ -50,6 +52,11 @@ dlmp.on("player_command", function(p, name, args)
     if calls[name] then ok, err = pcall(calls[name], target, table.unpack(n))
     elseif name == "freeze" then ok, err = pcall(dlmp.set_vehicle_frozen, target, args[1] == "on")
     elseif name == "sit" then ok, err = pcall(dlmp.put_player_in_vehicle, p, target, n[1] or 0)
+    elseif name == "out" then ok, err = pcall(dlmp.remove_player_from_vehicle, p)
+    elseif name == "me" then
+        if args[1] == "camera" then ok, err = pcall(p.set_camera_fixed, p, 0, 0, 50, 10, 10, 0)
+        elseif args[1] == "own" then ok, err = pcall(p.reset_camera, p)
+        else ok, err = pcall(p.set_frozen, p, args[1] == "frozen") end
     elseif name == "read" then
         local x, y, z = target:position()
         local vx, vy, vz = target:velocity()
@@ -270,7 +277,12 @@ fn each_command_goes_critical_to_everyone_streamed_with_its_flags_its_revision_a
                 "the server's pose"
             );
             assert_eq!((t.move_speed, t.turn_speed), (zero, zero));
-            assert!(s.h.world().get::<Frozen>(s.entity(CAR)).expect("frozen").0);
+            assert!(
+                s.h.world()
+                    .get::<Frozen>(s.entity(CAR))
+                    .expect("frozen")
+                    .held()
+            );
         }
     }
     assert_eq!(
@@ -418,7 +430,12 @@ fn a_resource_start_freezes_and_is_refused_like_any_call() {
         s.say(a, "/boot").contains("model 537 is a train"),
         "the model table answers before the first tick"
     );
-    assert!(s.h.world().get::<Frozen>(s.entity(CAR)).expect("frozen").0);
+    assert!(
+        s.h.world()
+            .get::<Frozen>(s.entity(CAR))
+            .expect("frozen")
+            .held()
+    );
     assert_eq!(s.pose_rev(), Revision(1));
     let (c, words) = shown_with(&mut s);
     assert_eq!(words, ["show rev 1", "transform 0x13 rev 1"]);
@@ -508,6 +525,80 @@ fn a_frozen_vehicle_moves_only_by_the_gamemode_with_bit4_and_never_by_velocity()
     s.ok("/vel 10 0 0");
     s.frame(s.a, 3, with_rev(at(181.0), 5));
     assert_eq!(s.pose().position.x, 181.0, "frames move it again");
+}
+
+/// player.md SetFrozen: "holds the vehicle it drives with a VehicleTransform freeze (except
+/// a train) while it drives and is frozen; the gamemode's own vehicle freeze is a separate
+/// cause, and neither clears the other" — and control is taken by a foreign camera too.
+#[test]
+fn a_frozen_driver_holds_the_vehicle_as_a_cause_neither_freeze_clears() {
+    let mut s = scene().drive();
+    let held = bit::POSITION | bit::ROTATION | bit::FROZEN;
+    let flags = |s: &Scene| {
+        s.transforms(s.b)
+            .iter()
+            .map(|t| (t.flags, t.pose_rev.0))
+            .collect::<Vec<_>>()
+    };
+    // The driver frozen: the vehicle held, for everyone it is shown to, the driver too.
+    s.ok("/me frozen");
+    assert_eq!(flags(&s), [(held, 1)]);
+    assert_eq!(
+        s.transforms(s.a),
+        s.transforms(s.b),
+        "the driver gets it too"
+    );
+    assert_eq!(s.h.packets::<SetFrozen>(s.a).len(), 1);
+    let a = s.a;
+    assert!(s.say(a, "/vel 10 0 0").contains("vehicle 1 is frozen"));
+    // The gamemode's freeze on top changes nothing the copies see, and its unfreeze does
+    // not free the vehicle while the driver is frozen.
+    s.ok("/freeze on");
+    assert!(
+        s.say(a, "/read").ends_with("true"),
+        "is_frozen: the gamemode's"
+    );
+    s.ok("/me free");
+    assert_eq!(
+        flags(&s),
+        [(held, 1)],
+        "the gamemode's cause holds it still"
+    );
+    s.ok("/freeze off");
+    assert_eq!(flags(&s), [(held, 1), (0, 2)], "the last cause gone");
+    // The other way round: the gamemode's freeze, then the driver's; the gamemode's
+    // unfreeze leaves the driver's.
+    s.ok("/freeze on");
+    s.ok("/me frozen");
+    s.ok("/freeze off");
+    assert!(s.say(a, "/read").ends_with("false"));
+    assert_eq!(flags(&s), [(held, 1), (0, 2), (held, 3)]);
+    s.ok("/me free");
+    assert_eq!(flags(&s), [(held, 1), (0, 2), (held, 3), (0, 4)]);
+    // A foreign camera takes control too, and the own camera returns it.
+    s.ok("/me camera");
+    s.ok("/me own");
+    assert_eq!(
+        flags(&s)[4..],
+        [(held, 5), (0, 6)],
+        "held under a fixed camera"
+    );
+    // A frozen driver's exit frees the vehicle; the frozen passenger holds nothing.
+    s.ok("/me frozen");
+    s.ok("/out");
+    assert_eq!(flags(&s)[6..], [(held, 7), (0, 8)]);
+    s.ok("/sit 1");
+    assert_eq!(flags(&s).len(), 8, "a passenger does not hold it");
+    // A train is never held.
+    s.ok("/out");
+    s.ok("/sit train 0");
+    s.h.step();
+    let train = s.entity(VehicleId(2));
+    assert!(!s.h.world().get::<Frozen>(train).expect("frozen").held());
+    assert!(
+        s.transforms(s.b).iter().all(|t| t.vehicle_id == CAR),
+        "nothing for the train"
+    );
 }
 
 #[test]

@@ -215,10 +215,10 @@ fn a_load_is_picked_up_within_30_m() {
 #[test]
 fn a_frozen_or_wrecked_end_is_never_picked_up() {
     let mut s = scene();
-    with_vehicle::<Frozen>(&mut s.h, s.heli, |f| f.0 = true);
+    with_vehicle::<Frozen>(&mut s.h, s.heli, |f| f.gamemode = true);
     winch(&mut s.h, s.a, s.car, Some(s.heli));
     refused_alone(&s, s.a, s.b, LinkRefusal::Frozen);
-    with_vehicle::<Frozen>(&mut s.h, s.heli, |f| f.0 = false);
+    with_vehicle::<Frozen>(&mut s.h, s.heli, |f| f.gamemode = false);
     with_vehicle::<Life>(&mut s.h, s.car, |l| l.wrecked = true);
     winch(&mut s.h, s.a, s.car, Some(s.heli));
     assert_eq!(refused(&s.h, LIFT, LinkRefusal::Wrecked), 1);

@@ -156,6 +156,32 @@ fn a_change_waits_half_a_second_once_the_burst_is_spent() {
 }
 
 #[test]
+fn set_waypoint_drops_the_players_change_still_waiting_for_the_limit() {
+    let (_s, mut h, a) = alice("wp-pending");
+    for i in 0..5u8 {
+        report(&mut h, a, 1, f32::from(i) * 10.0, 0.0);
+    }
+    h.step();
+    assert_eq!(told(&mut h, a).len(), 5);
+    report(&mut h, a, 1, 500.0, 0.0);
+    h.step();
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "past the limit: waits"
+    );
+    world_support::lua_now(&mut h, a, "p:set_waypoint(100, 100)");
+    h.advance(Duration::from_secs(2));
+    assert_eq!(
+        told(&mut h, a),
+        Vec::<String>::new(),
+        "no stale player_waypoint after the gamemode set the point"
+    );
+    lua(&mut h, a, "say(table.concat({p:waypoint()}, ' '))");
+    assert_eq!(told(&mut h, a), ["100.0 100.0"]);
+}
+
+#[test]
 fn set_waypoint_is_held_at_once_without_player_waypoint_and_its_answer_is_no_change() {
     let (_s, mut h, a) = alice("wp-set");
     let b = spawned(&mut h, "bob");

@@ -72,6 +72,7 @@ impl RefusalReason {
             RefusalReason::RateLimit(RateLimit::Pause) => "rate_limit_pause",
             RefusalReason::RateLimit(RateLimit::OnFire) => "rate_limit_on_fire",
             RefusalReason::Shot(ShotDrop::NotInControl) => "shot_not_in_control",
+            RefusalReason::Shot(ShotDrop::NoRay) => "shot_no_ray",
             RefusalReason::Shot(ShotDrop::NoAmmo) => "shot_no_ammo",
             RefusalReason::Shot(ShotDrop::Stale) => "shot_stale",
             RefusalReason::Shot(ShotDrop::Origin) => "shot_origin",

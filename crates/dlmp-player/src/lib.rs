@@ -44,7 +44,10 @@ use dlmp_core::tick::ServerSystems;
 pub use hud::Hud;
 pub use refusal::Refusal;
 pub use spawn::{RespawnGranted, SpawnGranted, SpawnInfo, SpawnState, SpawnSystems};
-pub use state::{Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, Score, Skills, Team};
+pub use state::{
+    Appearance, Body, DeathEpoch, Inventory, LastFrame, Ledger, ReportedPosition, Score, Skills,
+    Team,
+};
 
 /// The life state: spawned once the connect spawn is granted, alive until a death.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -113,6 +116,7 @@ fn give_player_state(mut commands: Commands, mut connected: MessageReader<Player
                 Hud::default(),
                 relay::Relayed::default(),
             ),
+            ReportedPosition::default(),
         ));
     }
 }

@@ -41,6 +41,9 @@ pub struct ShotOrder(pub Option<Seq>);
 pub enum ShotDrop {
     /// Not spawned, dead, frozen or paused.
     NotInControl,
+    /// A weapon that fires no rays: the rocket launchers (35, 36) and the flamethrower (37)
+    /// (weapons.md §1: rockets travel as ProjectileCreate, the flame is read from frames).
+    NoRay,
     /// The weapon is not held, or holds no ammo, by the server's inventory.
     NoAmmo,
     /// A duplicate or overtaken order.
@@ -56,6 +59,7 @@ pub enum ShotDrop {
 pub struct ShotDrops {
     pub accepted: u64,
     pub not_in_control: u64,
+    pub no_ray: u64,
     pub no_ammo: u64,
     pub stale: u64,
     pub origin: u64,
@@ -67,6 +71,7 @@ impl ShotDrop {
     pub fn name(self) -> &'static str {
         match self {
             ShotDrop::NotInControl => "not_in_control",
+            ShotDrop::NoRay => "no_ray",
             ShotDrop::NoAmmo => "no_ammo",
             ShotDrop::Stale => "stale",
             ShotDrop::Origin => "origin",
@@ -79,6 +84,7 @@ impl ShotDrops {
     fn count(&mut self, reason: ShotDrop) {
         match reason {
             ShotDrop::NotInControl => self.not_in_control += 1,
+            ShotDrop::NoRay => self.no_ray += 1,
             ShotDrop::NoAmmo => self.no_ammo += 1,
             ShotDrop::Stale => self.stale += 1,
             ShotDrop::Origin => self.origin += 1,
@@ -140,6 +146,10 @@ fn length(a: Vec3, b: Vec3) -> f32 {
     Vec3::new(b.x - a.x, b.y - a.y, b.z - a.z).length()
 }
 
+/// The weapons a WeaponShot may not name though it decodes (connection.md allows 22..=38):
+/// the rocket launcher, the heat-seeking launcher and the flamethrower (weapons.md §1).
+pub const NO_RAYS: [u8; 3] = [35, 36, 37];
+
 /// Whether the shot may be taken, by the shooter's state.
 fn check(
     shot: &WeaponShot,
@@ -157,6 +167,9 @@ fn check(
 ) -> Result<(), ShotDrop> {
     if !spawn.granted || !life.spawned || !life.alive || frame.frozen.is_some() || body.paused {
         return Err(ShotDrop::NotInControl);
+    }
+    if NO_RAYS.contains(&shot.weapon) {
+        return Err(ShotDrop::NoRay);
     }
     if !inv.holds(shot.weapon) || inv.ammo[usize::from(shot.weapon)] == 0 {
         return Err(ShotDrop::NoAmmo);

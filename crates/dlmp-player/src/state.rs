@@ -23,6 +23,15 @@ pub struct LastFrame {
     pub at: Option<Duration>,
 }
 
+/// Where the player's own game last put it, as the server accepted it: the position after
+/// its last accepted PlayerSync or, while seated, after its vehicle's last accepted frame
+/// (the vehicles write it). Checkpoints and colshapes judge entries and exits from it
+/// (world.md Checkpoint: "from the last accepted PlayerSync position of a living, spawned
+/// player"), never from a point a teleport or a spawn grant wrote before the client got
+/// there. `None` before the first.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct ReportedPosition(pub Option<Vec3>);
+
 /// The health ledger (connection.md §6). Health and armor 0..=200; 100 and 0 at a spawn.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Ledger {

@@ -157,6 +157,32 @@ pub struct ScriptEvent {
     /// The entity whose handle, data and views go once the handlers ran (a
     /// `player_disconnect`): kept while the event waits for a later tick (ADR 0082).
     releases: Option<Entity>,
+    /// What must still hold when the event's turn comes, or it is not raised.
+    guard: Option<EventGuard>,
+}
+
+/// A condition read in the scripts' view when an event's turn comes: an earlier handler
+/// of the same pass (or of the ticks it waited) may have made the event moot, as a
+/// collected pickup makes the next touch of it in that tick (world.md PickupTouch).
+#[derive(Clone, Copy)]
+pub struct EventGuard {
+    /// Whether the event still stands, asked with `key`.
+    pub holds: fn(&Lua, u64) -> bool,
+    pub key: u64,
+}
+
+impl std::fmt::Debug for EventGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventGuard")
+            .field("key", &self.key)
+            .finish()
+    }
+}
+
+impl PartialEq for EventGuard {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && std::ptr::fn_addr_eq(self.holds, other.holds)
+    }
 }
 
 impl ScriptEvent {
@@ -165,7 +191,20 @@ impl ScriptEvent {
             name,
             args: args.into_iter().collect(),
             releases: None,
+            guard: None,
         }
+    }
+
+    /// The event is raised only if `guard` still holds when its turn comes.
+    #[must_use]
+    pub fn guarded(mut self, guard: EventGuard) -> Self {
+        self.guard = Some(guard);
+        self
+    }
+
+    /// Whether the event still stands in the scripts' view (no guard: always).
+    pub(crate) fn stands(&self, lua: &Lua) -> bool {
+        self.guard.is_none_or(|g| (g.holds)(lua, g.key))
     }
 
     /// The event lets `entity` go once its handlers ran: nothing of it is forgotten while

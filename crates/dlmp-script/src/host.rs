@@ -72,6 +72,9 @@ pub struct ScriptStats {
     pub deferred: u64,
     /// Notifications dropped, oldest first, past `MAX_DEFERRED` waiting.
     pub deferred_dropped: u64,
+    /// Events not raised because their guard no longer held (a touch of a pickup an
+    /// earlier handler collected).
+    pub moot: u64,
 }
 
 /// The script clock: monotonic wall time. A test injects its own
@@ -725,6 +728,10 @@ impl ScriptHost {
     /// Runs every handler of `event` in the order they were added. A handler's error is
     /// logged with its resource and traceback; the others still run.
     pub fn emit(&mut self, event: &ScriptEvent) -> Outcome {
+        if !event.stands(&self.lua) {
+            self.stats.moot += 1;
+            return Outcome::default();
+        }
         // The handlers as they are now: one may add or remove handlers while it runs. The
         // snapshot goes in a buffer kept between calls, so dispatching does not allocate.
         {

@@ -85,9 +85,32 @@ pub struct Colors {
     pub color2: u8,
 }
 
-/// The gamemode's vehicle freeze (VehicleTransform bit4): frames keep the server's pose.
+/// Why a vehicle is held (VehicleTransform bit4; frames keep the server's pose): two causes
+/// that never clear each other (player.md SetFrozen: "the gamemode's own vehicle freeze is a
+/// separate cause, and neither clears the other"). The copies hold it while either is set.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Frozen(pub bool);
+pub struct Frozen {
+    /// The gamemode's freeze (`dlmp.set_vehicle_frozen`).
+    pub gamemode: bool,
+    /// Its driver's control is taken (SetFrozen: frozen or under a foreign camera); never
+    /// set on a train.
+    pub driver: bool,
+}
+
+impl Frozen {
+    /// The gamemode's freeze alone.
+    pub fn by_gamemode() -> Self {
+        Frozen {
+            gamemode: true,
+            driver: false,
+        }
+    }
+
+    /// Whether the copies hold the vehicle: either cause.
+    pub fn held(&self) -> bool {
+        self.gamemode || self.driver
+    }
+}
 
 /// The moving part the server last relayed (VehicleState.part); a respawn resets it.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -120,10 +120,12 @@ impl Plugin for VehiclePlugin {
                     )
                         .chain()
                         .in_set(VehicleSystems::Lifecycle),
+                    // The gamemode's seat calls of the tick before the waiting requests
+                    // (vehicles.md: the server checks everything again after the handlers).
                     (
                         seats::apply_jacking,
-                        seats::seat_pending,
                         seats::apply_commands,
+                        seats::seat_pending,
                     )
                         .chain()
                         .in_set(VehicleSystems::Seats),

@@ -46,8 +46,8 @@ pub struct VehicleInfo {
     pub syncer: Option<LuaPlayer>,
     pub tractor: Option<VehicleId>,
     pub trailer: Option<VehicleId>,
-    /// The gamemode's freeze (VehicleTransform bit4).
-    pub frozen: bool,
+    /// Why it is held (VehicleTransform bit4): `is_frozen()` is the gamemode's cause.
+    pub frozen: Frozen,
 }
 
 /// The scripts' view of the vehicles (Lua app data).
@@ -394,7 +394,7 @@ impl UserData for LuaVehicle {
             this.with(lua, "turn_velocity", |v| per_second(v.pose.turn_velocity))
         });
         methods.add_method("is_frozen", |lua, this, ()| {
-            this.with(lua, "is_frozen", |v| v.frozen)
+            this.with(lua, "is_frozen", |v| v.frozen.gamemode)
         });
         methods.add_method("health", |lua, this, ()| {
             this.with(lua, "health", |v| f64::from(v.health))
@@ -504,9 +504,10 @@ pub(super) fn refresh_view(
     book.seated.clear();
     let mut trailers: Vec<(VehicleId, VehicleId)> = Vec::new();
     for (v, scope, pose, health, life, colors, seats, syncer, hitch, frozen) in &vehicles {
+        let here = |o: &super::Occupant| players.get(o.entity).is_ok_and(|p| p.token == o.token);
         let occupants: Vec<(u8, LuaPlayer)> = seats
             .occupied()
-            .filter(|(_, o)| players.get(o.entity).is_ok_and(|p| p.token == o.token))
+            .filter(|(_, o)| here(o))
             .map(|(s, o)| (s, handle(&o)))
             .collect();
         for (seat, p) in &occupants {
@@ -527,10 +528,11 @@ pub(super) fn refresh_view(
                 scope: scope.0,
                 seats: models.get(v.model).map_or(0, |m| m.seats),
                 occupants,
-                syncer: syncer.0.as_ref().map(handle),
+                // A syncer who left is not one (vehicles.md VehicleSyncer).
+                syncer: syncer.0.as_ref().filter(|o| here(o)).map(handle),
                 tractor: hitch.tractor,
                 trailer: None,
-                frozen: frozen.0,
+                frozen: *frozen,
             },
         );
     }
@@ -585,7 +587,7 @@ pub fn create_from_spec(
                 syncer: None,
                 tractor: None,
                 trailer: None,
-                frozen: false,
+                frozen: Frozen::default(),
             },
         );
         id

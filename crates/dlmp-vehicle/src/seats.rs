@@ -219,8 +219,15 @@ pub fn check(
     if seat != 0 && target.seats.at(seat).is_some() {
         return Err(Deny::Taken);
     }
-    if sender.seated.is_some() {
-        return Err(Deny::Seated);
+    if let Some(mine) = sender.seated {
+        // Only another vehicle is refused: a free seat of its own vehicle is a seat change
+        // (no jack from inside, nor its own seat).
+        if mine.vehicle != target.entity {
+            return Err(Deny::Seated);
+        }
+        if target.seats.at(seat).is_some() {
+            return Err(Deny::Taken);
+        }
     }
     if info.is_some_and(|i| i.is_train()) && target.train.derailed {
         return Err(Deny::Derailed);
@@ -622,6 +629,17 @@ pub(super) fn seat_pending(
                 seat: 0,
                 entered: false,
             });
+        }
+        // A seat change within the vehicle: the old seat's exit, then the new seat's enter.
+        if let Some(old) = parts.6.filter(|s| s.vehicle == request.vehicle) {
+            free_seat(
+                &mut commands,
+                &mut seats,
+                me,
+                old,
+                Some((&stream, &index, &mut connections)),
+                &mut changed,
+            );
         }
         take_seat(
             &mut commands,

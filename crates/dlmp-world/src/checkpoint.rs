@@ -14,16 +14,18 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
 
-use dlmp_core::position::{Position, Scope};
+use dlmp_core::position::Scope;
 use dlmp_core::session::{Connection, PlayerConnected, PlayerDisconnected, RateLimit, TokenBucket};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_net::lane::Delivery;
-use dlmp_player::Life;
+use dlmp_player::{Life, ReportedPosition, SpawnState};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::EventId;
 use dlmp_protocol::world::markers::{Checkpoint as CheckpointPacket, CheckpointKind};
 use dlmp_protocol::world::shared::MarkerId;
 use dlmp_script::{Owned, ResourceId};
+
+use crate::check::{self, WorldError, WorldRefusals};
 
 /// Checkpoints one player may have (world.md Checkpoint).
 pub const MAX_PER_PLAYER: usize = 16;
@@ -60,6 +62,13 @@ impl CheckpointSpec {
                     && dz.abs() <= self.radius.max(GROUND_REACH_MIN)
             }
         }
+    }
+
+    /// Whether a checkpoint of this spec can be shown (world.md Checkpoint: pos and next
+    /// within world bounds, radius in (0, 100], the color). What `dlmp.create_checkpoint`
+    /// and plugins pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        check::shows(&self.show(MarkerId(1)))
     }
 
     fn show(&self, id: MarkerId) -> CheckpointPacket {
@@ -120,6 +129,22 @@ pub enum CheckpointCommand {
     Destroy { id: MarkerId },
 }
 
+impl CheckpointCommand {
+    /// Whether the command may be applied: a created checkpoint's spec. Write it with
+    /// `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            CheckpointCommand::Create { spec, .. } => spec.check(),
+            CheckpointCommand::Destroy { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
 /// A player entered or left one of its checkpoints.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckpointCrossed {
@@ -165,12 +190,17 @@ fn apply_commands(
     mut orders: MessageReader<CheckpointCommand>,
     checkpoints: Query<(Entity, &Checkpoint)>,
     players: Query<(), With<PlayerCheckpoints>>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     // Made by this pass's orders: spawned at the end, so a destroy in the same call finds
     // them.
     let mut fresh: Vec<(Checkpoint, Option<ResourceId>)> = Vec::new();
     let mut removed: Vec<MarkerId> = Vec::new();
     for order in orders.read() {
+        if let Err(e) = order.check() {
+            refusals.refuse("checkpoint", order, &e);
+            continue;
+        }
         match *order {
             CheckpointCommand::Create {
                 id,
@@ -239,24 +269,44 @@ fn by_player(checkpoints: &Query<&Checkpoint>) -> HashMap<Entity, Vec<Checkpoint
     map
 }
 
+/// Where a living, spawned player's game last put it in this life
+/// ([`ReportedPosition`]), once its first frame of the life came (world.md Checkpoint); a
+/// teleport counts from the first frame after it. `None` while dead or unconfirmed.
+pub(crate) fn living_at(
+    life: &Life,
+    spawn: &SpawnState,
+    reported: &ReportedPosition,
+) -> Option<Vec3> {
+    (life.spawned && life.alive && spawn.life_confirmed)
+        .then_some(reported.0)
+        .flatten()
+}
+
 /// Entries and exits from the last accepted position; death, another scope and a
 /// checkpoint that is gone count as outside (the gone one silently). A crossing past the
 /// limit is not taken: the next pass checks it again.
 fn cross(
     checkpoints: Query<&Checkpoint>,
-    mut players: Query<(Entity, &mut PlayerCheckpoints, &Life, &Position, &Scope)>,
+    mut players: Query<(
+        Entity,
+        &mut PlayerCheckpoints,
+        &Life,
+        &SpawnState,
+        &ReportedPosition,
+        &Scope,
+    )>,
     mut crossed: MessageWriter<CheckpointCrossed>,
     time: Res<Time>,
 ) {
     let now = time.elapsed();
     let mine = by_player(&checkpoints);
     let none = Vec::new();
-    for (player, mut state, life, position, scope) in &mut players {
+    for (player, mut state, life, spawn, reported, scope) in &mut players {
         let list = mine.get(&player).unwrap_or(&none);
         state.inside.retain(|id| list.iter().any(|c| c.id == *id));
         for c in list {
-            let inside =
-                life.spawned && life.alive && c.spec.scope == *scope && c.spec.contains(position.0);
+            let inside = living_at(life, spawn, reported)
+                .is_some_and(|at| c.spec.scope == *scope && c.spec.contains(at));
             let was = state.inside.contains(&c.id);
             if inside == was || !state.crossings.try_take(now) {
                 continue;

@@ -10,6 +10,7 @@
 pub mod attach;
 pub mod blip;
 pub mod cadence;
+pub mod check;
 pub mod checkpoint;
 pub mod clock;
 pub mod colshape;
@@ -34,6 +35,7 @@ pub struct WorldPlugin;
 impl Plugin for WorldPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<MarkerIds>()
+            .init_resource::<check::WorldRefusals>()
             .init_resource::<ColshapeIds>()
             .add_plugins((
                 clock::ClockPlugin,

@@ -175,7 +175,8 @@ fn admit_reports(
     }
 }
 
-/// Sends SetWaypoint (a normal event) and holds the point once the lane took it.
+/// Sends SetWaypoint (a normal event) and holds the point once the lane took it; a
+/// player change still waiting for the limit is dropped.
 fn apply_commands(
     mut commands: MessageReader<WaypointCommand>,
     mut players: Query<(&mut Waypoint, &mut Connection)>,
@@ -197,6 +198,9 @@ fn apply_commands(
         };
         if command_owner(&mut conn, packet).is_ok() {
             w.held = point;
+            // The player's own change still waiting for the limit is older than the
+            // gamemode's point: raising it later would report a stale waypoint.
+            w.pending = None;
         }
     }
 }

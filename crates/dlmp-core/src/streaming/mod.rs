@@ -19,6 +19,7 @@
 //!
 //! Decisions: docs/decisions/0008-player-streaming.md.
 
+pub mod coalesce;
 pub mod engine;
 pub mod grid;
 pub mod nearest;
@@ -28,4 +29,5 @@ pub mod shown;
 pub mod shown_by;
 pub mod stable;
 
+pub use coalesce::Coalescer;
 pub use reshow::Reshows;

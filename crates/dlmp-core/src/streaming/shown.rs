@@ -17,6 +17,7 @@ use std::hash::BuildHasherDefault;
 
 use tracing::debug;
 
+use super::coalesce::Coalescer;
 use super::engine::{Audience, Decision, Engine, Rules, Viewpoint};
 use super::grid::FxHasher;
 use super::stable::SetRevision;
@@ -34,6 +35,8 @@ pub struct ShownSets {
     pending: Vec<VecDeque<Pending>>,
     /// What follows every change of `shown`.
     index: Index,
+    /// Critical changes waiting for a viewer's ack ([`ShownSets::tell_change`]).
+    changes: Coalescer,
 }
 
 /// Each key's viewers.
@@ -207,6 +210,39 @@ impl ShownSets {
         if let Some(q) = self.pending.get_mut(slot(recipient)) {
             q.clear();
         }
+        self.changes.forget(recipient);
+    }
+
+    /// Tells item `key`'s viewers its new state `packet`, critical and coalesced per viewer
+    /// ([`Coalescer`], ADR 0092): only for a packet that is the item's whole state.
+    pub fn tell_change(
+        &mut self,
+        key: u32,
+        packet: &ServerPacket,
+        index: &PlayerIndex,
+        connections: &mut Query<&mut Connection>,
+    ) {
+        let mut changes = std::mem::take(&mut self.changes);
+        changes.tell_viewers(self, key, packet, index, connections);
+        self.changes = changes;
+    }
+
+    /// Sends the changes that waited for an ack, as `state(key)` shows the item now
+    /// (each tick, after the kind's changes).
+    pub fn flush_changes(
+        &mut self,
+        index: &PlayerIndex,
+        connections: &mut Query<&mut Connection>,
+        state: impl FnMut(u32) -> Option<ServerPacket>,
+    ) {
+        let mut changes = std::mem::take(&mut self.changes);
+        changes.flush(self, index, connections, state);
+        self.changes = changes;
+    }
+
+    /// Changes waiting for a viewer's ack.
+    pub fn changes_waiting(&self) -> usize {
+        self.changes.waiting()
     }
 
     fn grow(&mut self, i: usize) {

@@ -33,7 +33,8 @@ pub(super) fn time(world: &mut World, args: &str) -> Vec<String> {
     });
     vec![format!(
         "time set to {:02}:{:02} (clock frozen)",
-        time.hours, time.minutes
+        time.hours(),
+        time.minutes()
     )]
 }
 

@@ -385,7 +385,7 @@ fn stats(world: &mut World) -> Vec<String> {
         Some(host) => {
             let limits = host.stats();
             out.push(format!(
-                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use, {} notifications waited for a later tick ({} waiting, {} dropped)",
+                "scripts: {} running, {} errors, {} cut off by the tick's time, {} memory errors, {} suspensions ({} calls skipped), {} KiB in use, {} notifications waited for a later tick ({} waiting, {} dropped), {} events moot when their turn came",
                 host.running().count(),
                 host.errors(),
                 limits.time_cutoffs,
@@ -395,7 +395,8 @@ fn stats(world: &mut World) -> Vec<String> {
                 host.used_memory() >> 10,
                 limits.deferred,
                 host.notifications_waiting(),
-                limits.deferred_dropped
+                limits.deferred_dropped,
+                limits.moot
             ));
         }
         None => out.push("scripts: unavailable".to_owned()),
@@ -551,6 +552,7 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             vec![
                 ("accepted", d.accepted),
                 ("not in control", d.not_in_control),
+                ("a weapon without rays (35-37)", d.no_ray),
                 ("no ammo", d.no_ammo),
                 ("stale", d.stale),
                 ("origin too far", d.origin),
@@ -621,6 +623,13 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
                 ("latched", d.latched),
             ]
         }),
+    );
+    row(
+        "world commands refused",
+        world
+            .get_resource::<dlmp_world::check::WorldRefusals>()
+            .filter(|r| r.total() > 0)
+            .map(|r| r.by_kind.iter().map(|(k, n)| (*k, *n)).collect()),
     );
     let width = rows.iter().map(|(title, _)| title.len()).max().unwrap_or(0);
     for (title, counts) in rows {

@@ -45,9 +45,7 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
         plan.objects.push(spec);
     }
     for At { line, item: p } in &map.pickups {
-        dlmp_world::pickup::script::check(p.model, p.position)
-            .map_err(|e| at(*line, "pickup", e))?;
-        plan.pickups.push(PickupSpec {
+        let spec = PickupSpec {
             model: p.model,
             position: p.position,
             scale: 1.0,
@@ -58,7 +56,10 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
                 virtual_world: p.virtual_world,
                 interior: p.interior,
             },
-        });
+        };
+        spec.check()
+            .map_err(|e| at(*line, "pickup", e.to_string()))?;
+        plan.pickups.push(spec);
     }
     plan.vehicles = map
         .vehicles
@@ -138,7 +139,7 @@ mod tests {
     )]
     #[case::pickup_bounds(
         "CreatePickup(1240, 2, 4095.5, 0, 3);",
-        "m.pwn line 2: pickup: the point (4095.5, 0, 3) is outside |x|, |y| <= 4095"
+        "m.pwn line 2: pickup: x 4095.5 is outside -4095..=4095"
     )]
     fn a_bad_entry_refuses_the_whole_map_naming_file_and_line(
         #[case] bad: &str,

@@ -115,6 +115,11 @@ impl Control {
     }
 }
 
+/// Where the gamemode's freeze and camera change in [`GameplaySystems::Apply`]: a feature
+/// that follows a player's control (a frozen driver's vehicle, vehicles.md) runs after it.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ControlSystems;
+
 /// Adds the freeze, the camera and the fire command.
 pub struct ControlPlugin;
 
@@ -127,6 +132,7 @@ impl Plugin for ControlPlugin {
                 FixedUpdate,
                 (tell_at_spawn, clear_at_respawn, apply_commands)
                     .chain()
+                    .in_set(ControlSystems)
                     .in_set(GameplaySystems::Apply)
                     .after(SpawnSystems::Grant)
                     // A spectate target is checked in the scope the player's and the

@@ -24,6 +24,7 @@ use super::{Body, DeathEpoch, Inventory, LastFrame, Ledger, Life, SpawnState};
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Player, PlayerConnected, PlayerIndex, Received, TokenBucket};
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::vehicle::Seated;
 use dlmp_core::viewers::Viewers;
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::geometry::Vec3;
@@ -197,6 +198,10 @@ pub enum PlayerState {
     #[default]
     None,
     OnFoot,
+    /// Alive in seat 0 of a vehicle.
+    Driver,
+    /// Alive in another seat.
+    Passenger,
     Dead,
 }
 
@@ -206,15 +211,20 @@ impl PlayerState {
         match self {
             PlayerState::None => "none",
             PlayerState::OnFoot => "on_foot",
+            PlayerState::Driver => "driver",
+            PlayerState::Passenger => "passenger",
             PlayerState::Dead => "dead",
         }
     }
 
-    pub fn of(life: &Life) -> PlayerState {
-        match (life.spawned, life.alive) {
-            (false, _) => PlayerState::None,
-            (true, true) => PlayerState::OnFoot,
-            (true, false) => PlayerState::Dead,
+    /// The state of a player by its life and the seat the server holds it in.
+    pub fn of(life: &Life, seated: Option<&Seated>) -> PlayerState {
+        match (life.spawned, life.alive, seated.map(|s| s.seat)) {
+            (false, ..) => PlayerState::None,
+            (true, false, _) => PlayerState::Dead,
+            (true, true, None) => PlayerState::OnFoot,
+            (true, true, Some(0)) => PlayerState::Driver,
+            (true, true, Some(_)) => PlayerState::Passenger,
         }
     }
 }
@@ -242,11 +252,28 @@ impl Plugin for FramePlugin {
             .add_message::<AdmissionRefused>()
             .add_systems(
                 FixedUpdate,
-                (give_frame_state, admit_frames, take_aim_targets)
+                (
+                    give_frame_state,
+                    admit_frames,
+                    note_reported,
+                    take_aim_targets,
+                )
                     .chain()
                     .in_set(ServerSystems::Validation),
             )
             .add_systems(FixedUpdate, watch_state.in_set(GameplaySystems::Intake));
+    }
+}
+
+/// An accepted frame is where the player's game put it ([`crate::ReportedPosition`]).
+fn note_reported(
+    mut accepted: MessageReader<FrameAccepted>,
+    mut players: Query<&mut crate::ReportedPosition>,
+) {
+    for a in accepted.read() {
+        if let Ok(mut reported) = players.get_mut(a.player) {
+            reported.0 = Some(a.position);
+        }
     }
 }
 
@@ -605,6 +632,10 @@ fn hold_frozen(f: &mut Frame, anchor: Vec3) {
 /// Computes state and interior changes from the server's own state, at most 20 times a
 /// second: a change and its reversal between two passes raise nothing. The same pass
 /// releases the keys of a dead or frozen player.
+#[allow(
+    clippy::type_complexity,
+    reason = "the player parts the state watch reads, in one query"
+)]
 fn watch_state(
     time: Res<Time>,
     mut last_pass: Local<Option<Duration>>,
@@ -615,6 +646,7 @@ fn watch_state(
         &mut Watched,
         &mut Body,
         &mut FrameState,
+        Option<&Seated>,
     )>,
     mut events: MessageWriter<FrameEvent>,
 ) {
@@ -623,7 +655,7 @@ fn watch_state(
         return;
     }
     *last_pass = Some(now);
-    for (player, life, scope, mut watched, mut body, mut frame_state) in &mut players {
+    for (player, life, scope, mut watched, mut body, mut frame_state, seated) in &mut players {
         // Freezing and death release the keys and the aim target without waiting for a
         // frame.
         if !life.alive || frame_state.frozen.is_some() {
@@ -643,7 +675,7 @@ fn watch_state(
                 });
             }
         }
-        let state = PlayerState::of(life);
+        let state = PlayerState::of(life, seated);
         if state != watched.state {
             events.write(FrameEvent::StateChange {
                 player,

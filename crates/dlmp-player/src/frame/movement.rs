@@ -122,7 +122,14 @@ pub struct Movement {
     /// Past the time in the air: the height the body is held under and since when; it
     /// sinks at [`HOVER_SINK`].
     ceiling: Option<(f32, Duration)>,
+    /// What carries the body (a moving object it may stand on) and until when: its
+    /// velocity, m/s. Set by the world's objects ([`Movement::carried_by`]).
+    carrier: Option<(Vec3, Duration)>,
 }
+
+/// A carrier's motion is allowed for this long after the world last saw it: the client
+/// runs an object's movement from the packet's arrival, so it ends later there.
+pub const CARRIER_GRACE: Duration = Duration::from_secs(1);
 
 /// The time in the air allowed to rise at the game's own gravity.
 pub const AIR_TIME: Duration = Duration::from_secs(4);
@@ -145,6 +152,7 @@ impl Default for Movement {
             hover: false,
             z_guess: false,
             ceiling: None,
+            carrier: None,
             throws: VecDeque::new(),
             pending: VecDeque::new(),
             sent: Revision(0),
@@ -155,6 +163,29 @@ impl Default for Movement {
 }
 
 impl Movement {
+    /// A moving object at `velocity` (m/s) is under or beside the body at `now` (world.md
+    /// ObjectState: "a player standing on a moving object is carried by their own client,
+    /// and their frames carry that position"): the next checks judge a claim also from the
+    /// start carried along, for [`CARRIER_GRACE`].
+    pub fn carried_by(&mut self, velocity: Vec3, now: Duration) {
+        self.carrier = Some((velocity, now + CARRIER_GRACE));
+    }
+
+    /// The start a claim is judged from: the last position, or, while a carrier moves, that
+    /// position carried along by it over `dt`, whichever the claim is nearer to (a body
+    /// beside the carrier, not on it, keeps its own start).
+    fn judged_start(&self, start: Vec3, claimed: Vec3, dt: f32, now: Duration) -> Vec3 {
+        let Some((v, _)) = self.carrier.filter(|&(_, until)| now <= until) else {
+            return start;
+        };
+        let moved = Vec3::new(start.x + v.x * dt, start.y + v.y * dt, start.z + v.z * dt);
+        let d2 = |a: Vec3| {
+            let (x, y, z) = (claimed.x - a.x, claimed.y - a.y, claimed.z - a.z);
+            x * x + y * y + z * z
+        };
+        if d2(moved) < d2(start) { moved } else { start }
+    }
+
     /// What the frame says of the body before [`Movement::check`]: on the ground or in the
     /// air, and whether it may hover (a jetpack).
     pub fn airborne(&mut self, on_ground: bool, hover: bool, now: Duration) {
@@ -421,6 +452,7 @@ impl Movement {
             _ => self.restart(server, now),
         }
         let (start, then) = self.last.unwrap_or((server, now));
+        let start = self.judged_start(start, claimed, now.saturating_sub(then).as_secs_f32(), now);
         let mut dt = now.saturating_sub(then).as_secs_f32();
         if std::mem::take(&mut self.fresh) {
             dt = dt.max(FRESH_START.as_secs_f32());

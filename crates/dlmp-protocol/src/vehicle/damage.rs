@@ -103,10 +103,15 @@ pub struct ReportedStatus(pub VehicleDamageStatus);
 
 impl ReportedStatus {
     /// The status if every value is in the page's range (the open bit of a door may be
-    /// set: the server clears it), or the rule it breaks.
+    /// set: the server clears it), or the rule it breaks. Light bits outside the mask are
+    /// masked, not a reason to refuse (vehicles.md: "lights: the union within the mask").
     pub fn checked(&self) -> Result<VehicleDamageStatus, FieldError> {
-        self.0.validate()?;
-        Ok(self.0)
+        let status = VehicleDamageStatus {
+            lights: self.0.lights & LIGHTS_MASK,
+            ..self.0
+        };
+        status.validate()?;
+        Ok(status)
     }
 }
 

@@ -161,7 +161,9 @@ fn take(
         (seats, syncer, remote),
         drivers,
     );
-    if !control.sender_alive {
+    // A paused driver reports nothing, as with its explosion (vehicles.md VehicleDamage:
+    // "a live player who controls the vehicle now"): its syncer does while it is away.
+    if !control.sender_alive || control.sender_paused {
         return Err(DamageDrop::NotController);
     }
     controller(&control).map_err(|_| DamageDrop::NotController)?;

@@ -64,8 +64,8 @@ impl Shape {
 pub enum StatusRefusal {
     /// The model has no status (bicycles, boats, aircraft, trains).
     NoStatus,
-    /// A panel above 3 or in the top nibble, a door above 4, a light outside the mask, a
-    /// wheel above 2.
+    /// A panel above 3 or in the top nibble, a door above 4, a wheel above 2 (a light
+    /// outside the mask is masked).
     Range,
     /// A motorbike's report with anything but its two wheels, or a wheel "fallen off".
     MotorbikeForm,
@@ -216,12 +216,20 @@ mod tests {
     #[case::panel_4(status(0x4, [0; 6], 0, [0; 4]))]
     #[case::top_nibble(status(0x1000_0000, [0; 6], 0, [0; 4]))]
     #[case::door_5(status(0, [0, 0, 0, 0, 0, 5], 0, [0; 4]))]
-    #[case::light_outside_the_mask(status(0, [0; 6], 0x02, [0; 4]))]
     #[case::wheel_3(status(0, [0; 6], 0, [0, 0, 0, 3]))]
     fn out_of_range_is_refused(#[case] s: VehicleDamageStatus) {
         assert_eq!(
             reported(Shape::Full, &ReportedStatus(s)),
             Err(StatusRefusal::Range)
+        );
+    }
+
+    #[test]
+    fn lights_outside_the_mask_are_masked() {
+        let r = ReportedStatus(status(0x1, [0; 6], 0xFF, [0; 4]));
+        assert_eq!(
+            reported(Shape::Full, &r),
+            Ok(status(0x1, [0; 6], 0x55, [0; 4]))
         );
     }
 

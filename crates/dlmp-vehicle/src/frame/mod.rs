@@ -294,7 +294,7 @@ fn admit(
     marks.admit(frame.vehicle_id, frame.seq, role, now)?;
     // The movement check, on a frame the rate took (so a frame the rate dropped spends
     // no distance): a frozen vehicle keeps the server's pose whatever the frame says.
-    if !frozen.0
+    if !frozen.held()
         && let Ok((mut budget, hitch)) = motion.get_mut(entity)
     {
         let towed = hitch.tractor.is_some() || hitch.lifter.is_some();
@@ -315,7 +315,7 @@ fn admit(
     {
         apply::hold_to_bounds(&mut state, b);
     }
-    *pose = apply::take_pose(&state, &pose, frozen.0);
+    *pose = apply::take_pose(&state, &pose, frozen.held());
     health.0 = apply::take_health(
         health.0,
         v_life.wrecked,
@@ -383,21 +383,26 @@ fn admit(
 /// its stream center (player.md, Player streaming: "its body"), so a driver that sends only
 /// VehicleFrames sees players, vehicles and world kinds from where it drives, and its
 /// movement check starts there when it gets out. A passenger's own PlayerSync, later, is
-/// checked from there.
+/// checked from there. It is also where the occupants' games put them
+/// ([`dlmp_player::ReportedPosition`]: checkpoints and colshapes cross from it).
 fn carry_occupants(
     mut accepted: MessageReader<VehicleFrameAccepted>,
     vehicles: Query<(&Pose, &Seats)>,
-    mut bodies: Query<&mut dlmp_core::position::Position>,
+    mut bodies: Query<(
+        &mut dlmp_core::position::Position,
+        &mut dlmp_player::ReportedPosition,
+    )>,
 ) {
     for a in accepted.read() {
         let Ok((pose, seats)) = vehicles.get(a.vehicle) else {
             continue;
         };
         for (_, o) in seats.occupied() {
-            if let Ok(mut body) = bodies.get_mut(o.entity)
-                && body.0 != pose.position
-            {
-                body.0 = pose.position;
+            if let Ok((mut body, mut reported)) = bodies.get_mut(o.entity) {
+                if body.0 != pose.position {
+                    body.0 = pose.position;
+                }
+                reported.0 = Some(pose.position);
             }
         }
     }

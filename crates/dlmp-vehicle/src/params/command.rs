@@ -17,7 +17,6 @@ use dlmp_core::session::{Connection, Player, PlayerDisconnected, PlayerIndex};
 use dlmp_core::vehicle::Life;
 use dlmp_core::vehicle::Vehicles;
 use dlmp_protocol::ids::{VehicleEpoch, VehicleId};
-use dlmp_protocol::vehicle::params::param;
 
 /// A gamemode change of one vehicle's parameters (`dlmp.set_vehicle_*`, a Rust plugin),
 /// applied in order in [`GameplaySystems::Apply`](dlmp_core::tick::GameplaySystems::Apply).
@@ -123,28 +122,23 @@ pub(super) fn apply(mut read: MessageReader<ParamsCommand>, mut writer: ParamWri
     }
 }
 
-/// After the tick's changes: each vehicle they touched, told once. Siren switches that
-/// cancel out within the tick (on, then off) are no switch: the revision goes back, since
-/// a revision nobody is sent would keep the pilot's frames from switching the siren again.
+/// After the tick's changes: each vehicle they touched, told once; a siren command (a new
+/// siren revision) goes to every viewer even if the bits did not change.
 pub(super) fn tell(
     mut touched: ResMut<Touched>,
     registry: Res<Vehicles>,
     stream: Res<VehicleStream>,
     index: Res<PlayerIndex>,
-    mut vehicles: Query<(&Params, &mut Revisions)>,
+    vehicles: Query<(&Params, &Revisions)>,
     mut recipients: Query<(&Player, &mut Connection)>,
     mut stats: ResMut<ParamStats>,
 ) {
-    let siren = param::SIREN | param::HAS_SIREN;
     for (vehicle, before, rev_before, doors_set) in touched.0.drain(..) {
-        let Some(Ok((after, mut revs))) = registry.entity(vehicle).map(|e| vehicles.get_mut(e))
-        else {
+        let Some(Ok((after, revs))) = registry.entity(vehicle).map(|e| vehicles.get(e)) else {
             continue;
         };
-        if (after.bits ^ before.bits) & siren == 0 && revs.siren != rev_before {
-            revs.siren = rev_before;
-        }
-        if *after == before && doors_set == 0 {
+        let siren_command = revs.siren != rev_before;
+        if *after == before && doors_set == 0 && !siren_command {
             continue;
         }
         let told = notify::tell_changed(
@@ -155,6 +149,7 @@ pub(super) fn tell(
             (&before, after),
             revs.siren,
             doors_set,
+            siren_command,
         );
         stats.sent += told as u64;
     }

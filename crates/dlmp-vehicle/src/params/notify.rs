@@ -34,7 +34,8 @@ pub fn params_packet(
 }
 
 /// Sends VehicleParams to each viewer of `vehicle` whose view differs between `before`
-/// and `after`, or to all of them when `doors_set` is not empty. Returns how many got it.
+/// and `after`, or to all of them when `doors_set` is not empty or `siren_command` (a new
+/// siren revision every copy must echo). Returns how many got it.
 pub fn tell_changed(
     stream: &VehicleStream,
     index: &PlayerIndex,
@@ -43,6 +44,7 @@ pub fn tell_changed(
     (before, after): (&Params, &Params),
     siren_rev: SirenRev,
     doors_set: u8,
+    siren_command: bool,
 ) -> usize {
     let mut told = 0;
     for viewer in stream.shown().viewers(vehicle.0) {
@@ -53,7 +55,7 @@ pub fn tell_changed(
         let me = (player.id, player.token);
         let changed = before.for_recipient(me.0, me.1) != after.for_recipient(me.0, me.1)
             || before.doors != after.doors;
-        if !changed && doors_set == 0 {
+        if !changed && doors_set == 0 && !siren_command {
             continue;
         }
         let packet = params_packet(vehicle, after, siren_rev, me, doors_set);

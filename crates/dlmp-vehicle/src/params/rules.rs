@@ -123,10 +123,12 @@ fn set(bits: &mut u16, bit: u16, on: bool) {
     }
 }
 
-/// Applies `change`. The siren revision grows only when the siren bits change: a revision
-/// nobody is sent would keep the pilot's frames from ever switching the siren again.
+/// Applies `change`. A siren command always raises the siren revision (vehicles.md: "A
+/// gamemode command (dlmp.set_vehicle_siren, set_vehicle_has_siren) raises the siren
+/// revision"), whether or not the bits change: a pilot's frame in flight, sent before the
+/// command, then never undoes it. The new revision always goes out (VehicleParams to
+/// everyone the vehicle is shown to), so the pilot's copy echoes it and switches again.
 pub fn apply(params: &mut Params, siren_rev: &mut SirenRev, change: ParamChange) -> Effect {
-    let before = params.bits;
     let mut effect = Effect::default();
     match change {
         ParamChange::Engine(on) => set(&mut params.bits, param::ENGINE, on),
@@ -161,8 +163,7 @@ pub fn apply(params: &mut Params, siren_rev: &mut SirenRev, change: ParamChange)
         ParamChange::LockedFor(who, locked) => own(params, who, |p| p.locked = locked),
         ParamChange::Objective(who, on) => own(params, who, |p| p.objective = on),
     }
-    let siren = param::SIREN | param::HAS_SIREN;
-    if (before ^ params.bits) & siren != 0 {
+    if matches!(change, ParamChange::Siren(_) | ParamChange::HasSiren(_)) {
         siren_rev.0 = siren_rev.0.next();
         effect.siren_switched = true;
     }
@@ -217,24 +218,29 @@ mod tests {
     }
 
     #[test]
-    fn a_siren_switch_without_a_siren_changes_nothing_and_keeps_the_revision() {
+    fn every_siren_command_raises_the_revision_and_a_vehicle_without_one_stays_silent() {
         let (mut p, mut rev) = (Params::default(), SirenRev::default());
-        assert_eq!(
-            apply(&mut p, &mut rev, ParamChange::Siren(true)),
-            Effect::default()
-        );
-        assert_eq!((p.bits, rev), (0, SirenRev::default()));
-        let e = apply(&mut p, &mut rev, ParamChange::HasSiren(true));
+        let e = apply(&mut p, &mut rev, ParamChange::Siren(true));
         assert!(e.siren_switched);
+        assert_eq!(
+            (p.bits, rev.0.0),
+            (0, 1),
+            "no siren: silent, a new revision"
+        );
+        apply(&mut p, &mut rev, ParamChange::HasSiren(true));
         apply(&mut p, &mut rev, ParamChange::Siren(true));
         assert_eq!(p.bits, param::HAS_SIREN | param::SIREN);
-        assert_eq!(rev.0.0, 2);
+        assert_eq!(rev.0.0, 3);
+        apply(&mut p, &mut rev, ParamChange::Siren(true));
+        assert_eq!(rev.0.0, 4, "the same switch again: a new revision");
         apply(&mut p, &mut rev, ParamChange::HasSiren(false));
         assert_eq!(p.bits, 0, "a removed siren is silent");
-        assert_eq!(rev.0.0, 3);
         let same = apply(&mut p, &mut rev, ParamChange::HasSiren(false));
-        assert!(!same.siren_switched);
-        assert_eq!(rev.0.0, 3);
+        assert!(same.siren_switched);
+        assert_eq!(rev.0.0, 6);
+        let engine = apply(&mut p, &mut rev, ParamChange::Engine(true));
+        assert!(!engine.siren_switched);
+        assert_eq!(rev.0.0, 6, "only siren commands");
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub enum RemoteRefusal {
     /// VehicleRemoteEnter: the RC is locked for the sender.
     Locked,
     /// VehicleRemoteEnter: the sender drives an RC already.
-    DrivesAnother,
+    DrivesRc,
     /// VehicleRemoteEnter: the sender is frozen (SetFrozen).
     Frozen,
     /// VehicleRemoteEnter: farther than [`ENTER_DISTANCE`].
@@ -56,7 +56,7 @@ impl RemoteRefusal {
             RemoteRefusal::Wrecked => "the vehicle is a wreck",
             RemoteRefusal::Driven => "another player drives it",
             RemoteRefusal::Locked => "the vehicle is locked",
-            RemoteRefusal::DrivesAnother => "the player drives another RC",
+            RemoteRefusal::DrivesRc => "the player drives an RC already (this one or another)",
             RemoteRefusal::Frozen => "the player is frozen",
             RemoteRefusal::TooFar => "the vehicle is too far",
             RemoteRefusal::Refused => "a handler refused",
@@ -72,8 +72,9 @@ pub struct Taker {
     pub scope: Scope,
     pub position: Vec3,
     pub frozen: bool,
-    /// The player drives an RC other than this one.
-    pub drives_another: bool,
+    /// The player drives an RC, this one or another (vehicles.md VehicleRemoteEnter: "the
+    /// sender drives no RC (exit first)").
+    pub drives_rc: bool,
 }
 
 /// What the checks read of the RC.
@@ -125,8 +126,8 @@ pub fn enter(taker: &Taker, rc: &Rc) -> Result<(), RemoteRefusal> {
     if rc.locked {
         return Err(RemoteRefusal::Locked);
     }
-    if taker.drives_another {
-        return Err(RemoteRefusal::DrivesAnother);
+    if taker.drives_rc {
+        return Err(RemoteRefusal::DrivesRc);
     }
     if taker.frozen {
         return Err(RemoteRefusal::Frozen);
@@ -156,7 +157,7 @@ mod tests {
             scope: Scope::default(),
             position: Vec3::ZERO,
             frozen: false,
-            drives_another: false,
+            drives_rc: false,
         }
     }
 
@@ -199,7 +200,7 @@ mod tests {
     #[rstest]
     #[case::passes(taker(), rc(), Ok(()))]
     #[case::locked(taker(), Rc { locked: true, ..rc() }, Err(RemoteRefusal::Locked))]
-    #[case::another(Taker { drives_another: true, ..taker() }, rc(), Err(RemoteRefusal::DrivesAnother))]
+    #[case::another(Taker { drives_rc: true, ..taker() }, rc(), Err(RemoteRefusal::DrivesRc))]
     #[case::frozen(Taker { frozen: true, ..taker() }, rc(), Err(RemoteRefusal::Frozen))]
     #[case::at_10(taker(), Rc { position: Vec3::new(10.0, 0.0, 0.0), ..rc() }, Ok(()))]
     #[case::beyond_10(taker(), Rc { position: Vec3::new(10.01, 0.0, 0.0), ..rc() }, Err(RemoteRefusal::TooFar))]

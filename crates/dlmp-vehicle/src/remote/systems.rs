@@ -205,7 +205,7 @@ fn facts(
         scope: **scope,
         position: position.0,
         frozen: frame.is_some_and(|f| f.frozen.is_some()),
-        drives_another: mine.is_some_and(|d| d.vehicle != *v_entity),
+        drives_rc: mine.is_some(),
     };
     let rc = Rc {
         is_rc: models
@@ -320,7 +320,7 @@ pub(super) fn intake(
             .iter()
             .any(|p| p.player.entity == me.entity)
         {
-            pass.refuse(RemoteRefusal::DrivesAnother, me, id);
+            pass.refuse(RemoteRefusal::DrivesRc, me, id);
             continue;
         }
         pass.queue.enters.push(PendingRemoteEnter {

@@ -158,6 +158,7 @@ fn elect_syncers(
     voters: Query<Voter>,
     mut vehicles: Query<Ballots>,
     mut connections: Query<&mut Connection>,
+    players: Query<&Player>,
     mut changed: MessageWriter<SyncerChanged>,
 ) {
     let grid = &mut *grid;
@@ -304,13 +305,19 @@ fn elect_syncers(
             vehicle: entity,
             vehicle_id: v.id,
             syncer: new,
-            previous,
+            // vehicles.md: "nil = ... the previous one left".
+            previous: previous.filter(|o| still_here(&players, *o)),
         });
     }
 }
 
-/// The script event of a syncer change (a player who left since is still named: the
-/// handle answers that it left).
+/// Whether `o` is still the connected player it was (a slot of a player who left may hold
+/// another player since: the token tells them apart).
+pub(crate) fn still_here(players: &Query<&Player>, o: Occupant) -> bool {
+    players.get(o.entity).is_ok_and(|p| p.token == o.token)
+}
+
+/// The script event of a syncer change.
 pub(crate) fn syncer_event(c: &SyncerChanged) -> dlmp_script::ScriptEvent {
     use dlmp_player::script::LuaPlayer;
     let lua = |o: Occupant| LuaPlayer {

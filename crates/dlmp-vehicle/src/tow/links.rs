@@ -109,7 +109,7 @@ pub fn facts(
         model: vehicle.model,
         epoch: life.epoch,
         wrecked: life.wrecked,
-        frozen: frozen.0,
+        frozen: frozen.held(),
         scope: scope.0,
         position: pose.position,
         driven: seats.driver().is_some(),

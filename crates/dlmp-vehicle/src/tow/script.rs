@@ -43,7 +43,7 @@ pub(super) fn refresh_book(
         .iter()
         .map(|(v, frozen, hitch, params, remote)| {
             let extras = Extras {
-                frozen: frozen.0,
+                frozen: frozen.held(),
                 remote: remote.is_some(),
                 lifter: hitch.lifter,
                 winch: params.bits & WINCH_BITS,

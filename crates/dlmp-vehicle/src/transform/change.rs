@@ -3,6 +3,7 @@
 //! the plugin fetches the vehicle, calls [`check`] and [`apply`], and sends [`packet`].
 //! Decisions: docs/decisions/0065-vehicle-transform.md.
 
+use crate::Frozen;
 use dlmp_core::vehicle::Pose;
 use dlmp_player::frame::rules::STEPS_PER_SECOND;
 use dlmp_protocol::geometry::Vec3;
@@ -182,15 +183,17 @@ fn normalized(q: [f32; 4]) -> [f32; 4] {
     if n > 0.0 { q.map(|c| c / n) } else { q }
 }
 
-/// Applies a checked change to the server's pose and freeze; the packet's flags, or
-/// `None` when nothing changes (a freeze of a frozen vehicle, an unfreeze of one that is
-/// not frozen). A position stops the vehicle there; a rotation keeps its velocities; a
-/// freeze stops it and always carries the position and rotation, and so does a position
-/// or rotation of a frozen vehicle (bit4); unfreezing is a packet without bit4 and fields.
-pub fn apply(change: &Change, pose: &mut Pose, frozen: &mut bool) -> Option<u8> {
+/// Applies a checked change to the server's pose and the gamemode's freeze; the packet's
+/// flags, or `None` when the copies see no change (a freeze of a frozen vehicle, an
+/// unfreeze of one that is not, or a freeze or unfreeze while its driver's cause holds it:
+/// player.md SetFrozen, "neither clears the other"). A position stops the vehicle there; a
+/// rotation keeps its velocities; a freeze stops it and always carries the position and
+/// rotation, and so does a position or rotation of a held vehicle (bit4); unfreezing is a
+/// packet without bit4 and fields.
+pub fn apply(change: &Change, pose: &mut Pose, frozen: &mut Frozen) -> Option<u8> {
     use transform_flag::*;
-    let held = |bit: u8, frozen: bool| {
-        if frozen {
+    let held = |bit: u8, held: bool| {
+        if held {
             POSITION | ROTATION | FROZEN
         } else {
             bit
@@ -201,11 +204,11 @@ pub fn apply(change: &Change, pose: &mut Pose, frozen: &mut bool) -> Option<u8> 
             pose.position = p;
             pose.velocity = Vec3::ZERO;
             pose.turn_velocity = Vec3::ZERO;
-            Some(held(POSITION, *frozen))
+            Some(held(POSITION, frozen.held()))
         }
         Change::Rotation(q) => {
             pose.rotation = normalized(q);
-            Some(held(ROTATION, *frozen))
+            Some(held(ROTATION, frozen.held()))
         }
         Change::Velocity(v) => {
             pose.velocity = v;
@@ -215,17 +218,24 @@ pub fn apply(change: &Change, pose: &mut Pose, frozen: &mut bool) -> Option<u8> 
             pose.turn_velocity = v;
             Some(ANGULAR_VELOCITY)
         }
-        Change::Freeze(on) if on == *frozen => None,
-        Change::Freeze(true) => {
-            *frozen = true;
-            pose.velocity = Vec3::ZERO;
-            pose.turn_velocity = Vec3::ZERO;
-            Some(POSITION | ROTATION | FROZEN)
+        Change::Freeze(on) => {
+            let was = frozen.held();
+            frozen.gamemode = on;
+            (frozen.held() != was).then(|| hold(pose, frozen.held()))
         }
-        Change::Freeze(false) => {
-            *frozen = false;
-            Some(0)
-        }
+    }
+}
+
+/// The flags of a packet that starts (`true`) or ends holding the vehicle: a freeze stops
+/// it and carries its position and rotation; an unfreeze carries nothing.
+pub fn hold(pose: &mut Pose, on: bool) -> u8 {
+    use transform_flag::*;
+    if on {
+        pose.velocity = Vec3::ZERO;
+        pose.turn_velocity = Vec3::ZERO;
+        POSITION | ROTATION | FROZEN
+    } else {
+        0
     }
 }
 
@@ -347,6 +357,23 @@ mod tests {
         assert_eq!(check(&change, &target), expected);
     }
 
+    const FREE: Frozen = Frozen {
+        gamemode: false,
+        driver: false,
+    };
+    const GAMEMODE: Frozen = Frozen {
+        gamemode: true,
+        driver: false,
+    };
+    const DRIVER: Frozen = Frozen {
+        gamemode: false,
+        driver: true,
+    };
+    const BOTH: Frozen = Frozen {
+        gamemode: true,
+        driver: true,
+    };
+
     fn moving() -> Pose {
         Pose {
             velocity: Vec3::new(1.0, 0.0, 0.0),
@@ -356,24 +383,37 @@ mod tests {
     }
 
     #[rstest]
-    #[case::position(Change::Position(Vec3::new(1.0, 2.0, 3.0)), false, Some(POSITION))]
-    #[case::position_frozen(Change::Position(Vec3::new(1.0, 2.0, 3.0)), true, Some(POSITION | ROTATION | FROZEN))]
-    #[case::rotation(Change::Rotation([0.0, 0.0, 0.0, 1.0]), false, Some(ROTATION))]
-    #[case::rotation_frozen(Change::Rotation([0.0, 0.0, 0.0, 1.0]), true, Some(POSITION | ROTATION | FROZEN))]
-    #[case::velocity(Change::Velocity(Vec3::new(0.0, 1.0, 0.0)), false, Some(VELOCITY))]
+    #[case::position(Change::Position(Vec3::new(1.0, 2.0, 3.0)), FREE, Some(POSITION))]
+    #[case::position_frozen(Change::Position(Vec3::new(1.0, 2.0, 3.0)), GAMEMODE, Some(POSITION | ROTATION | FROZEN))]
+    #[case::position_driver_held(Change::Position(Vec3::new(1.0, 2.0, 3.0)), DRIVER, Some(POSITION | ROTATION | FROZEN))]
+    #[case::rotation(Change::Rotation([0.0, 0.0, 0.0, 1.0]), FREE, Some(ROTATION))]
+    #[case::rotation_frozen(Change::Rotation([0.0, 0.0, 0.0, 1.0]), GAMEMODE, Some(POSITION | ROTATION | FROZEN))]
+    #[case::velocity(Change::Velocity(Vec3::new(0.0, 1.0, 0.0)), FREE, Some(VELOCITY))]
     #[case::turn(
         Change::TurnVelocity(Vec3::new(0.0, 0.0, 0.1)),
-        false,
+        FREE,
         Some(ANGULAR_VELOCITY)
     )]
-    #[case::freeze(Change::Freeze(true), false, Some(POSITION | ROTATION | FROZEN))]
-    #[case::freeze_again(Change::Freeze(true), true, None)]
-    #[case::unfreeze(Change::Freeze(false), true, Some(0))]
-    #[case::unfreeze_unfrozen(Change::Freeze(false), false, None)]
-    fn flags(#[case] change: Change, #[case] frozen: bool, #[case] expected: Option<u8>) {
+    #[case::freeze(Change::Freeze(true), FREE, Some(POSITION | ROTATION | FROZEN))]
+    #[case::freeze_again(Change::Freeze(true), GAMEMODE, None)]
+    #[case::freeze_driver_held(Change::Freeze(true), DRIVER, None)]
+    #[case::unfreeze(Change::Freeze(false), GAMEMODE, Some(0))]
+    #[case::unfreeze_unfrozen(Change::Freeze(false), FREE, None)]
+    #[case::unfreeze_driver_still_holds(Change::Freeze(false), BOTH, None)]
+    fn flags(#[case] change: Change, #[case] frozen: Frozen, #[case] expected: Option<u8>) {
         let mut pose = moving();
         let mut f = frozen;
         assert_eq!(apply(&change, &mut pose, &mut f), expected);
+        if let Change::Freeze(on) = change {
+            assert_eq!(
+                f,
+                Frozen {
+                    gamemode: on,
+                    ..frozen
+                },
+                "only the gamemode's cause"
+            );
+        }
         if let Some(flags) = expected {
             let stamp = Stamp {
                 vehicle: VehicleId(1),
@@ -388,7 +428,7 @@ mod tests {
     #[test]
     fn a_position_stops_the_vehicle_a_rotation_keeps_its_velocities() {
         let mut pose = moving();
-        let mut frozen = false;
+        let mut frozen = FREE;
         apply(
             &Change::Rotation([0.0, 0.0, 0.0, 1.05]),
             &mut pose,
@@ -407,7 +447,7 @@ mod tests {
         );
         pose = moving();
         apply(&Change::Freeze(true), &mut pose, &mut frozen);
-        assert!(frozen);
+        assert!(frozen.gamemode);
         assert_eq!(
             (pose.velocity, pose.turn_velocity),
             (Vec3::ZERO, Vec3::ZERO)

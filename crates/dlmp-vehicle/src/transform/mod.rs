@@ -14,12 +14,14 @@
 //! the same tick. What follows a show is [`show::after_show`].
 //!
 //! - [`change`]: the checks, the change of the pose, the packet.
+//! - [`held`]: the driver's cause of the freeze (a frozen driver, player.md SetFrozen).
 //! - [`show`]: the transform that follows a show (a frozen or tilted vehicle).
 //! - [`script`]: the Lua functions.
 //!
 //! Decisions: docs/decisions/0065-vehicle-transform.md.
 
 pub mod change;
+pub mod held;
 pub mod script;
 pub mod show;
 
@@ -38,6 +40,7 @@ use dlmp_core::session::{Connection, PlayerIndex};
 use dlmp_core::tick::GameplaySystems;
 use dlmp_core::vehicle::Vehicles;
 use dlmp_core::vehicle::{Life, Pose};
+use dlmp_player::control::ControlSystems;
 use dlmp_protocol::ids::VehicleId;
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::vehicle::transform::VehicleTransform;
@@ -83,7 +86,7 @@ impl TransformStats {
 /// The packets of this tick's transforms, from [`TransformSystems::Change`] to
 /// [`TransformSystems::Send`].
 #[derive(Resource, Debug, Default)]
-struct Outgoing(Vec<VehicleTransform>);
+pub(crate) struct Outgoing(Vec<VehicleTransform>);
 
 /// Adds the gamemode's vehicle transforms.
 pub struct TransformPlugin;
@@ -103,7 +106,9 @@ impl Plugin for TransformPlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    apply.in_set(TransformSystems::Change),
+                    (apply, held::hold_for_drivers.after(ControlSystems))
+                        .chain()
+                        .in_set(TransformSystems::Change),
                     send.in_set(TransformSystems::Send),
                 ),
             );
@@ -147,16 +152,12 @@ fn apply(
                     model: vehicle.model,
                     is_train: models.get(vehicle.model).is_some_and(|m| m.is_train()),
                     wrecked: life.wrecked,
-                    frozen: frozen.0,
+                    frozen: frozen.held(),
                 };
                 change::check(&command.change, &target)?;
-                let mut now_frozen = frozen.0;
-                let Some(flags) = change::apply(&command.change, &mut pose, &mut now_frozen) else {
+                let Some(flags) = change::apply(&command.change, &mut pose, &mut frozen) else {
                     return Ok(None);
                 };
-                if frozen.0 != now_frozen {
-                    frozen.0 = now_frozen;
-                }
                 revs.pose.0 = revs.pose.0.next();
                 if command.change.releases() {
                     resets.write(VehicleReset {

@@ -38,7 +38,7 @@ fn transform(lua: &Lua, func: &str, v: LuaVehicle, change: Change) -> Result<()>
             model: info.model,
             is_train,
             wrecked: info.wrecked,
-            frozen: info.frozen,
+            frozen: info.frozen.held(),
         };
         change::check(&change, &target).map_err(|why| refused(func, why))?;
         change::apply(&change, &mut info.pose, &mut info.frozen);

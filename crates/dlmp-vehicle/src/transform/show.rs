@@ -42,7 +42,7 @@ pub fn after_show(parts: ShownItem<'_>, is_train: bool) -> Option<VehicleTransfo
     if is_train {
         return None;
     }
-    let flags = if frozen.0 {
+    let flags = if frozen.held() {
         POSITION | ROTATION | FROZEN
     } else if !is_level(pose) {
         ROTATION

@@ -28,6 +28,8 @@ use dlmp_protocol::world::markers::BlipFlags;
 use dlmp_protocol::world::shared::{AttachKind, MarkerId, WORLD_XY, WORLD_Z_MAX, WORLD_Z_MIN};
 use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
+use crate::check::{self, WorldError, WorldRefusals};
+
 pub use stream::BlipStream;
 
 /// At most this many blips are shown to one player, the nearest first.
@@ -60,6 +62,39 @@ pub struct BlipSpec {
     pub scope: Scope,
     /// Shown to this player only; the blip goes when the viewer leaves.
     pub viewer: Option<Entity>,
+}
+
+impl BlipSpec {
+    /// Whether a blip of this spec can be shown (world.md Blip: sprite, no sprite when
+    /// attached, the color, a position within world bounds, size, known flags) and its draw
+    /// distance is in (0, 17000]. What `dlmp.create_blip` and plugins pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        if let Some(d) = self.draw_distance {
+            check::range(
+                "draw_distance",
+                d,
+                |d| d > 0.0 && d <= DRAW_DISTANCE_MAX,
+                "(0, 17000]",
+            )?;
+        }
+        let kind = match self.attach {
+            None => AttachKind::None,
+            Some(Attach::Player(_)) => AttachKind::Player,
+            Some(Attach::Vehicle(_)) => AttachKind::Vehicle,
+        };
+        let probe = Blip {
+            id: MarkerId(1),
+            spec: *self,
+            attached: (kind, 0),
+            at: if self.attach.is_some() {
+                Vec3::ZERO
+            } else {
+                self.position
+            },
+            refreshed: Duration::ZERO,
+        };
+        check::shows(&stream::show_packet(&probe))
+    }
 }
 
 /// A blip entity.
@@ -109,6 +144,22 @@ pub enum BlipCommand {
     },
 }
 
+impl BlipCommand {
+    /// Whether the command may be applied: a created blip's spec. Write it with
+    /// `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            BlipCommand::Create { spec, .. } => spec.check(),
+            BlipCommand::Destroy { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
 /// `p` moved into world bounds (the decoder rejects a blip outside them; world.md Blip).
 pub fn within_world(p: Vec3) -> Vec3 {
     Vec3::new(
@@ -151,8 +202,13 @@ fn apply(
     mut stream: ResMut<BlipStream>,
     parents: Parents,
     time: Res<bevy_time::Time<bevy_time::Fixed>>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     for command in read.read() {
+        if let Err(e) = command.check() {
+            refusals.refuse("blip", command, &e);
+            continue;
+        }
         stream.changed();
         match *command {
             BlipCommand::Create { id, spec, owner } => {

@@ -178,9 +178,14 @@ pub fn reconcile(
             b.refreshed = now;
             refreshed.push(b.id);
             let packet = show_packet(&b).into();
-            shown.tell_viewers(b.id.0, &packet, &index, &mut connections);
+            shown.tell_change(b.id.0, &packet, &index, &mut connections);
         }
     }
+    // Refreshes that waited for a viewer's ack go as the blip is now (ADR 0092).
+    shown.flush_changes(&index, &mut connections, |key| {
+        let (_, blip) = blips.iter().find(|(_, b)| b.id.0 == key)?;
+        Some(show_packet(blip).into())
+    });
     parent_entities.sort_unstable();
     let mut audience = SpawnedRecipients(Vec::new());
     for (entity, player, _, scope, life, _) in &players {

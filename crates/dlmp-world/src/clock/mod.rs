@@ -21,6 +21,8 @@ use dlmp_core::owner::command_owner;
 use dlmp_core::session::{Connection, HelloWorld, PlayerConnected};
 use dlmp_core::tick::GameplaySystems;
 use dlmp_net::lane::Delivery;
+
+use crate::check::{WorldError, WorldRefusals};
 use dlmp_protocol::ServerPacket;
 use dlmp_protocol::connection::handshake::{GARAGE_MASK, MAX_WEATHER};
 use dlmp_protocol::ids::EventId;
@@ -97,8 +99,8 @@ fn run_clock(env: &Environment, now: Duration, wall: &WallClock) -> Option<RunCl
     let time = env.clock.time(now, wall);
     Some(RunClock {
         event_id: EventId(0),
-        hours: time.hours,
-        minutes: time.minutes,
+        hours: time.hours(),
+        minutes: time.minutes(),
         minute_ms,
     })
 }
@@ -128,6 +130,18 @@ pub enum EnvironmentRefusal {
     UtcOffset(i32),
     Weather(u8),
     Garage(u8),
+}
+
+impl From<EnvironmentRefusal> for WorldError {
+    fn from(r: EnvironmentRefusal) -> Self {
+        let (what, value, range) = match r {
+            EnvironmentRefusal::MinuteMs(v) => ("minute_ms", f64::from(v), "10..=3600000"),
+            EnvironmentRefusal::UtcOffset(v) => ("utc_offset_minutes", f64::from(v), "-720..=840"),
+            EnvironmentRefusal::Weather(v) => ("weather", f64::from(v), "0..=22"),
+            EnvironmentRefusal::Garage(v) => ("garage", f64::from(v), "0..=49"),
+        };
+        WorldError::OutOfRange { what, value, range }
+    }
 }
 
 impl EnvironmentCommand {
@@ -161,19 +175,20 @@ fn apply_commands(
     mut connections: Query<&mut Connection>,
     time: Res<Time>,
     wall: Res<WallClock>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     let now = time.elapsed();
     for command in commands.read() {
         if let Err(refusal) = command.check() {
-            debug!(?refusal, "environment command refused");
+            refusals.refuse("environment", command, &refusal.into());
             continue;
         }
         match command {
             EnvironmentCommand::SetTime { time, to } => {
                 let packet: ServerPacket = SetTime {
                     event_id: EventId(0),
-                    hours: time.hours,
-                    minutes: time.minutes,
+                    hours: time.hours(),
+                    minutes: time.minutes(),
                 }
                 .into();
                 match to {
@@ -291,7 +306,7 @@ fn keep_hello(
 ) {
     let t = env.clock.time(time.elapsed(), &wall);
     let world = &mut hello.0;
-    (world.hours, world.minutes) = (t.hours, t.minutes);
+    (world.hours, world.minutes) = (t.hours(), t.minutes());
     world.weather = env.weather;
     world.garage_open = env.garages;
 }

@@ -13,19 +13,28 @@ const DAY_MINUTES: u64 = 24 * 60;
 /// The most a real-time offset may be from UTC: UTC−12:00 .. UTC+14:00, the zones in use.
 pub const UTC_OFFSET_MINUTES: std::ops::RangeInclusive<i32> = -720..=840;
 
-/// A time of day, 00:00..=23:59.
+/// A time of day, 00:00..=23:59: made only by [`TimeOfDay::new`], so a 24:00 that every
+/// later ServerHello would carry cannot exist (ADR 0090).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TimeOfDay {
-    /// 0..=23.
-    pub hours: u8,
-    /// 0..=59.
-    pub minutes: u8,
+    hours: u8,
+    minutes: u8,
 }
 
 impl TimeOfDay {
     /// `hours`:`minutes`, or `None` outside 0..=23 / 0..=59.
     pub fn new(hours: u8, minutes: u8) -> Option<Self> {
         (hours <= 23 && minutes <= 59).then_some(TimeOfDay { hours, minutes })
+    }
+
+    /// 0..=23.
+    pub fn hours(self) -> u8 {
+        self.hours
+    }
+
+    /// 0..=59.
+    pub fn minutes(self) -> u8 {
+        self.minutes
     }
 
     fn from_minute_of_day(m: u64) -> Self {

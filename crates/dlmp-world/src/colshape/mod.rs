@@ -12,16 +12,20 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use tracing::debug;
 
-use dlmp_core::position::{Position, Scope};
+use dlmp_core::position::Scope;
 use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
-use dlmp_player::Life;
+use dlmp_player::{Life, ReportedPosition, SpawnState};
+
+use crate::checkpoint::living_at;
 use dlmp_protocol::geometry::Vec3;
-use dlmp_protocol::ids::EventId;
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::markers::{ColshapeId, ColshapeShape, Shape};
 use dlmp_protocol::world::shared::EntityRev;
 use dlmp_script::{Owned, ResourceId};
+
+use crate::check::{self, WorldError, WorldRefusals};
+use dlmp_protocol::ids::EventId;
 
 pub use outline::OutlineStream;
 
@@ -87,6 +91,28 @@ pub enum ColshapeCommand {
     SetShape { id: ColshapeId, shape: Shape },
 }
 
+impl ColshapeCommand {
+    /// Whether the command may be applied: a created colshape's form (world.md
+    /// ColshapeShape: a point within world bounds, extents in (0, 12000], a box's max above
+    /// its min). Write it with `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            ColshapeCommand::Create { id, shape, .. } => {
+                check::shows(&ColshapeShape::show(EventId(0), *id, *shape, EntityRev(0)))
+            }
+            ColshapeCommand::SetShape { id, shape } => {
+                check::shows(&ColshapeShape::show(EventId(0), *id, *shape, EntityRev(0)))
+            }
+            ColshapeCommand::Destroy { .. } | ColshapeCommand::Outline { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
 /// A player entered or left a colshape.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ColshapeCrossed {
@@ -122,11 +148,16 @@ fn apply_commands(
     outlines: Res<OutlineStream>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     // Made by this pass's orders: spawned at the end, so a show or destroy in the same
     // call finds them.
     let mut fresh: Vec<(Colshape, Option<ResourceId>)> = Vec::new();
     for order in orders.read() {
+        if let Err(e) = order.check() {
+            refusals.refuse("colshape", order, &e);
+            continue;
+        }
         match *order {
             ColshapeCommand::Create {
                 id,
@@ -216,7 +247,8 @@ fn cross(
         Entity,
         &dlmp_core::session::Player,
         &Life,
-        &Position,
+        &SpawnState,
+        &ReportedPosition,
         &Scope,
     )>,
     mut crossed: MessageWriter<ColshapeCrossed>,
@@ -226,9 +258,9 @@ fn cross(
     let mut shapes: Vec<Mut<Colshape>> = colshapes.iter_mut().collect();
     shapes.sort_by_key(|c| c.id);
     for mut c in shapes {
-        for &(player, _, life, position, scope) in &list {
-            let inside =
-                life.spawned && life.alive && c.scope == *scope && contains(&c.shape, position.0);
+        for &(player, _, life, spawn, reported, scope) in &list {
+            let inside = living_at(life, spawn, reported)
+                .is_some_and(|at| c.scope == *scope && contains(&c.shape, at));
             let was = c.inside.contains(&player);
             if inside == was {
                 continue;

@@ -21,6 +21,8 @@ use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_protocol::world::shared::{EntityRev, MarkerId};
 use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
+use crate::check::{self, WorldError, WorldRefusals};
+
 pub use stream::GangZoneStream;
 
 /// At most this many zones are shown to one player, the nearest by center first.
@@ -43,6 +45,18 @@ pub struct GangZoneSpec {
 }
 
 impl GangZoneSpec {
+    /// Whether a zone of this spec can be shown (world.md GangZone: colors, corners within
+    /// world bounds, max above min on both axes). What `dlmp.create_gang_zone` and plugins
+    /// pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        let probe = GangZone {
+            id: MarkerId(1),
+            spec: *self,
+            rev: EntityRev(0),
+        };
+        check::shows(&stream::show_packet(&probe))
+    }
+
     /// The rectangle's center, where "nearest" measures from.
     pub fn center(&self) -> [f32; 2] {
         [
@@ -112,6 +126,38 @@ pub enum GangZoneCommand {
     },
 }
 
+impl GangZoneCommand {
+    /// Whether the command may be applied: a created zone's spec, a color or flash color.
+    /// Write it with `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            GangZoneCommand::Create { spec, .. } => spec.check(),
+            GangZoneCommand::Flash { color, .. } => {
+                color.map_or(Ok(()), |c| check::rgb("flash_color", c))
+            }
+            GangZoneCommand::SetColor { color, .. } => check::rgb("color", *color),
+            GangZoneCommand::SetRect { min, max, .. } => {
+                let probe = GangZoneSpec {
+                    min: *min,
+                    max: *max,
+                    color: 0,
+                    alpha: 0,
+                    flash: None,
+                    scope: Scope::default(),
+                    viewer: None,
+                };
+                probe.check()
+            }
+            GangZoneCommand::Destroy { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
 /// Adds gang zones.
 pub(crate) struct GangZonePlugin;
 
@@ -145,11 +191,16 @@ fn apply(
     mut read: MessageReader<GangZoneCommand>,
     mut registry: ResMut<GangZones>,
     mut zones: Query<&mut GangZone>,
-    stream: Res<GangZoneStream>,
+    mut stream: ResMut<GangZoneStream>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     for command in read.read() {
+        if let Err(e) = command.check() {
+            refusals.refuse("gang zone", command, &e);
+            continue;
+        }
         let id = match *command {
             GangZoneCommand::Create { id, spec, owner } => {
                 if registry.by_id.contains_key(&id) {
@@ -196,9 +247,17 @@ fn apply(
         zone.rev = EntityRev(zone.rev.0.wrapping_add(1));
         let packet = stream::show_packet(&zone).into();
         stream
-            .shown()
-            .tell_viewers(id.0, &packet, &index, &mut connections);
+            .shown_mut()
+            .tell_change(id.0, &packet, &index, &mut connections);
     }
+    stream
+        .shown_mut()
+        .flush_changes(&index, &mut connections, |key| {
+            let zone = zones
+                .get(registry.by_id.get(&MarkerId(key)).copied()?)
+                .ok()?;
+            Some(stream::show_packet(zone).into())
+        });
 }
 
 /// A zone whose single viewer left goes with it (ADR 0037).

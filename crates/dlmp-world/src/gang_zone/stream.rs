@@ -50,6 +50,11 @@ impl GangZoneStream {
     pub fn shown(&self) -> &ShownSets {
         &self.shown
     }
+
+    /// The shown sets, to tell a change coalesced ([`ShownSets::tell_change`]).
+    pub(crate) fn shown_mut(&mut self) -> &mut ShownSets {
+        &mut self.shown
+    }
 }
 
 /// No distance limit, the 1024 nearest.

@@ -28,6 +28,8 @@ use dlmp_protocol::world::label::LABEL_TEXT;
 use dlmp_protocol::world::shared::{AttachKind, EntityRev, MarkerId};
 use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
+use crate::check::{self, WorldError, WorldRefusals};
+
 pub use stream::LabelStream;
 
 /// At most this many labels are shown to one player, the nearest first.
@@ -55,6 +57,21 @@ pub struct LabelSpec {
     pub scope: Scope,
     /// Shown to this player only; the label goes when the viewer leaves.
     pub viewer: Option<Entity>,
+}
+
+impl LabelSpec {
+    /// Whether a label of this spec can be shown (world.md Label3D: the color, a position
+    /// (offset) within world bounds, a draw distance in (0, 300]). What `dlmp.create_label`
+    /// and plugins pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        let probe = Label {
+            id: MarkerId(1),
+            spec: *self,
+            attached: (AttachKind::None, 0),
+            rev: EntityRev(0),
+        };
+        check::shows(&stream::show_packet(&probe))
+    }
 }
 
 /// A label entity.
@@ -116,6 +133,26 @@ pub enum LabelCommand {
     },
 }
 
+impl LabelCommand {
+    /// Whether the command may be applied: a created label's spec, a color, a position.
+    /// Write it with `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            LabelCommand::Create { spec, .. } => spec.check(),
+            LabelCommand::SetColor { color, .. } => check::rgb("color", *color),
+            LabelCommand::SetPosition { position, .. } => {
+                check::world_point(["x", "y", "z"], *position)
+            }
+            LabelCommand::SetText { .. } | LabelCommand::Destroy { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
 /// Adds 3D labels.
 pub(crate) struct LabelPlugin;
 
@@ -142,8 +179,9 @@ impl Plugin for LabelPlugin {
 }
 
 /// Applies the tick's [`LabelCommand`]s. A change of a shown label is a show to everyone
-/// it is shown to, as critical (nothing else would resend it); a destroyed label is hidden
-/// by the next reconcile like any that left a set.
+/// it is shown to, as critical (nothing else would resend it) and coalesced per viewer (a
+/// viewer that has not acknowledged the last change gets the label as it is once it has;
+/// ADR 0092); a destroyed label is hidden by the next reconcile like any that left a set.
 #[allow(clippy::too_many_arguments, reason = "a system's parameters")]
 pub(crate) fn apply(
     mut commands: Commands,
@@ -154,8 +192,13 @@ pub(crate) fn apply(
     parents: Parents,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     for command in read.read() {
+        if let Err(e) = command.check() {
+            refusals.refuse("label", command, &e);
+            continue;
+        }
         // A text or a colour is no change of anybody's set: the critical show below is
         // all it sends.
         if !matches!(
@@ -218,9 +261,15 @@ pub(crate) fn apply(
         label.rev = label.rev.next();
         let packet = stream::show_packet(&label).into();
         stream
-            .shown()
-            .tell_viewers(id.0, &packet, &index, &mut connections);
+            .shown_mut()
+            .tell_change(id.0, &packet, &index, &mut connections);
     }
+    stream
+        .shown_mut()
+        .flush_changes(&index, &mut connections, |key| {
+            let label = labels.get(registry.entity(MarkerId(key))?).ok()?;
+            Some(stream::show_packet(label).into())
+        });
 }
 
 /// A label whose viewer or attached player left goes with it (world.md Label3D: "Deleting

@@ -75,6 +75,11 @@ impl LabelStream {
         &self.shown
     }
 
+    /// The shown sets, to tell a change coalesced ([`ShownSets::tell_change`]).
+    pub(crate) fn shown_mut(&mut self) -> &mut ShownSets {
+        &mut self.shown
+    }
+
     /// The label set changed: the next pass rebuilds its items and reconciles the
     /// recipients the change can affect (ADR 0077).
     pub fn changed(&mut self) {

@@ -111,7 +111,8 @@ pub(crate) type PlayerPose = (
 );
 
 /// The world pose and scope of `object` at `now`, through its chain (a player parent
-/// counts with its root and heading: world.md, "Bones"). `None`: a parent is gone.
+/// counts with its root and heading, and an object on a bone stands at that root: world.md,
+/// "Bones"). `None`: a parent is gone.
 pub(crate) fn world_pose(
     object: &Object,
     now: Duration,
@@ -130,6 +131,11 @@ pub(crate) fn world_pose(
             Parent::Player(entity) => {
                 let (_, position, scope, last) = players.get(entity).ok()?;
                 let parent = Pose::of_player(position.0, last.frame.map_or(0.0, |f| f.yaw));
+                // Only clients know a bone's pose: the server treats an object on a bone
+                // as standing at the player's root (world.md ObjectState, bones).
+                if attachment.bone != Bone::Root {
+                    return Some((parent, *scope));
+                }
                 return Some((parent.compose(&pose), *scope));
             }
             Parent::Object(id) => {

@@ -13,6 +13,7 @@
 //! - [`landing`]: the floor of a teleport and the hold on spawn grants.
 //! - [`script`]: the Lua API.
 
+pub mod carry;
 mod chains;
 pub mod commands;
 pub mod landing;
@@ -450,6 +451,7 @@ impl Plugin for ObjectPlugin {
                         commands::apply,
                         commands::end_moves,
                         commands::forget_gone,
+                        carry::carry_players,
                     )
                         .chain()
                         .in_set(GameplaySystems::Apply)

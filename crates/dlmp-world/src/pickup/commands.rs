@@ -4,6 +4,8 @@
 //! or stopped pickup is hidden exactly like one that left the draw distance. Only a move
 //! is sent here: a show with a new rev to everyone it is shown to, as critical.
 
+use std::time::Duration;
+
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use tracing::debug;
@@ -15,8 +17,9 @@ use dlmp_protocol::ServerPacket;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::pickup::PickupId;
-use dlmp_protocol::world::shared::EntityRev;
 use dlmp_script::{Owned, ResourceStopped};
+
+use crate::check::{WorldError, WorldRefusals};
 
 /// A change of the pickup set, from a script or a Rust plugin (ids from
 /// [`Pickups::reserve`]). Applied in [`GameplaySystems::Apply`], in order.
@@ -44,18 +47,41 @@ pub enum PickupCommand {
     },
 }
 
-/// Applies the tick's [`PickupCommand`]s.
+impl PickupCommand {
+    /// Whether the command may be applied: a created pickup's spec, a move's point (world.md
+    /// PickupSync). Write it with `command.checked()?` (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        match self {
+            PickupCommand::Create { spec, .. } => spec.check(),
+            PickupCommand::Move { position, .. } => super::check_position(*position),
+            PickupCommand::Destroy { .. } | PickupCommand::Collect { .. } => Ok(()),
+        }
+    }
+
+    /// The command, or why it may not be applied.
+    pub fn checked(self) -> Result<Self, WorldError> {
+        self.check().map(|()| self)
+    }
+}
+
+/// Applies the tick's [`PickupCommand`]s; one its writer did not check is refused and
+/// counted ([`WorldRefusals`]).
 pub(super) fn apply(
     mut commands: Commands,
     time: Res<Time>,
     mut read: MessageReader<PickupCommand>,
     mut registry: ResMut<Pickups>,
     mut pickups: Query<&mut Pickup>,
-    stream: Res<PickupStream>,
+    mut stream: ResMut<PickupStream>,
     index: Res<PlayerIndex>,
     mut connections: Query<&mut Connection>,
+    mut refusals: ResMut<WorldRefusals>,
 ) {
     for command in read.read() {
+        if let Err(e) = command.check() {
+            refusals.refuse("pickup", command, &e);
+            continue;
+        }
         registry.changed = true;
         match *command {
             PickupCommand::Create { id, spec, owner } => {
@@ -66,15 +92,7 @@ pub(super) fn apply(
                     );
                     continue;
                 }
-                let pickup = Pickup {
-                    id,
-                    spec,
-                    rev: EntityRev(0),
-                    active: true,
-                    respawn_at: None,
-                    latched: Vec::new(),
-                };
-                let mut entity = commands.spawn(pickup);
+                let mut entity = commands.spawn(Pickup::new(id, spec));
                 if let Some(owner) = owner {
                     entity.insert(Owned(owner));
                 }
@@ -88,8 +106,8 @@ pub(super) fn apply(
                 p.rev = p.rev.next();
                 let packet = ServerPacket::from(show_packet(&p));
                 stream
-                    .shown()
-                    .tell_viewers(id.0, &packet, &index, &mut connections);
+                    .shown_mut()
+                    .tell_change(id.0, &packet, &index, &mut connections);
             }
             PickupCommand::Destroy { id } => {
                 if let Some(entity) = registry.by_id.remove(&id) {
@@ -104,11 +122,24 @@ pub(super) fn apply(
                     continue;
                 }
                 p.active = false;
-                p.respawn_at = p.spec.respawn.map(|d| time.elapsed() + d);
+                // Due at the earliest in the next tick, even for a respawn shorter than a
+                // tick: this tick's reconcile hides it from everyone first (world.md
+                // PickupSync, "turns inactive (waiting for its respawn)").
+                p.respawn_at = p
+                    .spec
+                    .respawn
+                    .map(|d| time.elapsed() + d.max(Duration::from_nanos(1)));
                 p.latched.clear();
             }
         }
     }
+    // Moves that waited for a viewer's ack go as the pickup is now (ADR 0092).
+    stream
+        .shown_mut()
+        .flush_changes(&index, &mut connections, |key| {
+            let p = pickups.get(registry.entity(PickupId(key))?).ok()?;
+            p.active.then(|| show_packet(p).into())
+        });
 }
 
 /// A collected pickup with a respawn time becomes active again once it is due.

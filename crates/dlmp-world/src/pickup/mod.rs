@@ -27,9 +27,12 @@ use dlmp_core::position::Scope;
 use dlmp_core::tick::{GameplaySystems, StreamingSystems};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::PlayerId;
-use dlmp_protocol::world::pickup::PickupId;
+use dlmp_protocol::world::pickup::{PICKUP_XY, PickupId};
 use dlmp_protocol::world::shared::EntityRev;
+use dlmp_protocol::world::shared::{WORLD_Z_MAX, WORLD_Z_MIN};
 use dlmp_script::ResourceId;
+
+use crate::check::{self, WorldError};
 
 pub use commands::PickupCommand;
 pub use stream::PickupStream;
@@ -94,6 +97,36 @@ pub struct PickupSpec {
     pub scope: Scope,
 }
 
+impl PickupSpec {
+    /// Whether a pickup of this spec can be shown: a model of the pickup table and a show
+    /// its page accepts (world.md PickupSync: |x|, |y| ≤ 4095, z, scale). What
+    /// `dlmp.create_pickup`, map files and plugins pass (ADR 0090).
+    pub fn check(&self) -> Result<(), WorldError> {
+        if !models::is_pickup_model(self.model) {
+            return Err(WorldError::Invalid(format!(
+                "model {} is not a pickup model (a weapon model 321..=373 or an object model of the model table)",
+                self.model
+            )));
+        }
+        check_position(self.position)?;
+        check::shows(&stream::show_packet(&Pickup::new(PickupId(1), *self)))
+    }
+}
+
+/// A pickup's point: |x|, |y| ≤ 4095, z −200..=4000 (world.md PickupSync), named per axis
+/// as `dlmp.create_pickup` names it.
+pub(crate) fn check_position(p: Vec3) -> Result<(), WorldError> {
+    let xy = |c: f32| c.abs() <= PICKUP_XY;
+    check::range("x", p.x, xy, "-4095..=4095")?;
+    check::range("y", p.y, xy, "-4095..=4095")?;
+    check::range(
+        "z",
+        p.z,
+        |z| (WORLD_Z_MIN..=WORLD_Z_MAX).contains(&z),
+        "-200..=4000",
+    )
+}
+
 /// A pickup entity.
 #[derive(Component, Debug, Clone, PartialEq)]
 pub struct Pickup {
@@ -107,6 +140,20 @@ pub struct Pickup {
     pub respawn_at: Option<Duration>,
     /// Players a static pickup accepted a touch of, until they leave the radius.
     pub latched: Vec<PlayerId>,
+}
+
+impl Pickup {
+    /// A new active pickup.
+    pub(crate) fn new(id: PickupId, spec: PickupSpec) -> Self {
+        Pickup {
+            id,
+            spec,
+            rev: EntityRev(0),
+            active: true,
+            respawn_at: None,
+            latched: Vec::new(),
+        }
+    }
 }
 
 /// The pickup ids of this run (never reused, connection.md §5) and the entity of each.

@@ -253,22 +253,16 @@ pub fn create_all(
     Ok(ids.into_iter().map(|id| LuaPickup { id }).collect())
 }
 
-/// Checks a pickup's model and position as `dlmp.create_pickup` does, for a creator
-/// without Lua values (a map file).
-pub fn check(model: u32, position: Vec3) -> std::result::Result<(), String> {
-    if !is_pickup_model(model) {
-        return Err(format!(
-            "model {model} is not a pickup model (a weapon model 321..=373 or an object model of the model table)"
-        ));
-    }
-    let xy = |c: f32| c.abs() <= PICKUP_XY;
-    if !(xy(position.x) && xy(position.y) && (WORLD_Z_MIN..=WORLD_Z_MAX).contains(&position.z)) {
-        return Err(format!(
-            "the point ({}, {}, {}) is outside |x|, |y| <= {PICKUP_XY}, z {WORLD_Z_MIN}..={WORLD_Z_MAX}",
-            position.x, position.y, position.z
-        ));
-    }
-    Ok(())
+/// Whether pickup `id` still exists and is active in the scripts' view: the guard of a
+/// `pickup_interact`, so a collectible pickup an earlier handler collected pays out once
+/// (world.md PickupTouch).
+pub(crate) fn still_active(lua: &Lua, id: u64) -> bool {
+    lua.app_data_ref::<PickupBook>().is_some_and(|book| {
+        u32::try_from(id)
+            .ok()
+            .and_then(|id| book.pickups.get(&id))
+            .is_some_and(|p| p.active)
+    })
 }
 
 fn collect(lua: &Lua, p: LuaPickup, func: &str) -> Result<()> {

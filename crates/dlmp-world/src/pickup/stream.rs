@@ -70,6 +70,11 @@ impl PickupStream {
         &self.shown
     }
 
+    /// The shown sets, to tell a change coalesced ([`ShownSets::tell_change`]).
+    pub(crate) fn shown_mut(&mut self) -> &mut ShownSets {
+        &mut self.shown
+    }
+
     /// The next pass decides every recipient (a full pass; the items are kept).
     pub fn reconcile_everyone(&mut self) {
         self.cadence.everyone();

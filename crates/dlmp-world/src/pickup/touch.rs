@@ -4,7 +4,8 @@
 //! PlayerSync position is within the touch radius, and the pickup is shown to this player
 //! now (a touch of a pickup never shown, or already removed from view, is refused even
 //! from a delayed packet). An accepted touch never removes the pickup: a collectible one
-//! raises [`PickupInteracted`] every time (the gamemode consumes it or declines), a static
+//! raises [`PickupInteracted`] every time (the gamemode consumes it or declines; a touch
+//! whose turn comes after a handler collected the pickup is moot and not raised), a static
 //! one once per entry, until the player's last position leaves the radius.
 
 use bevy_ecs::prelude::*;

@@ -93,7 +93,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
             let state = state(lua)?;
             let world = &state.world;
             let t = world.clock.time(state.now, &world.wall);
-            Ok((t.hours, t.minutes, world.clock.minute_ms()))
+            Ok((t.hours(), t.minutes(), world.clock.minute_ms()))
         })?,
     )?;
 

@@ -8,12 +8,12 @@ use dlmp_protocol::world::markers::ColshapeId;
 use dlmp_protocol::world::object::ObjectId;
 use dlmp_protocol::world::pickup::PickupId;
 use dlmp_protocol::world::shared::MarkerId;
-use dlmp_script::{EventPlace, ScriptEvent, ScriptEvents, id_event_handle};
+use dlmp_script::{EventGuard, EventPlace, ScriptEvent, ScriptEvents, id_event_handle};
 
 use super::{LuaCheckpoint, LuaColshape, LuaGangZone, LuaLabel, LuaObject};
 use crate::object::ObjectMoveEnded;
 use crate::pickup::PickupInteracted;
-use crate::pickup::script::LuaPickup;
+use crate::pickup::script::{LuaPickup, still_active};
 use crate::script_view::{WorldEvent, WorldEvents};
 use dlmp_player::script::LuaPlayer;
 
@@ -89,6 +89,10 @@ pub(crate) fn collect(
                         t.model.into(),
                     ],
                 )
+                .guarded(EventGuard {
+                    holds: still_active,
+                    key: u64::from(t.pickup.0),
+                })
             }),
     );
     events.extend(
