@@ -46,6 +46,9 @@ end)
 dlmp.on("edit_end", function(p, session, reason)
     tell(p, "end " .. session .. " " .. reason)
 end)
+dlmp.on("spectate_lost", function(p, target)
+    tell(p, "lost " .. target:id())
+end)
 "#;
 
 /// An object of the gamemode 5 m east of the spawn.
@@ -552,6 +555,16 @@ fn each_end_cause_sends_its_reason_and_raises_edit_end() {
     h.set_scope(a, Some(4), None);
     h.steps(2);
     assert_eq!(states(&h, a)[0].reason, EditEndReason::Scope);
+    let order: Vec<&str> = h
+        .received(a)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::EditState(_) => Some("end"),
+            ServerPacket::ScopeChanged(_) => Some("scope"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["end", "scope"], "the end before ScopeChanged");
     assert_eq!(told(&mut h, a), [format!("end {session} scope")]);
     h.set_scope(a, Some(0), None);
 
@@ -879,4 +892,251 @@ fn a_selection_is_released_when_its_object_goes_is_attached_or_leaves_the_range(
     assert_eq!(selections(&h, a), [(session, NO_ENTITY, 0)], "deleted");
     lua_now(&mut h, a, "say(tostring(p:edit_selection()))");
     assert_eq!(told(&mut h, a), ["nil"]);
+}
+
+/// The pickups the server has shown to `c` now.
+fn pickups_shown(h: &Harness, c: ClientId) -> Vec<u32> {
+    h.world()
+        .resource::<dlmp::world::pickup::PickupStream>()
+        .shown()
+        .of(h.player_id(c))
+        .to_vec()
+}
+
+#[test]
+fn the_world_streams_from_the_camera_point_while_it_flies_and_from_the_body_after() {
+    let (_s, mut h, a) = alice("camera_stream");
+    let b = spawned(&mut h, "bob");
+    // Beyond the stream distances from the body: an object 350 m north (300 m), a pickup
+    // 380 m north (150 m), a player 700 m north (420 m).
+    let far = barrel(&mut h, Vec3::new(0.0, 350.0, 10.0)).0;
+    let pickup = made(&mut h, a, "dlmp.create_pickup(346, 0, 380, 10)");
+    h.teleport(b, Vec3::new(0.0, 700.0, 10.0));
+    h.steps(3);
+    assert!(!world_support::objects::shown(&h, a).contains(&far));
+    assert!(!pickups_shown(&h, a).contains(&pickup));
+    assert!(!h.is_shown(b, a));
+    let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
+    let mut seq = 0;
+    // Fly north at 50 m/s, a report every 100 ms, to 300 m.
+    for i in 1..=60 {
+        seq += 1;
+        h.send(
+            a,
+            EditCamera {
+                session_token: h.token(a),
+                session: EditSessionId(session),
+                seq: Seq(seq),
+                pos: Vec3::new(0.0, i as f32 * 5.0, 10.0),
+                front: Vec3::new(0.0, 1.0, 0.0),
+            },
+        );
+        h.advance(std::time::Duration::from_millis(100));
+        if i == 20 {
+            h.steps(3);
+            assert!(
+                world_support::objects::shown(&h, a).contains(&far),
+                "the object 250 m from the camera point at 100 m"
+            );
+            assert!(!pickups_shown(&h, a).contains(&pickup), "280 m");
+        }
+    }
+    h.steps(5);
+    assert_eq!(
+        h.get::<StreamCenter>(a).camera,
+        Some(Vec3::new(0.0, 300.0, 10.0))
+    );
+    assert!(
+        pickups_shown(&h, a).contains(&pickup),
+        "the pickup 80 m from the camera point"
+    );
+    assert!(h.is_shown(b, a), "the player 400 m from the camera point");
+    lua(&mut h, a, "dlmp.stop_edit(p)");
+    h.steps(3);
+    assert!(
+        !world_support::objects::shown(&h, a).contains(&far),
+        "350 m from the body again"
+    );
+    assert!(!pickups_shown(&h, a).contains(&pickup));
+    assert!(!h.is_shown(b, a));
+}
+
+#[test]
+fn a_nan_pose_is_dropped_by_the_decoder_and_changes_nothing() {
+    use dlmp::net::DropReason;
+    use dlmp::protocol::ErrorKind;
+    let (_s, mut h, a) = alice("nan");
+    let b = spawned(&mut h, "bob");
+    let id = object(&mut h, a);
+    let session = start(&mut h, a, "nil");
+    select(&mut h, a, session, id);
+    h.clear(a);
+    h.clear(b);
+    // The bytes a bad client would send: the packet's own encoder does not check.
+    let before = h.stats().drops(DropReason::Decode(ErrorKind::NonFinite));
+    h.send(
+        a,
+        EntityEdit {
+            session_token: h.token(a),
+            event_id: EventId(100),
+            session: EditSessionId(session),
+            action: EditAction::Commit,
+            kind: EditKind::Object,
+            entity_id: id,
+            rev: EntityRev(0),
+            a: Vec3::new(f32::NAN, 0.0, 10.0),
+            b: [0.0; 4],
+        },
+    );
+    h.steps(2);
+    assert_eq!(
+        h.stats().drops(DropReason::Decode(ErrorKind::NonFinite)),
+        before + 1
+    );
+    assert!(
+        objects(&h, a).is_empty() && objects(&h, b).is_empty(),
+        "nothing changed"
+    );
+    assert!(told(&mut h, a).is_empty(), "the gamemode never heard of it");
+}
+
+#[test]
+fn an_own_camera_session_gives_a_spectator_its_camera_back_without_spectate_lost() {
+    let (_s, mut h, a) = alice("own_camera");
+    let _b = spawned(&mut h, "bob");
+    lua(
+        &mut h,
+        a,
+        "for _, q in ipairs(dlmp.players()) do if q:id() ~= p:id() then p:spectate(q) end end",
+    );
+    h.step();
+    assert_eq!(lane(&h, a), ["frozen 1", "camera Spectate"]);
+    h.clear(a);
+    let session = start(&mut h, a, "nil");
+    assert_eq!(
+        lane(&h, a),
+        [
+            format!("edit {session}"),
+            "camera Own".into(),
+            "frozen 0".into()
+        ],
+        "EditState, the own camera, then control"
+    );
+    h.steps(3);
+    lua_now(&mut h, a, "say(p:camera())");
+    assert_eq!(
+        told(&mut h, a),
+        ["own"],
+        "no spectate_lost: the gamemode chose"
+    );
+    lua(&mut h, a, "p:reset_camera()");
+    assert_eq!(
+        heard(&mut h, a),
+        ["error: reset_camera: camera held by an edit session"]
+    );
+}
+
+#[test]
+fn a_teleport_into_another_interior_ends_the_session_before_teleport_player() {
+    let (_s, mut h, a) = alice("teleport_interior");
+    let session = start(&mut h, a, "nil");
+    h.clear(a);
+    lua(&mut h, a, "p:set_position(6, 0, 10)");
+    h.step();
+    assert!(
+        states(&h, a).is_empty(),
+        "the same interior: the session goes on"
+    );
+    h.clear(a);
+    lua(&mut h, a, "p:set_position(5, 0, 10, 3)");
+    h.step();
+    let order: Vec<&str> = h
+        .received(a)
+        .iter()
+        .filter_map(|p| match p {
+            ServerPacket::EditState(s) if s.session.0 == 0 => Some("end"),
+            ServerPacket::EditState(_) => Some("state"),
+            ServerPacket::TeleportPlayer(_) => Some("teleport"),
+            ServerPacket::ScopeChanged(_) => Some("scope"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["end", "teleport", "scope"]);
+    assert_eq!(states(&h, a)[0].reason, EditEndReason::Scope);
+    assert_eq!(told(&mut h, a), [format!("end {session} scope")]);
+}
+
+#[test]
+fn a_moving_object_stops_at_the_committed_pose() {
+    let (_s, mut h, a) = alice("moving");
+    let id = object(&mut h, a);
+    lua(&mut h, a, "G.o:move_to(5, 40, 10, 1)");
+    h.step();
+    let session = start(&mut h, a, "nil");
+    h.clear(a);
+    select(&mut h, a, session, id);
+    let rev = selections(&h, a)[0].2;
+    h.clear(a);
+    let to = Vec3::new(8.0, 0.0, 10.0);
+    commit(&mut h, a, session, id, rev, to, 45.0);
+    h.step();
+    let shows = objects(&h, a);
+    assert_eq!(
+        (shows[0].pos, shows[0].move_ms, shows[0].rev.0),
+        (to, 0, rev + 1),
+        "standing at the pose"
+    );
+    told(&mut h, a);
+    h.advance(std::time::Duration::from_secs(3));
+    h.step();
+    lua_now(
+        &mut h,
+        a,
+        "local x, y, z = G.o:position(); say(x .. ' ' .. y .. ' ' .. z)",
+    );
+    assert_eq!(told(&mut h, a), ["8.0 0.0 10.0"], "it moves no more");
+}
+
+#[test]
+fn update_and_camera_floods_past_their_limits_are_counted_drops() {
+    let (_s, mut h, a) = alice("floods");
+    let id = object(&mut h, a);
+    let session = start(&mut h, a, "{ camera = \"free\" }");
+    select(&mut h, a, session, id);
+    told(&mut h, a);
+    for i in 0..15 {
+        let packet = EntityEdit {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            session: EditSessionId(session),
+            action: EditAction::Update,
+            kind: EditKind::Object,
+            entity_id: id,
+            rev: EntityRev(0),
+            a: Vec3::new(6.0 + i as f32 * 0.1, 0.0, 10.0),
+            b: [0.0; 4],
+        };
+        h.send_event(a, packet);
+    }
+    h.step();
+    assert_eq!(drops(&h).limited, 5, "updates: 10 at once");
+    for seq in 1..=15 {
+        h.send(
+            a,
+            EditCamera {
+                session_token: h.token(a),
+                session: EditSessionId(session),
+                seq: Seq(seq),
+                pos: Vec3::new(0.0, seq as f32 * 0.1, 10.0),
+                front: Vec3::new(0.0, 1.0, 0.0),
+            },
+        );
+    }
+    h.step();
+    assert_eq!(drops(&h).camera, 5, "reports: half a second of 20 a second");
+    assert_eq!(
+        h.get::<StreamCenter>(a).camera,
+        Some(Vec3::new(0.0, 1.0, 10.0)),
+        "the tenth report is the last taken"
+    );
 }

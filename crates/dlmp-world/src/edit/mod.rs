@@ -177,6 +177,22 @@ pub struct EditDrops {
     pub camera: u64,
 }
 
+impl EditDrops {
+    /// Each count with its name, for the console's `stats`.
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("not the current session", self.not_current),
+            ("past the edit limit", self.limited),
+            ("not selectable", self.not_selectable),
+            ("not selected", self.not_selected),
+            ("stale revision", self.stale),
+            ("bad pose", self.bad_pose),
+            ("denied", self.denied),
+            ("camera reports", self.camera),
+        ]
+    }
+}
+
 /// Where the edit events stand among a tick's notifications (after the world's 130).
 pub const EVENT_PLACE: dlmp_script::EventPlace = dlmp_script::EventPlace(135);
 
@@ -196,8 +212,15 @@ impl Plugin for EditPlugin {
             )
             .add_systems(
                 FixedUpdate,
+                session::end_before_scope_change
+                    .in_set(GameplaySystems::Apply)
+                    .before(dlmp_player::teleport::MoveSystems::Apply),
+            )
+            .add_systems(
+                FixedUpdate,
                 (session::apply_commands, session::end_sessions)
                     .chain()
+                    .after(session::end_before_scope_change)
                     .in_set(GameplaySystems::Apply)
                     .after(crate::object::commands::forget_gone)
                     .after(crate::label::apply),

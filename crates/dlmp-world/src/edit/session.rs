@@ -16,7 +16,9 @@ use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Player, TokenBucket};
 use dlmp_player::Life;
 use dlmp_player::control::{ControlParts, SessionCamera, hold_for_session, release_from_session};
+use dlmp_player::scope::SetScope;
 use dlmp_player::script::LuaPlayer;
+use dlmp_player::teleport::Teleport;
 use dlmp_protocol::edit::state::NO_ENTITY;
 use dlmp_protocol::edit::{EditEndReason, EditFlags, EditKind, EditSessionId, EditState};
 use dlmp_protocol::ids::{EventId, PlayerId};
@@ -307,6 +309,43 @@ pub(super) fn apply_commands(mut orders: MessageReader<EditCommand>, mut s: Sess
             EditCommand::Stop { player } => s.stop(*player, EditEndReason::Gamemode),
             EditCommand::Select { player, target } => s.select(*player, *target),
         }
+    }
+}
+
+/// Ends the session of a player whose virtual world or interior this tick's teleports and
+/// scope setters change (reason 3), before their TeleportPlayer and ScopeChanged go on the
+/// lane (editing.md §3, "End").
+pub(super) fn end_before_scope_change(
+    mut teleports: MessageReader<Teleport>,
+    mut sets: MessageReader<SetScope>,
+    mut s: Sessions,
+) {
+    let mut ending: Vec<Entity> = Vec::new();
+    let scope_of = |s: &Sessions, player: Entity| {
+        s.sessions
+            .contains(player)
+            .then(|| s.players.get(player).ok().map(|(_, scope, _, _)| *scope))
+            .flatten()
+    };
+    for t in teleports.read() {
+        if let Some(scope) = scope_of(&s, t.player)
+            && t.interior.is_some_and(|i| i != scope.interior)
+        {
+            ending.push(t.player);
+        }
+    }
+    for set in sets.read() {
+        if let Some(scope) = scope_of(&s, set.player)
+            && (set.virtual_world.is_some_and(|w| w != scope.virtual_world)
+                || set.interior.is_some_and(|i| i != scope.interior))
+        {
+            ending.push(set.player);
+        }
+    }
+    ending.sort_unstable();
+    ending.dedup();
+    for player in ending {
+        s.stop(player, EditEndReason::Scope);
     }
 }
 
