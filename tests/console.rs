@@ -1,6 +1,8 @@
 //! The server console in the harness: every command, its mistakes, and what the clients
 //! see (`say`, `kick`, `quit`), each driven through `dlmp::console::execute`.
 
+mod vehicle_support;
+
 use std::time::Duration;
 
 use crossbeam_channel::unbounded;
@@ -43,6 +45,7 @@ fn help_lists_every_command() {
         "players",
         "say TEXT",
         "kick ID|NAME",
+        "destroy ID",
         "stats",
         "quit",
     ] {
@@ -476,4 +479,42 @@ fn reload_applies_the_identity_and_names_what_waits_for_a_restart() {
         "After"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn destroy_removes_a_vehicle_as_the_script_call_does_and_names_an_unknown_id() {
+    use vehicle_support::{at, put, stand, transitions, vehicle};
+    let mut h = Harness::new();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    let id = vehicle(&mut h, 411, at(0.0));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(50.0));
+    put(&mut h, a, id, 0);
+    h.step();
+    h.clear(a);
+    h.clear(b);
+    assert_eq!(
+        run(&mut h, &format!("destroy {}", id.0)),
+        [format!("destroyed vehicle {} (411 Infernus)", id.0)]
+    );
+    assert_eq!(
+        run(&mut h, &format!("destroy {}", id.0)),
+        [format!("error: no vehicle with id {}", id.0)],
+        "already being destroyed"
+    );
+    h.step();
+    let ia = h.player_id(a).0;
+    for c in [a, b] {
+        assert_eq!(
+            transitions(&h, c),
+            [format!("Exit {ia} seat 0"), format!("hide {}", id.0)],
+            "the occupant gets out before the hide, for every viewer"
+        );
+    }
+    assert_eq!(
+        run(&mut h, &format!("destroy {}", id.0)),
+        [format!("error: no vehicle with id {}", id.0)]
+    );
+    assert_eq!(run(&mut h, "destroy car"), ["usage: destroy ID"]);
+    assert_eq!(run(&mut h, "destroy"), ["usage: destroy ID"]);
 }

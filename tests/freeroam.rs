@@ -183,8 +183,8 @@ fn bad_arguments_get_the_usage_line() {
         ("/tp 1 2", "Usage: /tp x y z"),
         ("/tp 1 two 3", "Usage: /tp x y z"),
         ("/tp 1 2 3 4", "Usage: /tp x y z"),
-        ("/v", "Usage: /v model"),
-        ("/v 12", "Usage: /v model"),
+        ("/v", "Usage: /v model|name"),
+        ("/v 12", "Usage: /v model|name"),
         ("/w rocket", "Usage: /w weapon [ammo]"),
         ("/w 24 lots", "Usage: /w weapon [ammo]"),
         ("/skin", "Usage: /skin id [variant]"),
@@ -645,6 +645,70 @@ fn lock_and_color_change_the_vehicle_the_player_drives() {
     assert_eq!(
         say(&mut h, b, "/color 1 1"),
         ["You are not driving a vehicle."]
+    );
+    assert_eq!(h.script_host().errors(), 0);
+}
+
+/// The models of every vehicle on the server, by id.
+fn vehicle_models(h: &Harness) -> Vec<u16> {
+    let mut list: Vec<(u32, u16)> = h
+        .world()
+        .resource::<dlmp_core::vehicle::Vehicles>()
+        .iter()
+        .filter_map(|(_, e)| {
+            h.world()
+                .get::<dlmp::vehicle::Vehicle>(e)
+                .map(|v| (v.id.0, v.model))
+        })
+        .collect();
+    list.sort_unstable();
+    list.into_iter().map(|(_, m)| m).collect()
+}
+
+#[test]
+fn a_player_keeps_at_most_three_spawned_vehicles_and_they_go_when_the_player_leaves() {
+    let mut h = freeroam();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    h.steps(2);
+    let park = vehicle_models(&h);
+    assert!(!park.is_empty(), "the stunt park's vehicles");
+    for c in [a, b] {
+        request_spawn(&mut h, c);
+        h.live(c);
+    }
+    let spawn = |h: &mut Harness, c: ClientId, line: &str| {
+        h.advance(std::time::Duration::from_secs(1));
+        say(h, c, line)
+    };
+    assert_eq!(spawn(&mut h, a, "/v 411"), ["Here is your vehicle 411."]);
+    assert_eq!(spawn(&mut h, a, "/v Sultan"), ["Here is your vehicle 560."]);
+    spawn(&mut h, a, "/rc 464");
+    assert_eq!(spawn(&mut h, b, "/v 522"), ["Here is your vehicle 522."]);
+    assert_eq!(vehicle_models(&h)[park.len()..], [411, 560, 464, 522]);
+    let fourth = spawn(&mut h, a, "/v infernus");
+    assert_eq!(fourth.len(), 2, "{fourth:?}");
+    assert!(
+        fourth[0].starts_with("Your oldest vehicle (") && fourth[0].ends_with("at most 3 at once."),
+        "{fourth:?}"
+    );
+    assert_eq!(fourth[1], "Here is your vehicle 411.");
+    h.step();
+    assert_eq!(
+        vehicle_models(&h)[park.len()..],
+        [560, 464, 522, 411],
+        "the oldest of alice's went, bob's stays"
+    );
+    h.disconnect(a);
+    h.steps(3);
+    assert_eq!(
+        vehicle_models(&h)[park.len()..],
+        [522],
+        "alice's went with her"
+    );
+    assert_eq!(
+        vehicle_models(&h)[..park.len()],
+        park,
+        "the map's vehicles stay"
     );
     assert_eq!(h.script_host().errors(), 0);
 }

@@ -322,3 +322,45 @@ fn a_map_path_follows_the_sandbox() {
     }
     assert_eq!(counts(&h), (0, 0, 0));
 }
+
+#[test]
+fn a_vehicles_paintjob_and_plate_are_applied_and_one_the_model_cannot_take_loads_nothing() {
+    use dlmp::vehicle::tuning::{Plate, Tuning};
+    let s = gamemode(
+        "tuned",
+        &[
+            (
+                "tuned.map",
+                "<map>\n<vehicle model=\"560\" posX=\"30\" posY=\"0\" posZ=\"3\" paintjob=\"1\" plate=\"ab 12\"/>\n\
+                 <vehicle model=\"411\" posX=\"35\" posY=\"0\" posZ=\"3\" paintjob=\"3\" plate=\"DLMP\"/>\n</map>\n",
+            ),
+            (
+                "wrong.map",
+                "<map>\n<object model=\"1225\" posX=\"20\" posY=\"5\" posZ=\"3\"/>\n\
+                 <vehicle model=\"411\" posX=\"30\" posY=\"0\" posZ=\"3\" paintjob=\"1\"/>\n</map>\n",
+            ),
+        ],
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.step();
+    assert!(
+        load(&mut h, a, "wrong.map").starts_with("load_map: wrong.map line 3: vehicle: "),
+        "the paintjob an Infernus cannot take is the map's error"
+    );
+    assert_eq!(counts(&h), (0, 0, 0), "nothing was created");
+    assert_eq!(load(&mut h, a, "tuned.map"), "loaded 2: 560 411");
+    let mut q = h.world_mut().query::<(&Vehicle, &Tuning)>();
+    let mut tuned: Vec<(u16, Option<u8>, Option<Plate>)> = q
+        .iter(h.world())
+        .map(|(v, t)| (v.model, t.paintjob, t.plate))
+        .collect();
+    tuned.sort_by_key(|(model, ..)| *model);
+    assert_eq!(
+        tuned,
+        [
+            (411, None, Plate::parse("DLMP").ok()),
+            (560, Some(1), Plate::parse("AB 12").ok()),
+        ]
+    );
+}

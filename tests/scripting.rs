@@ -553,3 +553,108 @@ fn a_timer_that_re_arms_itself_at_0_ms_fires_once_per_tick() {
     let n: u32 = h.chat_lines(a)[0].parse().expect("a count");
     assert!((5..=7).contains(&n), "once per tick, got {n}");
 }
+
+#[test]
+fn tick_count_is_the_milliseconds_of_the_server_clock() {
+    let s = TempScripts::new("tick-count");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_command", function(p, name)
+            if name ~= "t" then return end
+            local ms = dlmp.tick_count()
+            dlmp.send_chat(math.type(ms) .. " " .. ms, nil, { p })
+            return true
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.chat(a, "/t");
+    h.step();
+    let first: u64 = number_after(&h.chat_lines(a)[0], "integer ");
+    h.steps(50);
+    h.chat(a, "/t");
+    h.step();
+    let second: u64 = number_after(&h.chat_lines(a)[1], "integer ");
+    let tick = u64::try_from(h.tick().as_millis()).expect("ms");
+    assert_eq!(second - first, 51 * tick, "one tick length per tick");
+    assert_eq!(
+        u128::from(second),
+        h.now().as_millis(),
+        "since the server started"
+    );
+    assert_eq!(h.script_host().errors(), 0);
+}
+
+/// The number after `prefix` in `line`.
+fn number_after(line: &str, prefix: &str) -> u64 {
+    line.strip_prefix(prefix)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line:?} is not {prefix}N"))
+}
+
+#[test]
+fn vehicle_model_names_go_both_ways_and_an_unknown_one_is_nil() {
+    let s = TempScripts::new("model-names");
+    s.resource(
+        "gm",
+        r#"
+        dlmp.on("player_command", function(p, name, args)
+            local out
+            if name == "name" then
+                out = tostring(dlmp.vehicle_model_name(tonumber(args[1])))
+            elseif name == "model" then
+                out = tostring(dlmp.vehicle_model(table.concat(args, " ")))
+            elseif name == "bad" then
+                local ok, err = pcall(dlmp.vehicle_model_name, "411")
+                local ok2, err2 = pcall(dlmp.vehicle_model, 411)
+                out = tostring(err):match("^[^\n]*") .. " | " .. tostring(err2):match("^[^\n]*")
+            end
+            dlmp.send_chat(out, nil, { p })
+            return true
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    for line in [
+        "/name 411",
+        "/name 611",
+        "/name 399",
+        "/name 70000",
+        "/model INFERNUS",
+        "/model rc bandit",
+        "/model Berkley's RC Van",
+        "/model infernu",
+        "/bad",
+    ] {
+        h.chat(a, line);
+        h.advance(Duration::from_secs(1));
+    }
+    let lines = h.chat_lines(a);
+    assert_eq!(
+        lines[..8],
+        [
+            "Infernus",
+            "Street Clean Trailer",
+            "nil",
+            "nil",
+            "411",
+            "441",
+            "459",
+            "nil"
+        ]
+    );
+    assert!(
+        lines[8].contains("vehicle_model_name") && lines[8].contains("model"),
+        "{}",
+        lines[8]
+    );
+    assert!(
+        lines[8].contains("vehicle_model:") && lines[8].contains("name"),
+        "{}",
+        lines[8]
+    );
+    assert_eq!(h.script_host().errors(), 0);
+}

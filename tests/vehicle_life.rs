@@ -692,6 +692,82 @@ fn an_exit_before_the_death_ends_the_window() {
     assert_eq!(s.log(c, "death"), ["death carol nil 0"]);
 }
 
+/// vehicles.md VehicleExplode: "unless ... that player's VehicleExit came first" — in the
+/// lane: an exit ahead of the death in the same tick wins (the occupant bailed out), a
+/// death ahead of the exit keeps the killer.
+#[rstest]
+#[case::exit_first(true, "death carol nil 0")]
+#[case::death_first(false, "death carol bob 51")]
+fn an_exit_and_a_death_in_one_tick_are_judged_in_lane_order(
+    #[case] exit_first: bool,
+    #[case] line: &str,
+) {
+    let (mut s, c) = occupied_wreck(&format!("life_window_lane_{exit_first}"));
+    let exit = VehicleExit {
+        session_token: s.h.token(c),
+        event_id: EventId(0),
+        vehicle_id: s.id,
+    };
+    if exit_first {
+        s.h.send_event(c, exit);
+        s.h.report_death(c, DeathPose::DEFAULT);
+    } else {
+        s.h.report_death(c, DeathPose::DEFAULT);
+        s.h.send_event(c, exit);
+    }
+    s.h.steps(2);
+    assert_eq!(s.log(c, "death"), [line]);
+}
+
+/// The credit table's flamethrower row: a frame of weapon 37 with the fire key explains an
+/// explosion for 85 s within 80 m of where the flamer stood.
+#[rstest]
+#[case::within_80(79.5, true)]
+#[case::beyond_80(80.5, false)]
+fn a_flamethrowers_flame_explains_an_explosion_within_80_m(
+    #[case] apart: f32,
+    #[case] credited: bool,
+) {
+    use dlmp::protocol::player::sync::{Frame, Keys};
+    let mut s = scene(&format!("life_flame_{apart}"), 411);
+    s.h.chat(s.b, "/give 37 500");
+    s.h.steps(2);
+    let at = Vec3::new(SPOT.x - apart, SPOT.y, SPOT.z);
+    s.h.teleport(s.b, at);
+    let rev = s.h.get::<dlmp::player::Inventory>(s.b).weapon_rev;
+    let flame = Frame {
+        weapon: 37,
+        weapon_rev: rev,
+        keys: Keys::FIRE,
+        ..Frame::standing(at)
+    };
+    s.h.sync(s.b, 900, flame);
+    s.burnt();
+    s.explode(Some(s.b));
+    let killer = credited.then_some(s.h.player_id(s.b).0);
+    assert_eq!(s.deaths(s.a), [(VehicleDeathCause::Exploded, killer)]);
+}
+
+#[test]
+fn a_flamethrower_not_firing_explains_nothing() {
+    use dlmp::protocol::player::sync::Frame;
+    let mut s = scene("life_flame_idle", 411);
+    s.h.chat(s.b, "/give 37 500");
+    s.h.steps(2);
+    let at = Vec3::new(SPOT.x - 10.0, SPOT.y, SPOT.z);
+    s.h.teleport(s.b, at);
+    let rev = s.h.get::<dlmp::player::Inventory>(s.b).weapon_rev;
+    let idle = Frame {
+        weapon: 37,
+        weapon_rev: rev,
+        ..Frame::standing(at)
+    };
+    s.h.sync(s.b, 900, idle);
+    s.burnt();
+    s.explode(Some(s.b));
+    assert_eq!(s.deaths(s.a), [(VehicleDeathCause::Exploded, None)]);
+}
+
 #[test]
 fn the_explosions_own_damage_keeps_the_window() {
     let (mut s, c) = occupied_wreck("life_window_own_damage");

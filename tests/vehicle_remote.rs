@@ -232,6 +232,14 @@ fn a_grant_needs_the_rc_streamed() {
     h.step();
     grant(&mut h, a, far, false);
     assert!(remotes(&h, a).is_empty());
+    assert_eq!(
+        refused(&h, RemoteRefusal::NotStreamed),
+        0,
+        "it waits for a show"
+    );
+    h.advance(dlmp::vehicle::remote::STREAM_WAIT);
+    h.step();
+    assert!(remotes(&h, a).is_empty());
     assert_eq!(refused(&h, RemoteRefusal::NotStreamed), 1);
 }
 
@@ -705,4 +713,49 @@ fn freeroam_rc_spawns_an_rc_bandit_and_hands_it_over() {
             .iter()
             .any(|l| l.starts_with("You drive RC 441."))
     );
+}
+
+/// lua-api.md's example of `dlmp.set_remote_vehicle`, as written: an RC created and given
+/// in one call works — the grant waits for the RC's show (vehicles.md VehicleRemote: "the
+/// RC streamed") and follows it on the lane; one that is never shown to the player is
+/// refused after [`dlmp::vehicle::remote::STREAM_WAIT`].
+#[test]
+fn the_docs_example_gives_an_rc_made_in_the_same_call() {
+    let (_s, mut h, a) = script_scene(
+        "rc_docs_example",
+        r#"
+        dlmp.on("player_command", function(player, name)
+            local x, y, z = player:position()
+            if name == "far" then x = x + 3000 end
+            local rc = dlmp.create_vehicle(441, x + 3, y, z, 0)
+            dlmp.set_remote_vehicle(player, rc, true)
+            return true
+        end)
+        "#,
+    );
+    h.clear(a);
+    h.chat(a, "/rc");
+    h.steps(3);
+    let rc = VehicleId(1);
+    assert_eq!(driver(&h, rc), Some(h.entity(a)));
+    let order: Vec<&str> = h
+        .received(a)
+        .iter()
+        .filter_map(|p| match p {
+            dlmp::protocol::ServerPacket::VehicleSync(s) if s.vehicle_id == rc && s.active => {
+                Some("show")
+            }
+            dlmp::protocol::ServerPacket::VehicleRemote(r) if r.vehicle_id == rc => Some("remote"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["show", "remote"], "the grant follows the show");
+    let granted = h.packets::<VehicleRemote>(a);
+    assert!(granted.last().is_some_and(|r| r.detonation));
+    // 3 km away the RC is never shown: refused once the wait is over, nothing sent.
+    h.chat(a, "/far");
+    h.advance(std::time::Duration::from_millis(1500));
+    assert_eq!(driver(&h, VehicleId(2)), None);
+    assert_eq!(refused(&h, RemoteRefusal::NotStreamed), 1);
+    assert_eq!(driver(&h, rc), Some(h.entity(a)), "the first RC stays");
 }

@@ -335,6 +335,70 @@ fn a_stopped_resource_takes_its_vehicles_with_it() {
     );
 }
 
+/// lua-api.md, Resources: a stopped (or restarted) resource removes its occupied vehicles
+/// "exactly as `dlmp.destroy_vehicle`": every viewer gets each occupant's exit before the
+/// hide, and nobody sees an occupant streamed out and in; the Rust `destroy_vehicle` too.
+#[test]
+fn a_stopped_resource_and_the_rust_call_empty_a_vehicle_as_destroy_vehicle_does() {
+    let s = TempScripts::new("veh_stop_occupied");
+    s.resource(
+        "gm",
+        r#"
+        car = dlmp.create_vehicle(400, 0, 0, 3, 0)
+        dlmp.on("player_command", function(p, name)
+            if name == "sit" then dlmp.put_player_in_vehicle(p, car, 0) return true end
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let (a, b) = (h.connect("alice"), h.connect("bob"));
+    stand(&mut h, a, at(0.0));
+    stand(&mut h, b, at(50.0));
+    h.chat(a, "/sit");
+    h.steps(2);
+    let ia = h.player_id(a).0;
+    assert_eq!(
+        h.world()
+            .get::<dlmp_core::vehicle::Seated>(h.entity(a))
+            .map(|s| s.seat),
+        Some(0)
+    );
+    h.clear(a);
+    h.clear(b);
+    h.world_mut()
+        .non_send_mut::<dlmp::script::ScriptHost>()
+        .stop("gm")
+        .expect("stops");
+    h.steps(2);
+    for c in [a, b] {
+        assert_eq!(
+            transitions(&h, c),
+            [format!("Exit {ia} seat 0"), "hide 1".to_string()]
+        );
+    }
+    assert!(
+        h.packets::<dlmp::protocol::player::streaming::PlayerStreamOut>(b)
+            .is_empty(),
+        "alice stays shown to bob"
+    );
+
+    // A Rust plugin's destroy_vehicle: the same.
+    let id = vehicle(&mut h, 400, at(0.0));
+    put(&mut h, a, id, 0);
+    h.step();
+    h.clear(a);
+    h.clear(b);
+    destroy_vehicle(h.world_mut(), id).expect("exists");
+    assert!(destroy_vehicle(h.world_mut(), id).is_err(), "already going");
+    h.steps(2);
+    for c in [a, b] {
+        assert_eq!(
+            transitions(&h, c),
+            [format!("Exit {ia} seat 0"), format!("hide {}", id.0)]
+        );
+    }
+}
+
 #[test]
 fn the_lua_reads_answer_from_the_server() {
     let s = TempScripts::new("veh_reads");

@@ -3,7 +3,8 @@
 -- Every connecting player is spawned at one of a few points, greeted, and announced to the
 -- others; after a death it respawns at the next point. Chat commands: /help lists them all.
 -- A refused API call is told to the player as its first line ("set_skin: model 74 is not an
--- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player; /fix, /flip, /lock,
+-- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player (at most 3 of /v and
+-- /rc at once, removed when the player leaves); /fix, /flip, /lock,
 -- /color, /nos, /tow and /vrespawn work on the one you sit in or drive; /train puts you in a
 -- train at a station; /rc [MODEL] gives you an RC vehicle driven remotely. Each player name
 -- has an account (money, skin, last position) kept in the server's database across
@@ -28,7 +29,7 @@ local next_spawn = 1
 -- The stunt park north of Santa Maria Beach: ramps, barriers and benches, three pickups and
 -- a few vehicles, in the element XML map editors write (docs/lua-api.md, "Maps"). What the
 -- map creates belongs to this resource and goes when it stops; load_map returns the
--- handles (vehicles are skipped until the server has them).
+-- handles. The vehicles carry the map's plates.
 local PARK = dlmp.load_map("maps/santa_maria_stunts.map")
 
 -- What each of the park's pickups gives, by model; the pickup comes back after the
@@ -38,8 +39,8 @@ local PARK_GRANTS = {
     [1242] = function(player) player:set_armor(100) end, -- armour
     [365] = function(player) player:give_weapon(41, 500) end, -- spray can
 }
--- The list holds the park's objects, then its pickups; a pickup is the handle with
--- `is_active`.
+-- The list holds the park's objects, then its pickups, then its vehicles; a pickup is the
+-- handle with `is_active`.
 local park_pickups = {}
 for _, handle in ipairs(PARK) do
     if handle.is_active then
@@ -188,25 +189,65 @@ command("tp", {
     end,
 })
 
+-- The vehicles a player made with /v and /rc, oldest first. A player has at most
+-- MAX_OWN_VEHICLES at once: the next one removes the oldest (with a line saying so), and
+-- they all go when the player leaves, so an empty server has no vehicles left behind.
+local MAX_OWN_VEHICLES = 3
+local own_vehicles = {} -- player id -> list of Vehicle
+
+-- Spawns `model` 3 m beside the player as one of its own, or tells why not.
+local function own_vehicle(player, model)
+    local x, y, z = player:position()
+    local ok, vehicle = pcall(dlmp.create_vehicle, model, x + 3, y, z, 0)
+    if not ok then
+        tell(player, first_line(vehicle), ERROR)
+        return nil
+    end
+    local list = {}
+    for _, v in ipairs(own_vehicles[player:id()] or {}) do
+        if v:exists() then
+            list[#list + 1] = v
+        end
+    end
+    list[#list + 1] = vehicle
+    while #list > MAX_OWN_VEHICLES do
+        local oldest = table.remove(list, 1)
+        tell(player, "Your oldest vehicle (" .. oldest:id() .. ") is removed: you have at most "
+            .. MAX_OWN_VEHICLES .. " at once.")
+        oldest:destroy()
+    end
+    own_vehicles[player:id()] = list
+    return vehicle
+end
+
+dlmp.on("player_disconnect", function(player)
+    local list = own_vehicles[player:id()] or {}
+    own_vehicles[player:id()] = nil
+    for _, v in ipairs(list) do
+        if v:exists() then
+            v:destroy()
+        end
+    end
+end)
+
 command("v", {
-    usage = "/v model",
-    help = "a vehicle next to you (model 400..611)",
+    usage = "/v model|name",
+    help = "a vehicle next to you (model 400..611 or its name, e.g. infernus)",
     run = function(player, args)
-        local model = whole(args[1], 400, 611)
-        if #args ~= 1 or not model then
+        local model = whole(args[1], 400, 611) or dlmp.vehicle_model(table.concat(args, " "))
+        if #args < 1 or not model then
             return false
         end
-        local x, y, z = player:position()
-        if try(player, dlmp.create_vehicle, model, x + 3, y, z, 0) then
+        if own_vehicle(player, model) then
             tell(player, "Here is your vehicle " .. model .. ".")
         end
         return true
     end,
 })
 
--- /rc: an RC vehicle next to you, driven remotely (vehicles.md VehicleRemote). The RC
--- is handed over a moment after its creation: the server grants only an RC that is
--- already streamed to the player. F leaves it; F near it takes it again.
+-- /rc: an RC vehicle next to you, driven remotely (vehicles.md VehicleRemote). The grant
+-- follows the RC's show to the player in the next ticks. F leaves it; F near it takes it
+-- again.
 local RC_MODELS = { [441] = true, [464] = true, [465] = true, [501] = true, [564] = true, [594] = true }
 
 command("rc", {
@@ -217,18 +258,13 @@ command("rc", {
         if #args > 1 or not RC_MODELS[model] then
             return false
         end
-        local x, y, z = player:position()
-        local ok, rc = pcall(dlmp.create_vehicle, model, x + 3, y, z, 0)
-        if not ok then
-            tell(player, first_line(rc), ERROR)
+        local rc = own_vehicle(player, model)
+        if not rc then
             return true
         end
-        dlmp.set_timer(200, function()
-            if player:exists() and rc:exists()
-                and try(player, dlmp.set_remote_vehicle, player, rc, model == 441) then
-                tell(player, "You drive RC " .. model .. ". F leaves it, F near it takes it again.")
-            end
-        end)
+        if try(player, dlmp.set_remote_vehicle, player, rc, model == 441) then
+            tell(player, "You drive RC " .. model .. ". F leaves it, F near it takes it again.")
+        end
         return true
     end,
 })

@@ -1,7 +1,7 @@
 //! Settings of Rust gameplay plugins: the config's `[plugins.NAME]` tables, kept as TOML
 //! values for each plugin to read into its own type (ADR 0036). A table no added plugin
-//! reads is reported at start; a table that does not fit the plugin's type stops the
-//! start with the error.
+//! reads (a typo, a plugin this server does not have) and a table that does not fit the
+//! plugin's type stop the start with the error ([`PluginSettings::check`], ADR 0095).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,6 +46,29 @@ impl PluginSettings {
     /// Tables that did not fit their plugin's settings.
     pub fn errors(&self) -> &[ConfigError] {
         &self.errors
+    }
+
+    /// The start's verdict: the first table that did not fit its plugin, else the tables
+    /// no plugin reads, with the names the plugins of this server read.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if let Some(e) = self.errors.first() {
+            return Err(e.clone());
+        }
+        let unread = self.unread();
+        if unread.is_empty() {
+            return Ok(());
+        }
+        let tables: Vec<String> = unread.iter().map(|n| format!("[plugins.{n}]")).collect();
+        let known = if self.read.is_empty() {
+            "this server has no plugin".to_owned()
+        } else {
+            let names: Vec<&str> = self.read.iter().map(String::as_str).collect();
+            format!("the plugins of this server are {}", names.join(", "))
+        };
+        Err(ConfigError(format!(
+            "{}: no plugin of this server reads it; {known}",
+            tables.join(", ")
+        )))
     }
 
     /// Tables no plugin asked for: a typo, or a plugin this server was built without.

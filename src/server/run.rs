@@ -1,7 +1,8 @@
 //! [`Server`]: the whole server as a library entry point. A binary is
-//! `Server::from_args()?.add_plugins(MyPlugin).run()`; `src/main.rs` is that with no extra
-//! plugin. Start-up refuses what would make a server that does nothing useful: a config
-//! that does not check, a plugin table that does not fit, no gamemode resource.
+//! `Server::from_args()?.add_plugins(MyPlugin).run()`; `dlmp-server` (`plugins/server`) is
+//! that with the shipped plugins. Start-up refuses what would make a server that does nothing
+//! useful or not what the config says: a config that does not check, a plugin table that
+//! does not fit or that no plugin reads, no gamemode resource.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy_app::{App, AppExit, Plugins};
 use clap::Parser;
-use tracing::{error, info, warn};
+use tracing::{error, info};
 
 use super::{FixedStepRunner, PluginSettings, build_app};
 use dlmp_core::tick::Transport;
@@ -95,7 +96,7 @@ impl Server {
                 return ExitCode::FAILURE;
             }
         };
-        if let Err(e) = gamemode_check(&config.scripts) {
+        if let Err(e) = gamemode_check(&config.scripts, &config.resources) {
             error!("{e}");
             return ExitCode::FAILURE;
         }
@@ -142,14 +143,14 @@ impl Server {
             app.add_plugins(MetricsPlugin { metrics });
         }
         if let Some(settings) = app.world().get_resource::<PluginSettings>() {
-            if !settings.errors().is_empty() {
-                for e in settings.errors() {
+            for e in settings.errors() {
+                error!("{e}");
+            }
+            if let Err(e) = settings.check() {
+                if settings.errors().is_empty() {
                     error!("{e}");
                 }
                 return ExitCode::FAILURE;
-            }
-            for name in settings.unread() {
-                warn!("[plugins.{name}]: no plugin of this server reads it; ignored");
             }
         }
         for line in config.effective().lines() {
@@ -180,18 +181,35 @@ impl Server {
 }
 
 /// A server without a gamemode resource accepts players into an empty world; refuse to
-/// start, saying where the resources were looked for.
-pub fn gamemode_check(scripts: &Path) -> Result<(), ConfigError> {
+/// start, saying where the resources were looked for. The same for a resource named in
+/// `resources` (or `--resource`) that is not in the folder: a typo would otherwise start a
+/// server without the gamemode the admin asked for.
+pub fn gamemode_check(scripts: &Path, resources: &[String]) -> Result<(), ConfigError> {
     let (found, problems) = dlmp_script::manifest::discover(scripts);
-    if !found.is_empty() {
-        return Ok(());
-    }
     let at = std::path::absolute(scripts).unwrap_or_else(|_| scripts.to_path_buf());
-    let mut text = format!(
-        "no gamemode resource in {}: each resource is a folder there with a resource.toml \
-         (see scripts/README.md); set `scripts` in the config or pass --scripts DIR",
-        at.display()
-    );
+    let missing: Vec<&str> = resources
+        .iter()
+        .filter(|name| !found.contains_key(*name))
+        .map(String::as_str)
+        .collect();
+    let mut text = if found.is_empty() {
+        format!(
+            "no gamemode resource in {}: each resource is a folder there with a resource.toml \
+             (see scripts/README.md); set `scripts` in the config or pass --scripts DIR",
+            at.display()
+        )
+    } else if !missing.is_empty() {
+        let known: Vec<&str> = found.keys().map(String::as_str).collect();
+        format!(
+            "no resource named {} in {} (the resources there: {}); check `resources` in the \
+             config or --resource",
+            missing.join(", "),
+            at.display(),
+            known.join(", ")
+        )
+    } else {
+        return Ok(());
+    };
     for p in problems {
         text.push_str("; ");
         text.push_str(&p);

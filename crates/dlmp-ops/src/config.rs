@@ -25,7 +25,8 @@ pub struct Config {
     pub max_players: u16,
     /// Simulation rate in ticks a second. Default 50.
     pub tick_hz: u16,
-    /// The gamemode resources folder. Default `scripts/`.
+    /// The gamemode resources folder. Default `scripts/`, beside the config file (ADR 0093);
+    /// `--scripts` is the working folder's.
     pub scripts: PathBuf,
     /// Resources started at boot; empty means every folder in `scripts` with a manifest.
     pub resources: Vec<String>,
@@ -46,12 +47,13 @@ pub struct Config {
     /// milliseconds (player.md, RespawnRequest; ADR 0012). Default 3 000; the gamemode may
     /// change it (`dlmp.set_respawn_delay`).
     pub respawn_delay_ms: u64,
-    /// The folder of the server's files (the SQLite database). Default `data/` beside the
-    /// config file, or in the working folder without one.
+    /// The folder of the server's files (the SQLite database). Default `data/`. Like every
+    /// relative path of the file, it is beside the config file (ADR 0093).
     pub data_dir: Option<PathBuf>,
     /// The database (lua-api.md, "Persistence"): unset = SQLite `dlmp.sqlite` in
     /// `data_dir`; `postgres://user@host/db` for PostgreSQL; `sqlite:PATH`;
-    /// `sqlite::memory:` (tests). ADR 0031.
+    /// `sqlite::memory:` (tests). ADR 0031; a relative `sqlite:PATH` is beside the config
+    /// file (ADR 0093).
     pub database: Option<String>,
     /// Database operations waiting at most; one more fails at once. Default 1024.
     pub db_queue: usize,
@@ -102,8 +104,8 @@ pub struct Config {
     pub website: String,
     /// Address of the Prometheus `/metrics` listener; none (the default) serves none.
     pub metrics: Option<SocketAddr>,
-    /// Folder for the daily log files (`dlmp.log.DATE`, `chat.log.DATE`); none (the
-    /// default) logs to the console only.
+    /// Folder for the daily log files (`dlmp.log.DATE`, `chat.log.DATE`), beside the config
+    /// file when relative (ADR 0093); none (the default) logs to the console only.
     pub log_dir: Option<PathBuf>,
     /// Rust gameplay plugins' settings: `[plugins.NAME]` tables, each read by its plugin
     /// (`dlmp::prelude::plugin_settings`); a plugin without a table is off (ADR 0036).
@@ -169,11 +171,46 @@ impl Config {
         Duration::from_secs_f64(1.0 / f64::from(self.tick_hz.max(1)))
     }
 
-    /// Reads a TOML file.
+    /// Reads a TOML file. Its relative paths are the file's (ADR 0093): `scripts`,
+    /// `data_dir` (default `data/`), `log_dir` and a `sqlite:PATH` database are taken from
+    /// the file's folder, whatever the working folder the server starts in.
     pub fn from_file(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigError(format!("reading {}: {e}", path.display())))?;
-        toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", path.display())))
+        let mut config: Config =
+            toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        config
+            .resolve_beside(path.parent().unwrap_or(Path::new("")))
+            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        Ok(config)
+    }
+
+    /// Makes the relative paths of a file read in `dir` relative to `dir`.
+    fn resolve_beside(&mut self, dir: &Path) -> Result<(), ConfigError> {
+        let beside = |p: &Path| dir.join(p);
+        self.scripts = beside(&self.scripts);
+        self.data_dir = Some(beside(
+            self.data_dir.as_deref().unwrap_or(Path::new("data")),
+        ));
+        self.log_dir = self.log_dir.as_deref().map(beside);
+        let sqlite = self
+            .database
+            .as_deref()
+            .and_then(|d| d.strip_prefix("sqlite:"))
+            .filter(|p| !p.is_empty() && *p != ":memory:")
+            .map(Path::new);
+        if let Some(file) = sqlite.filter(|p| p.is_relative()) {
+            let joined = beside(file);
+            let text = joined.to_str().ok_or_else(|| {
+                ConfigError(format!(
+                    "database = \"sqlite:{}\": the config file's folder is not UTF-8; give an \
+                     absolute path",
+                    file.display()
+                ))
+            })?;
+            self.database = Some(format!("sqlite:{text}"));
+        }
+        Ok(())
     }
 
     /// The file named by `--config` (or the defaults), then the flags on top.
@@ -182,15 +219,6 @@ impl Config {
             Some(path) => Config::from_file(path)?,
             None => Config::default(),
         };
-        if let Some(dir) = cli.config.as_deref().and_then(Path::parent) {
-            if config.data_dir.is_none() {
-                config.data_dir = Some(dir.join("data"));
-            }
-            // The file's folders are the file's: a relative `scripts` is beside it.
-            if config.scripts.is_relative() {
-                config.scripts = dir.join(&config.scripts);
-            }
-        }
         if let Some(bind) = cli.bind {
             config.bind = bind;
         }
@@ -585,6 +613,52 @@ mod tests {
             );
         }
         assert!(Config::default().validate().is_ok());
+    }
+
+    #[test]
+    fn every_relative_path_of_the_file_is_beside_the_file_and_a_flag_is_the_working_folders() {
+        let dir = std::env::temp_dir().join(format!("dlmp-config-paths-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("server.toml");
+        std::fs::write(
+            &path,
+            "scripts = \"gm\"\ndata_dir = \"state\"\nlog_dir = \"logs\"\n\
+             database = \"sqlite:db/main.sqlite\"\n",
+        )
+        .expect("write");
+        let file = path.to_str().expect("UTF-8 path");
+        let c =
+            Config::from_cli(&Cli::parse_from(["dlmp-server", "--config", file])).expect("valid");
+        assert_eq!(c.scripts, dir.join("gm"));
+        assert_eq!(c.data_dir(), dir.join("state"));
+        assert_eq!(c.log_dir, Some(dir.join("logs")));
+        assert_eq!(
+            DbTarget::from_config(c.database.as_deref(), &c.data_dir()),
+            Ok(DbTarget::SqliteFile(dir.join("db/main.sqlite")))
+        );
+        let absolute = std::env::temp_dir().join("elsewhere");
+        let text = format!(
+            "data_dir = {0:?}\nlog_dir = {0:?}\ndatabase = \"sqlite:{1}\"\n",
+            absolute.to_str().expect("UTF-8 path"),
+            absolute.join("x.sqlite").to_str().expect("UTF-8 path")
+        );
+        std::fs::write(&path, text).expect("write");
+        let c = Config::from_file(&path).expect("valid");
+        assert_eq!(c.data_dir(), absolute, "an absolute path stays");
+        assert_eq!(c.log_dir.as_deref(), Some(absolute.as_path()));
+        assert_eq!(
+            DbTarget::from_config(c.database.as_deref(), &c.data_dir()),
+            Ok(DbTarget::SqliteFile(absolute.join("x.sqlite")))
+        );
+        std::fs::write(&path, "database = \"sqlite::memory:\"\n").expect("write");
+        let c = Config::from_file(&path).expect("valid");
+        assert_eq!(c.database.as_deref(), Some("sqlite::memory:"));
+        let c = Config::from_cli(&Cli::parse_from(["dlmp-server"])).expect("defaults");
+        assert_eq!(
+            (c.scripts.clone(), c.data_dir()),
+            (PathBuf::from("scripts"), PathBuf::from("data")),
+            "without a file, the working folder's"
+        );
     }
 
     #[test]

@@ -306,6 +306,7 @@ fn settle(
     mut drops: ResMut<PreviousLifeDrops>,
     (frames, mut contact_drops): (Query<&FrameState>, ResMut<FrozenContactDrops>),
     (mut reshows, mut windows): (ResMut<Reshows>, Query<&mut ExplosionKiller>),
+    seated: Query<&dlmp_core::vehicle::Seated>,
 ) {
     let now = time.elapsed();
     for Received { player, packet } in received.read() {
@@ -376,6 +377,17 @@ fn settle(
                         (&mut connections, &mut reshows),
                         &mut events,
                     );
+                }
+            }
+            // vehicles.md VehicleExplode: the window ends if "that player's VehicleExit
+            // came first": judged here, in lane order with the DeathReport, not after it
+            // when the seats take the exit.
+            ClientPacket::VehicleExit(exit) => {
+                if let Ok(mut w) = windows.get_mut(*player)
+                    && w.vehicle == exit.vehicle_id
+                    && seated.get(*player).is_ok_and(|s| s.id == exit.vehicle_id)
+                {
+                    w.ended = true;
                 }
             }
             ClientPacket::DeathReport(report) => {

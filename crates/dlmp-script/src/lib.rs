@@ -22,7 +22,7 @@ mod systems;
 
 pub use events::{Arg, EventGuard, EventHandle, EventPlace, Outcome, ScriptEvent, ScriptEvents};
 pub use host::{ResourceError, ScriptHost, ScriptLimits, ScriptStats};
-pub use ownership::{Owned, ResourceStopped};
+pub use ownership::{Owned, ReleaseOwned, ResourceStopped};
 pub use registry::{ResourceContext, ScriptApi};
 pub use state::{ResourceId, ScriptCommand};
 pub use systems::{ScriptPlugin, ScriptSettings, ScriptSystems};

@@ -16,6 +16,12 @@ pub struct Owned(pub ResourceId);
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResourceStopped(pub ResourceId);
 
+/// Where a feature lets go of what a stopped resource owned, before it is despawned, in
+/// [`ScriptSystems::Finish`](crate::ScriptSystems::Finish) (the tick's [`ResourceStopped`]
+/// are readable): a vehicle puts its occupants out the way `destroy_vehicle` does.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReleaseOwned;
+
 /// Despawns every entity owned by a resource stopped this tick.
 pub(crate) fn despawn_owned(
     mut commands: Commands,

@@ -13,7 +13,7 @@ use tracing::error;
 
 use crate::events::{ScriptEvents, host_events};
 use crate::host::{ScriptHost, ScriptLimits};
-use crate::ownership::{ResourceStopped, despawn_owned};
+use crate::ownership::{ReleaseOwned, ResourceStopped, despawn_owned};
 use crate::registry::ScriptApi;
 
 /// Script settings.
@@ -96,6 +96,13 @@ impl Plugin for ScriptPlugin {
             .add_systems(FixedUpdate, begin.in_set(ScriptSystems::Begin))
             .add_systems(FixedUpdate, notify.in_set(ScriptSystems::Notify))
             .add_systems(FixedUpdate, timers.in_set(ScriptSystems::Timers))
+            .configure_sets(
+                FixedUpdate,
+                ReleaseOwned
+                    .in_set(ScriptSystems::Finish)
+                    .after(report_stopped)
+                    .before(despawn_owned),
+            )
             .add_systems(
                 FixedUpdate,
                 (finish, report_stopped, despawn_owned)

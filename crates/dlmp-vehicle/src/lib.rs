@@ -7,7 +7,8 @@
 //! operations above it; what the player side reads of a vehicle lives in the core
 //! ([`dlmp_core::vehicle`]) and is re-exported here.
 //!
-//! - [`models`]: the per-model table (`assets/vehicles.tsv`): class, seats, siren, name.
+//! - [`models`]: the per-model table (`assets/vehicles.tsv`): class, seats, siren, name;
+//!   [`model_script`]: its names in the Lua API.
 //! - [`components`]: a vehicle entity's components and the player's [`Seated`].
 //! - [`lifecycle`]: create and destroy, ids, the resource as cleanup owner.
 //! - [`life`]: explosion, death, kill credit, respawn.
@@ -32,6 +33,7 @@ pub mod frame;
 pub mod life;
 pub mod lifecycle;
 pub mod lua;
+pub mod model_script;
 pub mod models;
 pub mod params;
 pub mod remote;
@@ -130,6 +132,7 @@ impl Plugin for VehiclePlugin {
                         .chain()
                         .in_set(VehicleSystems::Seats),
                     seats::unseat_moved.in_set(MoveSystems::Unseat),
+                    seats::empty_owned.in_set(dlmp_script::ReleaseOwned),
                     (stream::reconcile, stream::keep_overrides)
                         .chain()
                         .in_set(StreamingSystems::Reconcile)

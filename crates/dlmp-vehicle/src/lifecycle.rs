@@ -203,15 +203,22 @@ pub fn create_vehicle(
     Ok(entity)
 }
 
-/// Destroys a vehicle now: its seats are freed in the next pass of the seat feature
-/// (VehicleOccupancy exit), and everyone it was shown to gets its hide.
+/// Destroys a vehicle exactly as `dlmp.destroy_vehicle` does (lua-api.md): a
+/// [`VehicleCommand::Destroy`] applied in the next tick's apply, where every viewer gets
+/// each occupant's exit before the hide. An id that does not exist (or is already being
+/// destroyed) is an error.
 pub fn destroy_vehicle(world: &mut World, id: VehicleId) -> Result<(), VehicleError> {
     world.init_resource::<Vehicles>();
-    let entity = world
-        .resource_mut::<Vehicles>()
-        .remove(id)
-        .ok_or(VehicleError::Gone(id.0))?;
-    world.despawn(entity);
+    world.init_resource::<Messages<VehicleCommand>>();
+    if world.resource::<Vehicles>().entity(id).is_none()
+        || world
+            .resource::<Messages<VehicleCommand>>()
+            .iter_current_update_messages()
+            .any(|c| *c == VehicleCommand::Destroy { id })
+    {
+        return Err(VehicleError::Gone(id.0));
+    }
+    world.write_message(VehicleCommand::Destroy { id });
     Ok(())
 }
 

@@ -78,6 +78,7 @@ pub fn register(api: &mut ScriptApi) {
         super::life::script::install(lua, dlmp)?;
         super::tow::script::install(lua, dlmp)?;
         super::tuning::script::install(lua, dlmp)?;
+        super::model_script::install(lua, dlmp)?;
         super::params::script::install(lua, dlmp)
     })
     .methods::<LuaPlayer>(|methods| {

@@ -136,6 +136,12 @@ impl VehicleModels {
         self.rows.get(i)
     }
 
+    /// The row whose name is `name`, ignoring ASCII case (the names are ASCII and unique
+    /// that way; a unit test keeps them so).
+    pub fn by_name(&self, name: &str) -> Option<&ModelInfo> {
+        self.rows.iter().find(|r| r.name.eq_ignore_ascii_case(name))
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }
@@ -236,6 +242,19 @@ fn speeds(text: &str, models: &mut VehicleModels) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_ascii_and_unique_ignoring_case() {
+        let m = VehicleModels::load();
+        for row in &m.rows {
+            assert!(row.name.is_ascii(), "{}", row.name);
+            assert_eq!(
+                m.by_name(&row.name.to_ascii_uppercase()).map(|r| r.model),
+                Some(row.model)
+            );
+        }
+        assert!(m.by_name("no such car").is_none());
+    }
 
     #[test]
     fn the_table_holds_every_model_with_the_pages_seats() {

@@ -821,6 +821,10 @@ pub(super) fn free_lost_seats(
 
 /// A destroyed vehicle's occupants leave it first (VehicleOccupancy exit to everyone it
 /// was shown to), then its hide follows in the streaming pass.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
 pub(super) fn empty_destroyed(
     mut commands: Commands,
     stream: Res<VehicleStream>,
@@ -836,24 +840,78 @@ pub(super) fn empty_destroyed(
         let super::VehicleCommand::Destroy { id } = *command else {
             continue;
         };
-        let Some(entity) = registry.entity(id) else {
-            continue;
-        };
-        let occupants: Vec<Occupant> = seats
-            .get(entity)
-            .map(|s| s.occupied().map(|(_, o)| o).collect())
-            .unwrap_or_default();
-        for o in occupants {
-            if let Ok(seated) = players.get(o.entity).copied() {
-                free_seat(
-                    &mut commands,
-                    &mut seats,
-                    o,
-                    &seated,
-                    Some((&stream, &index, &mut connections)),
-                    &mut changed,
-                );
-            }
+        if let Some(entity) = registry.entity(id) {
+            vacate(
+                entity,
+                &mut commands,
+                (&stream, &index, &mut connections),
+                &players,
+                &mut seats,
+                &mut changed,
+            );
+        }
+    }
+}
+
+/// A stopped resource's occupied vehicles are emptied the same way before they are
+/// despawned (lua-api.md, Resources: "exactly as `dlmp.destroy_vehicle`"): every viewer
+/// gets each occupant's exit before the hide.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a system's parameters are its dependencies"
+)]
+pub(super) fn empty_owned(
+    mut commands: Commands,
+    stream: Res<VehicleStream>,
+    index: Res<PlayerIndex>,
+    mut stopped: MessageReader<dlmp_script::ResourceStopped>,
+    owned: Query<(Entity, &dlmp_script::Owned), With<Seats>>,
+    mut changed: MessageWriter<SeatChanged>,
+    players: Query<&Seated>,
+    mut seats: Query<&mut Seats>,
+    mut connections: Query<&mut Connection>,
+) {
+    let gone: Vec<_> = stopped.read().map(|s| s.0).collect();
+    if gone.is_empty() {
+        return;
+    }
+    for (entity, owner) in &owned {
+        if gone.contains(&owner.0) {
+            vacate(
+                entity,
+                &mut commands,
+                (&stream, &index, &mut connections),
+                &players,
+                &mut seats,
+                &mut changed,
+            );
+        }
+    }
+}
+
+/// Every occupant of `vehicle` leaves its seat, told to everyone the vehicle is shown to.
+fn vacate(
+    vehicle: Entity,
+    commands: &mut Commands,
+    (stream, index, connections): (&VehicleStream, &PlayerIndex, &mut Query<&mut Connection>),
+    players: &Query<&Seated>,
+    seats: &mut Query<&mut Seats>,
+    changed: &mut MessageWriter<SeatChanged>,
+) {
+    let occupants: Vec<Occupant> = seats
+        .get(vehicle)
+        .map(|s| s.occupied().map(|(_, o)| o).collect())
+        .unwrap_or_default();
+    for o in occupants {
+        if let Ok(seated) = players.get(o.entity).copied() {
+            free_seat(
+                commands,
+                seats,
+                o,
+                &seated,
+                Some((stream, index, &mut *connections)),
+                changed,
+            );
         }
     }
 }

@@ -1,14 +1,14 @@
-//! `dlmp-server-plugins`: `dlmp-server` with the gameplay plugins of this folder. Each is
-//! off until the config has its `[plugins.NAME]` table.
+//! `dlmp-server`: the server with its built-in features and the gameplay plugins of
+//! `plugins/` ([`dlmp_server::ShippedPlugins`]), each off until its `[plugins.NAME]` table.
+//! A server with plugins of your own is the same lines with `.add_plugins(..)`.
 
 use std::process::ExitCode;
 
-use dlmp_anticheat::AntiCheatPlugin;
-use dlmp_idle_kick::IdleKickPlugin;
+use dlmp_server::ShippedPlugins;
 
 fn main() -> ExitCode {
     match dlmp::Server::from_args() {
-        Ok(server) => server.add_plugins((AntiCheatPlugin, IdleKickPlugin)).run(),
+        Ok(server) => server.add_plugins(ShippedPlugins).run(),
         Err(_) => ExitCode::FAILURE,
     }
 }

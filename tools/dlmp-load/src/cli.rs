@@ -62,7 +62,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub drivers: usize,
     /// Vehicles the bots spawn with `/v MODEL` where they walk and leave parked (spread
-    /// over every bot, before the window).
+    /// over every bot, before the window). Freeroam keeps 3 a player, a driver's own
+    /// included: at most `3 × bots` (`2 × bots` with drivers).
     #[arg(long, default_value_t = 0)]
     pub parked: usize,
     /// VehicleFrames a second per driver (vehicles.md allows 31 on average).

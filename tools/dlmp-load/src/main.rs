@@ -34,6 +34,8 @@ use crate::cli::{Args, Shape};
 /// The smoke run's drivers and parked vehicles, unless the flags give others.
 const SMOKE_DRIVERS: usize = 4;
 const SMOKE_PARKED: usize = 4;
+/// The vehicles of `/v` freeroam keeps for one player.
+const FREEROAM_VEHICLES: usize = 3;
 
 fn main() -> ExitCode {
     let mut args = Args::parse();
@@ -49,6 +51,13 @@ fn main() -> ExitCode {
     }
     if args.drivers > args.bots {
         eprintln!("dlmp-load: --drivers must not exceed --bots");
+        return ExitCode::FAILURE;
+    }
+    if args.parked.div_ceil(args.bots.max(1)) + usize::from(args.drivers > 0) > FREEROAM_VEHICLES {
+        eprintln!(
+            "dlmp-load: freeroam keeps at most {FREEROAM_VEHICLES} vehicles a player (the next \
+             removes the oldest): --parked spread over --bots, plus a driver's own, must fit"
+        );
         return ExitCode::FAILURE;
     }
     if let Some(rate) = args.flood {

@@ -62,6 +62,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "vehicles",
         "every vehicle: id, model, driver, seats taken, health, scope, position",
     ),
+    (
+        "destroy ID",
+        "remove a vehicle as dlmp.destroy_vehicle does (occupants out, then hidden)",
+    ),
     ("say TEXT", "a chat line to every player"),
     (
         "kick ID|NAME [REASON]",
@@ -109,6 +113,7 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "restart" => resource_op(world, Op::Restart, args),
         "players" => players(world),
         "vehicles" => vehicles::vehicles(world),
+        "destroy" => vehicles::destroy(world, args),
         "say" => say_all(world, args),
         "kick" => kick(world, args),
         "ban" => crate::bans::console::ban(world, args, |w, t| find_player(w, t).map(|(.., e)| e)),

@@ -1,11 +1,12 @@
-//! The console's `vehicles` command: every vehicle in aligned columns, like `players`.
+//! The console's vehicle commands: `vehicles` (every vehicle in aligned columns, like
+//! `players`) and `destroy ID`.
 
 use bevy_ecs::prelude::*;
 
 use dlmp_core::session::{Name, Player};
-use dlmp_core::vehicle::{Life, Pose};
-use dlmp_vehicle::VehicleModels;
-use dlmp_vehicle::{Health, Seats, Vehicle, VehicleScope};
+use dlmp_core::vehicle::{Life, Pose, Vehicles};
+use dlmp_protocol::ids::VehicleId;
+use dlmp_vehicle::{Health, Seats, Vehicle, VehicleModels, VehicleScope, destroy_vehicle};
 
 /// What the command reads of a vehicle.
 type Row = (
@@ -79,4 +80,27 @@ pub(super) fn vehicles(world: &mut World) -> Vec<String> {
     std::iter::once(format!("{n} vehicle{}:", if n == 1 { "" } else { "s" }))
         .chain(super::columns(&rows))
         .collect()
+}
+
+/// `destroy ID`: removes the vehicle exactly as `dlmp.destroy_vehicle` does
+/// ([`destroy_vehicle`]: applied later in this tick, its occupants get out first, then every
+/// viewer gets its hide); the resource that made it forgets it like any destroyed vehicle.
+pub(super) fn destroy(world: &mut World, args: &str) -> Vec<String> {
+    let Ok(id) = args.parse::<u32>().map(VehicleId) else {
+        return super::usage("destroy");
+    };
+    let model = world
+        .get_resource::<Vehicles>()
+        .and_then(|v| v.entity(id))
+        .and_then(|e| world.get::<Vehicle>(e))
+        .map(|v| v.model);
+    let (Some(model), Ok(())) = (model, destroy_vehicle(world, id)) else {
+        return vec![format!("error: no vehicle with id {}", id.0)];
+    };
+    let name = world
+        .get_resource::<VehicleModels>()
+        .and_then(|m| m.get(model))
+        .map_or_else(String::new, |m| format!(" {}", m.name));
+    tracing::info!(id = id.0, model, "vehicle destroyed from the console");
+    vec![format!("destroyed vehicle {} ({model}{name})", id.0)]
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::{At, MapError, MapFile, MapVehicle};
 use dlmp_core::position::Scope;
 use dlmp_vehicle::lifecycle::VehicleSpec;
+use dlmp_vehicle::tuning::{Tuning, TuningChange, TuningData};
 use dlmp_world::object::ObjectSpec;
 use dlmp_world::pickup::PickupSpec;
 
@@ -22,6 +23,9 @@ pub struct Plan {
     /// `dlmp.load_map`, which holds it, still before anything is created. A color the map
     /// leaves to the game (SA-MP's -1) is 0.
     pub vehicles: Vec<At<VehicleSpec>>,
+    /// The paintjobs and plates of the vehicles, by index in `vehicles`, checked against
+    /// each model as `dlmp.set_vehicle_paintjob` and `set_vehicle_plate` check them.
+    pub tuning: Vec<(usize, TuningChange)>,
 }
 
 /// Checks every entry of `map`; `file` names it in an error.
@@ -69,6 +73,19 @@ pub fn plan(map: &MapFile, file: &str) -> Result<Plan, MapError> {
             item: vehicle_spec(&v),
         })
         .collect();
+    for (i, At { line, item: v }) in map.vehicles.iter().enumerate() {
+        let changes = [
+            v.paintjob.map(|n| TuningChange::Paintjob(Some(n))),
+            v.plate.map(|p| TuningChange::Plate(Some(p))),
+        ];
+        let mut tuning = Tuning::default();
+        for change in changes.into_iter().flatten() {
+            tuning
+                .apply(change, v.model, TuningData::get())
+                .map_err(|e| at(*line, "vehicle", e.to_string()))?;
+            plan.tuning.push((i, change));
+        }
+    }
     Ok(plan)
 }
 

@@ -25,6 +25,7 @@ use bevy_app::{App, Plugin};
 use dlmp_script::ScriptApi;
 
 use dlmp_protocol::geometry::Vec3;
+use dlmp_vehicle::tuning::Plate;
 use dlmp_world::pickup::Behavior;
 
 pub use warnings::{MapWarning, Warnings};
@@ -94,6 +95,10 @@ pub struct MapVehicle {
     pub colors: [Option<u8>; 2],
     pub interior: u8,
     pub virtual_world: u32,
+    /// The paintjob (vehicles.md VehicleTuning); `None`: none (an editor's `paintjob="3"`).
+    pub paintjob: Option<u8>,
+    /// The number plate; `None`: the game's own.
+    pub plate: Option<Plate>,
 }
 
 /// What a map file holds, in file order per kind.

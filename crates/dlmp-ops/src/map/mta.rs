@@ -16,6 +16,8 @@ use super::{
     world_of,
 };
 use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::vehicle::tuning::MAX_PAINTJOB;
+use dlmp_vehicle::tuning::Plate;
 use dlmp_world::pickup::Behavior;
 use dlmp_world::pickup::models::weapon_model;
 
@@ -173,15 +175,38 @@ impl Attrs {
         Ok((interior, world))
     }
 
-    /// Counts every attribute nothing read (`id`, the editor's name, is expected).
+    /// Counts every attribute nothing read (`id`, the editor's name, is expected); those
+    /// of [`NO_FIELD`] apart, as unsupported.
     fn warn_unused(&self, element: &str, warnings: &mut Warnings, line: usize) {
         for (key, _, used) in &self.list {
-            if !used && key != "id" {
-                warnings.add(format!("attribute {key} of <{element}> skipped"), line);
+            if *used || key == "id" {
+                continue;
+            }
+            let what = format!("attribute {key} of <{element}> skipped");
+            if NO_FIELD.contains(&(element, key.as_str())) {
+                warnings.add_unsupported(what, line);
+            } else {
+                warnings.add(what, line);
             }
         }
     }
 }
+
+/// The attributes map editors write that the protocol has no field for (ObjectState has
+/// no transparency, scale, collision or culling switch; VehicleSync no transparency).
+const NO_FIELD: &[(&str, &str)] = &[
+    ("object", "alpha"),
+    ("object", "scale"),
+    ("object", "collisions"),
+    ("object", "doublesided"),
+    ("object", "breakable"),
+    ("object", "frozen"),
+    ("vehicle", "alpha"),
+    ("vehicle", "frozen"),
+];
+
+/// An editor's "no paintjob" (MTA's `getVehiclePaintjob` answers 3 without one).
+const NO_PAINTJOB: i64 = 3;
 
 /// A decimal integer.
 fn integer(text: &str) -> Result<i64, String> {
@@ -262,6 +287,23 @@ fn vehicle(a: &mut Attrs, warnings: &mut Warnings, line: usize) -> Result<MapVeh
         Some(list) => colors(&list, warnings, line)?,
     };
     let (interior, virtual_world) = a.scope()?;
+    let paintjob = match a.integer("paintjob", Some(NO_PAINTJOB))? {
+        NO_PAINTJOB => None,
+        n => Some(
+            u8::try_from(n)
+                .ok()
+                .filter(|n| *n <= MAX_PAINTJOB)
+                .ok_or_else(|| {
+                    format!("paintjob: {n} is outside 0..={MAX_PAINTJOB} (3 is none)")
+                })?,
+        ),
+    };
+    let plate = match a.get("plate") {
+        Some(text) if !text.trim().is_empty() => {
+            Some(Plate::parse(text.trim()).map_err(|e| format!("plate: {e}"))?)
+        }
+        _ => None,
+    };
     Ok(MapVehicle {
         model,
         position,
@@ -269,6 +311,8 @@ fn vehicle(a: &mut Attrs, warnings: &mut Warnings, line: usize) -> Result<MapVeh
         colors,
         interior,
         virtual_world,
+        paintjob,
+        plate,
     })
 }
 
@@ -331,10 +375,16 @@ pub fn write(map: &MapFile) -> String {
         );
     }
     for At { item: v, .. } in &map.vehicles {
-        let color = match v.colors {
+        let mut extra = match v.colors {
             [Some(a), Some(b)] => format!(" color=\"{a},{b}\""),
             _ => String::new(),
         };
+        if let Some(n) = v.paintjob {
+            let _ = write!(extra, " paintjob=\"{n}\"");
+        }
+        if let Some(plate) = v.plate {
+            let _ = write!(extra, " plate=\"{}\"", plate.as_str().trim_end());
+        }
         let _ = writeln!(
             out,
             "    <vehicle model=\"{}\" posX=\"{}\" posY=\"{}\" posZ=\"{}\" rotZ=\"{}\"{} interior=\"{}\" dimension=\"{}\"/>",
@@ -343,7 +393,7 @@ pub fn write(map: &MapFile) -> String {
             v.position.y,
             v.position.z,
             v.heading,
-            color,
+            extra,
             v.interior,
             v.virtual_world
         );

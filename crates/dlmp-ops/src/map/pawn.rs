@@ -730,6 +730,8 @@ fn vehicle(a: &Args<'_, '_, '_>) -> Result<MapVehicle, String> {
         colors,
         interior: 0,
         virtual_world: 0,
+        paintjob: None,
+        plate: None,
     })
 }
 

@@ -3,19 +3,21 @@
 //! ADR 0035), checks every entry ([`super::load::plan`]) and only then creates them, all
 //! owned by the resource, so stopping it removes them like everything else it made. A
 //! map with an error raises a Lua error naming the file and line and creates nothing.
-//! Skipped input (unknown elements, attributes, calls) is
-//! logged as a warning naming the resource and the file. ADR 0050.
+//! Skipped input (unknown elements, attributes, calls) is logged as a warning naming the
+//! resource and the file; the editors' attributes the protocol has no field for are one
+//! debug line with their count (ADR 0094). ADR 0050.
 
 use std::path::Path;
 
 use mlua::{Error, Lua, Result, Table, Value};
-use tracing::warn;
+use tracing::{debug, warn};
 
 use super::{Format, MAX_FILE_BYTES, MapError, load};
 use dlmp_script::ResourceId;
 use dlmp_script::api::{args, queue_messages, resource_dir};
 use dlmp_script::sandbox::{DATA_PREFIX, Roots};
 use dlmp_vehicle::script::{check_spec, create_from_spec as create_vehicle};
+use dlmp_vehicle::tuning::TuningCommand;
 use dlmp_world::object::script::book as object_book;
 use dlmp_world::object::{Object, ObjectCommand};
 use dlmp_world::pickup::script::create_all as create_pickups;
@@ -55,8 +57,20 @@ fn load_map(lua: &Lua, path: &str, resource: ResourceId) -> std::result::Result<
     let plan = load::plan(&map, path).map_err(|e| e.to_string())?;
 
     let owner = resource_name(lua, resource);
-    for w in warnings.iter() {
+    let (unsupported, skipped): (Vec<_>, Vec<_>) = warnings.iter().partition(|w| w.unsupported);
+    for w in skipped {
         warn!(resource = owner, file = path, "map: {w}");
+    }
+    if !unsupported.is_empty() {
+        let count: usize = unsupported.iter().map(|w| w.count).sum();
+        let list: Vec<String> = unsupported.iter().map(ToString::to_string).collect();
+        debug!(
+            resource = owner,
+            file = path,
+            count,
+            "map: {count} attributes the protocol has no field for, ignored: {}",
+            list.join(", ")
+        );
     }
     for v in &plan.vehicles {
         check_spec(lua, &v.item).map_err(|e| {
@@ -100,6 +114,14 @@ fn load_map(lua: &Lua, path: &str, resource: ResourceId) -> std::result::Result<
         .map(|v| create_vehicle(lua, F, v.item, resource))
         .collect::<Result<Vec<_>>>()
         .map_err(|e| e.to_string())?;
+    // Checked in the plan; applied after the creates, in the same tick.
+    let tuning = plan.tuning.iter().filter_map(|&(i, change)| {
+        Some(TuningCommand {
+            id: vehicles.get(i)?.id,
+            change,
+        })
+    });
+    queue_messages(lua, tuning).map_err(|e| e.to_string())?;
 
     let list = lua.create_table().map_err(|e| e.to_string())?;
     let objects = object_ids.into_iter().map(|id| LuaObject { id });

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use rstest::rstest;
 
 use super::*;
+use dlmp_vehicle::tuning::Plate;
 use dlmp_world::pickup::Behavior;
 
 const MTA: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -71,6 +72,8 @@ fn mta_reads_objects_pickups_and_vehicles_with_their_lines() {
             colors: [Some(1), Some(3)],
             interior: 0,
             virtual_world: 0,
+            paintjob: None,
+            plate: Plate::parse("DLMP").ok(),
         }]
     );
     assert_eq!(lines(&map.vehicles), vec![9]);
@@ -78,7 +81,6 @@ fn mta_reads_objects_pickups_and_vehicles_with_their_lines() {
     for (what, line, count) in [
         ("attribute breakable of <object> skipped", 4, 1),
         ("attribute alpha of <object> skipped", 4, 1),
-        ("attribute paintjob of <vehicle> skipped", 9, 1),
         ("element <spawnpoint> skipped", 10, 1),
         ("element <removeWorldObject> skipped", 11, 1),
     ] {
@@ -90,6 +92,59 @@ fn mta_reads_objects_pickups_and_vehicles_with_their_lines() {
     }
     assert!(!warnings.mentions("attribute id"), "{warnings:?}");
     assert!(!warnings.mentions("amount"), "{warnings:?}");
+    assert!(
+        !warnings.mentions("paintjob") && !warnings.mentions("plate"),
+        "{warnings:?}"
+    );
+    let unsupported: Vec<&str> = warnings
+        .iter()
+        .filter(|w| w.unsupported)
+        .map(|w| w.what.as_str())
+        .collect();
+    assert_eq!(
+        unsupported,
+        [
+            "attribute breakable of <object> skipped",
+            "attribute collisions of <object> skipped",
+            "attribute alpha of <object> skipped",
+            "attribute doublesided of <object> skipped",
+            "attribute scale of <object> skipped",
+        ],
+        "the editor's attributes without a protocol field, apart from real mistakes"
+    );
+}
+
+#[rstest]
+#[case::paintjob_and_plate(r#"paintjob="1" plate="ab 12""#, Some(1), Some("AB 12"))]
+#[case::editor_none(r#"paintjob="3" plate="""#, None, None)]
+fn mta_reads_a_vehicles_paintjob_and_plate(
+    #[case] attrs: &str,
+    #[case] paintjob: Option<u8>,
+    #[case] plate: Option<&str>,
+) {
+    let text =
+        format!("<map><vehicle model=\"560\" posX=\"0\" posY=\"0\" posZ=\"3\" {attrs}/></map>");
+    let (map, warnings) = mta::parse(&text).expect("good");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let v = &map.vehicles[0].item;
+    assert_eq!(v.paintjob, paintjob);
+    assert_eq!(
+        v.plate.map(|p| p.as_str().trim_end().to_owned()).as_deref(),
+        plate
+    );
+    let back = mta::parse(&mta::write(&map)).expect("our own output").0;
+    assert_eq!(back.vehicles[0].item, *v, "written back");
+}
+
+#[rstest]
+#[case::paintjob_out_of_range(r#"paintjob="9""#, "paintjob: 9")]
+#[case::plate_too_long(r#"plate="TOOLONGPLATE""#, "plate:")]
+fn mta_refuses_a_bad_paintjob_or_plate_naming_the_line(#[case] attrs: &str, #[case] says: &str) {
+    let text =
+        format!("<map>\n<vehicle model=\"560\" posX=\"0\" posY=\"0\" posZ=\"3\" {attrs}/>\n</map>");
+    let e = mta::parse(&text).expect_err("refused");
+    assert_eq!(e.line, 2, "{e}");
+    assert!(e.to_string().contains(says), "{e}");
 }
 
 #[test]
@@ -633,6 +688,8 @@ fn map_in(format: Format) -> impl Strategy<Value = MapFile> {
                     colors,
                     interior: if pawn { 0 } else { interior },
                     virtual_world: if pawn { 0 } else { virtual_world },
+                    paintjob: None,
+                    plate: None,
                 }
             },
         );

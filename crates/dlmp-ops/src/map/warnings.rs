@@ -1,5 +1,8 @@
 //! What a parser skipped (an unknown element, attribute or call), counted per kind so that
-//! a map of 5000 objects with an attribute we do not use gives one line, not 5000.
+//! a map of 5000 objects with an attribute we do not use gives one line, not 5000. An
+//! attribute map editors always write that the protocol has no field for (an object's
+//! `alpha`, `scale`, ...) is no mistake of the map: it is kept apart as `unsupported`, so
+//! the loader reports it at debug level, not as a warning on every start.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -10,6 +13,8 @@ pub struct MapWarning {
     pub what: String,
     pub first_line: usize,
     pub count: usize,
+    /// An editor's attribute the protocol has no field for (not a mistake of the map).
+    pub unsupported: bool,
 }
 
 impl fmt::Display for MapWarning {
@@ -28,6 +33,15 @@ pub struct Warnings(Vec<MapWarning>, HashMap<String, usize>);
 
 impl Warnings {
     pub fn add(&mut self, what: String, line: usize) {
+        self.add_kind(what, line, false);
+    }
+
+    /// Counts an editor's attribute the protocol has no field for.
+    pub fn add_unsupported(&mut self, what: String, line: usize) {
+        self.add_kind(what, line, true);
+    }
+
+    fn add_kind(&mut self, what: String, line: usize, unsupported: bool) {
         match self.1.get(&what) {
             Some(&i) => self.0[i].count += 1,
             None => {
@@ -36,6 +50,7 @@ impl Warnings {
                     what,
                     first_line: line,
                     count: 1,
+                    unsupported,
                 });
             }
         }

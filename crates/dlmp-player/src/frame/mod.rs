@@ -629,6 +629,17 @@ fn hold_frozen(f: &mut Frame, anchor: Vec3) {
     }
 }
 
+/// What [`watch_state`] reads and updates of a player.
+type WatchedPlayer = (
+    Entity,
+    &'static Life,
+    &'static Scope,
+    &'static mut Watched,
+    &'static mut Body,
+    &'static mut FrameState,
+    Option<&'static Seated>,
+);
+
 /// Computes state and interior changes from the server's own state, at most 20 times a
 /// second: a change and its reversal between two passes raise nothing. The same pass
 /// releases the keys of a dead or frozen player.
@@ -639,15 +650,7 @@ fn hold_frozen(f: &mut Frame, anchor: Vec3) {
 fn watch_state(
     time: Res<Time>,
     mut last_pass: Local<Option<Duration>>,
-    mut players: Query<(
-        Entity,
-        &Life,
-        &Scope,
-        &mut Watched,
-        &mut Body,
-        &mut FrameState,
-        Option<&Seated>,
-    )>,
+    mut players: Query<WatchedPlayer>,
     mut events: MessageWriter<FrameEvent>,
 ) {
     let now = time.elapsed();

@@ -166,6 +166,13 @@ pub(crate) fn install(
         })?,
     )?;
 
+    // Milliseconds since the server started, on the clock timers run on (the fixed tick's).
+    dlmp.set(
+        "tick_count",
+        lua.create_function(|lua, ()| {
+            Ok(i64::try_from(state(lua)?.now().as_millis()).unwrap_or(i64::MAX))
+        })?,
+    )?;
     custom::install(lua, &dlmp, resource)?;
     api.install(lua, &dlmp, ResourceContext { id: resource, name })?;
     dlmp.set("resource_name", resource_name)?;

@@ -6,8 +6,10 @@
 //! the machine-gun rays of vehicle weapons, both in [`RecentShots`]), a credited
 //! explosion of another vehicle, and the shell of a vehicle cannon (vehicles.md
 //! VehicleShot: "the cannon's ray becomes the cause of the explosion"), both within
-//! [`BLAST_WINDOW`] and [`BLAST_DISTANCE`] of where they went off (`note_shells`). The
-//! rows that need packets no page defines are left out (ADR 0059).
+//! [`BLAST_WINDOW`] and [`BLAST_DISTANCE`] of where they went off (`note_shells`), and the
+//! flamethrower (an accepted frame of weapon 37 with the fire key, `note_flames`) within
+//! the same window and distance of where the flamer stood. The projectile rows come with
+//! weapons.md (ADR 0059).
 //!
 //! A shot is judged where the vehicle stood when the shot was accepted: `note_passes`
 //! reads the rays of each tick and remembers, per vehicle, the last pass of each shooter.
@@ -222,6 +224,60 @@ pub(super) fn note_shells(
                 vehicle: salvo.vehicle,
             });
         }
+    }
+}
+
+/// The flamethrower's weapon id (PlayerSync weapon 37 with the fire key: weapons.md §1,
+/// "the flamethrower's flame is read from the frames").
+pub const FLAMETHROWER: u8 = 37;
+
+/// How often one player's flame is noted, and how far it must move to be noted sooner: a
+/// flamer's 30 frames a second become at most a few actions a second.
+const FLAME_NOTE_EVERY: Duration = Duration::from_secs(1);
+const FLAME_NOTE_MOVE: f32 = 5.0;
+
+/// An accepted frame with the flamethrower firing is the credit table's "flamethrower" row
+/// (85 s, 80 m: [`BLAST_WINDOW`], [`BLAST_DISTANCE`]): a [`Blast`] by the flamer where it
+/// stands, of no vehicle, so it explains any vehicle's explosion nearby.
+pub(super) fn note_flames(
+    time: Res<Time>,
+    mut frames: MessageReader<dlmp_player::frame::FrameAccepted>,
+    players: Query<(&Player, &Scope)>,
+    mut last: Local<std::collections::HashMap<Entity, (Duration, Vec3)>>,
+    mut blasts: ResMut<Blasts>,
+) {
+    let now = time.elapsed();
+    for f in frames.read() {
+        let fire = f
+            .frame
+            .keys
+            .contains(dlmp_protocol::player::sync::Keys::FIRE);
+        if f.frame.weapon != FLAMETHROWER || !fire {
+            continue;
+        }
+        let Ok((player, scope)) = players.get(f.player) else {
+            continue;
+        };
+        if last.get(&f.player).is_some_and(|(at, p)| {
+            now.saturating_sub(*at) < FLAME_NOTE_EVERY && distance(*p, f.position) < FLAME_NOTE_MOVE
+        }) {
+            continue;
+        }
+        last.insert(f.player, (now, f.position));
+        blasts.push(Blast {
+            killer: Who {
+                entity: f.player,
+                id: player.id,
+                token: player.token,
+            },
+            at: now,
+            position: f.position,
+            scope: *scope,
+            vehicle: Entity::PLACEHOLDER,
+        });
+    }
+    if last.len() > 4096 {
+        last.retain(|_, (at, _)| now.saturating_sub(*at) < FLAME_NOTE_EVERY);
     }
 }
 

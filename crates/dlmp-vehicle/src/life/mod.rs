@@ -51,6 +51,7 @@ impl Plugin for VehicleLifePlugin {
                         burning::track,
                         credit::note_passes,
                         credit::note_shells,
+                        credit::note_flames,
                         explode::intake,
                     )
                         .chain()

@@ -114,7 +114,16 @@ pub struct PendingRemoteEnter {
 pub struct RemoteQueue {
     pub enters: Vec<PendingRemoteEnter>,
     pub exits: Vec<(Occupant, VehicleId, &'static str)>,
+    /// Grants of an RC not streamed to the player yet (one made right after
+    /// `create_vehicle`), tried again after each streaming update until [`STREAM_WAIT`]
+    /// has passed.
+    pub waiting: Vec<(RemoteCommand, std::time::Duration)>,
 }
+
+/// How long a grant waits for its RC to be streamed to the player before it is refused:
+/// a vehicle created in the player's scope and reach is shown by the next streaming
+/// update; one beyond it is never granted.
+pub const STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Refusals and releases, by reason (console `stats`; the tests read them).
 #[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]

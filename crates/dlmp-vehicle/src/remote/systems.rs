@@ -352,7 +352,24 @@ pub(super) fn settle(
     orphans: Query<(Entity, &Player, &RemoteDriving)>,
     (commands, connections): (Commands, Query<&'static mut Connection>),
     (mut queue, mut stats): (ResMut<RemoteQueue>, ResMut<RemoteStats>),
+    clock: Res<Time>,
 ) {
+    let now = clock.elapsed();
+    // Grants still waiting for their RC's show go first, in their order; a later command
+    // for the same player replaces them.
+    let waiting = std::mem::take(&mut queue.waiting);
+    let fresh: Vec<RemoteCommand> = commands_in.read().copied().collect();
+    let replaced = |player: Entity| {
+        fresh.iter().any(|c| {
+            matches!(c, RemoteCommand::Set { player: p, .. } | RemoteCommand::Remove { player: p, .. } if *p == player)
+        })
+    };
+    let all: Vec<(RemoteCommand, Option<std::time::Duration>)> = waiting
+        .into_iter()
+        .filter(|(c, _)| !matches!(c, RemoteCommand::Set { player, .. } if replaced(*player)))
+        .map(|(c, until)| (c, Some(until)))
+        .chain(fresh.iter().map(|c| (*c, None)))
+        .collect();
     let read: Vec<VehicleReset> = resets.p0().read().copied().collect();
     // Exits the scripts did not take (no script host) are not kept.
     queue.exits.clear();
@@ -390,8 +407,8 @@ pub(super) fn settle(
         }
     }
 
-    for command in commands_in.read() {
-        match *command {
+    for (command, waited_until) in all {
+        match command {
             RemoteCommand::Range(meters) => settings.range = meters,
             RemoteCommand::Remove { player, token } => {
                 if let Some(drive) = pass
@@ -418,6 +435,12 @@ pub(super) fn settle(
                 let (taker, facts_rc) = facts(&pass, &parts, &rc, &models, &stream);
                 match rules::grant(&taker, &facts_rc) {
                     Ok(()) => pass.grant(me, (rc.0, vehicle), detonation),
+                    Err(RemoteRefusal::NotStreamed)
+                        if waited_until.is_none_or(|until| now < until) =>
+                    {
+                        let until = waited_until.unwrap_or(now + super::STREAM_WAIT);
+                        pass.queue.waiting.push((command, until));
+                    }
                     Err(why) => {
                         dlmp_net::log_limited!(
                             warn,
