@@ -903,18 +903,29 @@ fn pickups_shown(h: &Harness, c: ClientId) -> Vec<u32> {
         .to_vec()
 }
 
+/// The vehicles the server has shown to `c` now.
+fn vehicles_shown(h: &Harness, c: ClientId) -> Vec<u32> {
+    h.world()
+        .resource::<dlmp::vehicle::VehicleStream>()
+        .shown()
+        .of(h.player_id(c))
+        .to_vec()
+}
+
 #[test]
 fn the_world_streams_from_the_camera_point_while_it_flies_and_from_the_body_after() {
     let (_s, mut h, a) = alice("camera_stream");
     let b = spawned(&mut h, "bob");
     // Beyond the stream distances from the body: an object 350 m north (300 m), a pickup
-    // 380 m north (150 m), a player 700 m north (420 m).
+    // 380 m north (150 m), a vehicle 400 m north (200 m), a player 700 m north (420 m).
     let far = barrel(&mut h, Vec3::new(0.0, 350.0, 10.0)).0;
     let pickup = made(&mut h, a, "dlmp.create_pickup(346, 0, 380, 10)");
+    let car = made(&mut h, a, "dlmp.create_vehicle(411, 0, 400, 10, 0)");
     h.teleport(b, Vec3::new(0.0, 700.0, 10.0));
     h.steps(3);
     assert!(!world_support::objects::shown(&h, a).contains(&far));
     assert!(!pickups_shown(&h, a).contains(&pickup));
+    assert!(!vehicles_shown(&h, a).contains(&car));
     assert!(!h.is_shown(b, a));
     let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
     let mut seq = 0;
@@ -950,6 +961,10 @@ fn the_world_streams_from_the_camera_point_while_it_flies_and_from_the_body_afte
         pickups_shown(&h, a).contains(&pickup),
         "the pickup 80 m from the camera point"
     );
+    assert!(
+        vehicles_shown(&h, a).contains(&car),
+        "the vehicle 100 m from the camera point"
+    );
     assert!(h.is_shown(b, a), "the player 400 m from the camera point");
     lua(&mut h, a, "dlmp.stop_edit(p)");
     h.steps(3);
@@ -958,6 +973,7 @@ fn the_world_streams_from_the_camera_point_while_it_flies_and_from_the_body_afte
         "350 m from the body again"
     );
     assert!(!pickups_shown(&h, a).contains(&pickup));
+    assert!(!vehicles_shown(&h, a).contains(&car));
     assert!(!h.is_shown(b, a));
 }
 
@@ -1139,4 +1155,51 @@ fn update_and_camera_floods_past_their_limits_are_counted_drops() {
         Some(Vec3::new(0.0, 1.0, 10.0)),
         "the tenth report is the last taken"
     );
+}
+
+#[test]
+fn the_anchor_centers_the_range_and_a_refused_select_keeps_the_selection_before() {
+    let (_s, mut h, a) = alice("anchor");
+    let id = object(&mut h, a);
+    // In range of the anchor but beyond an object's stream distance: not shown.
+    let hidden = made(&mut h, a, "dlmp.create_object(1225, 500, 0, 10)");
+    let at = Vec3::new(250.0, 0.0, 10.0);
+    let session = start(&mut h, a, "{ anchor = { 250, 0, 10 }, range = 260 }");
+    assert_eq!(
+        (states(&h, a)[0].anchor, states(&h, a)[0].range),
+        (at, 260.0)
+    );
+    h.clear(a);
+    select(&mut h, a, session, id);
+    assert_eq!(selections(&h, a), [(session, id, 0)]);
+    h.clear(a);
+    select(&mut h, a, session, hidden);
+    assert_eq!(
+        selections(&h, a),
+        [(session, id, 0)],
+        "not shown: the answer is the selection before"
+    );
+    assert_eq!(drops(&h).not_selectable, 1);
+    h.clear(a);
+    lua(&mut h, a, "dlmp.edit_select(p, nil)");
+    h.step();
+    assert_eq!(selections(&h, a), [(session, NO_ENTITY, 0)], "released");
+    lua(&mut h, a, "dlmp.start_edit(p, { anchor = { 7000, 0, 0 } })");
+    let heard = heard(&mut h, a);
+    assert!(
+        heard[0].starts_with("error: start_edit: anchor x 7000 is outside"),
+        "{heard:?}"
+    );
+}
+
+#[test]
+fn a_death_under_the_free_camera_gives_the_camera_back_before_the_end() {
+    let (_s, mut h, a) = alice("free_death");
+    let session = start(&mut h, a, "{ camera = \"free\" }");
+    h.clear(a);
+    h.die(a);
+    h.steps(2);
+    assert_eq!(lane(&h, a), ["camera Own", "frozen 0", "end Death"]);
+    assert_eq!(told(&mut h, a), [format!("end {session} death")]);
+    assert_eq!(h.get::<StreamCenter>(a).camera, None, "the body again");
 }
