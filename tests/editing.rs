@@ -1203,3 +1203,33 @@ fn a_death_under_the_free_camera_gives_the_camera_back_before_the_end() {
     assert_eq!(told(&mut h, a), [format!("end {session} death")]);
     assert_eq!(h.get::<StreamCenter>(a).camera, None, "the body again");
 }
+
+#[test]
+fn a_player_the_gamemode_froze_edits_and_stays_frozen_after_a_free_camera_session() {
+    let (_s, mut h, a) = alice("frozen");
+    let id = object(&mut h, a);
+    lua(&mut h, a, "p:set_frozen(true)");
+    h.step();
+    h.clear(a);
+    let session = start(&mut h, a, "{ camera = \"free\" }");
+    assert_eq!(
+        lane(&h, a),
+        [format!("edit {session}"), "camera Free".into()],
+        "frozen already: no second SetFrozen"
+    );
+    h.clear(a);
+    select(&mut h, a, session, id);
+    assert_eq!(
+        selections(&h, a),
+        [(session, id, 0)],
+        "a frozen editor edits"
+    );
+    h.clear(a);
+    lua(&mut h, a, "dlmp.stop_edit(p)");
+    h.step();
+    assert_eq!(
+        lane(&h, a),
+        ["camera Own", "end Gamemode"],
+        "the gamemode's freeze holds: no SetFrozen(0)"
+    );
+}
