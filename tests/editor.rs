@@ -151,4 +151,69 @@ fn a_placed_and_moved_object_is_saved_and_a_reload_saves_the_same_bytes() {
     );
     let second = std::fs::read(s.path().join("editor/maps/again.map")).expect("saved");
     assert_eq!(second, first.as_bytes(), "byte for byte");
+
+    // The other format the map loader reads: CreateDynamicObject lines.
+    assert_eq!(
+        say(&mut h, admin, "/save park pwn"),
+        ["Saved 2 objects to maps/park.pwn."]
+    );
+    let pwn = std::fs::read_to_string(s.path().join("editor/maps/park.pwn")).expect("saved");
+    assert!(
+        pwn.contains("CreateDynamicObject(1337, 2500.5, -1680.25, 14.0, 0.0, 0.0, 33.3, 0, 0);\n"),
+        "{pwn}"
+    );
+    assert_eq!(pwn.lines().count(), 3, "{pwn}");
+    assert_eq!(
+        say(&mut h, admin, "/load park pwn"),
+        ["Loaded 2 objects from maps/park.pwn."]
+    );
+    say(&mut h, admin, "/save again pwn");
+    let again = std::fs::read(s.path().join("editor/maps/again.pwn")).expect("saved");
+    assert_eq!(again, pwn.as_bytes(), "byte for byte");
+    say(&mut h, admin, "/save third");
+    let third = std::fs::read(s.path().join("editor/maps/third.map")).expect("saved");
+    assert_eq!(
+        third,
+        first.as_bytes(),
+        "the poses and scopes went through the .pwn unchanged"
+    );
+    assert_eq!(
+        say(&mut h, admin, "/save park xml"),
+        ["Usage: /save NAME [map|pwn] (NAME: letters, digits, _ and -)"]
+    );
+}
+
+#[test]
+fn the_world_and_interior_of_each_object_go_through_both_formats() {
+    let s = scripts("editor_scope");
+    let mut h = server(&s, &["editor"]);
+    let admin = arrive(&mut h, "admin");
+    h.set_scope(admin, Some(7), Some(3));
+    say(&mut h, admin, "/edit");
+    say(&mut h, admin, "/place 1225");
+    h.steps(15);
+    say(&mut h, admin, "/save inside pwn");
+    let pwn = std::fs::read_to_string(s.path().join("editor/maps/inside.pwn")).expect("saved");
+    assert!(pwn.contains(", 7, 3);\n"), "{pwn}");
+    assert_eq!(
+        say(&mut h, admin, "/load inside pwn"),
+        ["Loaded 1 objects from maps/inside.pwn."]
+    );
+    h.steps(5);
+    let shown = h
+        .world()
+        .resource::<dlmp::world::object::ObjectStream>()
+        .shown()
+        .of(h.player_id(admin))
+        .len();
+    assert_eq!(
+        shown, 1,
+        "the loaded object is in the admin's world and interior"
+    );
+    say(&mut h, admin, "/save inside");
+    let map = std::fs::read_to_string(s.path().join("editor/maps/inside.map")).expect("saved");
+    assert!(
+        map.contains(r#"interior="3" model="1225" dimension="7""#),
+        "{map}"
+    );
 }

@@ -2,8 +2,10 @@
 --
 -- /edit opens (or closes) an edit session; /place MODEL creates an object 3 m before the
 -- editor and selects it; the game's cursor and gizmo move it (the server checks and applies
--- every commit). /save NAME writes the objects this resource holds to maps/NAME.map in the
--- element XML the server's map loader reads; /load NAME replaces them with that file's.
+-- every commit). /save NAME [map|pwn] writes the objects this resource holds to
+-- maps/NAME.map in the element XML, or to maps/NAME.pwn as CreateDynamicObject lines: both
+-- formats the server's map loader reads. /load NAME [map|pwn] replaces them with that
+-- file's.
 
 local INFO = 0x9CC4E4
 local ERROR = 0xE48A8A
@@ -36,9 +38,13 @@ local function number(v)
     return string.format("%.9g", v)
 end
 
-local function map_path(name)
+-- The file of /save and /load: NAME (letters, digits, _ and -) and the format, .map unless
+-- named.
+local function map_path(name, format)
+    format = format or "map"
     if not name or not name:match("^[%w_%-]+$") then return nil end
-    return "maps/" .. name .. ".map"
+    if format ~= "map" and format ~= "pwn" then return nil end
+    return "maps/" .. name .. "." .. format, format
 end
 
 local function live()
@@ -50,33 +56,65 @@ local function live()
     return out
 end
 
-local function save_map(path)
-    local lines = { '<map edf:definitions="editor_main">' }
-    for i, h in ipairs(live()) do
+-- The lines of a file of each format, one object per line between a head and a tail.
+local FORMATS = {
+    map = {
+        head = '<map edf:definitions="editor_main">',
+        line = function(i, h, x, y, z, rx, ry, rz)
+            return string.format(
+                '    <object id="object (%d)" interior="%d" model="%d" dimension="%d" posX="%s" posY="%s" posZ="%s" rotX="%s" rotY="%s" rotZ="%s"></object>',
+                i, h.interior, h.object:model(), h.dimension,
+                number(x), number(y), number(z), number(rx), number(ry), number(rz))
+        end,
+        tail = "</map>",
+        -- The scope of an object line, or nil for another line.
+        scope = function(line)
+            if not line:find("<object", 1, true) then return nil end
+            return tonumber(line:match('interior="(%d+)"')) or 0,
+                tonumber(line:match('dimension="(%d+)"')) or 0
+        end,
+    },
+    pwn = {
+        head = "// Objects saved by the editor resource: model, position, rotation, world, interior.",
+        line = function(_, h, x, y, z, rx, ry, rz)
+            return string.format("CreateDynamicObject(%d, %s, %s, %s, %s, %s, %s, %d, %d);",
+                h.object:model(), number(x), number(y), number(z), number(rx), number(ry), number(rz),
+                h.dimension, h.interior)
+        end,
+        scope = function(line)
+            local args = line:match("^%s*CreateDynamicObject%((.*)%)")
+            if not args then return nil end
+            local values = {}
+            for v in args:gmatch("[^,]+") do values[#values + 1] = tonumber(v) end
+            local world, interior = values[8] or 0, values[9] or 0
+            return math.max(interior, 0), math.max(world, 0)
+        end,
+    },
+}
+
+local function save_map(path, format)
+    local f, objects = FORMATS[format], live()
+    local lines = { f.head }
+    for i, h in ipairs(objects) do
         local x, y, z = h.object:position()
         local rx, ry, rz = h.object:rotation()
-        lines[#lines + 1] = string.format(
-            '    <object id="object (%d)" interior="%d" model="%d" dimension="%d" posX="%s" posY="%s" posZ="%s" rotX="%s" rotY="%s" rotZ="%s"></object>',
-            i, h.interior, h.object:model(), h.dimension,
-            number(x), number(y), number(z), number(rx), number(ry), number(rz))
+        lines[#lines + 1] = f.line(i, h, x, y, z, rx, ry, rz)
     end
-    lines[#lines + 1] = "</map>"
-    local f, err = io.open(path, "w")
-    if not f then return nil, err end
-    f:write(table.concat(lines, "\n"), "\n")
-    f:close()
-    return #lines - 2
+    lines[#lines + 1] = f.tail
+    local file, err = io.open(path, "w")
+    if not file then return nil, err end
+    file:write(table.concat(lines, "\n"), "\n")
+    file:close()
+    return #objects
 end
 
-local function load_map(path)
+local function load_map(path, format)
     -- The scope of each object, in file order, as load_map creates them.
     local scopes = {}
     for line in io.lines(path) do
-        if line:find("<object", 1, true) then
-            scopes[#scopes + 1] = {
-                interior = tonumber(line:match('interior="(%d+)"')) or 0,
-                dimension = tonumber(line:match('dimension="(%d+)"')) or 0,
-            }
+        local interior, dimension = FORMATS[format].scope(line)
+        if interior then
+            scopes[#scopes + 1] = { interior = interior, dimension = dimension }
         end
     end
     local created = dlmp.load_map(path)
@@ -104,7 +142,7 @@ dlmp.add_command("edit", admin_only(function(player)
         return
     end
     local id = dlmp.start_edit(player, { camera = SETTINGS.camera, range = SETTINGS.range, kinds = { "object" } })
-    tell(player, "Editing (session " .. id .. "): /place MODEL, /save NAME, /load NAME, /edit to stop.")
+    tell(player, "Editing (session " .. id .. "): /place MODEL, /save NAME [map|pwn], /load NAME [map|pwn], /edit to stop.")
 end))
 
 dlmp.add_command("place", admin_only(function(player, args)
@@ -129,17 +167,17 @@ dlmp.add_command("place", admin_only(function(player, args)
 end))
 
 dlmp.add_command("save", admin_only(function(player, args)
-    local path = map_path(args[1])
-    if not path then return tell(player, "Usage: /save NAME (letters, digits, _ and -)", ERROR) end
-    local n, err = save_map(path)
+    local path, format = map_path(args[1], args[2])
+    if not path then return tell(player, "Usage: /save NAME [map|pwn] (NAME: letters, digits, _ and -)", ERROR) end
+    local n, err = save_map(path, format)
     if not n then return tell(player, "Not saved: " .. tostring(err), ERROR) end
     tell(player, "Saved " .. n .. " objects to " .. path .. ".")
 end))
 
 dlmp.add_command("load", admin_only(function(player, args)
-    local path = map_path(args[1])
-    if not path then return tell(player, "Usage: /load NAME", ERROR) end
-    tell(player, "Loaded " .. load_map(path) .. " objects from " .. path .. ".")
+    local path, format = map_path(args[1], args[2])
+    if not path then return tell(player, "Usage: /load NAME [map|pwn]", ERROR) end
+    tell(player, "Loaded " .. load_map(path, format) .. " objects from " .. path .. ".")
 end))
 
 dlmp.on("entity_edit", function(player, object, action, pose)
