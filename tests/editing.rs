@@ -1233,3 +1233,68 @@ fn a_player_the_gamemode_froze_edits_and_stays_frozen_after_a_free_camera_sessio
         "the gamemode's freeze holds: no SetFrozen(0)"
     );
 }
+
+#[test]
+fn edit_camera_seq_counts_per_connection_across_sessions() {
+    let (_s, mut h, a) = alice("camera_seq");
+    let report = |h: &Harness, session: u32, seq: u32, y: f32| EditCamera {
+        session_token: h.token(a),
+        session: EditSessionId(session),
+        seq: Seq(seq),
+        pos: Vec3::new(0.0, y, 10.0),
+        front: Vec3::new(0.0, 1.0, 0.0),
+    };
+    let first = start(&mut h, a, "{ camera = \"free\" }");
+    h.send(a, report(&h, first, 5, 1.0));
+    h.step();
+    lua(&mut h, a, "dlmp.stop_edit(p)");
+    let second = start(&mut h, a, "{ camera = \"free\" }");
+    h.send(a, report(&h, second, 3, 2.0));
+    h.step();
+    assert_eq!(
+        drops(&h).camera,
+        1,
+        "older than the last of the first session"
+    );
+    assert_eq!(h.get::<StreamCenter>(a).camera, Some(SPAWN));
+    h.send(a, report(&h, second, 6, 2.0));
+    h.step();
+    assert_eq!(
+        h.get::<StreamCenter>(a).camera,
+        Some(Vec3::new(0.0, 2.0, 10.0))
+    );
+}
+
+#[test]
+fn an_update_held_back_is_not_raised_after_the_commit_that_ends_the_drag() {
+    let (_s, mut h, a) = alice("held_commit");
+    let id = object(&mut h, a);
+    let session = start(&mut h, a, "nil");
+    select(&mut h, a, session, id);
+    told(&mut h, a);
+    for x in [6.0, 7.0] {
+        let packet = EntityEdit {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            session: EditSessionId(session),
+            action: EditAction::Update,
+            kind: EditKind::Object,
+            entity_id: id,
+            rev: EntityRev(0),
+            a: Vec3::new(x, 0.0, 10.0),
+            b: [0.0; 4],
+        };
+        h.send_event(a, packet);
+    }
+    h.step();
+    commit(&mut h, a, session, id, 0, Vec3::new(8.0, 0.0, 10.0), 0.0);
+    h.steps(15);
+    assert_eq!(
+        told(&mut h, a),
+        [
+            format!("update {id} rx=0.0,ry=0.0,rz=0.0,x=6.0,y=0.0,z=10.0"),
+            format!("commit {id} rx=0.0,ry=0.0,rz=0.0,x=8.0,y=0.0,z=10.0"),
+        ],
+        "the pose at 7 m was held back and the commit ended the drag"
+    );
+}

@@ -285,6 +285,9 @@ impl EditOne<'_, '_, '_, '_, '_> {
         };
         let answer_rev = match rev {
             Some(r) => {
+                if session.selection != Some(target) {
+                    session.held_update = None;
+                }
                 session.selection = Some(target);
                 r
             }
@@ -370,6 +373,10 @@ impl EditOne<'_, '_, '_, '_, '_> {
         if accepted {
             self.editables.apply(target, &self.pose());
             *self.pass.committed.entry(target).or_default() += 1;
+            // The drag ended in this commit: a pose held back from it is not raised after.
+            if let Ok((_, _, mut session)) = self.sessions.get_mut(self.player) {
+                session.held_update = None;
+            }
             return;
         }
         if let Some(packet) = self.editables.correction(target, self.pid)

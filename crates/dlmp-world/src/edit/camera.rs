@@ -9,7 +9,7 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
-use super::{EditDrops, EditSession};
+use super::{EditDrops, EditSession, LastEditCamera};
 use dlmp_core::position::StreamCenter;
 use dlmp_core::session::{RateLimit, Received};
 use dlmp_player::control::SessionCamera;
@@ -61,7 +61,7 @@ pub fn clamp(p: Vec3, anchor: Vec3, range: f32) -> Vec3 {
 pub(super) fn admit_camera(
     time: Res<Time>,
     mut received: MessageReader<Received>,
-    mut players: Query<(&mut EditSession, &mut StreamCenter)>,
+    mut players: Query<(&mut EditSession, &mut LastEditCamera, &mut StreamCenter)>,
     mut drops: ResMut<EditDrops>,
 ) {
     let now = time.elapsed();
@@ -69,16 +69,14 @@ pub(super) fn admit_camera(
         let ClientPacket::EditCamera(report) = packet else {
             continue;
         };
-        let Ok((mut session, mut center)) = players.get_mut(*player) else {
+        let Ok((mut session, mut last, mut center)) = players.get_mut(*player) else {
             drops.camera += 1;
             continue;
         };
         let admitted = report.session == session.id
             && session.camera == SessionCamera::Free
             && session.camera_point.is_some()
-            && session
-                .camera_seq
-                .is_none_or(|last| report.seq.is_newer_than(last))
+            && last.0.is_none_or(|last| report.seq.is_newer_than(last))
             && session.camera_packets.try_take(now);
         if !admitted {
             drops.camera += 1;
@@ -89,7 +87,7 @@ pub(super) fn admit_camera(
         let to = clamp(report.pos, session.anchor, session.range);
         let point = toward(from, to, CAMERA_SPEED * dt.as_secs_f32());
         session.camera_point = Some(point);
-        session.camera_seq = Some(report.seq);
+        last.0 = Some(report.seq);
         session.camera_at = now;
         if center.camera != Some(point) {
             center.camera = Some(point);

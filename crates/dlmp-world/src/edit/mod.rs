@@ -105,7 +105,6 @@ pub struct EditSession {
     pub(crate) held_update: Option<(Target, target::EditPose)>,
     /// The camera point while the free camera applies (editing.md §2, EditCamera).
     pub camera_point: Option<Vec3>,
-    pub(crate) camera_seq: Option<Seq>,
     pub(crate) camera_at: Duration,
     pub(crate) camera_packets: TokenBucket,
 }
@@ -119,6 +118,12 @@ impl EditSession {
         (dx * dx + dy * dy + dz * dz).sqrt() <= self.range
     }
 }
+
+/// The seq of the last EditCamera accepted from this connection, in any of its sessions:
+/// the client's counter is monotonic per connection (editing.md §2, EditCamera). On the
+/// player from its first session on; it goes with the player's entity.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LastEditCamera(pub Option<Seq>);
 
 /// The server-wide session counter from 1, never reused; shared with the scripts so that
 /// `dlmp.start_edit` returns the id in the call.

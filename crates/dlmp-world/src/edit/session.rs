@@ -212,7 +212,6 @@ impl Sessions<'_, '_> {
             update_events: TokenBucket::new(UPDATE_EVENTS, now),
             held_update: None,
             camera_point: None,
-            camera_seq: None,
             camera_at: now,
             camera_packets: TokenBucket::new(super::camera::CAMERA_LIMIT, now),
         };
@@ -241,7 +240,10 @@ impl Sessions<'_, '_> {
                 .ok()
                 .map(|c| dlmp_core::streaming::players::stream_center(c.4, c.3));
         }
-        self.commands.entity(player).insert(session);
+        self.commands
+            .entity(player)
+            .insert(session)
+            .insert_if_new(super::LastEditCamera::default());
     }
 
     /// Ends the player's session with `reason`, if it has one.
@@ -288,6 +290,9 @@ impl Sessions<'_, '_> {
         let Ok((_, _, mut session)) = self.sessions.get_mut(player) else {
             return;
         };
+        if session.selection != target {
+            session.held_update = None;
+        }
         session.selection = target;
         let packet = state_packet(&mut session, rev);
         if let Ok(mut control) = self.control.get_mut(player) {
