@@ -1298,3 +1298,134 @@ fn an_update_held_back_is_not_raised_after_the_commit_that_ends_the_drag() {
         "the pose at 7 m was held back and the commit ended the drag"
     );
 }
+
+#[test]
+fn two_selects_of_one_object_in_one_tick_go_to_the_first_sender() {
+    let (_s, mut h, a) = alice("race_tick");
+    let b = spawned(&mut h, "bob");
+    let id = object(&mut h, a);
+    let sa = start(&mut h, a, "{ any_resource = true }");
+    let sb = start(&mut h, b, "{ any_resource = true }");
+    h.clear(a);
+    h.clear(b);
+    for (c, session) in [(b, sb), (a, sa)] {
+        let packet = EntityEdit {
+            session_token: h.token(c),
+            event_id: EventId(0),
+            session: EditSessionId(session),
+            action: EditAction::Select,
+            kind: EditKind::Object,
+            entity_id: id,
+            rev: EntityRev(0),
+            a: Vec3::ZERO,
+            b: [0.0; 4],
+        };
+        h.send_event(c, packet);
+    }
+    h.step();
+    assert_eq!(selections(&h, b), [(sb, id, 0)], "Bob's came first");
+    assert_eq!(selections(&h, a), [(sa, NO_ENTITY, 0)]);
+    // Both commit in one tick: only the holder's is applied; Alice's is corrected.
+    h.clear(a);
+    h.clear(b);
+    for (c, session, x) in [(a, sa, 9.0), (b, sb, 7.0)] {
+        let packet = EntityEdit {
+            session_token: h.token(c),
+            event_id: EventId(0),
+            session: EditSessionId(session),
+            action: EditAction::Commit,
+            kind: EditKind::Object,
+            entity_id: id,
+            rev: EntityRev(0),
+            a: Vec3::new(x, 0.0, 10.0),
+            b: [0.0; 4],
+        };
+        h.send_event(c, packet);
+    }
+    h.steps(2);
+    let shows = |c| {
+        objects(&h, c)
+            .iter()
+            .map(|o| (o.pos.x, o.rev.0))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shows(b), [(7.0, 1)], "Bob's commit, once");
+    assert_eq!(
+        shows(a),
+        [(5.0, 0), (7.0, 1)],
+        "Alice's correction, then Bob's change"
+    );
+}
+
+#[test]
+fn a_colshape_is_selectable_only_with_its_outline_shown_and_a_box_keeps_its_form() {
+    use dlmp::protocol::world::markers::ColshapeShape;
+    let (_s, mut h, a) = alice("colshape_box");
+    let id = made(
+        &mut h,
+        a,
+        "dlmp.create_colshape(\"box\", 0, 0, 5, 10, 10, 15)",
+    );
+    let session = start(&mut h, a, "nil");
+    h.clear(a);
+    edit(
+        &mut h,
+        a,
+        session,
+        EditAction::Select,
+        EditKind::Colshape,
+        id,
+        0,
+        Vec3::ZERO,
+        [0.0; 4],
+    );
+    assert_eq!(
+        selections(&h, a),
+        [(session, NO_ENTITY, 0)],
+        "no outline shown to the editor"
+    );
+    lua(&mut h, a, "dlmp.stop_edit(p); G.e:show(p)");
+    h.steps(2);
+    h.clear(a);
+    let heard = commit_kind(
+        &mut h,
+        a,
+        EditKind::Colshape,
+        id,
+        Vec3::new(2.0, 2.0, 5.0),
+        [12.0, 12.0, 16.0, 0.0],
+    );
+    assert_eq!(
+        heard,
+        [format!(
+            "commit {id} max_x=12.0,max_y=12.0,max_z=16.0,min_x=2.0,min_y=2.0,min_z=5.0"
+        )]
+    );
+    let shapes = h.packets::<ColshapeShape>(a);
+    let last = shapes.last().expect("the change");
+    assert_eq!(
+        (last.a, last.b, last.rev),
+        (
+            Vec3::new(2.0, 2.0, 5.0),
+            Vec3::new(12.0, 12.0, 16.0),
+            EntityRev(2)
+        )
+    );
+    // A box whose min is not below its max: corrected.
+    let session = h.get::<dlmp::world::edit::EditSession>(a).id.0;
+    h.clear(a);
+    edit(
+        &mut h,
+        a,
+        session,
+        EditAction::Commit,
+        EditKind::Colshape,
+        id,
+        2,
+        Vec3::new(2.0, 2.0, 5.0),
+        [12.0, 1.0, 16.0, 0.0],
+    );
+    h.step();
+    let fix = h.packets::<ColshapeShape>(a);
+    assert_eq!((fix.len(), fix[0].b.y, fix[0].rev), (1, 12.0, EntityRev(2)));
+}
