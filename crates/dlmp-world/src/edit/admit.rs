@@ -123,7 +123,7 @@ pub(super) fn admit_edits(
         }
     }
     let mut pass = Pass::default();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::EntityEdit(edit) = packet else {
             continue;
         };

@@ -65,7 +65,7 @@ pub(super) fn admit_camera(
     mut drops: ResMut<EditDrops>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::EditCamera(report) = packet else {
             continue;
         };
