@@ -44,6 +44,7 @@ dlmp.on("entity_edit", function(p, e, action, pose)
     if action == "commit" and G.deny_commit then return false end
 end)
 dlmp.on("edit_end", function(p, session, reason)
+    G.ends = (G.ends or 0) + 1
     tell(p, "end " .. session .. " " .. reason)
 end)
 dlmp.on("spectate_lost", function(p, target)
@@ -607,6 +608,9 @@ fn a_disconnect_releases_the_selection_without_a_packet() {
     h.clear(b);
     select(&mut h, b, sb, id);
     assert_eq!(selections(&h, b), [(sb, id, 0)], "free again");
+    told(&mut h, b);
+    lua(&mut h, b, "say(G.ends or 0)");
+    assert_eq!(told(&mut h, b), ["0"], "no edit_end for a disconnect");
 }
 
 #[test]
