@@ -907,6 +907,15 @@ fn pickups_shown(h: &Harness, c: ClientId) -> Vec<u32> {
         .to_vec()
 }
 
+/// The labels the server has shown to `c` now.
+fn labels_shown(h: &Harness, c: ClientId) -> Vec<u32> {
+    h.world()
+        .resource::<dlmp::world::label::LabelStream>()
+        .shown()
+        .of(h.player_id(c))
+        .to_vec()
+}
+
 /// The vehicles the server has shown to `c` now.
 fn vehicles_shown(h: &Harness, c: ClientId) -> Vec<u32> {
     h.world()
@@ -921,15 +930,18 @@ fn the_world_streams_from_the_camera_point_while_it_flies_and_from_the_body_afte
     let (_s, mut h, a) = alice("camera_stream");
     let b = spawned(&mut h, "bob");
     // Beyond the stream distances from the body: an object 350 m north (300 m), a pickup
-    // 380 m north (150 m), a vehicle 400 m north (200 m), a player 700 m north (420 m).
+    // 380 m north (150 m), a vehicle 400 m north (200 m), a label 320 m north (50 m), a
+    // player 700 m north (420 m).
     let far = barrel(&mut h, Vec3::new(0.0, 350.0, 10.0)).0;
     let pickup = made(&mut h, a, "dlmp.create_pickup(346, 0, 380, 10)");
     let car = made(&mut h, a, "dlmp.create_vehicle(411, 0, 400, 10, 0)");
+    let label = made(&mut h, a, "dlmp.create_label(\"sign\", 0, 320, 10)");
     h.teleport(b, Vec3::new(0.0, 700.0, 10.0));
     h.steps(3);
     assert!(!world_support::objects::shown(&h, a).contains(&far));
     assert!(!pickups_shown(&h, a).contains(&pickup));
     assert!(!vehicles_shown(&h, a).contains(&car));
+    assert!(!labels_shown(&h, a).contains(&label));
     assert!(!h.is_shown(b, a));
     let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
     let mut seq = 0;
@@ -969,6 +981,10 @@ fn the_world_streams_from_the_camera_point_while_it_flies_and_from_the_body_afte
         vehicles_shown(&h, a).contains(&car),
         "the vehicle 100 m from the camera point"
     );
+    assert!(
+        labels_shown(&h, a).contains(&label),
+        "the label 20 m from the camera point"
+    );
     assert!(h.is_shown(b, a), "the player 400 m from the camera point");
     lua(&mut h, a, "dlmp.stop_edit(p)");
     h.steps(3);
@@ -978,6 +994,7 @@ fn the_world_streams_from_the_camera_point_while_it_flies_and_from_the_body_afte
     );
     assert!(!pickups_shown(&h, a).contains(&pickup));
     assert!(!vehicles_shown(&h, a).contains(&car));
+    assert!(!labels_shown(&h, a).contains(&label));
     assert!(!h.is_shown(b, a));
 }
 
@@ -1239,7 +1256,7 @@ fn a_player_the_gamemode_froze_edits_and_stays_frozen_after_a_free_camera_sessio
 }
 
 #[test]
-fn edit_camera_seq_counts_per_connection_across_sessions() {
+fn edit_camera_needs_the_free_camera_and_its_seq_counts_per_connection_across_sessions() {
     let (_s, mut h, a) = alice("camera_seq");
     let report = |h: &Harness, session: u32, seq: u32, y: f32| EditCamera {
         session_token: h.token(a),
@@ -1248,6 +1265,12 @@ fn edit_camera_seq_counts_per_connection_across_sessions() {
         pos: Vec3::new(0.0, y, 10.0),
         front: Vec3::new(0.0, 1.0, 0.0),
     };
+    let own = start(&mut h, a, "nil");
+    h.send(a, report(&h, own, 1, 1.0));
+    h.step();
+    assert_eq!(drops(&h).camera, 1, "no free camera in this session");
+    assert_eq!(h.get::<StreamCenter>(a).camera, None, "the body");
+    lua(&mut h, a, "dlmp.stop_edit(p)");
     let first = start(&mut h, a, "{ camera = \"free\" }");
     h.send(a, report(&h, first, 5, 1.0));
     h.step();
@@ -1257,7 +1280,7 @@ fn edit_camera_seq_counts_per_connection_across_sessions() {
     h.step();
     assert_eq!(
         drops(&h).camera,
-        1,
+        2,
         "older than the last of the first session"
     );
     assert_eq!(h.get::<StreamCenter>(a).camera, Some(SPAWN));
