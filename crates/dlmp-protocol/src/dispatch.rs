@@ -8,6 +8,7 @@ use super::connection::handshake::*;
 use super::connection::lane::*;
 use super::connection::roster::*;
 use super::connection::weapons::*;
+use super::edit::*;
 use super::error::{DecodeError, EncodeError, Rule};
 use super::ids::{EventId, SessionToken};
 use super::packet::{Direction, Packet};
@@ -242,6 +243,8 @@ dispatch! {
         VehicleRemoteEnter [reliable],
         VehicleWinch [reliable],
         PlayerWaypoint [reliable],
+        EntityEdit [reliable],
+        EditCamera,
     }
 }
 
@@ -317,6 +320,7 @@ dispatch! {
         SetWorldBounds [reliable],
         ColshapeShape [reliable],
         SetWaypoint [reliable],
+        EditState [reliable],
     }
 }
 
@@ -348,6 +352,8 @@ impl ClientPacket {
             ClientPacket::VehicleRemoteEnter(p) => Some(p.session_token),
             ClientPacket::VehicleWinch(p) => Some(p.session_token),
             ClientPacket::PlayerWaypoint(p) => Some(p.session_token),
+            ClientPacket::EntityEdit(p) => Some(p.session_token),
+            ClientPacket::EditCamera(p) => Some(p.session_token),
         }
     }
 }
