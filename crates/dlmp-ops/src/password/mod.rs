@@ -1,7 +1,7 @@
 //! Password hashes (ADR 0102): argon2id in the PHC string form (`$argon2id$v=19$...`), with
 //! a random salt each. The admin panel's accounts keep only such hashes; gamemode accounts
 //! get the same two functions as `dlmp.hash_password` and `dlmp.verify_password`
-//! ([`script`], ADR 0105).
+//! ([`PasswordPlugin`], ADR 0105).
 
 mod script;
 
