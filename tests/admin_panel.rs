@@ -81,6 +81,15 @@ struct Session {
 
 impl Panel {
     fn start(h: &mut Harness) -> Panel {
+        Panel::start_with(h, None)
+    }
+
+    /// The panel with `tls` (a certificate and key file) over HTTPS, its agent trusting
+    /// `ca` (PEM).
+    fn start_with(
+        h: &mut Harness,
+        tls: Option<(std::path::PathBuf, std::path::PathBuf, String)>,
+    ) -> Panel {
         let published = h.world().resource::<AdminLink>().0.snapshot();
         assert!(published.version > 0, "the tick published a snapshot");
         let link = h
@@ -91,19 +100,38 @@ impl Panel {
         let settings = HttpSettings {
             admin: Some(SocketAddr::from(([127, 0, 0, 1], 0))),
             users: users(),
+            tls: tls
+                .as_ref()
+                .map(|(cert, key, _)| (cert.clone(), key.clone())),
             ..HttpSettings::default()
         };
         let registry = Arc::new(ServerMetrics::default()).registry(h.shared_stats());
         let server = dlmp::admin::start(settings, Some(link), Some(registry)).expect("binds");
         let addr = server.admin_addr.expect("the panel's address");
+        let mut config = Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_global(Some(Duration::from_secs(20)));
+        if let Some((_, _, ca)) = &tls {
+            let certs: Vec<_> = ureq::tls::parse_pem(ca.as_bytes())
+                .filter_map(|item| match item {
+                    Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+                    _ => None,
+                })
+                .collect();
+            config = config.tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::new_with_certs(&certs))
+                    .build(),
+            );
+        }
         Panel {
-            base: format!("http://{addr}"),
-            agent: Agent::config_builder()
-                .http_status_as_error(false)
-                .max_redirects(0)
-                .timeout_global(Some(Duration::from_secs(20)))
-                .build()
-                .into(),
+            base: format!(
+                "{}://localhost:{}",
+                if tls.is_some() { "https" } else { "http" },
+                addr.port()
+            ),
+            agent: config.build().into(),
             _server: server,
         }
     }
@@ -876,6 +904,40 @@ fn the_map_stream_shows_each_player_where_it_is() {
 
 #[path = "support/webdriver.rs"]
 mod webdriver;
+
+#[path = "support/https.rs"]
+mod https;
+
+#[test]
+fn with_a_certificate_the_panel_speaks_https_and_its_cookie_is_secure() {
+    let ca = https::TestCa::new("dlmp panel CA");
+    let (cert, key) = ca.certificate();
+    let s = TempScripts::new("admin_tls");
+    let (cert_file, key_file) = (s.path().join("panel.crt"), s.path().join("panel.key"));
+    std::fs::write(&cert_file, cert).expect("the certificate file");
+    std::fs::write(&key_file, key).expect("the key file");
+    let mut h = harness();
+    let panel = Panel::start_with(&mut h, Some((cert_file, key_file, ca.pem.clone())));
+    assert!(panel.base.starts_with("https://"), "{}", panel.base);
+    let page = panel.get("/login", None);
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(
+        page.body
+            .contains("<form method=\"post\" action=\"/login\"")
+    );
+    let reply = panel.sign_in_as(OWNER);
+    assert_eq!(reply.status, 303, "{reply:?}");
+    let cookie = reply.set_cookie.expect("a session cookie");
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    let plain = panel
+        .agent
+        .get(panel.base.replace("https://", "http://") + "/login")
+        .call();
+    assert!(
+        plain.map_or(true, |r| r.status() != 200),
+        "no page in plain HTTP"
+    );
+}
 
 /// Where the moving player of the browser test is at step `k` of its walk: east along
 /// y = -2000, 100 m a step.

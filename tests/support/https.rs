@@ -37,6 +37,15 @@ impl TestCa {
         }
     }
 
+    /// A certificate for `localhost` and `127.0.0.1` this CA signed, and its key: PEM.
+    pub fn certificate(&self) -> (String, String) {
+        let key = KeyPair::generate().expect("a key");
+        let params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+            .expect("params");
+        let cert = params.signed_by(&key, &self.issuer).expect("signed");
+        (cert.pem(), key.serialize_pem())
+    }
+
     /// Starts a server whose certificate this CA signed; its port.
     pub fn serve(&self) -> u16 {
         let key = KeyPair::generate().expect("a key");
