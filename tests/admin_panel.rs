@@ -1162,3 +1162,48 @@ fn a_browser_signs_in_kicks_bans_restarts_runs_a_command_and_follows_a_player_on
     );
     assert!(h.packets::<ServerDisconnect>(carl).is_empty(), "Carl stays");
 }
+
+#[test]
+fn live_views_are_bounded_and_a_closed_one_frees_its_place() {
+    use dlmp::admin::http::MAX_STREAMS;
+
+    let mut h = harness();
+    let panel = Panel::start(&mut h);
+    let mo = panel.session(MODERATOR);
+    let open = |panel: &Panel| {
+        panel
+            .agent
+            .get(format!("{}/events/map", panel.base))
+            .header("Cookie", &mo.cookie)
+            .call()
+            .expect("an answer")
+    };
+    let streams: Vec<_> = (0..MAX_STREAMS)
+        .map(|_| {
+            let res = open(&panel);
+            assert_eq!(res.status().as_u16(), 200);
+            res
+        })
+        .collect();
+    let refused = open(&panel);
+    assert_eq!(refused.status().as_u16(), 503);
+    assert_eq!(
+        refused.into_body().read_to_string().expect("text"),
+        "too many live views open\n"
+    );
+    drop(streams);
+    // The server notices a closed connection at its next event (a heartbeat a second).
+    let mut reopened = None;
+    for _ in 0..50 {
+        let res = open(&panel);
+        if res.status().as_u16() == 200 {
+            reopened = Some(res);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        reopened.is_some(),
+        "the places of closed views are free again"
+    );
+}
