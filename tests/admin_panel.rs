@@ -1207,3 +1207,42 @@ fn live_views_are_bounded_and_a_closed_one_frees_its_place() {
         "the places of closed views are free again"
     );
 }
+
+#[test]
+fn the_start_warns_of_a_panel_reachable_from_other_machines_without_tls() {
+    use dlmp::logs::{KEPT, Stream, TapLayer, tap};
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let ca = https::TestCa::new("dlmp panel CA");
+    let (cert, key) = ca.certificate();
+    let s = TempScripts::new("admin_warn");
+    let (cert_file, key_file) = (s.path().join("panel.crt"), s.path().join("panel.key"));
+    std::fs::write(&cert_file, cert).expect("the certificate file");
+    std::fs::write(&key_file, key).expect("the key file");
+    let start = |ip: [u8; 4], tls: Option<(std::path::PathBuf, std::path::PathBuf)>| {
+        let settings = HttpSettings {
+            admin: Some(SocketAddr::from((ip, 0))),
+            users: users(),
+            tls,
+            ..HttpSettings::default()
+        };
+        dlmp::admin::start(settings, None, None).expect("binds")
+    };
+    let warned = |server: &HttpServer| {
+        let port = format!(":{} without TLS", server.admin_addr.expect("bound").port());
+        tap()
+            .last(Stream::Server, KEPT)
+            .lines
+            .iter()
+            .any(|l| l.level == "WARN" && l.text.contains(&port))
+    };
+    let subscriber = tracing_subscriber::registry().with(TapLayer);
+    tracing::subscriber::with_default(subscriber, || {
+        let open = start([0, 0, 0, 0], None);
+        let local = start([127, 0, 0, 1], None);
+        let encrypted = start([0, 0, 0, 0], Some((cert_file.clone(), key_file.clone())));
+        assert!(warned(&open), "every address, plain HTTP: a warning");
+        assert!(!warned(&local), "loopback only");
+        assert!(!warned(&encrypted), "TLS");
+    });
+}
