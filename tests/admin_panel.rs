@@ -1246,3 +1246,61 @@ fn the_start_warns_of_a_panel_reachable_from_other_machines_without_tls() {
         assert!(!warned(&encrypted), "TLS");
     });
 }
+
+#[test]
+fn panel_actions_are_in_the_chat_log_with_the_admins_name() {
+    use dlmp::logs::{KEPT, Stream, TapLayer, tap};
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let subscriber = tracing_subscriber::registry().with(TapLayer);
+    tracing::subscriber::with_default(subscriber, || {
+        let mut h = harness();
+        let carl = player_at(&mut h, "Carl_Johnson", Vec3::new(0.0, 0.0, 3.0));
+        let id = h.player_id(carl).0;
+        let panel = Panel::start(&mut h);
+        let mo = panel.session(MODERATOR);
+        let reply = post_during(
+            &mut h,
+            &panel,
+            "/players/ban",
+            &mo,
+            vec![
+                ("csrf", mo.csrf.clone()),
+                ("id", id.to_string()),
+                ("reason", "logged ban".to_owned()),
+            ],
+        );
+        assert_eq!(reply.status, 303, "{reply:?}");
+        let owner = panel.session(OWNER);
+        let reply = post_during(
+            &mut h,
+            &panel,
+            "/bans/add",
+            &owner,
+            vec![
+                ("csrf", owner.csrf.clone()),
+                ("ip", "10.9.8.7".to_owned()),
+                ("reason", "logged address".to_owned()),
+            ],
+        );
+        assert_eq!(reply.status, 303, "{reply:?}");
+        let chat: Vec<String> = tap()
+            .last(Stream::Chat, KEPT)
+            .lines
+            .into_iter()
+            .map(|l| l.text)
+            .collect();
+        // The actions the tick carries out (the sign-ins are logged on the panel's own
+        // threads, which this thread's subscriber does not hear).
+        for (what, who) in [
+            ("reason=\"logged ban\"", "who=\"mo\""),
+            ("ban address 10.9.8.7", "who=\"ann\""),
+        ] {
+            assert!(
+                chat.iter()
+                    .any(|l| l.starts_with("admin: ") && l.contains(what) && l.contains(who)),
+                "{what} by {who}: {chat:?}"
+            );
+        }
+    });
+}
