@@ -1210,8 +1210,7 @@ fn live_views_are_bounded_and_a_closed_one_frees_its_place() {
 
 #[test]
 fn the_start_warns_of_a_panel_reachable_from_other_machines_without_tls() {
-    use dlmp::logs::{KEPT, Stream, TapLayer, tap};
-    use tracing_subscriber::layer::SubscriberExt;
+    use dlmp::logs::{KEPT, Stream, tap};
 
     let ca = https::TestCa::new("dlmp panel CA");
     let (cert, key) = ca.certificate();
@@ -1236,71 +1235,80 @@ fn the_start_warns_of_a_panel_reachable_from_other_machines_without_tls() {
             .iter()
             .any(|l| l.level == "WARN" && l.text.contains(&port))
     };
-    let subscriber = tracing_subscriber::registry().with(TapLayer);
-    tracing::subscriber::with_default(subscriber, || {
-        let open = start([0, 0, 0, 0], None);
-        let local = start([127, 0, 0, 1], None);
-        let encrypted = start([0, 0, 0, 0], Some((cert_file.clone(), key_file.clone())));
-        assert!(warned(&open), "every address, plain HTTP: a warning");
-        assert!(!warned(&local), "loopback only");
-        assert!(!warned(&encrypted), "TLS");
-    });
+    tap_the_log();
+    let open = start([0, 0, 0, 0], None);
+    let local = start([127, 0, 0, 1], None);
+    let encrypted = start([0, 0, 0, 0], Some((cert_file.clone(), key_file.clone())));
+    assert!(warned(&open), "every address, plain HTTP: a warning");
+    assert!(!warned(&local), "loopback only");
+    assert!(!warned(&encrypted), "TLS");
 }
 
 #[test]
 fn panel_actions_are_in_the_chat_log_with_the_admins_name() {
-    use dlmp::logs::{KEPT, Stream, TapLayer, tap};
-    use tracing_subscriber::layer::SubscriberExt;
+    use dlmp::logs::{KEPT, Stream, tap};
 
-    let subscriber = tracing_subscriber::registry().with(TapLayer);
-    tracing::subscriber::with_default(subscriber, || {
-        let mut h = harness();
-        let carl = player_at(&mut h, "Carl_Johnson", Vec3::new(0.0, 0.0, 3.0));
-        let id = h.player_id(carl).0;
-        let panel = Panel::start(&mut h);
-        let mo = panel.session(MODERATOR);
-        let reply = post_during(
-            &mut h,
-            &panel,
-            "/players/ban",
-            &mo,
-            vec![
-                ("csrf", mo.csrf.clone()),
-                ("id", id.to_string()),
-                ("reason", "logged ban".to_owned()),
-            ],
+    tap_the_log();
+    let mut h = harness();
+    let carl = player_at(&mut h, "Carl_Johnson", Vec3::new(0.0, 0.0, 3.0));
+    let id = h.player_id(carl).0;
+    let panel = Panel::start(&mut h);
+    let mo = panel.session(MODERATOR);
+    let reply = post_during(
+        &mut h,
+        &panel,
+        "/players/ban",
+        &mo,
+        vec![
+            ("csrf", mo.csrf.clone()),
+            ("id", id.to_string()),
+            ("reason", "logged ban".to_owned()),
+        ],
+    );
+    assert_eq!(reply.status, 303, "{reply:?}");
+    let owner = panel.session(OWNER);
+    let reply = post_during(
+        &mut h,
+        &panel,
+        "/bans/add",
+        &owner,
+        vec![
+            ("csrf", owner.csrf.clone()),
+            ("ip", "10.9.8.7".to_owned()),
+            ("reason", "logged address".to_owned()),
+        ],
+    );
+    assert_eq!(reply.status, 303, "{reply:?}");
+    let chat: Vec<String> = tap()
+        .last(Stream::Chat, KEPT)
+        .lines
+        .into_iter()
+        .map(|l| l.text)
+        .collect();
+    // The actions the tick carries out (the sign-ins are logged on the panel's own
+    // threads, which this thread's subscriber does not hear).
+    for (what, who) in [
+        ("reason=\"logged ban\"", "who=\"mo\""),
+        ("ban address 10.9.8.7", "who=\"ann\""),
+    ] {
+        assert!(
+            chat.iter()
+                .any(|l| l.starts_with("admin: ") && l.contains(what) && l.contains(who)),
+            "{what} by {who}: {chat:?}"
         );
-        assert_eq!(reply.status, 303, "{reply:?}");
-        let owner = panel.session(OWNER);
-        let reply = post_during(
-            &mut h,
-            &panel,
-            "/bans/add",
-            &owner,
-            vec![
-                ("csrf", owner.csrf.clone()),
-                ("ip", "10.9.8.7".to_owned()),
-                ("reason", "logged address".to_owned()),
-            ],
-        );
-        assert_eq!(reply.status, 303, "{reply:?}");
-        let chat: Vec<String> = tap()
-            .last(Stream::Chat, KEPT)
-            .lines
-            .into_iter()
-            .map(|l| l.text)
-            .collect();
-        // The actions the tick carries out (the sign-ins are logged on the panel's own
-        // threads, which this thread's subscriber does not hear).
-        for (what, who) in [
-            ("reason=\"logged ban\"", "who=\"mo\""),
-            ("ban address 10.9.8.7", "who=\"ann\""),
-        ] {
-            assert!(
-                chat.iter()
-                    .any(|l| l.starts_with("admin: ") && l.contains(what) && l.contains(who)),
-                "{what} by {who}: {chat:?}"
-            );
-        }
+    }
+}
+
+/// Sends this test binary's log to the panel's log tap, once: a global subscriber, as the
+/// server has (a thread's own subscriber misses events whose callsites other tests' threads
+/// cached first).
+fn tap_the_log() {
+    use tracing_subscriber::layer::SubscriberExt;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_subscriber::filter::LevelFilter::INFO)
+            .with(dlmp::logs::TapLayer);
+        tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
     });
 }
