@@ -1456,3 +1456,55 @@ fn a_colshape_is_selectable_only_with_its_outline_shown_and_a_box_keeps_its_form
     let fix = h.packets::<ColshapeShape>(a);
     assert_eq!((fix.len(), fix[0].b.y, fix[0].rev), (1, 12.0, EntityRev(2)));
 }
+
+#[test]
+fn the_gamemodes_select_of_what_cannot_be_selected_raises_the_reason_and_keeps_the_selection() {
+    let (_s, mut h, a) = alice("select_refused");
+    let id = object(&mut h, a);
+    let far = made(&mut h, a, "dlmp.create_object(1225, -20, 0, 10)");
+    lua(&mut h, a, "G.far = G.e");
+    let hidden = made(&mut h, a, "dlmp.create_object(1225, 0, 900, 10)");
+    lua(&mut h, a, "G.hidden = G.e");
+    let pickup = made(&mut h, a, "dlmp.create_pickup(1240, 3, 0, 10)");
+    let session = start(
+        &mut h,
+        a,
+        "{ range = 10, kinds = { \"object\" }, select = G.o }",
+    );
+    assert_eq!(selections(&h, a), [(session, id, 0)]);
+    let player = h.player_id(a).0;
+    h.clear(a);
+    for (code, error) in [
+        (
+            "dlmp.edit_select(p, G.far)",
+            format!("error: edit_select: object {far} is outside the session's range"),
+        ),
+        (
+            "dlmp.edit_select(p, G.hidden)",
+            format!("error: edit_select: object {hidden} is not shown to player {player}"),
+        ),
+        (
+            "dlmp.edit_select(p, G.e)",
+            format!("error: edit_select: pickup {pickup} is not of a kind the session edits"),
+        ),
+    ] {
+        lua(&mut h, a, code);
+        assert_eq!(heard(&mut h, a), [error], "{code}");
+        lua_now(&mut h, a, "say(p:edit_selection():id())");
+        assert_eq!(
+            told(&mut h, a),
+            [id.to_string()],
+            "{code}: the selection before"
+        );
+    }
+    assert!(states(&h, a).is_empty(), "nothing changed, nothing sent");
+    let refused = "local ok, err = pcall(dlmp.edit_select, p, G.e); say(tostring(ok) .. ' ' .. tostring(err):match('edit_select:[^\\n]*'))";
+    lua(&mut h, a, refused);
+    assert_eq!(
+        told(&mut h, a),
+        [format!(
+            "false edit_select: pickup {pickup} is not of a kind the session edits"
+        )],
+        "a handler catches it and acts on it"
+    );
+}
