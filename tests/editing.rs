@@ -1508,3 +1508,119 @@ fn the_gamemodes_select_of_what_cannot_be_selected_raises_the_reason_and_keeps_t
         "a handler catches it and acts on it"
     );
 }
+
+/// Flies `c`'s free camera of `session` from `from` to `to` on the y axis (x 0, z 10) at
+/// 50 m/s, a report every 100 ms from `seq` on; the next seq.
+fn fly(h: &mut Harness, c: ClientId, session: u32, seq: u32, from: f32, to: f32) -> u32 {
+    let steps = ((to - from).abs() / 5.0).ceil() as u32;
+    for i in 1..=steps {
+        let y = from + (to - from) * i as f32 / steps as f32;
+        h.send(
+            c,
+            EditCamera {
+                session_token: h.token(c),
+                session: EditSessionId(session),
+                seq: Seq(seq + i),
+                pos: Vec3::new(0.0, y, 10.0),
+                front: Vec3::new(0.0, 1.0, 0.0),
+            },
+        );
+        h.advance(std::time::Duration::from_millis(100));
+    }
+    h.steps(5);
+    assert_eq!(
+        h.get::<StreamCenter>(c).camera,
+        Some(Vec3::new(0.0, to, 10.0)),
+        "the camera point"
+    );
+    seq + steps
+}
+
+/// A PickupTouch of `id` from `c` and a tick.
+fn touch(h: &mut Harness, c: ClientId, id: u32) {
+    use dlmp::protocol::world::pickup::{PickupId, PickupTouch};
+    let packet = PickupTouch {
+        session_token: h.token(c),
+        event_id: EventId(0),
+        pickup_id: PickupId(id),
+    };
+    h.send_event(c, packet);
+    h.steps(2);
+}
+
+fn touch_refusals(h: &Harness) -> dlmp::world::pickup::PickupStats {
+    h.world()
+        .resource::<dlmp::world::pickup::PickupStats>()
+        .clone()
+}
+
+#[test]
+fn under_the_free_camera_a_pickup_touch_needs_the_body_near_and_the_pickup_shown() {
+    let (_s, mut h, a) = alice("camera_touch");
+    lua(
+        &mut h,
+        a,
+        "dlmp.on('pickup_interact', function(pl, pk) tell(pl, 'touch ' .. pk:id()) end)",
+    );
+    // One at the body, one 300 m north: beyond the pickups' draw distance (150 m) of each
+    // other.
+    let at_body = made(&mut h, a, "dlmp.create_pickup(1240, 1, 0, 10)");
+    let north = made(&mut h, a, "dlmp.create_pickup(1240, 0, 300, 10)");
+    let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
+    let seq = fly(&mut h, a, session, 0, 0.0, 300.0);
+    assert_eq!(pickups_shown(&h, a), [north], "shown from the camera point");
+    h.clear(a);
+    let before = touch_refusals(&h);
+    touch(&mut h, a, north);
+    assert_eq!(
+        touch_refusals(&h).too_far,
+        before.too_far + 1,
+        "the touch radius counts from the body, 300 m away"
+    );
+    touch(&mut h, a, at_body);
+    assert_eq!(
+        touch_refusals(&h).not_shown,
+        before.not_shown + 1,
+        "world.md: a touch needs the pickup streamed to the player, and the camera is far"
+    );
+    assert!(told(&mut h, a).is_empty(), "no pickup_interact");
+    // The camera 20 m from the body: the pickup at the body is shown again, and the body
+    // touches it while the camera is elsewhere.
+    fly(&mut h, a, session, seq, 300.0, 20.0);
+    assert!(pickups_shown(&h, a).contains(&at_body));
+    h.clear(a);
+    touch(&mut h, a, at_body);
+    assert_eq!(told(&mut h, a), [format!("touch {at_body}")]);
+}
+
+#[test]
+fn under_the_free_camera_checkpoints_stay_with_the_body() {
+    let (_s, mut h, a) = alice("camera_checkpoint");
+    lua(
+        &mut h,
+        a,
+        "dlmp.on('checkpoint_enter', function(pl, c) tell(pl, 'enter ' .. c:id()) end)",
+    );
+    let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
+    fly(&mut h, a, session, 0, 0.0, 100.0);
+    h.clear(a);
+    let at_camera = made(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(p, 0, 100, 10, { radius = 10 })",
+    );
+    h.steps(5);
+    assert!(
+        told(&mut h, a).is_empty(),
+        "no entry at the camera point ({at_camera})"
+    );
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_checkpoint(p, 0, 0, 10, { radius = 10 }); say(G.c:id())",
+    );
+    h.steps(5);
+    let lines = told(&mut h, a);
+    let id = &lines[0];
+    assert_eq!(lines[1..], [format!("enter {id}")], "the body is inside it");
+}
