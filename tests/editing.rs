@@ -1624,3 +1624,61 @@ fn under_the_free_camera_checkpoints_stay_with_the_body() {
     let id = &lines[0];
     assert_eq!(lines[1..], [format!("enter {id}")], "the body is inside it");
 }
+
+/// The blips and the colshape outlines shown to `c` now.
+fn blips_and_outlines_shown(h: &Harness, c: ClientId) -> (Vec<u32>, Vec<u32>) {
+    let blips = h
+        .world()
+        .resource::<dlmp::world::blip::BlipStream>()
+        .shown()
+        .of(h.player_id(c))
+        .to_vec();
+    let outlines = h
+        .world()
+        .resource::<dlmp::world::colshape::OutlineStream>()
+        .shown()
+        .of(h.player_id(c))
+        .to_vec();
+    (blips, outlines)
+}
+
+#[test]
+fn under_the_free_camera_blips_and_the_nearest_outlines_count_from_the_camera_point() {
+    let (_s, mut h, a) = alice("camera_blips");
+    // A blip 300 m north with a draw distance of 100 m; 256 outlines at the body (the most
+    // one player is shown) and one 300 m north.
+    let blip = made(
+        &mut h,
+        a,
+        "dlmp.create_blip(0, 300, 10, { draw_distance = 100 })",
+    );
+    lua(
+        &mut h,
+        a,
+        "for i = 1, 256 do dlmp.create_colshape('sphere', i * 0.01, 0, 10, 1):show(p) end",
+    );
+    let north = made(
+        &mut h,
+        a,
+        "dlmp.create_colshape('sphere', 0, 300, 10, 1); G.e:show(p)",
+    );
+    h.steps(5);
+    let (blips, outlines) = blips_and_outlines_shown(&h, a);
+    assert!(!blips.contains(&blip), "300 m from the body");
+    assert_eq!(outlines.len(), 256);
+    assert!(!outlines.contains(&north), "the 257th nearest to the body");
+    let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
+    fly(&mut h, a, session, 0, 0.0, 300.0);
+    h.steps(5);
+    let (blips, outlines) = blips_and_outlines_shown(&h, a);
+    assert!(blips.contains(&blip), "at the camera point");
+    assert_eq!(outlines.len(), 256);
+    assert!(outlines.contains(&north), "the nearest to the camera point");
+    lua(&mut h, a, "dlmp.stop_edit(p)");
+    // Blips are reconciled for each recipient at least once a second (ADR 0045).
+    h.advance(std::time::Duration::from_secs(1));
+    h.steps(5);
+    let (blips, outlines) = blips_and_outlines_shown(&h, a);
+    assert!(!blips.contains(&blip), "from the body again");
+    assert!(!outlines.contains(&north));
+}
