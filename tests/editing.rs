@@ -1456,3 +1456,229 @@ fn a_colshape_is_selectable_only_with_its_outline_shown_and_a_box_keeps_its_form
     let fix = h.packets::<ColshapeShape>(a);
     assert_eq!((fix.len(), fix[0].b.y, fix[0].rev), (1, 12.0, EntityRev(2)));
 }
+
+#[test]
+fn the_gamemodes_select_of_what_cannot_be_selected_raises_the_reason_and_keeps_the_selection() {
+    let (_s, mut h, a) = alice("select_refused");
+    let id = object(&mut h, a);
+    let far = made(&mut h, a, "dlmp.create_object(1225, -20, 0, 10)");
+    lua(&mut h, a, "G.far = G.e");
+    let hidden = made(&mut h, a, "dlmp.create_object(1225, 0, 900, 10)");
+    lua(&mut h, a, "G.hidden = G.e");
+    let pickup = made(&mut h, a, "dlmp.create_pickup(1240, 3, 0, 10)");
+    let session = start(
+        &mut h,
+        a,
+        "{ range = 10, kinds = { \"object\" }, select = G.o }",
+    );
+    assert_eq!(selections(&h, a), [(session, id, 0)]);
+    let player = h.player_id(a).0;
+    h.clear(a);
+    for (code, error) in [
+        (
+            "dlmp.edit_select(p, G.far)",
+            format!("error: edit_select: object {far} is outside the session's range"),
+        ),
+        (
+            "dlmp.edit_select(p, G.hidden)",
+            format!("error: edit_select: object {hidden} is not shown to player {player}"),
+        ),
+        (
+            "dlmp.edit_select(p, G.e)",
+            format!("error: edit_select: pickup {pickup} is not of a kind the session edits"),
+        ),
+    ] {
+        lua(&mut h, a, code);
+        assert_eq!(heard(&mut h, a), [error], "{code}");
+        lua_now(&mut h, a, "say(p:edit_selection():id())");
+        assert_eq!(
+            told(&mut h, a),
+            [id.to_string()],
+            "{code}: the selection before"
+        );
+    }
+    assert!(states(&h, a).is_empty(), "nothing changed, nothing sent");
+    let refused = "local ok, err = pcall(dlmp.edit_select, p, G.e); say(tostring(ok) .. ' ' .. tostring(err):match('edit_select:[^\\n]*'))";
+    lua(&mut h, a, refused);
+    assert_eq!(
+        told(&mut h, a),
+        [format!(
+            "false edit_select: pickup {pickup} is not of a kind the session edits"
+        )],
+        "a handler catches it and acts on it"
+    );
+}
+
+/// Flies `c`'s free camera of `session` from `from` to `to` on the y axis (x 0, z 10) at
+/// 50 m/s, a report every 100 ms from `seq` on; the next seq.
+fn fly(h: &mut Harness, c: ClientId, session: u32, seq: u32, from: f32, to: f32) -> u32 {
+    let steps = ((to - from).abs() / 5.0).ceil() as u32;
+    for i in 1..=steps {
+        let y = from + (to - from) * i as f32 / steps as f32;
+        h.send(
+            c,
+            EditCamera {
+                session_token: h.token(c),
+                session: EditSessionId(session),
+                seq: Seq(seq + i),
+                pos: Vec3::new(0.0, y, 10.0),
+                front: Vec3::new(0.0, 1.0, 0.0),
+            },
+        );
+        h.advance(std::time::Duration::from_millis(100));
+    }
+    h.steps(5);
+    assert_eq!(
+        h.get::<StreamCenter>(c).camera,
+        Some(Vec3::new(0.0, to, 10.0)),
+        "the camera point"
+    );
+    seq + steps
+}
+
+/// A PickupTouch of `id` from `c` and a tick.
+fn touch(h: &mut Harness, c: ClientId, id: u32) {
+    use dlmp::protocol::world::pickup::{PickupId, PickupTouch};
+    let packet = PickupTouch {
+        session_token: h.token(c),
+        event_id: EventId(0),
+        pickup_id: PickupId(id),
+    };
+    h.send_event(c, packet);
+    h.steps(2);
+}
+
+fn touch_refusals(h: &Harness) -> dlmp::world::pickup::PickupStats {
+    h.world()
+        .resource::<dlmp::world::pickup::PickupStats>()
+        .clone()
+}
+
+#[test]
+fn under_the_free_camera_a_pickup_touch_needs_the_body_near_and_the_pickup_shown() {
+    let (_s, mut h, a) = alice("camera_touch");
+    lua(
+        &mut h,
+        a,
+        "dlmp.on('pickup_interact', function(pl, pk) tell(pl, 'touch ' .. pk:id()) end)",
+    );
+    // One at the body, one 300 m north: beyond the pickups' draw distance (150 m) of each
+    // other.
+    let at_body = made(&mut h, a, "dlmp.create_pickup(1240, 1, 0, 10)");
+    let north = made(&mut h, a, "dlmp.create_pickup(1240, 0, 300, 10)");
+    let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
+    let seq = fly(&mut h, a, session, 0, 0.0, 300.0);
+    assert_eq!(pickups_shown(&h, a), [north], "shown from the camera point");
+    h.clear(a);
+    let before = touch_refusals(&h);
+    touch(&mut h, a, north);
+    assert_eq!(
+        touch_refusals(&h).too_far,
+        before.too_far + 1,
+        "the touch radius counts from the body, 300 m away"
+    );
+    touch(&mut h, a, at_body);
+    assert_eq!(
+        touch_refusals(&h).not_shown,
+        before.not_shown + 1,
+        "world.md: a touch needs the pickup streamed to the player, and the camera is far"
+    );
+    assert!(told(&mut h, a).is_empty(), "no pickup_interact");
+    // The camera 20 m from the body: the pickup at the body is shown again, and the body
+    // touches it while the camera is elsewhere.
+    fly(&mut h, a, session, seq, 300.0, 20.0);
+    assert!(pickups_shown(&h, a).contains(&at_body));
+    h.clear(a);
+    touch(&mut h, a, at_body);
+    assert_eq!(told(&mut h, a), [format!("touch {at_body}")]);
+}
+
+#[test]
+fn under_the_free_camera_checkpoints_stay_with_the_body() {
+    let (_s, mut h, a) = alice("camera_checkpoint");
+    lua(
+        &mut h,
+        a,
+        "dlmp.on('checkpoint_enter', function(pl, c) tell(pl, 'enter ' .. c:id()) end)",
+    );
+    let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
+    fly(&mut h, a, session, 0, 0.0, 100.0);
+    h.clear(a);
+    let at_camera = made(
+        &mut h,
+        a,
+        "dlmp.create_checkpoint(p, 0, 100, 10, { radius = 10 })",
+    );
+    h.steps(5);
+    assert!(
+        told(&mut h, a).is_empty(),
+        "no entry at the camera point ({at_camera})"
+    );
+    lua(
+        &mut h,
+        a,
+        "G.c = dlmp.create_checkpoint(p, 0, 0, 10, { radius = 10 }); say(G.c:id())",
+    );
+    h.steps(5);
+    let lines = told(&mut h, a);
+    let id = &lines[0];
+    assert_eq!(lines[1..], [format!("enter {id}")], "the body is inside it");
+}
+
+/// The blips and the colshape outlines shown to `c` now.
+fn blips_and_outlines_shown(h: &Harness, c: ClientId) -> (Vec<u32>, Vec<u32>) {
+    let blips = h
+        .world()
+        .resource::<dlmp::world::blip::BlipStream>()
+        .shown()
+        .of(h.player_id(c))
+        .to_vec();
+    let outlines = h
+        .world()
+        .resource::<dlmp::world::colshape::OutlineStream>()
+        .shown()
+        .of(h.player_id(c))
+        .to_vec();
+    (blips, outlines)
+}
+
+#[test]
+fn under_the_free_camera_blips_and_the_nearest_outlines_count_from_the_camera_point() {
+    let (_s, mut h, a) = alice("camera_blips");
+    // A blip 300 m north with a draw distance of 100 m; 256 outlines at the body (the most
+    // one player is shown) and one 300 m north.
+    let blip = made(
+        &mut h,
+        a,
+        "dlmp.create_blip(0, 300, 10, { draw_distance = 100 })",
+    );
+    lua(
+        &mut h,
+        a,
+        "for i = 1, 256 do dlmp.create_colshape('sphere', i * 0.01, 0, 10, 1):show(p) end",
+    );
+    let north = made(
+        &mut h,
+        a,
+        "dlmp.create_colshape('sphere', 0, 300, 10, 1); G.e:show(p)",
+    );
+    h.steps(5);
+    let (blips, outlines) = blips_and_outlines_shown(&h, a);
+    assert!(!blips.contains(&blip), "300 m from the body");
+    assert_eq!(outlines.len(), 256);
+    assert!(!outlines.contains(&north), "the 257th nearest to the body");
+    let session = start(&mut h, a, "{ camera = \"free\", range = 1000 }");
+    fly(&mut h, a, session, 0, 0.0, 300.0);
+    h.steps(5);
+    let (blips, outlines) = blips_and_outlines_shown(&h, a);
+    assert!(blips.contains(&blip), "at the camera point");
+    assert_eq!(outlines.len(), 256);
+    assert!(outlines.contains(&north), "the nearest to the camera point");
+    lua(&mut h, a, "dlmp.stop_edit(p)");
+    // Blips are reconciled for each recipient at least once a second (ADR 0045).
+    h.advance(std::time::Duration::from_secs(1));
+    h.steps(5);
+    let (blips, outlines) = blips_and_outlines_shown(&h, a);
+    assert!(!blips.contains(&blip), "from the body again");
+    assert!(!outlines.contains(&north));
+}

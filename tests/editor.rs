@@ -1,7 +1,8 @@
 //! The editor gamemode, scripts/editor, in the harness: off by default, started with
 //! freeroam by `--resource editor`; /edit for the admins of its settings, /place, a commit
 //! of the placed object through EntityEdit, /save writing the element XML the map loader
-//! reads and /load reading it back: the map saved again is the same bytes.
+//! reads and /load reading it back: the map saved again is the same bytes, objects and
+//! pickups (/pickup) alike.
 
 use std::path::Path;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use dlmp::protocol::edit::{EditAction, EditKind, EditSessionId, EditState, Entit
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::EventId;
 use dlmp::protocol::world::object::ObjectState;
+use dlmp::protocol::world::pickup::PickupSync;
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("a writable temp dir");
@@ -128,7 +130,7 @@ fn a_placed_and_moved_object_is_saved_and_a_reload_saves_the_same_bytes() {
 
     assert_eq!(
         say(&mut h, admin, "/save park"),
-        ["Saved 2 objects to maps/park.map."]
+        ["Saved 2 objects and 0 pickups to maps/park.map."]
     );
     let first = std::fs::read_to_string(s.path().join("editor/maps/park.map")).expect("saved");
     assert!(
@@ -143,11 +145,11 @@ fn a_placed_and_moved_object_is_saved_and_a_reload_saves_the_same_bytes() {
 
     assert_eq!(
         say(&mut h, admin, "/load park"),
-        ["Loaded 2 objects from maps/park.map."]
+        ["Loaded 2 objects and 0 pickups from maps/park.map."]
     );
     assert_eq!(
         say(&mut h, admin, "/save again"),
-        ["Saved 2 objects to maps/again.map."]
+        ["Saved 2 objects and 0 pickups to maps/again.map."]
     );
     let second = std::fs::read(s.path().join("editor/maps/again.map")).expect("saved");
     assert_eq!(second, first.as_bytes(), "byte for byte");
@@ -155,7 +157,7 @@ fn a_placed_and_moved_object_is_saved_and_a_reload_saves_the_same_bytes() {
     // The other format the map loader reads: CreateDynamicObject lines.
     assert_eq!(
         say(&mut h, admin, "/save park pwn"),
-        ["Saved 2 objects to maps/park.pwn."]
+        ["Saved 2 objects and 0 pickups to maps/park.pwn."]
     );
     let pwn = std::fs::read_to_string(s.path().join("editor/maps/park.pwn")).expect("saved");
     assert!(
@@ -165,7 +167,7 @@ fn a_placed_and_moved_object_is_saved_and_a_reload_saves_the_same_bytes() {
     assert_eq!(pwn.lines().count(), 3, "{pwn}");
     assert_eq!(
         say(&mut h, admin, "/load park pwn"),
-        ["Loaded 2 objects from maps/park.pwn."]
+        ["Loaded 2 objects and 0 pickups from maps/park.pwn."]
     );
     say(&mut h, admin, "/save again pwn");
     let again = std::fs::read(s.path().join("editor/maps/again.pwn")).expect("saved");
@@ -197,7 +199,7 @@ fn the_world_and_interior_of_each_object_go_through_both_formats() {
     assert!(pwn.contains(", 7, 3);\n"), "{pwn}");
     assert_eq!(
         say(&mut h, admin, "/load inside pwn"),
-        ["Loaded 1 objects from maps/inside.pwn."]
+        ["Loaded 1 objects and 0 pickups from maps/inside.pwn."]
     );
     h.steps(5);
     let shown = h
@@ -215,5 +217,96 @@ fn the_world_and_interior_of_each_object_go_through_both_formats() {
     assert!(
         map.contains(r#"interior="3" model="1225" dimension="7""#),
         "{map}"
+    );
+}
+
+#[test]
+fn a_placed_and_moved_pickup_is_saved_beside_the_objects_and_reloads_to_the_same_bytes() {
+    let s = scripts("editor_pickup");
+    let mut h = server(&s, &["editor"]);
+    let admin = arrive(&mut h, "admin");
+    say(&mut h, admin, "/edit");
+    say(&mut h, admin, "/place 1225");
+    let told = say(&mut h, admin, "/pickup 1240");
+    assert!(told[0].starts_with("Placed pickup"), "{told:?}");
+    h.steps(15);
+    let selected = h.packets::<EditState>(admin).pop().expect("a selection");
+    assert_eq!(
+        selected.selected_kind,
+        EditKind::Pickup,
+        "the placed pickup is selected"
+    );
+    let to = Vec3::new(2490.75, -1670.5, 13.5);
+    h.clear(admin);
+    h.send_event(
+        admin,
+        EntityEdit {
+            session_token: h.token(admin),
+            event_id: EventId(0),
+            session: EditSessionId(1),
+            action: EditAction::Commit,
+            kind: EditKind::Pickup,
+            entity_id: selected.selected_id,
+            rev: selected.selected_rev,
+            a: to,
+            b: [0.0; 4],
+        },
+    );
+    h.steps(2);
+    let moved = h.packets::<PickupSync>(admin);
+    assert_eq!(
+        moved.last().map(|p| p.pos),
+        Some(to),
+        "the commit is applied"
+    );
+
+    assert_eq!(
+        say(&mut h, admin, "/save mixed"),
+        ["Saved 1 objects and 1 pickups to maps/mixed.map."]
+    );
+    let map = std::fs::read_to_string(s.path().join("editor/maps/mixed.map")).expect("saved");
+    assert!(
+        map.contains(r#"<pickup id="pickup (1)" type="custom" model="1240" interior="0" dimension="0" respawn="30000" posX="2490.75" posY="-1670.5" posZ="13.5"></pickup>"#),
+        "{map}"
+    );
+    assert_eq!(map.lines().count(), 4, "{map}");
+    assert_eq!(
+        say(&mut h, admin, "/load mixed"),
+        ["Loaded 1 objects and 1 pickups from maps/mixed.map."]
+    );
+    say(&mut h, admin, "/save again");
+    let again = std::fs::read(s.path().join("editor/maps/again.map")).expect("saved");
+    assert_eq!(again, map.as_bytes(), "byte for byte");
+
+    assert_eq!(
+        say(&mut h, admin, "/save mixed pwn"),
+        ["Saved 1 objects and 1 pickups to maps/mixed.pwn."]
+    );
+    let pwn = std::fs::read_to_string(s.path().join("editor/maps/mixed.pwn")).expect("saved");
+    assert!(
+        pwn.contains("CreateDynamicPickup(1240, 2, 2490.75, -1670.5, 13.5, 0, 0);\n"),
+        "{pwn}"
+    );
+    h.clear(admin);
+    assert_eq!(
+        say(&mut h, admin, "/load mixed pwn"),
+        ["Loaded 1 objects and 1 pickups from maps/mixed.pwn."]
+    );
+    say(&mut h, admin, "/save again pwn");
+    let again = std::fs::read(s.path().join("editor/maps/again.pwn")).expect("saved");
+    assert_eq!(again, pwn.as_bytes(), "byte for byte");
+    say(&mut h, admin, "/save third");
+    let third = std::fs::read(s.path().join("editor/maps/third.map")).expect("saved");
+    assert_eq!(
+        third,
+        map.as_bytes(),
+        "the pickup went through the .pwn unchanged"
+    );
+    let shown = h.packets::<PickupSync>(admin);
+    assert!(
+        shown
+            .iter()
+            .any(|p| p.active && p.pos == to && p.model == 1240),
+        "the pickup loaded from the .pwn is shown where it was saved: {shown:?}"
     );
 }

@@ -6,29 +6,61 @@
 use bevy_ecs::entity::{Entity, EntityHashMap};
 use bevy_ecs::prelude::*;
 use mlua::{Error, IntoLuaMulti, Lua, Result, Table, UserDataMethods, Value};
+use std::collections::HashMap;
 
 use super::admit::handle;
+use super::session::{NotSelectable, selectable};
+use super::target::Editables;
 use super::{EditCommand, EditIds, EditOptions, EditSession, Target};
 use crate::pickup::script::LuaPickup;
 use crate::script::LuaObject;
 use crate::script::{LuaColshape, LuaGangZone, LuaLabel};
+use dlmp_core::position::Scope;
+use dlmp_core::session::Player;
 use dlmp_player::control::SessionCamera;
 use dlmp_player::control::camera::CameraSetting;
 use dlmp_player::script::{LuaPlayer, player_arg};
 use dlmp_protocol::edit::state::{RANGE_MAX, RANGE_MIN};
 use dlmp_protocol::edit::{EditKind, EditKinds};
 use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::ids::PlayerId;
 use dlmp_script::api::args::{self, known_options};
 use dlmp_script::api::queue_message;
 use dlmp_script::{ResourceId, ScriptHost};
 
 /// A session as scripts see it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionView {
     pub id: u32,
     pub selection: Option<Target>,
     /// The camera point, with the free camera.
     pub camera: Option<Vec3>,
+    /// What `dlmp.edit_select` answers, as of the start of the script pass; `None` for a
+    /// session started in this pass (the selection is checked when applied).
+    pub choices: Option<Choices>,
+}
+
+/// The entities of a session's kinds shown to its editor, each with why it cannot be
+/// selected (`None`: it can), by the rules of editing.md §4 but the one editor per entity,
+/// which the view answers itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choices {
+    pub kinds: EditKinds,
+    pub player: PlayerId,
+    pub shown: HashMap<Target, Option<NotSelectable>>,
+}
+
+impl Choices {
+    /// Why `target` cannot be selected, if it cannot.
+    fn refusal(&self, target: Target) -> Option<NotSelectable> {
+        if !self.kinds.contains(target.kind) {
+            return Some(NotSelectable::Kind);
+        }
+        match self.shown.get(&target) {
+            Some(why) => *why,
+            None => Some(NotSelectable::NotShown),
+        }
+    }
 }
 
 /// The sessions as scripts see them, and the id counter.
@@ -178,6 +210,7 @@ fn start(lua: &Lua, player: &Value, opts: &Value, resource: ResourceId) -> Resul
             id: session.0,
             selection: options.select,
             camera: None,
+            choices: None,
         },
     );
     queue_message(
@@ -227,6 +260,20 @@ fn select(lua: &Lua, player: &Value, entity: &Value) -> Result<()> {
         v => Some(target_arg(F, "entity", v)?),
     };
     if let Some(t) = target {
+        let view_now = view(lua)?;
+        let choices = view_now
+            .sessions
+            .get(&p.entity)
+            .and_then(|s| s.choices.as_ref());
+        if let Some(c) = choices
+            && let Some(why) = c.refusal(t)
+        {
+            return Err(Error::runtime(format!(
+                "{F}: {}",
+                why.describe(t, c.player)
+            )));
+        }
+        drop(view_now);
         let other = view(lua)?
             .sessions
             .iter()
@@ -275,7 +322,7 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
 
 fn session_of(lua: &Lua, this: &LuaPlayer, method: &str) -> Result<Option<SessionView>> {
     this.with(lua, method, |_| ())?;
-    Ok(view(lua)?.sessions.get(&this.entity).copied())
+    Ok(view(lua)?.sessions.get(&this.entity).cloned())
 }
 
 /// `player:edit_session()`, `edit_selection()` and `edit_camera()`.
@@ -307,20 +354,53 @@ pub(crate) fn setup(lua: &Lua, world: &mut World) {
 }
 
 /// Rebuilds the view from the sessions before the scripts run.
-pub(crate) fn refresh_view(host: NonSend<ScriptHost>, sessions: Query<(Entity, &EditSession)>) {
+pub(crate) fn refresh_view(
+    host: NonSend<ScriptHost>,
+    sessions: Query<(Entity, &Player, &Scope, &EditSession)>,
+    editables: Editables,
+) {
     if let Some(mut view) = host.lua().app_data_mut::<EditView>() {
         view.sessions = sessions
             .iter()
-            .map(|(e, s)| {
+            .map(|(e, who, scope, s)| {
                 (
                     e,
                     SessionView {
                         id: s.id.0,
                         selection: s.selection,
                         camera: s.camera_point,
+                        choices: Some(choices(s, who.id, *scope, &editables)),
                     },
                 )
             })
             .collect();
+    }
+}
+
+/// The [`Choices`] of `session`: every entity of its kinds shown to `player`.
+fn choices(
+    session: &EditSession,
+    player: PlayerId,
+    scope: Scope,
+    editables: &Editables,
+) -> Choices {
+    let shown = EditKind::ALL
+        .iter()
+        .filter(|k| session.kinds.contains(**k))
+        .flat_map(|&kind| {
+            editables
+                .shown_of(kind, player)
+                .iter()
+                .map(move |&id| Target { kind, id })
+        })
+        .map(|t| {
+            let why = selectable(session, player, scope, t, editables, None).err();
+            (t, why)
+        })
+        .collect();
+    Choices {
+        kinds: session.kinds,
+        player,
+        shown,
     }
 }

@@ -68,6 +68,26 @@ pub enum NotSelectable {
     Taken(PlayerId),
 }
 
+impl NotSelectable {
+    /// The end of the error `dlmp.edit_select` raises for `target` (lua-api.md "Map
+    /// editing"): `player` is the editor.
+    pub fn describe(self, target: Target, player: PlayerId) -> String {
+        let what = format!("{} {}", target.kind.name(), target.id);
+        match self {
+            NotSelectable::Kind => format!("{what} is not of a kind the session edits"),
+            NotSelectable::NotListed => format!("{what} is not among the session's entities"),
+            NotSelectable::Missing => format!("{what} does not exist"),
+            NotSelectable::OtherResource => {
+                format!("{what} belongs to another resource than the session's")
+            }
+            NotSelectable::NotShown => format!("{what} is not shown to player {}", player.0),
+            NotSelectable::Attached => format!("{what} is attached"),
+            NotSelectable::OutOfRange => format!("{what} is outside the session's range"),
+            NotSelectable::Taken(other) => format!("{what} is selected by player {}", other.0),
+        }
+    }
+}
+
 /// The rules of editing.md §4 for `target` and the session of `player` (`taken`: the
 /// player of another session that has it selected).
 pub fn selectable(

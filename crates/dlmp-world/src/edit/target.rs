@@ -224,6 +224,18 @@ impl Editables<'_, '_> {
         }
     }
 
+    /// The ids of `kind` shown to `player` now, as [`Self::shown_to`] reads them.
+    pub fn shown_of(&self, kind: EditKind, player: PlayerId) -> &[u32] {
+        match kind {
+            EditKind::Object => self.object_stream.shown().of(player),
+            EditKind::Pickup => self.pickup_stream.shown().of(player),
+            EditKind::Label => self.label_stream.shown().of(player),
+            EditKind::GangZone => self.zone_stream.shown().of(player),
+            EditKind::Colshape => self.outlines.shown().of(player),
+            EditKind::None => &[],
+        }
+    }
+
     /// The checks of the gamemode's own change of the kind (editing.md §4); the center of
     /// the pose when it passes.
     pub fn check(&self, target: Target, pose: &EditPose) -> Option<Vec3> {
