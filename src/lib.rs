@@ -98,10 +98,11 @@ pub mod server;
 
 // The workspace's crates under their layers' names (docs/architecture.md), so a plugin or a
 // scenario test names one crate.
+pub use dlmp_admin as admin;
 pub use dlmp_core::{session, streaming, tick};
 pub use dlmp_net as net;
 pub use dlmp_net::lane;
-pub use dlmp_ops::{bans, config, console, db, logs, map, metrics, query, stats};
+pub use dlmp_ops::{bans, config, console, db, logs, map, metrics, password, query, stats};
 pub use dlmp_player as player;
 pub use dlmp_player::chat;
 pub use dlmp_protocol as protocol;

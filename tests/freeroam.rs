@@ -291,13 +291,32 @@ fn anim_plays_a_named_animation_and_stop_clears_it() {
     assert_eq!(h.script_host().errors(), 0);
 }
 
-#[test]
-fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
-    // Freeroam has no money command: a second resource of the same folder sets the balance
-    // with the API's `set_money`, as a shop or a job would.
+/// Sends `line` and steps until `c` is told a line starting with `answer` (an account
+/// command waits for the database and the password worker, a few ticks); every line `c`
+/// was told meanwhile. A second passes first, as a player types, so the chat's rate limit
+/// never holds the line.
+fn say_until(h: &mut Harness, c: ClientId, line: &str, answer: &str) -> Vec<String> {
+    h.advance(std::time::Duration::from_secs(1));
+    let before = h.chat_lines(c).len();
+    h.chat(c, line);
+    for _ in 0..20 {
+        h.step();
+        let told = h.chat_lines(c).split_off(before);
+        if told.iter().any(|l| l.starts_with(answer)) {
+            return told;
+        }
+    }
+    panic!(
+        "{line}: no {answer:?} in {:?}",
+        h.chat_lines(c).split_off(before)
+    );
+}
+
+/// A copy of freeroam beside a `cash` resource that sets the balance with the API's
+/// `set_money`, as a shop or a job would (freeroam has no money command).
+fn freeroam_with_cash() -> (TempScripts, Harness) {
     let scripts = TempScripts::new("freeroam-money");
     let copy = scripts.path().join("freeroam");
-    std::fs::create_dir_all(&copy).expect("a writable temp dir");
     std::fs::create_dir_all(copy.join("maps")).expect("a writable temp dir");
     for file in ["resource.toml", "main.lua", "maps/santa_maria_stunts.map"] {
         std::fs::copy(
@@ -310,19 +329,53 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
         "cash",
         r#"dlmp.add_command("cash", function(p, args) p:set_money(tonumber(args[1])) end)"#,
     );
-    let mut h = scripts.harness_with(|c| Config {
+    let h = scripts.harness_with(|c| Config {
         resources: vec!["freeroam".into(), "cash".into()],
         ..c
     });
+    (scripts, h)
+}
+
+#[test]
+fn an_account_is_registered_and_logged_into_with_a_password_and_kept_across_a_reconnect() {
+    let (_scripts, mut h) = freeroam_with_cash();
     let a = h.connect("alice");
     h.steps(2);
+    assert!(h.chat_lines(a).contains(
+        &"Your account: /login PASSWORD, or /register PASSWORD for a new one.".to_owned()
+    ));
+    assert_eq!(
+        h.get::<dlmp::player::Hud>(a).money,
+        0,
+        "nothing before a login"
+    );
+    say_until(
+        &mut h,
+        a,
+        "/login hunter22",
+        "No account for this name: /register PASSWORD.",
+    );
+    say_until(&mut h, a, "/register abc", "Usage: /register PASSWORD");
+    say_until(
+        &mut h,
+        a,
+        "/register hunter22",
+        "Registered and logged in, alice.",
+    );
     assert_eq!(
         h.get::<dlmp::player::Hud>(a).money,
         500,
         "a new account's money"
     );
+    say_until(
+        &mut h,
+        a,
+        "/register hunter22",
+        "You are logged in already.",
+    );
     let saved = Vec3::new(100.0, -250.0, 12.5);
     h.spawn(a, saved);
+    h.advance(std::time::Duration::from_secs(2));
     say(&mut h, a, "/skin 230");
     say(&mut h, a, "/cash 1234");
     assert_eq!(
@@ -334,20 +387,37 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
     h.disconnect(a);
     h.steps(3);
 
-    let again = h.connect("alice");
-    let mut lines = Vec::new();
-    for _ in 0..50 {
-        lines = h.chat_lines(again);
-        if lines.iter().any(|l| l.starts_with("Welcome back")) {
-            break;
-        }
-        h.step();
-    }
+    // Connected again without logging in: nothing is loaded, and nothing saved.
+    let b = h.connect("alice");
+    h.steps(3);
+    assert_eq!(h.get::<dlmp::player::Hud>(b).money, 0);
     assert!(
-        lines
+        !h.chat_lines(b)
             .iter()
-            .any(|l| l == "Welcome back, alice: your money, skin and position are restored."),
-        "{lines:?}"
+            .any(|l| l.starts_with("Welcome back"))
+    );
+    h.spawn(b, Vec3::new(-900.0, 900.0, 20.0));
+    say(&mut h, b, "/cash 7");
+    h.advance(std::time::Duration::from_secs(2));
+    h.disconnect(b);
+    h.steps(3);
+
+    let again = h.connect("alice");
+    h.steps(2);
+    say_until(
+        &mut h,
+        again,
+        "/register hunter22",
+        "This name has an account: /login PASSWORD.",
+    );
+    say_until(&mut h, again, "/login hunter23", "Wrong password.");
+    assert_eq!(h.get::<dlmp::player::Hud>(again).money, 0);
+    let told = say_until(&mut h, again, "/login hunter22", "Welcome back");
+    assert!(
+        told.contains(
+            &"Welcome back, alice: your money, skin and position are restored.".to_owned()
+        ),
+        "{told:?}"
     );
     assert_eq!(h.get::<dlmp::player::Hud>(again).money, 1234);
     let spawn = request_spawn(&mut h, again);
@@ -356,6 +426,70 @@ fn an_account_keeps_money_skin_and_position_across_a_reconnect() {
         (100.0, -250.0, 12.5)
     );
     assert_eq!(spawn.skin, 230);
+    assert_eq!(h.script_host().errors(), 0);
+}
+
+#[test]
+fn three_wrong_passwords_end_the_session() {
+    let (_scripts, mut h) = freeroam_with_cash();
+    let a = h.connect("alice");
+    h.steps(2);
+    say_until(&mut h, a, "/register hunter22", "Registered and logged in");
+    h.disconnect(a);
+    h.steps(3);
+    let b = h.connect("alice");
+    h.steps(2);
+    say_until(&mut h, b, "/login wrong1", "Wrong password.");
+    say_until(&mut h, b, "/login wrong2", "Wrong password.");
+    say_until(
+        &mut h,
+        b,
+        "/login wrong3",
+        "You were kicked: too many wrong passwords",
+    );
+    assert!(
+        h.packets::<dlmp::protocol::connection::handshake::ServerDisconnect>(b)
+            .iter()
+            .any(|d| d.reason == dlmp::protocol::connection::handshake::LeaveReason::Kicked)
+    );
+}
+
+#[test]
+fn restarting_freeroam_keeps_where_the_logged_in_players_were() {
+    let (_scripts, mut h) = freeroam_with_cash();
+    let a = h.connect("alice");
+    h.steps(2);
+    say_until(&mut h, a, "/register hunter22", "Registered and logged in");
+    h.spawn(a, Vec3::new(100.0, -250.0, 12.5));
+    h.advance(std::time::Duration::from_secs(2));
+    // Moved after the last periodic note: only the stop's own note has this place.
+    say(&mut h, a, "/tp 321 -654 15");
+    assert_eq!(
+        dlmp::console::execute(h.world_mut(), "restart freeroam"),
+        ["restarted freeroam"]
+    );
+    h.steps(2);
+    assert!(
+        h.chat_lines(a)
+            .iter()
+            .filter(|l| l.starts_with("Your account: /login PASSWORD"))
+            .count()
+            == 2,
+        "asked again after the restart: {:?}",
+        h.chat_lines(a)
+    );
+    h.disconnect(a);
+    h.steps(3);
+
+    let again = h.connect("alice");
+    h.steps(2);
+    say_until(&mut h, again, "/login hunter22", "Welcome back");
+    let spawn = request_spawn(&mut h, again);
+    assert_eq!(
+        (spawn.spawn.x, spawn.spawn.y, spawn.spawn.z),
+        (321.0, -654.0, 15.0)
+    );
+    assert_eq!(h.script_host().errors(), 0);
 }
 
 /// The stunt park freeroam loads at start (scripts/freeroam/maps/santa_maria_stunts.map):
@@ -628,7 +762,7 @@ fn lock_and_color_change_the_vehicle_the_player_drives() {
             .collect()
     };
     assert_eq!(words(&h, b), [param::LOCKED]);
-    assert_eq!(words(&h, a), [], "not locked for its driver");
+    assert_eq!(words(&h, a), Vec::<u16>::new(), "not locked for its driver");
     h.advance(second);
     assert_eq!(say(&mut h, a, "/lock"), ["Unlocked."]);
     assert_eq!(words(&h, b), [param::LOCKED, 0]);
@@ -711,4 +845,46 @@ fn a_player_keeps_at_most_three_spawned_vehicles_and_they_go_when_the_player_lea
         "the map's vehicles stay"
     );
     assert_eq!(h.script_host().errors(), 0);
+}
+
+#[test]
+fn the_chat_log_keeps_the_account_commands_without_the_password() {
+    use dlmp::logs::{Stream, tap};
+
+    tap_the_log();
+    let (_scripts, mut h) = freeroam_with_cash();
+    let a = h.connect("Password_Keeper");
+    h.steps(2);
+    say_until(&mut h, a, "/register hunter22", "Registered and logged in");
+    say(&mut h, a, "hello hunter22");
+    let logged: Vec<String> = tap()
+        .last(Stream::Chat, dlmp::logs::KEPT)
+        .lines
+        .into_iter()
+        .map(|l| l.text)
+        .filter(|t| t.contains("Password_Keeper"))
+        .collect();
+    assert!(
+        logged.iter().any(|t| t.contains("chat: /register ***")),
+        "{logged:?}"
+    );
+    assert_eq!(
+        logged.iter().filter(|t| t.contains("hunter22")).count(),
+        1,
+        "only the plain chat line has it: {logged:?}"
+    );
+}
+
+/// Sends this test binary's log to the panel's log tap, once: a global subscriber, as the
+/// server has (a thread's own subscriber misses events whose callsites other tests' threads
+/// cached first).
+fn tap_the_log() {
+    use tracing_subscriber::layer::SubscriberExt;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_subscriber::filter::LevelFilter::INFO)
+            .with(dlmp::logs::TapLayer);
+        tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
+    });
 }

@@ -58,6 +58,19 @@ const LAYERS: &[(&str, &[&str])] = &[
             "dlmp-world",
         ],
     ),
+    (
+        "crates/dlmp-admin",
+        &[
+            "dlmp-protocol",
+            "dlmp-net",
+            "dlmp-core",
+            "dlmp-script",
+            "dlmp-player",
+            "dlmp-vehicle",
+            "dlmp-world",
+            "dlmp-ops",
+        ],
+    ),
     ("tools/dlmp-load", &["dlmp-protocol"]),
 ];
 

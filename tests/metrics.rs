@@ -1,6 +1,6 @@
-//! The `/metrics` listener over HTTP on 127.0.0.1 (issue 17): the Prometheus text the
-//! tick's metrics and the network counters produce, parsed back. A scraper that never
-//! sends its request holds only the metrics thread: the app's ticks go on.
+//! The `/metrics` listener over HTTP on 127.0.0.1 (issue 17, ADR 0100): the Prometheus text
+//! the tick's metrics and the network counters produce, parsed back. A scraper that never
+//! sends its request holds only its own connection: the app's ticks go on.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -8,16 +8,36 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
+use dlmp::admin::{HttpServer, HttpSettings};
 use dlmp::harness::Harness;
-use dlmp::metrics::{self, MetricsPlugin, ServerMetrics};
+use dlmp::metrics::{MetricsPlugin, Registry, ServerMetrics};
 use dlmp::net::{DropReason, NetStats};
+
+/// `/metrics` alone on a free port of 127.0.0.1, as the `metrics` setting serves it.
+fn serve(registry: Registry) -> (HttpServer, SocketAddr) {
+    let server = dlmp::admin::start(
+        HttpSettings {
+            metrics: Some(SocketAddr::from(([127, 0, 0, 1], 0))),
+            ..HttpSettings::default()
+        },
+        None,
+        Some(registry),
+    )
+    .expect("bind");
+    let addr = server.metrics_addr.expect("the metrics address");
+    (server, addr)
+}
 
 fn scrape(addr: SocketAddr, path: &str) -> (String, String) {
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
         .expect("timeout");
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").expect("request");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .expect("request");
     let mut response = String::new();
     stream.read_to_string(&mut response).expect("response");
     let (head, body) = response.split_once("\r\n\r\n").expect("a header");
@@ -43,11 +63,7 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
     net.sent();
     net.count_shed(dlmp::net::ShedReason::Full);
     let m = Arc::new(ServerMetrics::default());
-    let server = metrics::serve(
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        m.registry(Arc::clone(&net)),
-    )
-    .expect("bind");
+    let (_server, addr) = serve(m.registry(Arc::clone(&net)));
     let mut h = Harness::with_app(Harness::config(), |app| {
         app.add_plugins(MetricsPlugin {
             metrics: Arc::clone(&m),
@@ -55,11 +71,11 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
     });
     // A scraper that connects and never sends: the metrics thread waits on it, the tick
     // does not.
-    let _stalled = TcpStream::connect(server.local_addr).expect("connect");
+    let _stalled = TcpStream::connect(addr).expect("connect");
     h.connect("Carl_Johnson");
     h.steps(10);
 
-    let (head, body) = scrape(server.local_addr, "/metrics");
+    let (head, body) = scrape(addr, "/metrics");
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     let s = samples(&body);
     assert_eq!(s["dlmp_players"], 1.0, "{body}");
@@ -92,7 +108,7 @@ fn a_scrape_shows_players_ticks_and_drops_by_reason() {
     assert!(buckets.len() > 10, "{body}");
     assert!(body.ends_with("# EOF\n"), "{body}");
 
-    let (head, _) = scrape(server.local_addr, "/other");
+    let (head, _) = scrape(addr, "/other");
     assert!(head.starts_with("HTTP/1.1 404"), "{head}");
 }
 
@@ -132,11 +148,7 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
         .get_non_send_mut::<dlmp::script::ScriptHost>()
         .expect("a script host")
         .set_clock(ticking_clock());
-    let server = metrics::serve(
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        m.registry_for(h.shared_stats(), h.world()),
-    )
-    .expect("bind");
+    let (_server, addr) = serve(m.registry_for(h.shared_stats(), h.world()));
     // Two players shown to each other: two player pairs streamed.
     let (alice, bob) = h.connect_pair_at(Vec3::new(0.0, 0.0, 3.0));
     // Bob's acks are lost: his lane's window is resent after the timeout.
@@ -153,7 +165,7 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     h.steps(40);
     let resent = h.stats().lane_resend_count();
     assert!(resent > 0);
-    let (_, body) = scrape(server.local_addr, "/metrics");
+    let (_, body) = scrape(addr, "/metrics");
     let s = samples(&body);
     assert_eq!(s["dlmp_lane_resends_total"], resent as f64, "{body}");
     assert_eq!(s["dlmp_lane_overflows_total"], 0.0, "{body}");
@@ -188,7 +200,7 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     );
     // Streaming forgets the gone recipient in its next pass.
     h.step();
-    let (_, body) = scrape(server.local_addr, "/metrics");
+    let (_, body) = scrape(addr, "/metrics");
     let s = samples(&body);
     assert_eq!(s["dlmp_lane_overflows_total"], 1.0, "{body}");
     assert_eq!(s["dlmp_streamed{kind=\"players\"}"], 0.0, "{body}");

@@ -5,6 +5,9 @@
 use dlmp::harness::TempScripts;
 use dlmp::script::ScriptHost;
 
+#[path = "support/https.rs"]
+mod https;
+
 #[test]
 fn the_same_player_is_the_same_handle_and_a_reconnect_is_a_new_one_with_a_new_uid() {
     let s = TempScripts::new("identity");
@@ -455,7 +458,8 @@ fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal
     use std::io::{Read, Write};
     use std::net::TcpListener;
 
-    // Answers one request with what it got, then holds a second connection silent.
+    // Answers one request with what it got and closes (a kept-alive connection would carry
+    // the next request), then holds a second connection silent.
     let server = TcpListener::bind("127.0.0.1:0").expect("a local port");
     let port = server.local_addr().expect("addr").port();
     let worker = std::thread::spawn(move || {
@@ -471,11 +475,12 @@ fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal
         }
         let text = String::from_utf8_lossy(&got).into_owned();
         let line = text.lines().next().unwrap_or_default().to_owned();
-        let tagged = text.contains("X-Test: yes");
+        // Header names are case-insensitive; HTTP/1.1 clients may send them in lower case.
+        let tagged = text.to_ascii_lowercase().contains("x-test: yes");
         let body = format!("{line} {tagged}");
         write!(
             conn,
-            "HTTP/1.1 201 Created\r\nContent-Length: {}\r\n\r\n{body}",
+            "HTTP/1.1 201 Created\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
         .expect("write");
@@ -498,7 +503,7 @@ fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal
                 function(status, body, err) dlmp.send_chat("slow " .. tostring(status) .. " " .. err, nil, {{p}}) end)
             dlmp.fetch("http://127.0.0.1:{closed_port}/", nil,
                 function(status, body, err) dlmp.send_chat("closed " .. tostring(status) .. " " .. err, nil, {{p}}) end)
-            local ok, e = pcall(dlmp.fetch, "https://example.com/", nil, function() end)
+            local ok, e = pcall(dlmp.fetch, "ftp://example.com/", nil, function() end)
             dlmp.send_chat(tostring(e):match("^[^\n]*") or "none", nil, {{p}})
         end)
         "#
@@ -515,7 +520,7 @@ fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal
     let _silent = worker.join().expect("the server thread");
     assert_eq!(got.len(), 4, "{got:?}");
     assert!(
-        got[0].contains("fetch: only http:// URLs are supported"),
+        got[0].contains("fetch: only http:// and https:// URLs are supported"),
         "{got:?}"
     );
     assert!(
@@ -527,5 +532,128 @@ fn fetch_answers_inside_the_tick_with_the_status_and_body_a_timeout_or_a_refusal
         got.iter()
             .any(|l| l.starts_with("closed nil") && l.to_lowercase().contains("refused")),
         "{got:?}"
+    );
+}
+
+#[test]
+fn fetch_speaks_https_reads_chunked_gzip_follows_five_redirects_and_reports_tls_errors() {
+    let ca = https::TestCa::new("dlmp test CA");
+    let port = ca.serve();
+    // A server whose certificate another CA signed: not trusted.
+    let stranger = https::TestCa::new("a stranger").serve();
+    let s = TempScripts::new("fetch-https");
+    let ca_file = s.path().join("test-ca.pem");
+    std::fs::write(&ca_file, &ca.pem).expect("the CA file");
+    s.resource(
+        "gm",
+        &format!(
+            r#"
+        local function say(p, text) dlmp.send_chat(text:sub(1, 120), nil, {{p}}) end
+        dlmp.on("player_connect", function(p)
+            dlmp.fetch("https://localhost:{port}/gzip", nil, function(status, body, err)
+                say(p, "gzip " .. tostring(status) .. " " .. tostring(body and #body) .. " " .. tostring(body and body:sub(1, 16)))
+            end)
+            dlmp.fetch("https://127.0.0.1:{port}/redirect", nil, function(status, body, err)
+                say(p, "redirect " .. tostring(status) .. " " .. tostring(body and #body))
+            end)
+            dlmp.fetch("https://localhost:{port}/loop/0", nil, function(status, body, err)
+                say(p, "loop " .. tostring(status) .. " " .. tostring(err))
+            end)
+            dlmp.fetch("https://localhost:{port}/missing", nil, function(status, body, err)
+                say(p, "missing " .. tostring(status) .. " " .. tostring(body))
+            end)
+            dlmp.fetch("https://localhost:{stranger}/gzip", nil, function(status, body, err)
+                say(p, "stranger " .. tostring(status) .. " " .. tostring(err))
+            end)
+            local ok, e = pcall(dlmp.fetch, "https://localhost:{port}/gzip",
+                {{ headers = {{ ["X-Test"] = "a\r\nInjected: 1" }} }}, function() end)
+            say(p, "header " .. tostring(ok) .. " " .. tostring(e):match("^[^\n]*"))
+        end)
+        "#
+        ),
+    );
+    let mut h = s.harness_with(|c| dlmp::config::Config {
+        fetch_ca_file: Some(ca_file.clone()),
+        ..c
+    });
+    let a = h.connect("alice");
+    h.step();
+    h.world_mut()
+        .non_send_mut::<ScriptHost>()
+        .settle_fetches(std::time::Duration::from_secs(20));
+    h.step();
+    let got = h.chat_lines(a);
+    assert_eq!(got.len(), 6, "{got:?}");
+    let line = |prefix: &str| {
+        got.iter()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {got:?}"))
+            .clone()
+    };
+    let full = https::GZIP_TEXT.len() * https::GZIP_REPEAT;
+    assert_eq!(line("gzip "), format!("gzip 200 {full} hello over tls; "));
+    assert_eq!(line("redirect "), format!("redirect 200 {full}"));
+    assert_eq!(line("loop "), "loop nil more than 5 redirects");
+    assert_eq!(
+        line("missing "),
+        "missing 404 none",
+        "a status is an answer"
+    );
+    let stranger = line("stranger ");
+    assert!(
+        stranger.starts_with("stranger nil TLS: ") && stranger.contains("certificate"),
+        "{stranger}"
+    );
+    assert_eq!(
+        line("header "),
+        "header false runtime error: fetch: header \"X-Test\" is not a valid header"
+    );
+}
+
+#[test]
+fn passwords_are_hashed_and_checked_off_the_tick_with_answers_in_call_order() {
+    let s = TempScripts::new("passwords");
+    s.resource(
+        "gm",
+        r#"
+        local function say(p, text) dlmp.send_chat(text, nil, {p}) end
+        dlmp.on("player_connect", function(p)
+            dlmp.hash_password("hunter2", function(hash, err)
+                say(p, "hash " .. tostring(hash):sub(1, 10) .. " " .. tostring(err))
+                dlmp.verify_password("hunter2", hash, function(ok, err)
+                    say(p, "right " .. tostring(ok) .. " " .. tostring(err))
+                end)
+                dlmp.verify_password("hunter3", hash, function(ok, err)
+                    say(p, "wrong " .. tostring(ok) .. " " .. tostring(err))
+                end)
+                dlmp.verify_password("hunter2", "hunter2", function(ok, err)
+                    say(p, "plain " .. tostring(ok) .. " " .. tostring(err):sub(1, 19))
+                end)
+            end)
+            local ok, e = pcall(dlmp.hash_password, 42, function() end)
+            say(p, tostring(e):match("^[^\n]*"))
+            ok, e = pcall(dlmp.hash_password, string.rep("x", 1025), function() end)
+            say(p, tostring(e):match("^[^\n]*"))
+            ok, e = pcall(dlmp.verify_password, "a", "b")
+            say(p, tostring(e):match("^[^\n]*"))
+        end)
+        "#,
+    );
+    let mut h = s.harness();
+    let a = h.connect("alice");
+    h.steps(3);
+    assert_eq!(
+        h.take_chat_lines(a),
+        [
+            // Bad arguments fail the call at once, before any answer.
+            "runtime error: hash_password: password must be a string, got 42",
+            "runtime error: hash_password: password is longer than 1024 bytes",
+            "runtime error: verify_password: fn must be a function, got nil",
+            // The hash in a later pass, then the three checks it started, in call order.
+            "hash $argon2id$ nil",
+            "right true nil",
+            "wrong false nil",
+            "plain nil not a password hash",
+        ]
     );
 }

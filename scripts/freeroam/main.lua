@@ -6,9 +6,9 @@
 -- allowed skin ..."). /v MODEL spawns a vehicle 3 m beside the player (at most 3 of /v and
 -- /rc at once, removed when the player leaves); /fix, /flip, /lock,
 -- /color, /nos, /tow and /vrespawn work on the one you sit in or drive; /train puts you in a
--- train at a station; /rc [MODEL] gives you an RC vehicle driven remotely. Each player name
--- has an account (money, skin, last position) kept in the server's database across
--- reconnects: see "Accounts" at the end.
+-- train at a station; /rc [MODEL] gives you an RC vehicle driven remotely. /register and
+-- /login PASSWORD keep an account per player name (money, skin, last position) in the
+-- server's database across reconnects: see "Accounts" at the end.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -656,22 +656,31 @@ dlmp.on("player_command", function(player, name, args)
 end)
 
 -- Accounts: each player name's money, skin and last position, kept in the server's database
--- across reconnects (docs/lua-api.md, "Database"). The account loads when the player
--- connects (its callback runs a tick or so later: a player who spawned already is moved to
--- the saved place) and is written when the player leaves. A handle inside
--- player_disconnect no longer answers position, money or skin, so a timer notes them every
--- second while the player is here, and the leave writes the last note.
+-- (docs/lua-api.md, "Database") behind a password. A player types /register PASSWORD once
+-- and /login PASSWORD after each connect; nothing of an account is loaded or saved before
+-- that. The database keeps only the password's hash (dlmp.hash_password, argon2 on a worker
+-- thread: its callback runs a tick or so later). A handle inside player_disconnect no longer
+-- answers position, money or skin, so a timer notes them every second while the player is
+-- here, and the leave writes the last note; stopping or restarting freeroam writes every
+-- logged-in player's account at once (the players stay, and /login again).
 local START_MONEY = 500
 local KILL_REWARD = 100
-local accounts = {} -- name -> the last note { money, skin, variant, x, y, z }, once loaded
+local MIN_PASSWORD = 4
+local MAX_LOGIN_FAILURES = 3
+local accounts = {} -- name -> the last note { money, skin, variant, x, y, z }, once logged in
+local busy = {} -- name -> true while its /register or /login waits for the worker
+local failures = {} -- name -> wrong passwords since it connected
 
 dlmp.db_exec([[CREATE TABLE IF NOT EXISTS freeroam_accounts (
     name TEXT PRIMARY KEY, money INTEGER NOT NULL, skin INTEGER NOT NULL,
-    variant INTEGER NOT NULL, x REAL, y REAL, z REAL)]], function(_, err)
+    variant INTEGER NOT NULL, x REAL, y REAL, z REAL, hash TEXT)]], function(_, err)
     if err then
         print("freeroam: accounts are not kept: " .. err)
     end
 end)
+-- A table made before accounts had passwords gets the column; it fails, unheard, when the
+-- column is there.
+dlmp.db_exec("ALTER TABLE freeroam_accounts ADD COLUMN hash TEXT", function() end)
 
 -- What the account keeps of `player` now (the position only while it is alive).
 local function note(player)
@@ -686,37 +695,142 @@ local function note(player)
     end
 end
 
-dlmp.on("player_connect", function(player)
+local function save(name, a)
+    dlmp.db_exec([[UPDATE freeroam_accounts SET money = ?, skin = ?, variant = ?,
+        x = COALESCE(?, x), y = COALESCE(?, y), z = COALESCE(?, z) WHERE name = ?]],
+        { a.money, a.skin, a.variant, a.x, a.y, a.z, name })
+end
+
+-- The password of /register and /login, or nil after telling the usage.
+local function password_of(player, args, usage)
+    local password = args[1]
+    if #args ~= 1 or #password < MIN_PASSWORD then
+        tell(player, "Usage: " .. usage .. " (a password of " .. MIN_PASSWORD .. " characters or more, no spaces)", ERROR)
+        return nil
+    end
+    if accounts[player:name()] then
+        tell(player, "You are logged in already.", ERROR)
+        return nil
+    end
+    if busy[player:name()] then
+        tell(player, "Wait: your last /register or /login is still being checked.", ERROR)
+        return nil
+    end
+    return password
+end
+
+-- The account's row of `player`'s name, then `fn(row)` if the player is still here; a
+-- database error is told.
+local function with_row(player, fn)
     local name = player:name()
-    dlmp.db_query("SELECT money, skin, variant, x, y, z FROM freeroam_accounts WHERE name = ?",
+    busy[name] = true
+    dlmp.db_query("SELECT money, skin, variant, x, y, z, hash FROM freeroam_accounts WHERE name = ?",
         { name }, function(rows, err)
-            if err or not player:exists() then
-                return -- no account this time; nothing is written for it either
-            end
-            local row = rows[1]
-            if not row then
-                local skin, variant = player:skin()
-                dlmp.db_exec("INSERT INTO freeroam_accounts (name, money, skin, variant) VALUES (?, ?, ?, ?)",
-                    { name, START_MONEY, skin, variant })
-                player:set_money(START_MONEY)
-                accounts[name] = {}
-                note(player)
+            if not player:exists() then
+                busy[name] = nil
                 return
             end
-            accounts[name] = {}
-            player:set_money(row.money)
-            pcall(player.set_skin, player, row.skin, row.variant) -- a skin no longer allowed: keep the current one
-            if row.x then
-                if player:is_spawned() then
-                    pcall(player.set_position, player, row.x, row.y, row.z)
-                else
-                    dlmp.spawn_player(player, row.x, row.y, row.z, 0)
-                end
+            if err then
+                busy[name] = nil
+                tell(player, "Accounts are not available: " .. first_line(err), ERROR)
+                return
             end
-            note(player)
-            tell(player, "Welcome back, " .. name .. ": your money, skin and position are restored.")
+            fn(rows[1])
         end)
-end)
+end
+
+command("register", {
+    usage = "/register PASSWORD",
+    help = "make an account for your name (money, skin and position are kept)",
+    run = function(player, args)
+        local password = password_of(player, args, "/register PASSWORD")
+        if not password then return true end
+        local name = player:name()
+        with_row(player, function(row)
+            if row and row.hash then
+                busy[name] = nil
+                tell(player, "This name has an account: /login PASSWORD.", ERROR)
+                return
+            end
+            dlmp.hash_password(password, function(hash, err)
+                busy[name] = nil
+                if not player:exists() then return end
+                if err then
+                    tell(player, "Registering failed: " .. err, ERROR)
+                    return
+                end
+                local skin, variant = player:skin()
+                if row then -- an account from before passwords: its owner claims it
+                    dlmp.db_exec("UPDATE freeroam_accounts SET hash = ? WHERE name = ? AND hash IS NULL",
+                        { hash, name })
+                    player:set_money(row.money)
+                else
+                    dlmp.db_exec("INSERT INTO freeroam_accounts (name, money, skin, variant, hash) VALUES (?, ?, ?, ?, ?)",
+                        { name, START_MONEY, skin, variant, hash })
+                    player:set_money(START_MONEY)
+                end
+                accounts[name] = {}
+                note(player)
+                tell(player, "Registered and logged in, " .. name .. ". Next time: /login PASSWORD.")
+            end)
+        end)
+        return true
+    end,
+})
+
+command("login", {
+    usage = "/login PASSWORD",
+    help = "log in to your account",
+    run = function(player, args)
+        local password = password_of(player, args, "/login PASSWORD")
+        if not password then return true end
+        local name = player:name()
+        with_row(player, function(row)
+            if not (row and row.hash) then
+                busy[name] = nil
+                tell(player, "No account for this name: /register PASSWORD.", ERROR)
+                return
+            end
+            dlmp.verify_password(password, row.hash, function(ok, err)
+                busy[name] = nil
+                if not player:exists() then return end
+                if not ok then
+                    failures[name] = (failures[name] or 0) + 1
+                    if failures[name] >= MAX_LOGIN_FAILURES then
+                        player:kick("too many wrong passwords")
+                    else
+                        tell(player, err and ("Login failed: " .. err) or "Wrong password.", ERROR)
+                    end
+                    return
+                end
+                failures[name] = nil
+                accounts[name] = {}
+                player:set_money(row.money)
+                pcall(player.set_skin, player, row.skin, row.variant) -- a skin no longer allowed: keep the current one
+                if row.x then
+                    if player:is_spawned() then
+                        pcall(player.set_position, player, row.x, row.y, row.z)
+                    else
+                        dlmp.spawn_player(player, row.x, row.y, row.z, 0)
+                    end
+                end
+                note(player)
+                tell(player, "Welcome back, " .. name .. ": your money, skin and position are restored.")
+            end)
+        end)
+        return true
+    end,
+})
+
+local function ask_to_log_in(player)
+    tell(player, "Your account: /login PASSWORD, or /register PASSWORD for a new one.")
+end
+
+dlmp.on("player_connect", ask_to_log_in)
+-- Started (or restarted) after players joined: they log in again.
+for _, player in ipairs(dlmp.players()) do
+    ask_to_log_in(player)
+end
 
 dlmp.set_timer(1000, function()
     for _, player in ipairs(dlmp.players()) do
@@ -733,10 +847,23 @@ end)
 dlmp.on("player_disconnect", function(player)
     local name = player:name()
     local a = accounts[name]
-    accounts[name] = nil
+    accounts[name], busy[name], failures[name] = nil, nil, nil
     if a then
-        dlmp.db_exec([[UPDATE freeroam_accounts SET money = ?, skin = ?, variant = ?,
-            x = COALESCE(?, x), y = COALESCE(?, y), z = COALESCE(?, z) WHERE name = ?]],
-            { a.money, a.skin, a.variant, a.x, a.y, a.z, name })
+        save(name, a)
+    end
+end)
+
+-- Stopping (or restarting) freeroam: the players stay connected, so no player_disconnect
+-- writes their accounts; write each one now, from where the player is.
+dlmp.on("resource_stop", function(name)
+    if name ~= dlmp.resource_name then
+        return
+    end
+    for _, player in ipairs(dlmp.players()) do
+        note(player)
+        local a = accounts[player:name()]
+        if a then
+            save(player:name(), a)
+        end
     end
 end)

@@ -18,12 +18,14 @@ pub use plugin_settings::{PluginSettings, plugin_settings};
 pub use run::{Server, gamemode_check};
 pub use runner::{FixedStepRunner, MAX_CATCH_UP};
 
+use dlmp_admin::AdminLink;
 use dlmp_core::session::{HelloWorld, SessionPlugin, SessionSettings, WorldInfo};
 use dlmp_core::tick::{ShutdownFlag, ShutdownPlugin, Transport};
 use dlmp_ops::bans::BansPlugin;
 use dlmp_ops::config::Config;
 use dlmp_ops::db::{DbPlugin, DbSettings, DbTarget};
 use dlmp_ops::query::QueryPlugin;
+use dlmp_ops::restart::{DailyTime, RestartPlugin};
 use dlmp_ops::stats::{StatsPlugin, StatsSettings};
 use dlmp_player::PlayerPlugin;
 use dlmp_player::chat::ChatPlugin;
@@ -76,6 +78,9 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 resources: config.resources.clone(),
                 limits: dlmp_script::ScriptLimits::from(config),
                 data_dir: Some(config.data_dir()),
+                fetch: dlmp_script::fetch::FetchSettings {
+                    ca_file: config.fetch_ca_file.clone(),
+                },
             },
         },
         DbPlugin {
@@ -86,7 +91,12 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 wait_for_replies: config.db_wait_for_replies,
             },
         },
-        BansPlugin,
+        dlmp_ops::password::PasswordPlugin {
+            wait_for_replies: config.db_wait_for_replies,
+        },
+        BansPlugin {
+            server: config.server_id().to_owned(),
+        },
         dlmp_ops::map::MapPlugin,
         ShutdownPlugin {
             flag: ShutdownFlag(shutdown),
@@ -96,7 +106,19 @@ pub fn build_app(config: &Config, transport: Transport, shutdown: Arc<AtomicBool
                 interval: Duration::from_secs(config.stats_interval_secs),
             },
         },
+        RestartPlugin {
+            // The config check refused a time that does not parse.
+            daily: config
+                .restart_at
+                .as_deref()
+                .and_then(|at| DailyTime::parse(at).ok()),
+        },
     ));
+    if config.admin.is_some() {
+        // The panel's tick side; the HTTP server starts with the link (ADR 0100).
+        let (plugin, link) = dlmp_admin::channel(&config.name);
+        app.add_plugins(plugin).insert_resource(AdminLink(link));
+    }
     app
 }
 

@@ -14,14 +14,16 @@ use clap::Parser;
 use tracing::{error, info};
 
 use super::{FixedStepRunner, PluginSettings, build_app};
+use dlmp_admin::{AdminLink, HttpSettings};
 use dlmp_core::tick::Transport;
 use dlmp_net::sessions::SessionBoard;
 use dlmp_net::{self as net, NetConfig, NetStats};
 use dlmp_ops::config::{Cli, Config, ConfigError};
 use dlmp_ops::console::{ConfigFile, ConsolePlugin};
 use dlmp_ops::logs;
-use dlmp_ops::metrics::{self, MetricsPlugin, ServerMetrics};
+use dlmp_ops::metrics::{MetricsPlugin, ServerMetrics};
 use dlmp_ops::query::QueryPublisher;
+use dlmp_ops::restart::{RESTART_EXIT_CODE, RestartSchedule};
 
 type AddPlugins = Box<dyn FnOnce(&mut App)>;
 
@@ -44,8 +46,14 @@ impl Server {
 
     /// Reads the command line and the `--config` file. An error is printed (the logs start
     /// in [`run`](Self::run), once `log_dir` is known), and returned.
+    ///
+    /// With `--hash-password` it reads a password on stdin, prints its argon2 hash for an
+    /// `[[admin_users]]` table and ends the process (ADR 0102).
     pub fn from_args() -> Result<Self, ConfigError> {
         let cli = Cli::parse();
+        if cli.hash_password {
+            std::process::exit(print_password_hash());
+        }
         match Config::from_cli(&cli) {
             Ok(config) => Ok(Server {
                 config_file: cli.config.clone(),
@@ -134,14 +142,26 @@ impl Server {
         let mut app = self.build(transport, shutdown);
         app.insert_resource(QueryPublisher(net.query.clone()))
             .insert_resource(ConfigFile::new(config_file));
-        if let Some(addr) = config.metrics {
+        // The panel and /metrics on one HTTP server of their own threads (ADR 0100); held
+        // until the server stops.
+        let http = HttpSettings::from_config(&config);
+        let _http = if http.serves() {
             let metrics = Arc::new(ServerMetrics::default());
-            if let Err(e) = metrics::serve(addr, metrics.registry_for(net_stats, app.world())) {
-                error!("cannot serve metrics on {addr}: {e}");
-                return ExitCode::FAILURE;
+            let registry = metrics.registry_for(net_stats, app.world());
+            let link = app.world_mut().remove_resource::<AdminLink>().map(|l| l.0);
+            match dlmp_admin::start(http, link, Some(registry)) {
+                Ok(server) => {
+                    app.add_plugins(MetricsPlugin { metrics });
+                    Some(server)
+                }
+                Err(e) => {
+                    error!("{e}");
+                    return ExitCode::FAILURE;
+                }
             }
-            app.add_plugins(MetricsPlugin { metrics });
-        }
+        } else {
+            None
+        };
         if let Some(settings) = app.world().get_resource::<PluginSettings>() {
             for e in settings.errors() {
                 error!("{e}");
@@ -172,10 +192,45 @@ impl Server {
         if net.shutdown().is_err() {
             error!("the network thread panicked");
         }
+        let restarting = app
+            .world()
+            .get_resource::<RestartSchedule>()
+            .is_some_and(RestartSchedule::restarting);
         info!("stopped");
         match exit {
+            // The service unit starts the server again on this code (ADR 0103).
+            AppExit::Success if restarting => ExitCode::from(RESTART_EXIT_CODE),
             AppExit::Success => ExitCode::SUCCESS,
             AppExit::Error(_) => ExitCode::FAILURE,
+        }
+    }
+}
+
+/// `--hash-password`: the first line of stdin (its line end removed) hashed; the exit code.
+fn print_password_hash() -> i32 {
+    use std::io::{BufRead, IsTerminal, Write};
+    if std::io::stdin().is_terminal() {
+        eprint!("password (shown as typed; pipe it in to hide it): ");
+        let _ = std::io::stderr().flush();
+    }
+    let mut line = String::new();
+    if let Err(e) = std::io::stdin().lock().read_line(&mut line) {
+        eprintln!("dlmp-server: cannot read the password: {e}");
+        return 1;
+    }
+    let password = line.trim_end_matches(['\r', '\n']);
+    if password.is_empty() {
+        eprintln!("dlmp-server: the password is empty");
+        return 1;
+    }
+    match dlmp_ops::password::hash_password(password) {
+        Ok(hash) => {
+            println!("{hash}");
+            0
+        }
+        Err(e) => {
+            eprintln!("dlmp-server: {e}");
+            1
         }
     }
 }

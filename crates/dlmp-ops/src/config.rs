@@ -61,8 +61,8 @@ pub struct Config {
     /// run side by side, one resource's in order. Default 4, in 1..=64; SQLite in memory
     /// always uses 1.
     pub db_pool_size: usize,
-    /// Tests only: the script pass waits for the database's answers, so each callback
-    /// runs in the tick after its query.
+    /// Tests only: the script pass waits for the database's answers (and the password
+    /// worker's, ADR 0105), so each callback runs in the tick after its call.
     #[serde(skip)]
     pub db_wait_for_replies: bool,
     /// Live sessions from one source IP (any port); a hello past it is refused as server
@@ -107,6 +107,23 @@ pub struct Config {
     /// Folder for the daily log files (`dlmp.log.DATE`, `chat.log.DATE`), beside the config
     /// file when relative (ADR 0093); none (the default) logs to the console only.
     pub log_dir: Option<PathBuf>,
+    /// Address of the web admin panel, served with `/metrics` (ADR 0100); none (the
+    /// default) serves no panel. It needs an `[[admin_users]]` account.
+    pub admin: Option<SocketAddr>,
+    /// The panel's accounts: `[[admin_users]]` tables of `name`, `password_hash` (argon2,
+    /// from `dlmp-server --hash-password`) and `role` (`owner` or `moderator`; ADR 0102).
+    pub admin_users: Vec<crate::accounts::AdminUser>,
+    /// A PEM certificate chain; with `admin_tls_key` the panel speaks HTTPS only.
+    pub admin_tls_cert: Option<PathBuf>,
+    /// The PEM private key of `admin_tls_cert`.
+    pub admin_tls_key: Option<PathBuf>,
+    /// A daily restart, `HH:MM` UTC or `HH:MM+02:00` (ADR 0103); none (the default) never.
+    pub restart_at: Option<String>,
+    /// This server's name in a ban list several servers share (ADR 0104). Default: `name`.
+    pub server_id: Option<String>,
+    /// A PEM file of CA certificates `dlmp.fetch` trusts instead of the bundled roots (ADR
+    /// 0101).
+    pub fetch_ca_file: Option<PathBuf>,
     /// Rust gameplay plugins' settings: `[plugins.NAME]` tables, each read by its plugin
     /// (`dlmp::prelude::plugin_settings`); a plugin without a table is off (ADR 0036).
     pub plugins: BTreeMap<String, toml::Value>,
@@ -145,6 +162,13 @@ impl Default for Config {
             website: String::new(),
             metrics: None,
             log_dir: None,
+            admin: None,
+            admin_users: Vec::new(),
+            admin_tls_cert: None,
+            admin_tls_key: None,
+            restart_at: None,
+            server_id: None,
+            fetch_ca_file: None,
             plugins: BTreeMap::new(),
         }
     }
@@ -157,6 +181,11 @@ impl Config {
 
     pub fn respawn_delay(&self) -> Duration {
         Duration::from_millis(self.respawn_delay_ms)
+    }
+
+    /// This server's name in a shared ban list: `server_id`, else `name`.
+    pub fn server_id(&self) -> &str {
+        self.server_id.as_deref().unwrap_or(&self.name)
     }
 
     /// The data folder: `data_dir`, else `data/` in the working folder.
@@ -242,6 +271,9 @@ impl Config {
         }
         if let Some(n) = cli.net_send_threads {
             config.net_send_threads = n;
+        }
+        if let Some(addr) = cli.admin {
+            config.admin = Some(addr);
         }
         config.validate()?;
         Ok(config)
@@ -338,7 +370,7 @@ impl Config {
                 )));
             }
         }
-        Ok(())
+        self.validate_admin()
     }
 }
 
@@ -437,6 +469,12 @@ pub struct Cli {
     /// Threads that send datagrams [default: 1].
     #[arg(long)]
     pub net_send_threads: Option<usize>,
+    /// The admin panel's address, e.g. 127.0.0.1:8080 [default: no panel].
+    #[arg(long)]
+    pub admin: Option<SocketAddr>,
+    /// Read a password on stdin, print its argon2 hash for `[[admin_users]]`, and exit.
+    #[arg(long)]
+    pub hash_password: bool,
 }
 
 impl From<&Config> for dlmp_script::ScriptLimits {
@@ -472,6 +510,64 @@ impl From<&Config> for dlmp_world::object::ObjectSettings {
         dlmp_world::object::ObjectSettings {
             stream_distance: config.object_stream_distance,
         }
+    }
+}
+
+/// The longest admin account name.
+const MAX_ADMIN_NAME: usize = 32;
+
+impl Config {
+    /// The panel's settings hold together: an address needs an account (there is no
+    /// default one), every hash is an argon2 hash, names are unique, a certificate comes
+    /// with its key.
+    fn validate_admin(&self) -> Result<(), ConfigError> {
+        if let Some(addr) = self.admin
+            && self.admin_users.is_empty()
+        {
+            return Err(ConfigError(format!(
+                "admin = \"{addr}\" turns the admin panel on, but there is no [[admin_users]] \
+                 account (name, password_hash from `dlmp-server --hash-password`, role); \
+                 there is no default account"
+            )));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for user in &self.admin_users {
+            let valid = !user.name.is_empty()
+                && user.name.len() <= MAX_ADMIN_NAME
+                && user
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+            if !valid {
+                return Err(ConfigError(format!(
+                    "admin_users: name {:?} must be 1..={MAX_ADMIN_NAME} letters, digits, _ - or .",
+                    user.name
+                )));
+            }
+            if !seen.insert(user.name.to_ascii_lowercase()) {
+                return Err(ConfigError(format!(
+                    "admin_users: the name {} is there twice",
+                    user.name
+                )));
+            }
+            crate::password::check_hash(&user.password_hash).map_err(|e| {
+                ConfigError(format!(
+                    "admin_users: the password_hash of {}: {e}; make one with \
+                     `dlmp-server --hash-password`",
+                    user.name
+                ))
+            })?;
+        }
+        if self.admin_tls_cert.is_some() != self.admin_tls_key.is_some() {
+            return Err(ConfigError(
+                "admin_tls_cert and admin_tls_key go together: set both or neither".into(),
+            ));
+        }
+        if let Some(at) = &self.restart_at {
+            crate::restart::daily::DailyTime::parse(at)
+                .map_err(|e| ConfigError(format!("restart_at = {at:?}: {e}")))?;
+        }
+        Ok(())
     }
 }
 

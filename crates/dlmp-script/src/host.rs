@@ -25,6 +25,9 @@ use super::state::{ResourceId, ScriptCommand, ScriptState};
 /// Instructions between two checks of the instruction budget and the tick's time.
 const HOOK_EVERY: u32 = 1000;
 
+/// Errors kept per resource for [`ScriptHost::recent_errors`].
+pub const RECENT_ERRORS: usize = 5;
+
 /// Consecutive errors after which a handler or a timer is suspended (ADR 0021).
 pub const FAILURES_BEFORE_BACKOFF: u32 = 5;
 /// The first suspension; each further one in a row doubles it, up to [`MAX_BACKOFF`].
@@ -160,6 +163,9 @@ pub struct ScriptHost {
     stopped: Vec<ResourceId>,
     next_id: u32,
     errors: u64,
+    /// The last [`RECENT_ERRORS`] errors of each resource, newest last (the admin panel's
+    /// resources page).
+    recent: HashMap<String, std::collections::VecDeque<String>>,
     /// Script-clock time each resource's calls took since the last
     /// [`take_script_time`](ScriptHost::take_script_time) (the metrics, issue 17).
     time: HashMap<ResourceId, Duration>,
@@ -263,6 +269,7 @@ impl ScriptHost {
             stopped: Vec::new(),
             next_id: 0,
             errors: 0,
+            recent: HashMap::new(),
             time: HashMap::new(),
             dispatch: Vec::new(),
             io_open,
@@ -275,6 +282,22 @@ impl ScriptHost {
 
     pub fn lua(&self) -> &Lua {
         &self.lua
+    }
+
+    /// The last errors of `resource` (at most [`RECENT_ERRORS`]), oldest first.
+    pub fn recent_errors(&self, resource: &str) -> Vec<String> {
+        self.recent
+            .get(resource)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn remember_error(&mut self, resource: &str, text: String) {
+        let list = self.recent.entry(resource.to_owned()).or_default();
+        if list.len() == RECENT_ERRORS {
+            list.pop_front();
+        }
+        list.push_back(text);
     }
 
     /// Script errors so far, those of handlers run by `dlmp.emit` included.
@@ -469,6 +492,7 @@ impl ScriptHost {
     /// once per tick (the further ones are counted), a memory error with the VM's use.
     fn log_error(&mut self, resource: &str, what: &str, e: &mlua::Error) {
         self.errors += 1;
+        self.remember_error(resource, format!("{what}: {e}"));
         if self.guard.timed_out.get() {
             self.stats.time_cutoffs += 1;
             if std::mem::replace(&mut self.cut_logged, true) {
@@ -631,6 +655,7 @@ impl ScriptHost {
         if let Err(e) = loaded {
             self.state_mut().forget(id);
             self.errors += 1;
+            self.remember_error(name, format!("start: {e}"));
             return Err(failed(e.to_string()));
         }
         info!(resource = name, "resource started");

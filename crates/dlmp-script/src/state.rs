@@ -94,6 +94,8 @@ pub struct ScriptState {
     pub(crate) event_names: Vec<&'static str>,
     /// `player:uid()` of each entity that was asked for one (ADR 0035).
     pub(crate) uids: EntityHashMap<u64>,
+    /// How the fetch worker connects (the config's `fetch_ca_file`).
+    pub(crate) fetch_settings: super::fetch::FetchSettings,
     /// The fetch worker, started by the first `dlmp.fetch`.
     pub(crate) fetch: Option<super::fetch::Client>,
     /// Pending `dlmp.fetch` callbacks, by request id.

@@ -29,6 +29,8 @@ pub struct ScriptSettings {
     /// The server's data folder (`data_dir`), which scripts reach as `$data/...` (ADR
     /// 0035); `None` refuses such paths.
     pub data_dir: Option<PathBuf>,
+    /// How `dlmp.fetch` connects (ADR 0101).
+    pub fetch: crate::fetch::FetchSettings,
 }
 
 impl Default for ScriptSettings {
@@ -38,6 +40,7 @@ impl Default for ScriptSettings {
             resources: Vec::new(),
             limits: ScriptLimits::default(),
             data_dir: None,
+            fetch: crate::fetch::FetchSettings::default(),
         }
     }
 }
@@ -120,6 +123,7 @@ impl Plugin for ScriptPlugin {
         match ScriptHost::with_api(self.settings.scripts.clone(), self.settings.limits, api) {
             Ok(mut host) => {
                 host.set_data_dir(self.settings.data_dir.clone());
+                host.state_mut().fetch_settings = self.settings.fetch.clone();
                 for setup in setups {
                     setup(host.lua(), app.world_mut());
                 }

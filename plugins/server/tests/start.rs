@@ -1,6 +1,7 @@
 //! The `dlmp-server` binary's plugins, started from a config file as an admin writes it:
 //! each shipped plugin is off until its `[plugins.NAME]` table turns it on, and a table for
-//! a plugin the server does not have stops the start naming the plugins it has.
+//! a plugin the server does not have stops the start naming the plugins it has; and
+//! `--hash-password` prints a hash for the admin panel's accounts.
 
 use clap::Parser;
 use dlmp::config::{Cli, Config};
@@ -80,4 +81,48 @@ fn a_table_for_a_plugin_the_server_does_not_have_stops_the_start_naming_the_know
         .check()
         .expect_err("a table that does not fit");
     assert!(e.0.starts_with("[plugins.idle_kick]"), "{e}");
+}
+
+/// `dlmp-server --hash-password` (ADR 0102): the first line of stdin becomes an argon2
+/// hash on stdout that verifies that password only; an empty one is refused.
+#[test]
+fn hash_password_prints_a_hash_of_the_line_on_stdin() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let run = |input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dlmp-server"))
+            .arg("--hash-password")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server binary");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("written");
+        child.wait_with_output().expect("it ends")
+    };
+    let out = run("a long passphrase\r\n");
+    assert!(out.status.success(), "{out:?}");
+    let hash = String::from_utf8(out.stdout).expect("text");
+    let hash = hash.trim_end();
+    assert!(hash.starts_with("$argon2id$"), "{hash}");
+    assert_eq!(
+        dlmp::password::verify_password("a long passphrase", hash),
+        Ok(true)
+    );
+    assert_eq!(
+        dlmp::password::verify_password("a long passphrase\r", hash),
+        Ok(false)
+    );
+    let empty = run("\n");
+    assert!(!empty.status.success());
+    assert!(
+        String::from_utf8_lossy(&empty.stderr).contains("the password is empty"),
+        "{empty:?}"
+    );
 }

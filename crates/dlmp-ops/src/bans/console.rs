@@ -1,4 +1,5 @@
-//! The console's `ban ID|NAME|IP [MINUTES] [REASON]`, `unban NAME|IP` and `bans`.
+//! The console's `ban ID|NAME|IP [MINUTES] [REASON]`, `unban NAME|IP` and `bans`; `by` is
+//! `console` on stdin, the admin's name on the web panel.
 
 use std::net::IpAddr;
 
@@ -6,12 +7,10 @@ use bevy_ecs::prelude::*;
 
 use super::{Bans, ban_address, ban_player, lift, now};
 
-/// Who the console's bans are by.
-const BY: &str = "console";
-
 /// `ban`: an address as such, else the connected player `find` names (id or name).
 pub fn ban(
     world: &mut World,
+    by: &str,
     args: &str,
     find: impl FnOnce(&mut World, &str) -> Option<Entity>,
 ) -> Vec<String> {
@@ -36,14 +35,14 @@ pub fn ban(
     }
     let reason = rest.to_owned();
     let ban = if let Ok(ip) = target.parse::<IpAddr>() {
-        ban_address(world, ip, String::new(), minutes, reason, BY.to_owned())
+        ban_address(world, ip, String::new(), minutes, reason, by.to_owned())
     } else {
         let Some(player) = find(world, target) else {
             return vec![format!(
                 "error: no player with id or name {target} (ban an offline player by IP)"
             )];
         };
-        match ban_player(world, player, minutes, reason, BY.to_owned()) {
+        match ban_player(world, player, minutes, reason, by.to_owned()) {
             Some(ban) => ban,
             None => return vec![format!("error: {target} has no connection")],
         }
@@ -52,12 +51,12 @@ pub fn ban(
 }
 
 /// `unban NAME|IP`.
-pub fn unban(world: &mut World, args: &str) -> Vec<String> {
+pub fn unban(world: &mut World, by: &str, args: &str) -> Vec<String> {
     let what = args.trim();
     if what.is_empty() || what.contains(char::is_whitespace) {
         return vec!["usage: unban NAME|IP".to_owned()];
     }
-    let lifted = lift(world, what, BY);
+    let lifted = lift(world, what, by);
     if lifted.is_empty() {
         return vec![format!("error: no ban of {what}")];
     }

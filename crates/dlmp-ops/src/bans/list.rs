@@ -21,6 +21,9 @@ pub struct Ban {
     pub at: UnixSeconds,
     /// `None`: until lifted.
     pub until: Option<UnixSeconds>,
+    /// The server it was made on (`server_id`; ADR 0104), or empty for a ban from before
+    /// bans recorded it.
+    pub server: String,
 }
 
 impl Ban {
@@ -154,6 +157,7 @@ mod tests {
             reason: "cheating".into(),
             at: 1_000,
             until,
+            server: "one".into(),
         }
     }
 

@@ -8,6 +8,7 @@
 pub mod console;
 pub mod list;
 pub mod script;
+pub mod shared;
 pub mod store;
 
 use std::net::IpAddr;
@@ -79,12 +80,36 @@ pub enum BanCommand {
     Lift { what: String, by: String },
 }
 
-/// Adds bans. Add it after the session and database plugins.
-pub struct BansPlugin;
+/// This server's name on the bans it makes (`server_id`; ADR 0104).
+#[derive(Resource, Debug, Clone, PartialEq, Eq)]
+pub struct BanServer(pub String);
+
+/// Adds bans. Add it after the session and database plugins. On PostgreSQL the bans are
+/// shared with every server of the database (ADR 0104).
+pub struct BansPlugin {
+    /// This server's name on its bans.
+    pub server: String,
+}
 
 impl Plugin for BansPlugin {
     fn build(&self, app: &mut App) {
         let client = app.world().get_resource::<Database>().map(Database::client);
+        let mut store = BanStore::new(client);
+        let postgres = app
+            .world()
+            .get_resource::<crate::db::DbSettings>()
+            .and_then(|s| match &s.target {
+                crate::db::DbTarget::Postgres(url) => Some(url.clone()),
+                _ => None,
+            });
+        if let Some(url) = postgres
+            && store.has_database()
+        {
+            match shared::SharedBans::listen(&url) {
+                Ok(shared) => store = store.shared(shared),
+                Err(e) => error!("bans are not shared with the other servers: {e}"),
+            }
+        }
         script::register(
             &mut app
                 .world_mut()
@@ -92,12 +117,18 @@ impl Plugin for BansPlugin {
         );
         app.insert_resource(Bans {
             list: BanList::default(),
-            store: BanStore::new(client),
+            store,
         })
+        .insert_resource(BanServer(self.server.clone()))
         .init_resource::<BanClock>()
         .add_message::<BanCommand>()
         .add_systems(Startup, load)
-        .add_systems(FixedUpdate, apply_commands.in_set(GameplaySystems::Apply))
+        .add_systems(
+            FixedUpdate,
+            (apply_commands, apply_shared)
+                .chain()
+                .in_set(GameplaySystems::Apply),
+        )
         .add_systems(FixedUpdate, maintain.in_set(ServerSystems::Outbound));
     }
 }
@@ -154,6 +185,10 @@ pub fn ban_address(
 ) -> Ban {
     let at = now(world);
     let until = minutes.map(|m| at.saturating_add(i64::from(m) * 60));
+    let server = world
+        .get_resource::<BanServer>()
+        .map(|s| s.0.clone())
+        .unwrap_or_default();
     let ban = Ban {
         ip: ip.to_canonical(),
         name,
@@ -161,6 +196,7 @@ pub fn ban_address(
         reason,
         at,
         until,
+        server,
     };
     let ip = ban.ip;
     let recorded = {
@@ -170,10 +206,18 @@ pub fn ban_address(
         recorded
     };
     world.resource_mut::<SessionState>().sessions.ban(ip);
-    let notice = if recorded.reason.is_empty() {
+    kick_banned(world, &recorded);
+    info!("banned: {}", recorded.describe());
+    recorded
+}
+
+/// Ends the sessions at a banned address, each told the reason.
+fn kick_banned(world: &mut World, ban: &Ban) {
+    let ip = ban.ip;
+    let notice = if ban.reason.is_empty() {
         "You are banned from this server.".to_owned()
     } else {
-        format!("You are banned from this server: {}", recorded.reason)
+        format!("You are banned from this server: {}", ban.reason)
     };
     let at_ip: Vec<Entity> = world
         .query::<(Entity, &Connection)>()
@@ -191,8 +235,6 @@ pub fn ban_address(
             disconnect: Some(LeaveReason::Kicked),
         });
     }
-    info!("banned: {}", recorded.describe());
-    recorded
 }
 
 /// Bans the address of connected `player`, recording its name.
@@ -260,6 +302,50 @@ fn apply_commands(world: &mut World) {
             BanCommand::Lift { what, by } => {
                 lift(world, &what, &by);
             }
+        }
+    }
+}
+
+/// The other servers' bans and unbans (a shared PostgreSQL table; ADR 0104): the list is
+/// brought to each snapshot of the table, except for the addresses whose own latest change
+/// the snapshot may not have seen yet.
+fn apply_shared(world: &mut World) {
+    let snapshots = world.resource_mut::<Bans>().store.take_snapshots();
+    let Some(snapshot) = snapshots.into_iter().last() else {
+        return;
+    };
+    let now = now(world);
+    let (added, lifted) = {
+        let bans = world.resource::<Bans>();
+        let settled = |ip| bans.store.settled(ip, snapshot.read_at);
+        let remote: std::collections::BTreeMap<IpAddr, &Ban> =
+            snapshot.bans.iter().map(|b| (b.ip, b)).collect();
+        let added: Vec<Ban> = snapshot
+            .bans
+            .iter()
+            .filter(|b| !b.expired(now) && settled(b.ip) && bans.list.get(b.ip) != Some(*b))
+            .cloned()
+            .collect();
+        let lifted: Vec<IpAddr> = bans
+            .list
+            .list()
+            .into_iter()
+            .filter(|b| !remote.contains_key(&b.ip) && settled(b.ip))
+            .map(|b| b.ip)
+            .collect();
+        (added, lifted)
+    };
+    for ban in added {
+        world.resource_mut::<Bans>().list.insert(ban.clone());
+        world.resource_mut::<SessionState>().sessions.ban(ban.ip);
+        kick_banned(world, &ban);
+        info!("banned on {}: {}", ban.server, ban.describe());
+    }
+    for ip in lifted {
+        let gone = world.resource_mut::<Bans>().list.remove(&ip.to_string());
+        world.resource_mut::<SessionState>().sessions.unban(ip);
+        for b in gone {
+            info!("unbanned on another server: {}", b.describe());
         }
     }
 }

@@ -4,9 +4,9 @@
 //! (a dead database, a full queue) are simply tried again later and never reorder a ban
 //! and its lifting (ADR 0032).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tracing::{error, warn};
 
@@ -16,13 +16,20 @@ use crate::db::{DbClient, DbError, DbOp, DbOutput, DbValue, QueryId, Row, Statem
 /// The table, the same SQL on SQLite and PostgreSQL.
 pub const CREATE: &str = "CREATE TABLE IF NOT EXISTS dlmp_bans (\
     ip TEXT PRIMARY KEY, name TEXT NOT NULL, banned_by TEXT NOT NULL, reason TEXT NOT NULL, \
-    banned_at BIGINT NOT NULL, expires_at BIGINT)";
-const SELECT: &str = "SELECT ip, name, banned_by, reason, banned_at, expires_at FROM dlmp_bans";
-const UPSERT: &str = "INSERT INTO dlmp_bans (ip, name, banned_by, reason, banned_at, expires_at) \
-    VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (ip) DO UPDATE SET name = excluded.name, \
+    banned_at BIGINT NOT NULL, expires_at BIGINT, server TEXT NOT NULL DEFAULT '')";
+/// A table made before bans recorded their server gets the column (an error when it is
+/// there already is expected and ignored).
+const ADD_SERVER: &str = "ALTER TABLE dlmp_bans ADD COLUMN server TEXT NOT NULL DEFAULT ''";
+pub(crate) const SELECT: &str =
+    "SELECT ip, name, banned_by, reason, banned_at, expires_at, server FROM dlmp_bans";
+const UPSERT: &str = "INSERT INTO dlmp_bans \
+    (ip, name, banned_by, reason, banned_at, expires_at, server) \
+    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ip) DO UPDATE SET name = excluded.name, \
     banned_by = excluded.banned_by, reason = excluded.reason, banned_at = excluded.banned_at, \
-    expires_at = excluded.expires_at";
+    expires_at = excluded.expires_at, server = excluded.server";
 const DELETE: &str = "DELETE FROM dlmp_bans WHERE ip = ?";
+/// Tells the other servers of a shared PostgreSQL database that a row changed, at commit.
+const NOTIFY: &str = "SELECT pg_notify('dlmp_bans', ?)";
 
 /// How long a failed write waits before it is tried again.
 const RETRY_AFTER: Duration = Duration::from_secs(5);
@@ -40,6 +47,11 @@ pub struct BanStore {
     /// Failed writes and when they go again.
     retry: Vec<(Duration, IpAddr)>,
     failures: u64,
+    /// The other servers' changes (a PostgreSQL database; ADR 0104).
+    shared: Option<super::shared::SharedBans>,
+    /// When each recent write of this server was confirmed: a snapshot of the table read
+    /// before that may not have it.
+    confirmed: HashMap<IpAddr, Instant>,
 }
 
 impl BanStore {
@@ -52,7 +64,47 @@ impl BanStore {
             in_flight: VecDeque::new(),
             retry: Vec::new(),
             failures: 0,
+            shared: None,
+            confirmed: HashMap::new(),
         }
+    }
+
+    /// Shares the bans with the other servers of this PostgreSQL database: every write
+    /// notifies them, and their changes come from `shared`.
+    #[must_use]
+    pub fn shared(mut self, shared: super::shared::SharedBans) -> Self {
+        self.shared = Some(shared);
+        self
+    }
+
+    /// Whether bans are written to a database.
+    #[must_use]
+    pub fn has_database(&self) -> bool {
+        self.client.is_some()
+    }
+
+    /// Whether the table is shared with other servers.
+    #[must_use]
+    pub fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// The snapshots of the table the listener read since the last call.
+    pub fn take_snapshots(&mut self) -> Vec<super::shared::Snapshot> {
+        self.shared
+            .as_ref()
+            .map(super::shared::SharedBans::take)
+            .unwrap_or_default()
+    }
+
+    /// Whether a snapshot read at `read_at` knows this server's last word on `ip`: no write
+    /// of it waits, and the last one was confirmed before the snapshot was read.
+    #[must_use]
+    pub fn settled(&self, ip: IpAddr, read_at: Instant) -> bool {
+        !self.dirty.contains(&ip)
+            && !self.in_flight.iter().any(|(_, i)| *i == ip)
+            && !self.retry.iter().any(|(_, i)| *i == ip)
+            && self.confirmed.get(&ip).is_none_or(|at| *at < read_at)
     }
 
     /// Creates the table and reads every ban; waits for the answers (boot only).
@@ -71,6 +123,7 @@ impl BanStore {
             }
         };
         run(DbOp::Exec(Statement::new(CREATE, vec![])))?;
+        let _ = run(DbOp::Exec(Statement::new(ADD_SERVER, vec![])));
         let DbOutput::Rows(rows) = run(DbOp::Query(Statement::new(SELECT, vec![])))? else {
             return Err(DbError("the ban query answered no rows".into()));
         };
@@ -115,12 +168,19 @@ impl BanStore {
             let Some((_, ip)) = self.in_flight.remove(i) else {
                 continue;
             };
-            if let Err(e) = reply.result {
-                self.failures += 1;
-                error!(%ip, "writing the ban failed, trying again in {RETRY_AFTER:?}: {e}");
-                self.retry.push((now + RETRY_AFTER, ip));
+            match reply.result {
+                Ok(_) => {
+                    self.confirmed.insert(ip, Instant::now());
+                }
+                Err(e) => {
+                    self.failures += 1;
+                    error!(%ip, "writing the ban failed, trying again in {RETRY_AFTER:?}: {e}");
+                    self.retry.push((now + RETRY_AFTER, ip));
+                }
             }
         }
+        self.confirmed
+            .retain(|_, at| at.elapsed() < super::shared::RELOAD_EVERY * 2);
         let due: Vec<IpAddr> = self
             .retry
             .iter()
@@ -133,8 +193,9 @@ impl BanStore {
                 self.dirty.push_back(ip);
             }
         }
+        let shared = self.shared.is_some();
         while let Some(&ip) = self.dirty.front() {
-            match client.submit(write_of(list, ip)) {
+            match client.submit(write_of(list, ip, shared)) {
                 Ok(id) => {
                     self.dirty.pop_front();
                     self.in_flight.push_back((id, ip));
@@ -146,10 +207,11 @@ impl BanStore {
     }
 }
 
-/// The write that makes `ip`'s row what the list says.
-fn write_of(list: &BanList, ip: IpAddr) -> DbOp {
+/// The write that makes `ip`'s row what the list says; in a `shared` table, with the
+/// notification the other servers listen for.
+fn write_of(list: &BanList, ip: IpAddr, shared: bool) -> DbOp {
     let text = |s: &str| DbValue::Text(s.to_owned());
-    DbOp::Exec(match list.get(ip) {
+    let write = match list.get(ip) {
         Some(b) => Statement::new(
             UPSERT,
             vec![
@@ -159,13 +221,22 @@ fn write_of(list: &BanList, ip: IpAddr) -> DbOp {
                 text(&b.reason),
                 DbValue::Integer(b.at),
                 b.until.map_or(DbValue::Null, DbValue::Integer),
+                text(&b.server),
             ],
         ),
         None => Statement::new(DELETE, vec![text(&ip.to_string())]),
-    })
+    };
+    if shared {
+        DbOp::Transaction(vec![
+            write,
+            Statement::new(NOTIFY, vec![text(&ip.to_string())]),
+        ])
+    } else {
+        DbOp::Exec(write)
+    }
 }
 
-fn ban_of(row: &Row) -> Option<Ban> {
+pub(crate) fn ban_of(row: &Row) -> Option<Ban> {
     let text = |i: usize| match row.get(i).map(|(_, v)| v) {
         Some(DbValue::Text(s)) => Some(s.clone()),
         _ => None,
@@ -182,5 +253,6 @@ fn ban_of(row: &Row) -> Option<Ban> {
         reason: text(3)?,
         at: int(4)??,
         until: int(5)?,
+        server: text(6).unwrap_or_default(),
     })
 }

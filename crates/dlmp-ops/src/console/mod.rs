@@ -97,11 +97,17 @@ const COMMANDS: &[(&str, &str)] = &[
 /// prints nothing; mistakes (unknown command, unknown resource or player) are reported as
 /// lines, never as a panic. Effects on clients go out at the next Outbound pass.
 pub fn execute(world: &mut World, line: &str) -> Vec<String> {
+    execute_as(world, "console", line)
+}
+
+/// [`execute`] on behalf of `who` (an admin of the web panel): the command log and the
+/// bans name them.
+pub fn execute_as(world: &mut World, who: &str, line: &str) -> Vec<String> {
     let line = line.trim();
     if line.is_empty() {
         return Vec::new();
     }
-    tracing::info!(target: crate::logs::CHAT_LOG, who = "console", "command: {line}");
+    tracing::info!(target: crate::logs::CHAT_LOG, who, "command: {line}");
     let (command, args) = line
         .split_once(char::is_whitespace)
         .map_or((line, ""), |(c, a)| (c, a.trim()));
@@ -115,9 +121,11 @@ pub fn execute(world: &mut World, line: &str) -> Vec<String> {
         "vehicles" => vehicles::vehicles(world),
         "destroy" => vehicles::destroy(world, args),
         "say" => say_all(world, args),
-        "kick" => kick(world, args),
-        "ban" => crate::bans::console::ban(world, args, |w, t| find_player(w, t).map(|(.., e)| e)),
-        "unban" => crate::bans::console::unban(world, args),
+        "kick" => kick(world, who, args),
+        "ban" => {
+            crate::bans::console::ban(world, who, args, |w, t| find_player(w, t).map(|(.., e)| e))
+        }
+        "unban" => crate::bans::console::unban(world, who, args),
         "bans" => crate::bans::console::bans(world),
         "stats" => stats(world),
         "time" => environment::time(world, args),
@@ -338,7 +346,7 @@ fn find_player(world: &mut World, target: &str) -> Option<(PlayerId, String, Ent
         .map(|(id, name, _, entity)| (*id, name.clone(), *entity))
 }
 
-fn kick(world: &mut World, args: &str) -> Vec<String> {
+fn kick(world: &mut World, who: &str, args: &str) -> Vec<String> {
     let (target, reason) = args
         .split_once(char::is_whitespace)
         .map_or((args, ""), |(t, r)| (t, r.trim()));
@@ -364,6 +372,7 @@ fn kick(world: &mut World, args: &str) -> Vec<String> {
         id = id.0,
         name = name.as_str(),
         reason,
+        by = who,
         "kicked from the console"
     );
     let why = if reason.is_empty() {

@@ -1,10 +1,9 @@
 //! Prometheus metrics (issue 17; ADR 0034): the tick records into lock-light
-//! `prometheus-client` metrics, and an opt-in HTTP listener on its own thread
-//! ([`serve`]) encodes them per scrape. The tick never waits on a scrape: the network
+//! `prometheus-client` metrics, and the server's HTTP side (`dlmp-admin`, ADR 0100) encodes
+//! the [`Registry`] per scrape on threads of its own. The tick never waits on a scrape: the network
 //! counters are atomics read at scrape time ([`NetCollector`]), the rest are atomics
 //! except the tick histogram, whose lock a scrape holds for one encode of a few buckets.
 
-mod http;
 mod net;
 
 use std::sync::Arc;
@@ -18,9 +17,9 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use prometheus_client::registry::Registry;
+/// The registry a scrape encodes, for the HTTP side.
+pub use prometheus_client::registry::Registry;
 
-pub use http::{MetricsServer, serve};
 pub use net::NetCollector;
 
 use dlmp_core::session::SessionState;

@@ -20,9 +20,33 @@ pub fn parse_command(text: &str) -> Option<(String, &str)> {
     (!name.is_empty()).then(|| (name.to_lowercase(), args.trim()))
 }
 
+/// Commands whose arguments are passwords (the account commands of gamemodes, as
+/// freeroam's `/register` and `/login`, ADR 0105): the chat log keeps the name, never the
+/// rest.
+pub const SECRET_COMMANDS: [&str; 4] = ["login", "register", "password", "changepassword"];
+
+/// A chat line as the chat log keeps it: a secret command's arguments hidden.
+pub(crate) fn logged_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match parse_command(text) {
+        Some((name, args)) if !args.is_empty() && SECRET_COMMANDS.contains(&name.as_str()) => {
+            std::borrow::Cow::Owned(format!("/{name} ***"))
+        }
+        _ => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_log_hides_the_arguments_of_password_commands_only() {
+        assert_eq!(logged_text("/LOGIN hunter2"), "/login ***");
+        assert_eq!(logged_text("/register  hunter2 "), "/register ***");
+        assert_eq!(logged_text("/login"), "/login");
+        assert_eq!(logged_text("/tp 1 2 3"), "/tp 1 2 3");
+        assert_eq!(logged_text("my login is hunter2"), "my login is hunter2");
+    }
 
     #[test]
     fn commands_split_name_and_args() {

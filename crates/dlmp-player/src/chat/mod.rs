@@ -13,7 +13,7 @@ use bevy_ecs::system::SystemId;
 use bevy_time::Time;
 use tracing::debug;
 
-pub use command::{CommandCall, parse_command};
+pub use command::{CommandCall, SECRET_COMMANDS, parse_command};
 
 /// The target of the moderation log's events (every chat line, player command and console
 /// command): `tracing::info!(target: CHAT_LOG, ...)`; the operations' logs write it to its
@@ -242,7 +242,8 @@ fn take_chat(
         // The admin's record of what players said and ran (rate-limited by the bucket):
         // the console and, with `log_dir`, the chat log.
         if let Ok((p, name)) = who.get(player) {
-            tracing::info!(target: CHAT_LOG, player_id = p.id.0, name = name.as_str(), "chat: {text}");
+            let logged = command::logged_text(text);
+            tracing::info!(target: CHAT_LOG, player_id = p.id.0, name = name.as_str(), "chat: {logged}");
         }
         match parse_command(text) {
             Some((name, args)) => pending.commands.push(PendingCommand {

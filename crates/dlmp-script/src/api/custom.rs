@@ -95,9 +95,9 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
         lua.create_function(move |lua, (url, opts, func): (Value, Value, Value)| {
             const F: &str = "fetch";
             let url = args::string(F, "url", &url)?;
-            if !url.starts_with("http://") {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(Error::runtime(format!(
-                    "fetch: only http:// URLs are supported, got {url}"
+                    "fetch: only http:// and https:// URLs are supported, got {url}"
                 )));
             }
             let func = args::function(F, "fn", func)?;
@@ -130,7 +130,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
                                 };
                                 for pair in h.pairs::<String, String>() {
                                     let (k, v) = pair?;
-                                    if k.contains(['\r', '\n', ':']) || v.contains(['\r', '\n']) {
+                                    if !super::super::fetch::valid_header(&k, &v) {
                                         return Err(Error::runtime(format!(
                                             "fetch: header {k:?} is not a valid header"
                                         )));
@@ -173,7 +173,7 @@ pub(super) fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<(
                 )));
             }
             if state.fetch.is_none() {
-                let client = super::super::fetch::Client::start()
+                let client = super::super::fetch::Client::start(&state.fetch_settings)
                     .map_err(|e| Error::runtime(format!("fetch: cannot start the worker: {e}")))?;
                 state.fetch = Some(client);
             }

@@ -2,7 +2,12 @@
 //! beside it: `dlmp.log.YYYY-MM-DD` with everything the console shows, and
 //! `chat.log.YYYY-MM-DD` with every chat line, player command and console command (who,
 //! when, what) for moderation. Files are written by `tracing-appender`'s background
-//! writer, so the tick never waits on the disk.
+//! writer, so the tick never waits on the disk. The admin panel reads the last lines from
+//! [`tap`].
+
+mod tap;
+
+pub use tap::{KEPT, LogLine, LogTap, Since, Stream, TapLayer, tap};
 
 use std::path::Path;
 
@@ -46,14 +51,15 @@ where
     )
 }
 
-/// Installs the global subscriber: the console (`RUST_LOG`, default `info`) and, with
-/// `log_dir`, the files. The folder is created if missing.
+/// Installs the global subscriber: the console (`RUST_LOG`, default `info`), the panel's
+/// [`tap`] and, with `log_dir`, the files. The folder is created if missing.
 pub fn init(log_dir: Option<&Path>) -> std::io::Result<LogGuards> {
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
     // No colour codes when stdout is not a terminal (a file, a journal).
     let console = tracing_subscriber::fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .with_filter(EnvFilter::new(&filter));
+    let tap = TapLayer.with_filter(EnvFilter::new(&filter));
     // A subscriber set before (a config error logged at start) stays: `try_init`.
     match log_dir {
         Some(dir) => {
@@ -61,12 +67,16 @@ pub fn init(log_dir: Option<&Path>) -> std::io::Result<LogGuards> {
             let (files, guards) = file_layers(dir, &filter);
             let _ = tracing_subscriber::registry()
                 .with(console)
+                .with(tap)
                 .with(files)
                 .try_init();
             Ok(guards)
         }
         None => {
-            let _ = tracing_subscriber::registry().with(console).try_init();
+            let _ = tracing_subscriber::registry()
+                .with(console)
+                .with(tap)
+                .try_init();
             Ok(LogGuards(Vec::new()))
         }
     }
