@@ -17,15 +17,6 @@ use dlmp::protocol::weapons::stealth::*;
 use rstest::rstest;
 use support::*;
 
-/// `valid` changed by `mutate` still decodes to itself and encodes.
-#[track_caller]
-fn assert_accepts<P: Packet>(valid: &P, mutate: impl FnOnce(&mut P)) {
-    let mut p = valid.clone();
-    mutate(&mut p);
-    assert_eq!(P::decode(&raw(&p)).as_ref(), Ok(&p));
-    assert!(p.to_bytes().is_ok(), "encoding must succeed: {p:?}");
-}
-
 /// Offset of a Launch field inside ProjectileCreate or RemoteProjectileCreate.
 fn launch_at<P: Packet>(field: &str) -> usize {
     offset::<P>("launch") + Launch::offset_of(field).unwrap_or_else(|| panic!("no {field}"))
