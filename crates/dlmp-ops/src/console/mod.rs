@@ -566,6 +566,12 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
         }),
     );
     row(
+        "projectile launches",
+        world
+            .get_resource::<dlmp_player::weapons::launch::LaunchStats>()
+            .map(dlmp_player::weapons::launch::LaunchStats::counts),
+    );
+    row(
         "previous life",
         world
             .get_resource::<PreviousLifeDrops>()

@@ -1,0 +1,422 @@
+//! ProjectileCreate admission and RemoteProjectileCreate (weapons.md §2). A launch is
+//! taken, in the order of the sender's stream, from a spawned, living, unfrozen, unpaused
+//! player, within the weapon event limit, in its current scope (`seen_event` between the
+//! last ScopeChanged and the last event sent), and on foot only with the launcher armed
+//! (by the last frame or one of the last 500 ms) and loaded by the server's inventory, the
+//! origin within 5 m of the body, the velocity within 1.0 (thrown) or 2.0 (rocket) of the
+//! body's, a satchel only while the latch holds fewer than 8, and half the weapon's game
+//! interval after the previous launch of that weapon. An accepted launch spends a round,
+//! joins the latch (a satchel) and goes to the players the launcher is shown to, on their
+//! reliable lanes after this tick's shows and hides. A refusal is a counted drop
+//! ([`LaunchStats`]). ADR 0131.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use dlmp_core::position::Position;
+use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
+use dlmp_core::vehicle::{Life as VehicleLife, Pose, Seated, Vehicles};
+use dlmp_core::viewers::Viewers;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::geometry::{Vec3, distance};
+use dlmp_protocol::ids::{EventId, VehicleEpoch, VehicleId};
+use dlmp_protocol::serial::Serial;
+use dlmp_protocol::weapons::projectile::{
+    Launch, ProjectileCreate, ProjectileWeapon, RemoteProjectileCreate,
+};
+use dlmp_protocol::weapons::satchel::MAX_SATCHELS;
+use tracing::debug;
+
+use super::limit::WeaponEvents;
+use crate::frame::FrameState;
+use crate::shots::ORIGIN_REACH;
+use crate::{Body, Inventory, LastFrame, Life, SpawnState};
+
+/// A frame of this long ago still shows which weapon the player armed: the reliable launch
+/// may overtake the unreliable frame that shows the switch.
+pub const ARMED_WINDOW: Duration = Duration::from_millis(500);
+/// How far a thrown projectile's start velocity may differ from the body's, units per step.
+pub const THROWN_SLACK: f32 = 1.0;
+/// How far a rocket's start velocity may differ from the body's, units per step.
+pub const ROCKET_SLACK: f32 = 2.0;
+/// The game interval of an on-foot launch (weapons.md §1, Projectile weapons).
+pub const ON_FOOT_INTERVAL: Duration = Duration::from_millis(1000);
+/// How far from the origin a heat-seeking rocket may lock on.
+pub const TARGET_REACH: f32 = 200.0;
+
+/// The weapon that launches `projectile` on foot (weapons.md §1): the rockets come from the
+/// launchers 35 and 36, every other projectile is thrown as itself.
+pub fn launcher_of(projectile: ProjectileWeapon) -> u8 {
+    match projectile {
+        ProjectileWeapon::Rocket => 35,
+        ProjectileWeapon::HeatSeeker => 36,
+        other => other.to_repr(),
+    }
+}
+
+/// Why a well-formed ProjectileCreate was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LaunchDrop {
+    /// Past the weapon event limit (weapons.md §7).
+    Limit,
+    /// Not spawned, dead, frozen or paused.
+    NotInControl,
+    /// Launched in a scope the player has left, or naming an event never sent.
+    Scope,
+    /// On foot by the packet, but the server holds the sender in a seat.
+    Seated,
+    /// The launcher is not the armed weapon (the last frame's, or one of the last 500 ms).
+    NotArmed,
+    /// The launcher is not in the inventory or holds no round.
+    NoAmmo,
+    /// The origin is more than 5 m from the sender.
+    Origin,
+    /// The start velocity is too far from the body's.
+    Velocity,
+    /// The satchel latch holds 8 satchels already.
+    Latch,
+    /// Less than half the weapon's game interval since the previous launch.
+    Interval,
+    /// From a vehicle's weapon: not admitted by this server yet.
+    Vehicle,
+}
+
+impl LaunchDrop {
+    pub const ALL: [LaunchDrop; 11] = [
+        LaunchDrop::Limit,
+        LaunchDrop::NotInControl,
+        LaunchDrop::Scope,
+        LaunchDrop::Seated,
+        LaunchDrop::NotArmed,
+        LaunchDrop::NoAmmo,
+        LaunchDrop::Origin,
+        LaunchDrop::Velocity,
+        LaunchDrop::Latch,
+        LaunchDrop::Interval,
+        LaunchDrop::Vehicle,
+    ];
+
+    /// The reason's word (console `stats`, logs).
+    pub fn name(self) -> &'static str {
+        match self {
+            LaunchDrop::Limit => "limit",
+            LaunchDrop::NotInControl => "not_in_control",
+            LaunchDrop::Scope => "scope",
+            LaunchDrop::Seated => "seated",
+            LaunchDrop::NotArmed => "not_armed",
+            LaunchDrop::NoAmmo => "no_ammo",
+            LaunchDrop::Origin => "origin",
+            LaunchDrop::Velocity => "velocity",
+            LaunchDrop::Latch => "latch",
+            LaunchDrop::Interval => "interval",
+            LaunchDrop::Vehicle => "vehicle",
+        }
+    }
+}
+
+/// ProjectileCreates accepted and dropped by reason, and relays a full lane refused.
+#[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchStats {
+    pub accepted: u64,
+    pub dropped: HashMap<LaunchDrop, u64>,
+    /// RemoteProjectileCreates a viewer's full lane refused (that viewer never sees the
+    /// projectile; nothing repeats it).
+    pub relay_refused: u64,
+}
+
+impl LaunchStats {
+    /// Accepted, then each reason's drops, then the refused relays (console `stats`).
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        let mut out = vec![("accepted", self.accepted)];
+        for why in LaunchDrop::ALL {
+            out.push((why.name(), self.dropped.get(&why).copied().unwrap_or(0)));
+        }
+        out.push(("relay_refused", self.relay_refused));
+        out
+    }
+
+    pub fn drops(&self, why: LaunchDrop) -> u64 {
+        self.dropped.get(&why).copied().unwrap_or(0)
+    }
+}
+
+/// A player's launch state: the weapons its frames armed lately, its last launch of each
+/// weapon, and its satchel latch.
+#[derive(Component, Debug, Clone, Default)]
+pub struct Launcher {
+    /// (weapon, when) of the frames accepted in the last [`ARMED_WINDOW`], oldest first;
+    /// one entry per run of frames arming the same weapon.
+    arms: VecDeque<(u8, Duration)>,
+    /// When each projectile weapon was last launched on foot.
+    last: HashMap<ProjectileWeapon, Duration>,
+    /// The satchels thrown and relayed that have not burst: origin and time of each.
+    pub satchels: Vec<(Vec3, Duration)>,
+    /// The scope barrier the latch belongs to: a newer ScopeChanged clears it.
+    latch_barrier: Option<EventId>,
+}
+
+impl Launcher {
+    /// A frame accepted at `at` armed `weapon`.
+    fn note_armed(&mut self, weapon: u8, at: Duration) {
+        match self.arms.back_mut() {
+            Some((w, when)) if *w == weapon => *when = at,
+            _ => self.arms.push_back((weapon, at)),
+        }
+        while self
+            .arms
+            .front()
+            .is_some_and(|&(_, when)| at.saturating_sub(when) > ARMED_WINDOW)
+        {
+            self.arms.pop_front();
+        }
+    }
+
+    /// Whether a frame of the last [`ARMED_WINDOW`] before `now` armed `weapon`.
+    fn armed_lately(&self, weapon: u8, now: Duration) -> bool {
+        self.arms
+            .iter()
+            .any(|&(w, at)| w == weapon && now.saturating_sub(at) <= ARMED_WINDOW)
+    }
+
+    /// Empties the latch (a detonation, a scope change, a death, weapons.md §3).
+    pub fn clear_latch(&mut self) {
+        self.satchels.clear();
+    }
+}
+
+/// A launch accepted this tick, waiting for the relay (after the reconcile, so it reaches
+/// exactly this tick's viewers), in acceptance order.
+#[derive(Message, Debug, Clone, PartialEq)]
+pub struct LaunchAccepted {
+    pub launcher: Entity,
+    /// As accepted, with the target the server kept.
+    pub launch: Launch,
+}
+
+/// Notes the weapon each frame accepted this tick armed (after the frames' reconcile).
+pub(super) fn note_armed(
+    time: Res<Time>,
+    mut players: Query<(&Inventory, &LastFrame, &mut Launcher), Changed<LastFrame>>,
+) {
+    let now = time.elapsed();
+    for (inv, last, mut launcher) in &mut players {
+        if last.frame.is_some() {
+            launcher.note_armed(inv.armed, last.at.unwrap_or(now));
+        }
+    }
+}
+
+/// Clears the latch of a player who died or whose scope changed (weapons.md §3: the
+/// client removes its satchels on the same edges).
+pub(super) fn clear_latches(mut players: Query<(&Life, &Connection, &mut Launcher)>) {
+    for (life, conn, mut launcher) in &mut players {
+        let barrier = conn.scope_barrier();
+        if launcher.latch_barrier != barrier || !life.alive {
+            if !launcher.satchels.is_empty() {
+                launcher.clear_latch();
+            }
+            launcher.latch_barrier = barrier;
+        }
+    }
+}
+
+/// What admission reads of the sender.
+type Sender = (
+    &'static SpawnState,
+    &'static Life,
+    &'static Body,
+    &'static FrameState,
+    &'static Position,
+    &'static LastFrame,
+    &'static Connection,
+    Option<&'static Seated>,
+);
+
+/// What the heat-seeker's target check reads of a vehicle.
+type Target = (&'static VehicleLife, &'static Pose, &'static Viewers);
+
+/// The sender's state checks, in the page's order.
+fn check(
+    p: &ProjectileCreate,
+    (spawn, life, body, frame, position, last, conn, seated): (
+        &SpawnState,
+        &Life,
+        &Body,
+        &FrameState,
+        &Position,
+        &LastFrame,
+        &Connection,
+        Option<&Seated>,
+    ),
+    inv: &Inventory,
+    launcher: &Launcher,
+    now: Duration,
+) -> Result<(), LaunchDrop> {
+    if !spawn.granted || !life.spawned || !life.alive || frame.frozen.is_some() || body.paused {
+        return Err(LaunchDrop::NotInControl);
+    }
+    let too_old = conn
+        .scope_barrier()
+        .is_some_and(|barrier| barrier.is_newer_than(p.seen_event));
+    if too_old || p.seen_event.is_newer_than(conn.last_queued()) {
+        return Err(LaunchDrop::Scope);
+    }
+    let l = &p.launch;
+    if l.vehicle_id != VehicleId::NONE {
+        return Err(LaunchDrop::Vehicle);
+    }
+    if seated.is_some() {
+        return Err(LaunchDrop::Seated);
+    }
+    let weapon = launcher_of(l.weapon);
+    if inv.armed != weapon && !launcher.armed_lately(weapon, now) {
+        return Err(LaunchDrop::NotArmed);
+    }
+    if !inv.holds(weapon) || inv.ammo[usize::from(weapon)] == 0 {
+        return Err(LaunchDrop::NoAmmo);
+    }
+    if distance(position.0, l.origin) > ORIGIN_REACH {
+        return Err(LaunchDrop::Origin);
+    }
+    let body_vel = last.frame.map_or(Vec3::ZERO, |f| f.vel);
+    let slack = if l.weapon.is_rocket() {
+        ROCKET_SLACK
+    } else {
+        THROWN_SLACK
+    };
+    if distance(l.velocity, body_vel) > slack {
+        return Err(LaunchDrop::Velocity);
+    }
+    if l.weapon == ProjectileWeapon::Satchel && launcher.satchels.len() >= usize::from(MAX_SATCHELS)
+    {
+        return Err(LaunchDrop::Latch);
+    }
+    if launcher
+        .last
+        .get(&l.weapon)
+        .is_some_and(|&at| now.saturating_sub(at) < ON_FOOT_INTERVAL / 2)
+    {
+        return Err(LaunchDrop::Interval);
+    }
+    Ok(())
+}
+
+/// The target a heat-seeking rocket keeps: a vehicle of that epoch, not wrecked, streamed
+/// to the sender (and so in its scope), not its own seat's, within 200 m of the origin.
+/// Any other target is cleared; the launch stands (weapons.md §2).
+fn kept_target(
+    l: &Launch,
+    sender: (&Player, Option<&Seated>),
+    vehicles: &Vehicles,
+    targets: &Query<Target>,
+) -> (VehicleId, VehicleEpoch) {
+    let none = (VehicleId::NONE, VehicleEpoch(0));
+    if l.target_id == VehicleId::NONE {
+        return none;
+    }
+    let (player, seated) = sender;
+    let keep = vehicles
+        .entity(l.target_id)
+        .and_then(|e| targets.get(e).ok())
+        .is_some_and(|(life, pose, viewers)| {
+            life.epoch == l.target_epoch
+                && !life.wrecked
+                && viewers.contains(player.id)
+                && seated.is_none_or(|s| s.id != l.target_id)
+                && distance(pose.position, l.origin) <= TARGET_REACH
+        });
+    if keep {
+        (l.target_id, l.target_epoch)
+    } else {
+        none
+    }
+}
+
+/// Takes this tick's ProjectileCreates in arrival order, after the tick's frames; an
+/// accepted one spends its round now and is relayed in the streaming relay.
+pub(super) fn admit_launches(
+    time: Res<Time>,
+    vehicles: Res<Vehicles>,
+    mut received: MessageReader<Received>,
+    senders: Query<(&Player, Sender)>,
+    targets: Query<Target>,
+    mut own: Query<(&mut WeaponEvents, &mut Launcher, &mut Inventory)>,
+    mut stats: ResMut<LaunchStats>,
+    mut accepted: MessageWriter<LaunchAccepted>,
+) {
+    let now = time.elapsed();
+    for Received { player, packet } in received.read() {
+        let ClientPacket::ProjectileCreate(p) = packet else {
+            continue;
+        };
+        let (Ok((me, parts)), Ok((mut limit, mut launcher, mut inv))) =
+            (senders.get(*player), own.get_mut(*player))
+        else {
+            continue;
+        };
+        let verdict = if limit.take(now) {
+            check(p, parts, &inv, &launcher, now)
+        } else {
+            Err(LaunchDrop::Limit)
+        };
+        if let Err(why) = verdict {
+            debug!(?player, reason = why.name(), "ProjectileCreate dropped");
+            *stats.dropped.entry(why).or_default() += 1;
+            continue;
+        }
+        stats.accepted += 1;
+        let mut launch = p.launch;
+        (launch.target_id, launch.target_epoch) =
+            kept_target(&launch, (me, parts.7), &vehicles, &targets);
+        let weapon = usize::from(launcher_of(launch.weapon));
+        inv.ammo[weapon] -= 1;
+        if usize::from(inv.armed) == weapon {
+            inv.clip = inv.clip.min(inv.ammo[weapon]);
+        }
+        launcher.last.insert(launch.weapon, now);
+        if launch.weapon == ProjectileWeapon::Satchel {
+            launcher.satchels.push((launch.origin, now));
+        }
+        accepted.write(LaunchAccepted {
+            launcher: *player,
+            launch,
+        });
+    }
+}
+
+/// Sends this tick's accepted launches, in acceptance order, on the reliable lanes of the
+/// players their launchers are shown to as reconciled this tick (a normal event: a full
+/// lane refuses it and that viewer never sees the projectile).
+pub(super) fn relay_launches(
+    index: Res<PlayerIndex>,
+    mut accepted: MessageReader<LaunchAccepted>,
+    launchers: Query<(&Player, &Viewers)>,
+    mut connections: Query<&mut Connection>,
+    mut stats: ResMut<LaunchStats>,
+) {
+    for a in accepted.read() {
+        let Ok((me, viewers)) = launchers.get(a.launcher) else {
+            continue;
+        };
+        let packet = RemoteProjectileCreate {
+            id: me.id,
+            player_token: me.token,
+            event_id: EventId(0),
+            launch: a.launch,
+        };
+        for recipient in viewers.iter().filter_map(|id| index.get(id)) {
+            if recipient == a.launcher {
+                continue;
+            }
+            if let Ok(mut conn) = connections.get_mut(recipient)
+                && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
+            {
+                debug!(?recipient, ?e, "RemoteProjectileCreate not queued");
+                stats.relay_refused += 1;
+            }
+        }
+    }
+}
