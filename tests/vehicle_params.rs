@@ -671,3 +671,75 @@ fn colors_go_to_everyone_streamed_on_a_change_and_never_for_a_wreck() {
         Some(format!("colors error set_vehicle_colors: vehicle {v} is a wreck").as_str())
     );
 }
+
+/// VehicleExit from `c` without a tick: the next packets share the tick's lane with it.
+fn send_exit(h: &mut Harness, c: ClientId, id: VehicleId) {
+    let packet = dlmp::protocol::vehicle::seats::VehicleExit {
+        session_token: h.token(c),
+        event_id: EventId(0),
+        vehicle_id: id,
+    };
+    h.send_event(c, packet);
+}
+
+fn seated(h: &Harness, c: ClientId) -> bool {
+    h.world()
+        .get::<dlmp_core::vehicle::Seated>(h.entity(c))
+        .is_some()
+}
+
+#[rstest]
+#[case::key_then_exit(false, 1)]
+#[case::exit_then_key(true, 0)]
+fn a_key_and_the_drivers_exit_in_one_tick_are_judged_in_lane_order(
+    #[case] exit_first: bool,
+    #[case] applied: u64,
+) {
+    let s = gamemode(if exit_first {
+        "lane_exit_key"
+    } else {
+        "lane_key_exit"
+    });
+    let Scene { mut h, a, id, .. } = scene(&s, 400);
+    put(&mut h, a, id, 0);
+    if exit_first {
+        send_exit(&mut h, a, id);
+    }
+    control(&mut h, a, id, VehicleControlKind::Engine, true);
+    if !exit_first {
+        send_exit(&mut h, a, id);
+    }
+    h.step();
+    assert!(!seated(&h, a), "the exit is taken either way");
+    let stats = h.world().resource::<ControlStats>();
+    assert_eq!(
+        stats.applied, applied,
+        "the key counts as the driver's only before the exit"
+    );
+    assert_eq!(
+        stats
+            .dropped
+            .get(&ControlDrop::NotDriver)
+            .copied()
+            .unwrap_or(0),
+        1 - applied
+    );
+}
+
+#[test]
+fn the_shared_limit_drops_the_later_events_of_the_lane_whatever_their_kind() {
+    let s = gamemode("lane_limit");
+    let Scene { mut h, a, id, .. } = scene(&s, 400);
+    put(&mut h, a, id, 0);
+    // 30 keys, then the exit: the exit is the 31st event of the lane, so it is the one
+    // past the limit, though the seats are taken before the keys in the tick.
+    let burst = VEHICLE_EVENTS.burst() as usize;
+    for i in 0..burst {
+        control(&mut h, a, id, VehicleControlKind::Lights, i % 2 == 0);
+    }
+    send_exit(&mut h, a, id);
+    h.step();
+    assert_eq!(h.world().resource::<ControlStats>().applied, burst as u64);
+    assert_eq!(h.get::<VehicleEvents>(a).dropped, 1);
+    assert!(seated(&h, a), "the exit was past the limit");
+}

@@ -526,3 +526,37 @@ fn player_state_change_reports_driver_and_passenger() {
         ]
     );
 }
+
+#[test]
+fn a_seat_change_never_reaches_a_viewer_before_the_seated_players_join() {
+    let mut h = Harness::new();
+    let y = h.connect("yara");
+    stand(&mut h, y, at(0.0));
+    let v = vehicle(&mut h, 400, at(5.0));
+    h.steps(3);
+    assert!(
+        h.packets::<dlmp::protocol::vehicle::sync::VehicleSync>(y)
+            .iter()
+            .any(|s| s.vehicle_id == v && s.active),
+        "Yara sees the car"
+    );
+    // Yara's lane holds more than the roster window unacknowledged: the next PlayerJoin
+    // waits outside the lane.
+    h.set_auto_ack(y, false);
+    h.fill_lane(y, dlmp::net::lane::Delivery::Critical, 150);
+    let x = h.connect("xavi");
+    stand(&mut h, x, at(4.0));
+    put(&mut h, x, v, 0);
+    h.release_lane(y);
+    let xid = h.player_id(x);
+    let got = h.received(y);
+    let join = got
+        .iter()
+        .position(|p| matches!(p, ServerPacket::PlayerJoin(j) if j.id == xid))
+        .expect("Xavi's join");
+    let seat = got
+        .iter()
+        .position(|p| matches!(p, ServerPacket::VehicleOccupancy(o) if o.player_id == xid))
+        .expect("Xavi's seat change");
+    assert!(join < seat, "join at {join}, seat change at {seat}");
+}

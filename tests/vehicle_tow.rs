@@ -590,3 +590,43 @@ fn the_trailers_frames_wait_until_the_copy_took_a_hitch_its_game_did_not_make() 
     car_frame(&mut s.h, s.a, 2, s.car);
     assert_eq!(frame_counts(&s.h), (1, 1));
 }
+
+/// VehicleExit from `c` without a tick: the next packets share the tick's lane with it.
+fn send_exit(h: &mut Harness, c: ClientId, id: VehicleId) {
+    let packet = dlmp::protocol::vehicle::seats::VehicleExit {
+        session_token: h.token(c),
+        event_id: dlmp::protocol::ids::EventId(0),
+        vehicle_id: id,
+    };
+    h.send_event(c, packet);
+}
+
+#[test]
+fn a_tow_then_the_drivers_exit_in_one_tick_hitches_the_trailer() {
+    let mut s = scene();
+    send_tow(&mut s.h, s.a, s.car, Some(s.truck));
+    send_exit(&mut s.h, s.a, s.truck);
+    s.h.step();
+    assert_eq!(
+        hitch(&s.h, s.car).tractor,
+        Some(s.truck),
+        "judged as it came"
+    );
+    assert_eq!(trailers(&s.h, s.b), [(s.car.0, s.truck.0, false)]);
+    assert!(
+        s.h.world()
+            .get::<dlmp_core::vehicle::Seated>(s.h.entity(s.a))
+            .is_none(),
+        "and the driver got out"
+    );
+}
+
+#[test]
+fn the_drivers_exit_then_a_tow_in_one_tick_is_refused() {
+    let mut s = scene();
+    send_exit(&mut s.h, s.a, s.truck);
+    send_tow(&mut s.h, s.a, s.car, Some(s.truck));
+    s.h.step();
+    assert_eq!(hitch(&s.h, s.car).tractor, None);
+    assert_eq!(refused(&s.h, TRAILER, LinkRefusal::NotController), 1);
+}

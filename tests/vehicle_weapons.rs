@@ -18,6 +18,8 @@ use dlmp::vehicle::weapon::VehicleShotDrops;
 use dlmp::vehicle::weapon::admit::SalvoDrop;
 use vehicle_support::{at, put, stand, vehicle};
 
+use std::time::Duration;
+
 const HUNTER: u16 = 425;
 const SEA_SPARROW: u16 = 447;
 const RUSTLER: u16 = 476;
@@ -27,21 +29,12 @@ const RC_TIGER: u16 = 564;
 /// Alice (the shooter) at the origin, Bob 30 m off, shown to her, and Carol 400 m off,
 /// not; a vehicle of `model` beside Alice. Runs a gamemode that arms players.
 fn scene(name: &str, model: u16) -> (TempScripts, Harness, [ClientId; 3], VehicleId) {
-    scene_at(name, model, 50)
-}
-
-/// [`scene`] at `tick_hz` ticks a second.
-fn scene_at(
-    name: &str,
-    model: u16,
-    tick_hz: u16,
-) -> (TempScripts, Harness, [ClientId; 3], VehicleId) {
     let s = TempScripts::new(name);
     s.resource(
         "gm",
         r#"dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)"#,
     );
-    let mut h = s.harness_with(|c| dlmp::config::Config { tick_hz, ..c });
+    let mut h = s.harness();
     let a = h.connect("alice");
     let b = h.connect("bob");
     let c = h.connect("carol");
@@ -264,21 +257,31 @@ fn an_rc_fires_for_its_remote_driver_and_the_tiger_only_without_detonation() {
 }
 
 #[test]
-fn a_salvo_needs_half_the_game_interval() {
-    let (_s, mut h, [a, b, _], v) = scene_at("vw_interval", HUNTER, 1000);
+fn salvos_are_timed_by_arrival_not_by_the_tick_that_takes_them() {
+    let (_s, mut h, [a, b, _], v) = scene("vw_interval", HUNTER);
     put(&mut h, a, v, 0);
-    assert_eq!(h.tick(), std::time::Duration::from_millis(1));
-    fire(&mut h, a, |h| at_bob(h, a, 1, v));
-    // The Hunter's 60 ms: 29 ms later is refused, 30 ms later accepted.
-    h.steps(28);
-    fire(&mut h, a, |h| at_bob(h, a, 2, v));
+    assert_eq!(h.tick(), Duration::from_millis(20), "the default tick rate");
+    // The Hunter's game interval is 60 ms, so a salvo needs 30 ms since the previous
+    // accepted one. The client fires every 60 ms; the network holds some back, so two
+    // salvos may be taken by ticks 20 ms apart (25 and 60 ms) and two others 40 ms apart
+    // though they arrived 29 ms apart (199 and 228 ms).
+    let t0 = h.now();
+    let arrivals = [25, 60, 90, 119, 140, 199, 228];
+    for (n, ms) in (1..).zip(arrivals) {
+        let shot = at_bob(&h, a, n, v);
+        h.send_at(a, shot, t0 + Duration::from_millis(ms));
+    }
+    h.steps(13);
+    assert_eq!(
+        relayed(&h, b),
+        [1, 2, 3, 5, 6],
+        "35 ms and exactly 30 ms after the previous accepted arrival are taken"
+    );
     assert_eq!(
         dropped(&h, SalvoDrop::Interval),
-        1,
-        "half the interval − 1 ms"
+        2,
+        "29 ms after the previous accepted arrival, in the same tick or the next"
     );
-    fire(&mut h, a, |h| at_bob(h, a, 3, v));
-    assert_eq!(relayed(&h, b), [1, 3], "exactly half");
 }
 
 fn weapon_shot(h: &Harness, c: ClientId, order: u32) -> WeaponShot {

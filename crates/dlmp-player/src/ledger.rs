@@ -309,7 +309,7 @@ fn settle(
     seated: Query<&dlmp_core::vehicle::Seated>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         match packet {
             ClientPacket::DamageReport(report) => {
                 let Ok((_, me, spawn, life, _, position, scope, team, ..)) = victims.get(*player)

@@ -225,7 +225,7 @@ fn note_deaths(
 
 /// Notes every RespawnRequest (the session layer checked its token and address).
 fn take_requests(mut received: MessageReader<Received>, mut players: Query<&mut Respawn>) {
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         if let ClientPacket::RespawnRequest(_) = packet
             && let Ok(mut respawn) = players.get_mut(*player)
         {

@@ -199,7 +199,7 @@ pub fn admit_shots(
     mut refused: MessageWriter<AdmissionRefused>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::WeaponShot(shot) = packet else {
             continue;
         };

@@ -171,7 +171,7 @@ impl Plugin for SpawnPlugin {
 /// Notes every RequestSpawn; it also kept the session alive (it passed the token check).
 /// The grant decides on it after the gamemode ran.
 fn take_requests(mut received: MessageReader<Received>, mut states: Query<&mut SpawnState>) {
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         if let ClientPacket::RequestSpawn(_) = packet
             && let Ok(mut state) = states.get_mut(*player)
         {

@@ -15,7 +15,8 @@
 //! - [`stream`]: the reconcile on the engine, with seated players in one transition.
 //! - [`seats`]: VehicleEnter / VehicleExit, jacking, the server's seating, lost seats.
 //! - [`reset`]: what ends a hitch, a winch load or a remote driver.
-//! - [`event_limit`]: the vehicle events' shared rate limit.
+//! - [`event_limit`]: the vehicle events of a connection judged in lane order, with their
+//!   shared rate limit.
 //! - [`params`]: VehicleParams, VehicleControl and VehicleColors.
 //! - [`script`]: the Lua API's reads and commands; [`lua`]: its registration and events.
 //! - [`frame`]: VehicleFrame acceptance, the field rules, RemoteVehicleFrame.
@@ -95,6 +96,7 @@ impl Plugin for VehiclePlugin {
             .init_resource::<Jacking>()
             .init_resource::<SeatStats>()
             .init_resource::<seats::PendingEnters>()
+            .init_resource::<event_limit::VehicleLane>()
             .add_message::<VehicleCommand>()
             .add_message::<SeatCommand>()
             .add_message::<SeatChanged>()
@@ -111,7 +113,9 @@ impl Plugin for VehiclePlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    event_limit::give.in_set(dlmp_core::tick::ServerSystems::Validation),
+                    (event_limit::give, event_limit::judge)
+                        .chain()
+                        .in_set(dlmp_core::tick::ServerSystems::Validation),
                     (seats::free_lost_seats, seats::intake, script::refresh_view)
                         .chain()
                         .in_set(GameplaySystems::Intake),

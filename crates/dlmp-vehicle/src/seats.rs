@@ -11,6 +11,7 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use super::components::{Occupant, Params, Seats, Train, Vehicle, VehicleScope};
+use super::event_limit::{Judged, VehicleLane};
 use super::models::{CARRIAGE_LENGTH, VehicleModels};
 use super::stream::{VehicleStream, occupancy};
 use dlmp_core::position::{Position, Scope};
@@ -289,7 +290,8 @@ fn sender<'a>(
     }
 }
 
-/// Sends a seat change to everyone `vehicle` is streamed to, critical.
+/// Sends a seat change to everyone `vehicle` is streamed to, critical; behind the seated
+/// player's PlayerJoin for a viewer still waiting for it (ADR 0121).
 pub fn tell_viewers(
     stream: &VehicleStream,
     index: &PlayerIndex,
@@ -300,9 +302,13 @@ pub fn tell_viewers(
     kind: OccupancyKind,
 ) {
     let packet = occupancy(vehicle, player.id, player.token, seat, kind).into();
-    stream
-        .shown()
-        .tell_viewers(vehicle.0, &packet, index, connections);
+    stream.shown().tell_viewers_about(
+        vehicle.0,
+        &packet,
+        (player.id, player.token),
+        index,
+        connections,
+    );
 }
 
 fn send_to(
@@ -340,8 +346,10 @@ fn deny(
     );
 }
 
-/// The intake of the tick's VehicleEnter and VehicleExit, in lane order: an exit frees
-/// the seat at once; a request that passes the checks waits for the scripts.
+/// The intake of the tick's VehicleEnter and VehicleExit, in lane order, after the other
+/// vehicle events of the tick were judged (each as the lane found the sender's seat,
+/// ADR 0120): an exit frees the seat; a request that passes the checks waits for the
+/// scripts.
 #[allow(
     clippy::too_many_arguments,
     reason = "a system's parameters are its dependencies"
@@ -361,29 +369,28 @@ pub(super) fn intake(
     vehicles: Query<VehicleParts>,
     mut seats: Query<&mut Seats>,
     mut connections: Query<&mut Connection>,
-    mut limits: Query<&mut super::event_limit::VehicleEvents>,
-    time: Res<bevy_time::Time>,
+    lane: Res<VehicleLane>,
 ) {
     pending.0.clear();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         if !matches!(
             packet,
             ClientPacket::VehicleEnter(_) | ClientPacket::VehicleExit(_)
         ) {
             continue;
         }
-        let Ok(parts) = players.get(*player) else {
+        let Ok(mut parts) = players.get(*player) else {
             continue;
         };
-        if let Ok(mut limit) = limits.get_mut(*player)
-            && !limit.take(time.elapsed())
-        {
+        let judged = lane.judged(*player, packet);
+        if judged == Judged::Limited {
             debug!(
                 player = parts.1.id.0,
                 "a vehicle event past the rate limit dropped"
             );
             continue;
         }
+        parts.6 = judged.seat(parts.6);
         let me = Occupant {
             entity: parts.0,
             id: parts.1.id,

@@ -140,7 +140,7 @@ fn admit_reports(
     time: Res<Time>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::PlayerWaypoint(report) = packet else {
             continue;
         };

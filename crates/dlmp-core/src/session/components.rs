@@ -75,6 +75,10 @@ impl PlayerIndex {
 pub struct Received {
     pub player: Entity,
     pub packet: ClientPacket,
+    /// When the network thread read the datagram, on the server's clock: a rule timed by
+    /// the client's sending (vehicles.md VehicleShot's interval) is judged by arrival, not
+    /// by the tick that happened to take it.
+    pub at: Duration,
 }
 
 /// A session opened: the player is "connected, not spawned" (connection.md §2).

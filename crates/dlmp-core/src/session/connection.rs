@@ -343,6 +343,26 @@ impl Connection {
         Ok(())
     }
 
+    /// Queues a critical event about player `id` of generation `token`: behind its
+    /// PlayerJoin when that still waits outside the lane, since nothing about a player may
+    /// reach this recipient before its join (connection.md §4; ADR 0121).
+    pub fn send_about(
+        &mut self,
+        (id, token): (PlayerId, PlayerToken),
+        packet: impl Into<ServerPacket>,
+    ) -> Result<(), SendError> {
+        if !self.awaits_join(id, token) {
+            return self.send_event(packet, Delivery::Critical).map(|_| ());
+        }
+        let packet = packet.into();
+        if packet.event_id().is_none() {
+            return Err(SendError::WrongLane);
+        }
+        encode(&packet)?;
+        self.roster.push_back(RosterEvent::Other(Box::new(packet)));
+        Ok(())
+    }
+
     /// Roster events still waiting outside the lane.
     pub fn roster_backlog(&self) -> usize {
         self.roster.len()

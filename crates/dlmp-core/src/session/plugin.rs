@@ -131,6 +131,14 @@ impl Plugin for SessionPlugin {
     }
 }
 
+/// A datagram read at `at` on the server's clock, which stands at the step's deadline
+/// during the step; without a deadline, the step's time.
+fn on_clock(now: Duration, deadline: Option<&StepDeadline>, at: std::time::Instant) -> Duration {
+    deadline.map_or(now, |d| {
+        now.saturating_sub(d.0.saturating_duration_since(at))
+    })
+}
+
 fn encode(packet: impl Into<ServerPacket>) -> Option<Vec<u8>> {
     let mut buf = [0u8; MAX_DATAGRAM];
     match packet.into().encode(&mut buf) {
@@ -305,10 +313,11 @@ fn route_packets(
     mut connections: Query<(&mut Connection, &Name)>,
     mut received: MessageWriter<Received>,
     mut ended: MessageWriter<EndSession>,
+    deadline: Option<Res<StepDeadline>>,
 ) {
     let now = time.elapsed();
     let mut kicked = HashSet::new();
-    for Inbound { from, packet, .. } in batch.0.drain(..) {
+    for Inbound { from, packet, at } in batch.0.drain(..) {
         let Some(token) = packet.session_token() else {
             continue;
         };
@@ -361,7 +370,11 @@ fn route_packets(
             _ => match packet.event_id() {
                 Some(event) if conn.receive_event(event) != Verdict::Apply => {}
                 _ => {
-                    received.write(Received { player, packet });
+                    received.write(Received {
+                        player,
+                        packet,
+                        at: on_clock(now, deadline.as_deref(), at),
+                    });
                 }
             },
         }

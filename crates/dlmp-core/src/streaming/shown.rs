@@ -26,7 +26,7 @@ use crate::viewers::Viewers;
 use bevy_ecs::system::Query;
 use dlmp_net::lane::Delivery;
 use dlmp_protocol::ServerPacket;
-use dlmp_protocol::ids::{EventId, PlayerId};
+use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
 
 /// One kind's shown sets and pending hides, by recipient slot.
 #[derive(Debug, Clone, Default)]
@@ -419,6 +419,32 @@ impl ShownSets {
         index: &PlayerIndex,
         connections: &mut Query<&mut Connection>,
     ) {
+        self.tell(key, packet, except, None, index, connections);
+    }
+
+    /// [`tell_viewers`](Self::tell_viewers) of a change that names a player (a seat
+    /// change): a viewer still waiting for that player's PlayerJoin gets it behind the join
+    /// ([`Connection::send_about`]).
+    pub fn tell_viewers_about(
+        &self,
+        key: u32,
+        packet: &ServerPacket,
+        subject: (PlayerId, PlayerToken),
+        index: &PlayerIndex,
+        connections: &mut Query<&mut Connection>,
+    ) {
+        self.tell(key, packet, None, Some(subject), index, connections);
+    }
+
+    fn tell(
+        &self,
+        key: u32,
+        packet: &ServerPacket,
+        except: Option<PlayerId>,
+        about: Option<(PlayerId, PlayerToken)>,
+        index: &PlayerIndex,
+        connections: &mut Query<&mut Connection>,
+    ) {
         for recipient in self.viewers(key).filter(|r| Some(*r) != except) {
             let Some(mut c) = index
                 .get(recipient)
@@ -426,7 +452,11 @@ impl ShownSets {
             else {
                 continue;
             };
-            if let Err(e) = c.send_event(packet.clone(), Delivery::Critical) {
+            let sent = match about {
+                Some(subject) => c.send_about(subject, packet.clone()),
+                None => c.send_event(packet.clone(), Delivery::Critical).map(|_| ()),
+            };
+            if let Err(e) = sent {
                 dlmp_net::log_limited!(
                     warn,
                     key,

@@ -215,7 +215,7 @@ fn take_chat(
     who: Query<(&dlmp_core::session::Player, &dlmp_core::session::Name)>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::ClientChat(chat) = packet else {
             continue;
         };

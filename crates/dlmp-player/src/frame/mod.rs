@@ -313,7 +313,7 @@ pub fn admit_frames(
     vehicles: Query<&dlmp_core::vehicle::Pose>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::PlayerSync(sync) = packet else {
             continue;
         };

@@ -7,12 +7,11 @@
 //! [`DamageStats`] by reason.
 
 use bevy_ecs::prelude::*;
-use bevy_time::Time;
 use tracing::debug;
 
 use super::DamageStats;
 use super::status::{Shape, StatusRefusal, merge, reported};
-use crate::event_limit::VehicleEvents;
+use crate::event_limit::{Judged, VehicleLane};
 use crate::frame::accept::controller;
 use crate::frame::control_of;
 use crate::{Damage, Revisions, Seats, Syncer, Vehicle, VehicleModels, VehicleStream};
@@ -78,34 +77,33 @@ type Target = (
     reason = "a system's parameters are its dependencies"
 )]
 pub(super) fn intake(
-    time: Res<Time>,
     registry: Res<Vehicles>,
     models: Res<VehicleModels>,
     stream: Res<VehicleStream>,
     index: Res<PlayerIndex>,
     mut received: MessageReader<Received>,
-    mut limits: Query<&mut VehicleEvents>,
+    lane: Res<VehicleLane>,
     senders: Query<Sender>,
     drivers: Query<(&Body, Option<&FrameState>)>,
     mut vehicles: Query<Target>,
     mut connections: Query<&mut Connection>,
     mut stats: ResMut<DamageStats>,
 ) {
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::VehicleDamage(report) = packet else {
             continue;
         };
         let Ok(sender) = senders.get(*player) else {
             continue;
         };
-        if let Ok(mut limit) = limits.get_mut(*player)
-            && !limit.take(time.elapsed())
-        {
+        let judged = lane.judged(*player, packet);
+        if judged == Judged::Limited {
             stats.count(DamageDrop::RateLimit);
             continue;
         }
         let taken = take(
             *player,
+            judged,
             sender,
             report,
             &registry,
@@ -142,6 +140,7 @@ pub(super) fn intake(
 /// `None` when it added nothing.
 fn take(
     player: Entity,
+    judged: Judged,
     (_, life, body, frame): (&Player, &PlayerLife, &Body, Option<&FrameState>),
     report: &VehicleDamage,
     registry: &Vehicles,
@@ -155,12 +154,22 @@ fn take(
     let (vehicle, seats, syncer, v_life, revs, mut damage, remote) = vehicles
         .get_mut(entity)
         .map_err(|_| DamageDrop::UnknownVehicle)?;
-    let control = control_of(
+    let mut control = control_of(
         player,
         (life, body, frame),
         (seats, syncer, remote),
         drivers,
     );
+    // After the sender's exit in the lane it reports as a player outside (ADR 0120).
+    if judged
+        == (Judged::Taken {
+            exited: Some(report.vehicle_id),
+        })
+        && control.sender_drives
+    {
+        control.sender_drives = false;
+        control.seat0_empty_or_paused = true;
+    }
     // A paused driver reports nothing, as with its explosion (vehicles.md VehicleDamage:
     // "a live player who controls the vehicle now"): its syncer does while it is away.
     if !control.sender_alive || control.sender_paused {

@@ -94,11 +94,11 @@ impl Plugin for VehicleDamagePlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    // After the seat requests: within a tick the features take the
-                    // shared event limit's tokens in a fixed order (ADR 0061).
+                    // Judged in lane order with the exits (ADR 0120): before the seat
+                    // intake frees the seats of this tick's exits.
                     intake::intake
                         .in_set(GameplaySystems::Intake)
-                        .after(super::seats::intake),
+                        .before(super::seats::intake),
                     command::apply
                         .in_set(GameplaySystems::Apply)
                         .after(VehicleSystems::Lifecycle),

@@ -204,7 +204,7 @@ pub(crate) fn admit_vehicle_frames(
     mut refused: MessageWriter<VehicleFrameRefused>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::VehicleFrame(frame) = packet else {
             continue;
         };

@@ -159,7 +159,7 @@ pub(super) fn intake(
     mut effects: Effects,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::VehicleExplode(report) = packet else {
             continue;
         };

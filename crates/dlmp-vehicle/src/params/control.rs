@@ -1,22 +1,21 @@
 //! VehicleControl (vehicles.md): the driver's engine and lights keys. The server takes
 //! them only from the player in seat 0 of that vehicle who is not frozen, while the
 //! vehicle is not a wreck; the lock key (control 2) is dropped, since only the gamemode
-//! locks a vehicle. Each packet first takes a token of the shared vehicle event limit
-//! ([`VehicleEvents`]; past it the event is acknowledged and dropped). An accepted key
-//! raises `vehicle_control(vehicle, player, control, on)` in the script pass; unless a
+//! locks a vehicle. Each packet is judged in lane order with the other vehicle events
+//! ([`VehicleLane`]: the shared limit, and a key after the driver's exit is dropped). An
+//! accepted key raises `vehicle_control(vehicle, player, control, on)` in the script pass; unless a
 //! handler returns false it is applied as a gamemode command, after the handlers' own
 //! commands. Everything else is dropped silently (counted in [`ControlStats`]).
 
 use std::collections::HashMap;
 
 use bevy_ecs::prelude::*;
-use bevy_time::Time;
 use tracing::debug;
 
 use super::command::ParamWriter;
 use super::rules::ParamChange;
 use crate::components::{Occupant, Seats};
-use crate::event_limit::VehicleEvents;
+use crate::event_limit::{Judged, VehicleLane};
 use dlmp_core::session::{Player, Received};
 use dlmp_core::vehicle::Life;
 use dlmp_core::vehicle::Vehicles;
@@ -112,33 +111,31 @@ impl PendingControl {
 #[derive(Resource, Debug, Default)]
 pub struct PendingControls(pub Vec<PendingControl>);
 
-/// The intake of the tick's VehicleControl, in lane order, after the seat intake (an exit
-/// earlier in the tick has freed seat 0).
+/// The intake of the tick's VehicleControl, in lane order: a key after the driver's exit
+/// in the lane is not the driver's, a key before it is (ADR 0120).
 #[allow(
     clippy::too_many_arguments,
     reason = "a system's parameters are its dependencies"
 )]
 pub(super) fn intake(
-    time: Res<Time>,
     registry: Res<Vehicles>,
     mut received: MessageReader<Received>,
     mut pending: ResMut<PendingControls>,
     mut stats: ResMut<ControlStats>,
-    mut limits: Query<&mut VehicleEvents>,
+    lane: Res<VehicleLane>,
     senders: Query<(&Player, Option<&FrameState>)>,
     vehicles: Query<(&Seats, &Life)>,
 ) {
     pending.0.clear();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::VehicleControl(key) = packet else {
             continue;
         };
         let Ok((me, frame)) = senders.get(*player) else {
             continue;
         };
-        if let Ok(mut limit) = limits.get_mut(*player)
-            && !limit.take(time.elapsed())
-        {
+        let judged = lane.judged(*player, packet);
+        if judged == Judged::Limited {
             debug!(
                 player = me.id.0,
                 "a vehicle event past the rate limit dropped"
@@ -150,8 +147,19 @@ pub(super) fn intake(
             id: me.id,
             token: me.token,
         };
-        let checked =
-            check(&registry, &vehicles, driver, key.vehicle_id, key.control).and_then(|epoch| {
+        let left = judged
+            == (Judged::Taken {
+                exited: Some(key.vehicle_id),
+            });
+        let checked = check(&registry, &vehicles, driver, key.vehicle_id, key.control)
+            .and_then(|epoch| {
+                if left {
+                    Err(ControlDrop::NotDriver)
+                } else {
+                    Ok(epoch)
+                }
+            })
+            .and_then(|epoch| {
                 if frame.is_some_and(|f| f.frozen.is_some()) {
                     Err(ControlDrop::Frozen)
                 } else {

@@ -44,7 +44,7 @@ impl Plugin for ParamsPlugin {
                 (
                     control::intake
                         .in_set(GameplaySystems::Intake)
-                        .after(super::seats::intake),
+                        .before(super::seats::intake),
                     (
                         command::apply,
                         control::apply,

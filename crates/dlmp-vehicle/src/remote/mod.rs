@@ -159,6 +159,7 @@ impl Plugin for RemotePlugin {
                 (
                     (systems::refresh_view, systems::intake)
                         .chain()
+                        .before(seats::intake)
                         .in_set(GameplaySystems::Intake),
                     systems::settle
                         .after(seats::apply_commands)

@@ -15,7 +15,7 @@ use super::{
     PendingRemoteEnter, RcSettings, Release, RemoteCommand, RemoteDriving, RemoteQueue,
     RemoteRefusal, RemoteStats,
 };
-use crate::event_limit::VehicleEvents;
+use crate::event_limit::{Judged, VehicleLane};
 use crate::models::{VehicleClass, VehicleModels};
 use crate::seats::PlayerParts;
 use crate::{
@@ -259,14 +259,13 @@ pub(super) fn refresh_view(
     reason = "a system's parameters are its dependencies"
 )]
 pub(super) fn intake(
-    time: Res<Time>,
     models: Res<VehicleModels>,
     registry: Res<Vehicles>,
     stream: Res<VehicleStream>,
     mut received: MessageReader<Received>,
     players: Query<PlayerParts>,
     vehicles: Query<RcParts>,
-    mut limits: Query<&mut VehicleEvents>,
+    lane: Res<VehicleLane>,
     (commands, connections): (Commands, Query<&'static mut Connection>),
     (mut queue, mut stats): (ResMut<RemoteQueue>, ResMut<RemoteStats>),
 ) {
@@ -279,24 +278,25 @@ pub(super) fn intake(
         stats: &mut stats,
         taken: Vec::new(),
     };
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let id = match packet {
             ClientPacket::VehicleRemoteExit(p) => p.vehicle_id,
             ClientPacket::VehicleRemoteEnter(p) => p.vehicle_id,
             _ => continue,
         };
-        let Ok(parts) = players.get(*player) else {
+        let Ok(mut parts) = players.get(*player) else {
             continue;
         };
-        if let Ok(mut limit) = limits.get_mut(*player)
-            && !limit.take(time.elapsed())
-        {
+        let judged = lane.judged(*player, packet);
+        if judged == Judged::Limited {
             debug!(
                 player = parts.1.id.0,
                 "a vehicle event past the rate limit dropped"
             );
             continue;
         }
+        // The seat as the lane found it: an exit earlier in the tick left it (ADR 0120).
+        parts.6 = judged.seat(parts.6);
         let me = occupant(&parts);
         if matches!(packet, ClientPacket::VehicleRemoteExit(_)) {
             match pass.of_player(*player).filter(|d| d.id == id) {

@@ -18,12 +18,11 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
-use bevy_time::Time;
 use tracing::debug;
 
 use super::admit::check_hitch;
 use super::links::{FactParts, LinkFacts, LinkKind, LinkRefusal, LinkStats, Links, facts};
-use crate::event_limit::VehicleEvents;
+use crate::event_limit::{Judged, VehicleLane};
 use crate::script::LuaVehicle;
 use crate::winch::admit::check_pickup;
 use crate::{Hitch, Occupant, Syncer, Vehicle, VehicleModels, VehicleStream};
@@ -147,6 +146,15 @@ pub struct LinkWorld<'w, 's> {
     pub hitches: Query<'w, 's, (&'static Vehicle, &'static mut Hitch)>,
     pub connections: Query<'w, 's, &'static mut Connection>,
     pub copies: Query<'w, 's, &'static mut CopyLinks>,
+    pub lane: Res<'w, VehicleLane>,
+}
+
+/// When a request's sender is judged: at the intake, as the lane found its seat; after
+/// the scripts, when the seats of the tick's exits are free (ADR 0120).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Intake(Judged),
+    Recheck,
 }
 
 impl LinkWorld<'_, '_> {
@@ -262,17 +270,22 @@ impl LinkWorld<'_, '_> {
         &self,
         me: Occupant,
         parent: Entity,
-        child_f: &LinkFacts,
-        parent_f: &LinkFacts,
+        (child_f, parent_f): (&LinkFacts, &LinkFacts),
+        stage: Stage,
     ) -> Result<(), LinkRefusal> {
         let Ok((_, life, scope, ..)) = self.players.get(me.entity) else {
             return Err(LinkRefusal::NotController);
         };
-        if !(life.alive && life.spawned)
-            || self
+        let controls = match stage {
+            // An exit from the parent earlier in the lane: from outside it.
+            Stage::Intake(Judged::Taken { exited: Some(left) }) if left == parent_f.id => false,
+            // A request that passed the intake came before the sender's exit of the tick.
+            Stage::Recheck if self.lane.exited(me.entity) == Some(parent_f.id) => true,
+            _ => self
                 .controller(parent)
-                .is_none_or(|c| c.entity != me.entity)
-        {
+                .is_some_and(|c| c.entity == me.entity),
+        };
+        if !(life.alive && life.spawned && controls) {
             return Err(LinkRefusal::NotController);
         }
         let shown = self.stream.shown();
@@ -319,15 +332,13 @@ pub(super) fn settle(mut players: Query<(&mut CopyLinks, &Connection)>) {
 
 /// The tick's VehicleTow and VehicleWinch, in lane order.
 pub(super) fn intake(
-    time: Res<Time>,
     mut w: LinkWorld,
     mut pending: ResMut<PendingLinks>,
     mut received: MessageReader<Received>,
-    mut limits: Query<&mut VehicleEvents>,
 ) {
     pending.0.clear();
     let mut links: Option<Links> = None;
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let (kind, child, child_epoch, parent, parent_epoch) = match packet {
             ClientPacket::VehicleTow(p) => (
                 LinkKind::Trailer,
@@ -353,9 +364,7 @@ pub(super) fn intake(
             id: p.id,
             token: p.token,
         };
-        let within_limit = limits
-            .get_mut(*player)
-            .map_or(true, |mut l| l.take(time.elapsed()));
+        let judged = w.lane.judged(*player, packet);
         let links = links.get_or_insert_with(|| w.links());
         let request = LinkRequest {
             kind,
@@ -366,10 +375,10 @@ pub(super) fn intake(
             parent_epoch,
             refused: false,
         };
-        let outcome = if within_limit {
-            take(&mut w, links, &mut pending, request)
-        } else {
+        let outcome = if judged == Judged::Limited {
             Err(LinkRefusal::RateLimited)
+        } else {
+            take(&mut w, links, &mut pending, request, judged)
         };
         if let Err(why) = outcome {
             w.stats.refuse(kind, why);
@@ -393,6 +402,7 @@ fn take(
     links: &mut Links,
     pending: &mut PendingLinks,
     r: LinkRequest,
+    judged: Judged,
 ) -> Result<(), LinkRefusal> {
     let (_, child_f) = w.facts(r.child).ok_or(LinkRefusal::UnknownVehicle)?;
     if child_f.epoch != r.child_epoch {
@@ -403,11 +413,12 @@ fn take(
         let Some(was) = current else {
             return Ok(());
         };
-        let controls = w
-            .registry
-            .entity(was)
-            .and_then(|e| w.controller(e))
-            .is_some_and(|c| c.entity == r.player.entity);
+        let left = judged == (Judged::Taken { exited: Some(was) });
+        let controls = !left
+            && w.registry
+                .entity(was)
+                .and_then(|e| w.controller(e))
+                .is_some_and(|c| c.entity == r.player.entity);
         if !controls {
             return Err(LinkRefusal::NotController);
         }
@@ -428,7 +439,12 @@ fn take(
     if current == Some(r.parent) {
         return Ok(());
     }
-    w.check_sender(r.player, parent_e, &child_f, &parent_f)?;
+    w.check_sender(
+        r.player,
+        parent_e,
+        (&child_f, &parent_f),
+        Stage::Intake(judged),
+    )?;
     check_kind(r.kind, &child_f, &parent_f, links, &w.models)?;
     pending.0.push(LinkNote::Attach(r));
     Ok(())
@@ -444,7 +460,7 @@ fn recheck(w: &LinkWorld, links: &Links, r: &LinkRequest) -> Result<(), LinkRefu
     if child_f.epoch != r.child_epoch || parent_f.epoch != r.parent_epoch {
         return Err(LinkRefusal::Epoch);
     }
-    w.check_sender(r.player, parent_e, &child_f, &parent_f)?;
+    w.check_sender(r.player, parent_e, (&child_f, &parent_f), Stage::Recheck)?;
     check_kind(r.kind, &child_f, &parent_f, links, &w.models)
 }
 

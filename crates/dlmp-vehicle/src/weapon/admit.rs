@@ -77,9 +77,11 @@ pub struct Facts {
     pub firearm_range: f32,
     /// The sender's last accepted number in the counter shared with WeaponShot.
     pub last_order: Option<Seq>,
-    /// When the vehicle's previous salvo was accepted.
+    /// When the vehicle's previous accepted salvo arrived.
     pub last_salvo: Option<Duration>,
-    pub now: Duration,
+    /// When this salvo arrived ([`dlmp_core::session::Received::at`]): the interval is
+    /// the client's, so the network thread's reading times it, not the tick that took it.
+    pub arrived: Duration,
 }
 
 /// The RC Tiger fires only while its detonation is off.
@@ -139,7 +141,7 @@ pub fn check(shot: &VehicleShot, model: u16, f: &Facts) -> Result<VehicleWeapon,
         return Err(SalvoDrop::Stale);
     }
     if f.last_salvo
-        .is_some_and(|t| f.now.saturating_sub(t) < weapon.interval / 2)
+        .is_some_and(|t| f.arrived.saturating_sub(t) < weapon.interval / 2)
     {
         return Err(SalvoDrop::Interval);
     }
@@ -183,7 +185,7 @@ mod tests {
             firearm_range: 400.0,
             last_order: Some(Seq(9)),
             last_salvo: Some(Duration::from_millis(1000)),
-            now: Duration::from_millis(1030),
+            arrived: Duration::from_millis(1030),
         }
     }
 
@@ -219,7 +221,7 @@ mod tests {
     #[case::stale(HUNTER, shot(9, 1, one(10.0)), |f: Facts| f, Err(SalvoDrop::Stale))]
     #[case::first_order(HUNTER, shot(0, 1, one(10.0)), |f: Facts| Facts { last_order: None, ..f }, Ok(()))]
     #[case::interval_edge(HUNTER, shot(10, 1, one(10.0)), |f: Facts| f, Ok(()))]
-    #[case::interval_short(HUNTER, shot(10, 1, one(10.0)), |f: Facts| Facts { now: Duration::from_millis(1029), ..f }, Err(SalvoDrop::Interval))]
+    #[case::interval_short(HUNTER, shot(10, 1, one(10.0)), |f: Facts| Facts { arrived: Duration::from_millis(1029), ..f }, Err(SalvoDrop::Interval))]
     fn admission(
         #[case] model: u16,
         #[case] s: VehicleShot,

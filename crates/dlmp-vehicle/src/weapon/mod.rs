@@ -144,7 +144,7 @@ fn admit_salvos(
         clock.frame_at.insert(f.vehicle_id, now);
     }
     let clock = &mut *clock;
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, at } in received.read() {
         let ClientPacket::VehicleShot(shot) = packet else {
             continue;
         };
@@ -180,7 +180,7 @@ fn admit_salvos(
             firearm_range: weapon.map_or(0.0, |w| ranges.range(w.hit_weapon)),
             last_order: order.0,
             last_salvo: clock.salvo_at.get(&shot.vehicle_id).copied(),
-            now,
+            arrived: *at,
         };
         let weapon = match admit::check(shot, vehicle.model, &facts) {
             Ok(w) => w,
@@ -191,7 +191,7 @@ fn admit_salvos(
         };
         drops.accepted += 1;
         order.0 = Some(admit::last_ray(shot));
-        clock.salvo_at.insert(shot.vehicle_id, now);
+        clock.salvo_at.insert(shot.vehicle_id, *at);
         if weapon.kind.fires_bullets() {
             for ray in &shot.rays[..usize::from(shot.count)] {
                 recent.push(RecentShot {

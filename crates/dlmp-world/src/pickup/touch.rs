@@ -57,7 +57,7 @@ pub(super) fn admit_touches(
     mut pickups: Query<&mut Pickup>,
     mut interacted: MessageWriter<PickupInteracted>,
 ) {
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, .. } in received.read() {
         let ClientPacket::PickupTouch(touch) = packet else {
             continue;
         };
