@@ -150,7 +150,8 @@ pub struct Launcher {
     /// (weapon, when) of the frames accepted in the last [`ARMED_WINDOW`], oldest first;
     /// one entry per run of frames arming the same weapon.
     arms: VecDeque<(u8, Duration)>,
-    /// When each projectile weapon was last launched on foot.
+    /// When the last accepted launch of each projectile weapon on foot arrived (the
+    /// interval is timed by arrival, as VehicleShot's, ADR 0120).
     last: HashMap<ProjectileWeapon, Duration>,
     /// The satchels thrown and relayed that have not burst: origin and time of each.
     pub satchels: Vec<(Vec3, Duration)>,
@@ -253,7 +254,7 @@ fn check(
     ),
     inv: &Inventory,
     launcher: &Launcher,
-    now: Duration,
+    (now, arrived): (Duration, Duration),
 ) -> Result<(), LaunchDrop> {
     if !spawn.granted || !life.spawned || !life.alive || frame.frozen.is_some() || body.paused {
         return Err(LaunchDrop::NotInControl);
@@ -297,7 +298,7 @@ fn check(
     if launcher
         .last
         .get(&l.weapon)
-        .is_some_and(|&at| now.saturating_sub(at) < ON_FOOT_INTERVAL / 2)
+        .is_some_and(|&at| arrived.saturating_sub(at) < ON_FOOT_INTERVAL / 2)
     {
         return Err(LaunchDrop::Interval);
     }
@@ -348,7 +349,7 @@ pub(super) fn admit_launches(
     mut accepted: MessageWriter<LaunchAccepted>,
 ) {
     let now = time.elapsed();
-    for Received { player, packet } in received.read() {
+    for Received { player, packet, at } in received.read() {
         let ClientPacket::ProjectileCreate(p) = packet else {
             continue;
         };
@@ -358,7 +359,7 @@ pub(super) fn admit_launches(
             continue;
         };
         let verdict = if limit.take(now) {
-            check(p, parts, &inv, &launcher, now)
+            check(p, parts, &inv, &launcher, (now, *at))
         } else {
             Err(LaunchDrop::Limit)
         };
@@ -376,7 +377,7 @@ pub(super) fn admit_launches(
         if usize::from(inv.armed) == weapon {
             inv.clip = inv.clip.min(inv.ammo[weapon]);
         }
-        launcher.last.insert(launch.weapon, now);
+        launcher.last.insert(launch.weapon, *at);
         if launch.weapon == ProjectileWeapon::Satchel {
             launcher.satchels.push((launch.origin, now));
         }
