@@ -4,12 +4,15 @@
 //! in acceptance order; each admission rule alone refuses it, counted by its reason in the
 //! launch stats (console `stats`), with no round spent and nothing relayed; the weapon
 //! event limit takes its token before any other check; a heat-seeker keeps only a target it
-//! may lock on.
+//! may lock on. Satchels (§3): the latch (at most 8; the detonator with it; cleared by a
+//! detonation, a scope change and a death), SatchelDetonate checked against it, and
+//! RemoteSatchelDetonate with the positions near a thrown satchel.
 
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::player::weapons::launch::{LaunchDrop, LaunchStats};
+use dlmp::player::weapons::satchel::{DetonationDrop, DetonationStats};
 use dlmp::player::{DeathEpoch, Inventory, LastFrame};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, VehicleEpoch, VehicleId};
@@ -17,6 +20,7 @@ use dlmp::protocol::player::sync::Frame;
 use dlmp::protocol::weapons::projectile::{
     Launch, ProjectileCreate, ProjectileWeapon, RemoteProjectileCreate,
 };
+use dlmp::protocol::weapons::satchel::{RemoteSatchelDetonate, SatchelDetonate};
 use dlmp::session::Connection;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
@@ -24,6 +28,7 @@ const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 const SETUP: &str = r#"
 dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
 dlmp.add_command("freeze", function(p) p:set_frozen(true) end)
+dlmp.add_command("satchels", function(p) dlmp.send_chat(tostring(p:satchels()), nil, { p }) end)
 "#;
 
 /// Alice and Bob at [`SPAWN`], each shown to the other, with the gamemode's `/give`.
@@ -402,4 +407,138 @@ fn a_launch_from_a_vehicle_is_not_yet_admitted() {
     send(&mut h, a, l);
     assert_eq!(stats(&h).drops(LaunchDrop::Vehicle), 1);
     assert_eq!(relayed(&h, b), []);
+}
+
+// Satchels.
+
+/// `a` throws `n` satchels (the gamemode gives them), half a second apart.
+fn throw_satchels(h: &mut Harness, a: ClientId, n: u16) {
+    arm(h, a, 39, n);
+    for _ in 0..n {
+        h.advance(Duration::from_millis(500));
+        send(h, a, launch(ProjectileWeapon::Satchel));
+    }
+}
+
+/// What `a`'s `player:satchels()` says.
+fn latch(h: &mut Harness, a: ClientId) -> String {
+    h.advance(Duration::from_secs(1));
+    h.take_chat_lines(a);
+    h.chat(a, "/satchels");
+    h.steps(2);
+    h.take_chat_lines(a).join(",")
+}
+
+/// `a` fires the detonator over `pos`, and one tick.
+fn detonate(h: &mut Harness, a: ClientId, pos: &[Vec3]) {
+    let mut slots = [Vec3::ZERO; 8];
+    slots[..pos.len()].copy_from_slice(pos);
+    h.send_event(
+        a,
+        SatchelDetonate {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            count: u8::try_from(pos.len()).expect("8 at most"),
+            pos: slots,
+        },
+    );
+    h.step();
+}
+
+fn detonations(h: &Harness) -> DetonationStats {
+    h.world().resource::<DetonationStats>().clone()
+}
+
+#[test]
+fn a_detonation_bursts_the_latch_keeps_positions_near_a_satchel_and_takes_the_detonator() {
+    let (_s, mut h, a, b) = two("st-burst");
+    throw_satchels(&mut h, a, 2);
+    assert_eq!(latch(&mut h, a), "2");
+    assert!(
+        h.get::<Inventory>(a).holds(40),
+        "the detonator came with the first satchel"
+    );
+    frame_arming(&mut h, a, 40, SPAWN);
+    h.clear(b);
+    let near = Vec3::new(SPAWN.x + 30.0, SPAWN.y, SPAWN.z);
+    let rode_away = Vec3::new(SPAWN.x + 300.0, SPAWN.y, SPAWN.z);
+    detonate(&mut h, a, &[rode_away, near]);
+    let got = h.packets::<RemoteSatchelDetonate>(b);
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        (got[0].id, got[0].count, got[0].pos[0]),
+        (h.player_id(a), 1, near)
+    );
+    assert_eq!(
+        h.packets::<RemoteSatchelDetonate>(a),
+        [],
+        "never to the thrower"
+    );
+    assert_eq!(detonations(&h).accepted, 1);
+    assert_eq!(latch(&mut h, a), "0");
+    let inv = h.get::<Inventory>(a);
+    assert!(
+        !inv.holds(40) && inv.armed == 0,
+        "the detonator left with the latch"
+    );
+}
+
+#[test]
+fn a_detonation_without_a_latch_or_without_the_detonator_armed_is_refused() {
+    let (_s, mut h, a, b) = two("st-refused");
+    arm(&mut h, a, 40, 1);
+    detonate(&mut h, a, &[SPAWN]);
+    assert_eq!(
+        detonations(&h).drops(DetonationDrop::NoLatch),
+        1,
+        "a given detonator"
+    );
+    throw_satchels(&mut h, a, 1);
+    frame_arming(&mut h, a, 39, SPAWN);
+    h.advance(Duration::from_secs(1));
+    frame_arming(&mut h, a, 39, SPAWN);
+    h.clear(b);
+    detonate(&mut h, a, &[SPAWN]);
+    assert_eq!(detonations(&h).drops(DetonationDrop::NotArmed), 1);
+    assert_eq!(h.packets::<RemoteSatchelDetonate>(b), []);
+    assert_eq!(
+        latch(&mut h, a),
+        "1",
+        "a refused detonation leaves the latch"
+    );
+}
+
+#[test]
+fn the_latch_holds_8_and_refuses_a_ninth() {
+    let (_s, mut h, a, b) = two("st-eight");
+    throw_satchels(&mut h, a, 8);
+    assert_eq!(latch(&mut h, a), "8");
+    h.chat(a, "/give 39 1");
+    h.steps(2);
+    frame_arming(&mut h, a, 39, SPAWN);
+    h.advance(Duration::from_secs(1));
+    let before = stats(&h).drops(LaunchDrop::Latch);
+    h.clear(b);
+    send(&mut h, a, launch(ProjectileWeapon::Satchel));
+    assert_eq!(stats(&h).drops(LaunchDrop::Latch), before + 1);
+    assert_eq!(relayed(&h, b), []);
+    assert_eq!(ammo(&h, a, 39), 1, "no round spent");
+}
+
+#[test]
+fn a_scope_change_and_a_death_clear_the_latch() {
+    let (_s, mut h, a, _b) = two("st-clear");
+    throw_satchels(&mut h, a, 1);
+    assert_eq!(latch(&mut h, a), "1");
+    h.set_scope(a, Some(3), None);
+    assert_eq!(latch(&mut h, a), "0", "cleared when ScopeChanged went out");
+    assert!(!h.get::<Inventory>(a).holds(40));
+    frame_arming(&mut h, a, 0, SPAWN);
+    detonate(&mut h, a, &[SPAWN]);
+    assert_eq!(detonations(&h).drops(DetonationDrop::NoLatch), 1);
+    h.set_scope(a, Some(0), None);
+    throw_satchels(&mut h, a, 1);
+    assert_eq!(latch(&mut h, a), "1");
+    h.die(a);
+    assert_eq!(latch(&mut h, a), "0", "cleared at the death");
 }

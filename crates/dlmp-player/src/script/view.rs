@@ -86,6 +86,8 @@ pub struct PlayerView {
     pub animation: Option<Animation>,
     /// The server's special action (a set in this call shows at once).
     pub special_action: SpecialAction,
+    /// The satchels in the player's latch (weapons.md §3).
+    pub satchels: usize,
 }
 
 /// Every player scripts see, by entity: everyone connected, plus those who left this tick
@@ -156,6 +158,7 @@ pub(crate) struct ViewSources<'w, 's> {
     controls: Query<'w, 's, &'static Control>,
     scores: Query<'w, 's, &'static Score>,
     centers: Query<'w, 's, &'static StreamCenter>,
+    launchers: Query<'w, 's, &'static crate::weapons::launch::Launcher>,
 }
 
 /// The players who left this tick, whose views go once their `player_disconnect` ran
@@ -275,6 +278,10 @@ fn player_view(
         score: sources.scores.get(entity).map_or(0, |s| s.0),
         frozen: control.is_some_and(|c| c.frozen),
         camera: control.map(|c| c.camera).unwrap_or_default(),
+        satchels: sources
+            .launchers
+            .get(entity)
+            .map_or(0, |l| l.satchels.len()),
         ..PlayerView::default()
     };
     super::movement::fill_view(

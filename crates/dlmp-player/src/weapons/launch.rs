@@ -16,11 +16,10 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use dlmp_core::position::Position;
-use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
+use dlmp_core::session::{Connection, Player, PlayerIndex};
 use dlmp_core::vehicle::{Life as VehicleLife, Pose, Seated, Vehicles};
 use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
-use dlmp_protocol::ClientPacket;
 use dlmp_protocol::geometry::{Vec3, distance};
 use dlmp_protocol::ids::{EventId, VehicleEpoch, VehicleId};
 use dlmp_protocol::serial::Serial;
@@ -30,7 +29,6 @@ use dlmp_protocol::weapons::projectile::{
 use dlmp_protocol::weapons::satchel::MAX_SATCHELS;
 use tracing::debug;
 
-use super::limit::WeaponEvents;
 use crate::frame::FrameState;
 use crate::shots::ORIGIN_REACH;
 use crate::{Body, Inventory, LastFrame, Life, SpawnState};
@@ -157,6 +155,9 @@ pub struct Launcher {
     pub satchels: Vec<(Vec3, Duration)>,
     /// The scope barrier the latch belongs to: a newer ScopeChanged clears it.
     latch_barrier: Option<EventId>,
+    /// The detonator (40) is in the inventory because of the latch, not the gamemode's
+    /// GiveWeapon: it leaves with the latch (weapons.md §3).
+    latch_detonator: bool,
 }
 
 impl Launcher {
@@ -182,9 +183,41 @@ impl Launcher {
             .any(|&(w, at)| w == weapon && now.saturating_sub(at) <= ARMED_WINDOW)
     }
 
-    /// Empties the latch (a detonation, a scope change, a death, weapons.md §3).
-    pub fn clear_latch(&mut self) {
+    /// Empties the latch (a detonation, a scope change, a death, weapons.md §3); the
+    /// detonator the latch brought leaves the inventory with it.
+    pub fn clear_latch(&mut self, inv: &mut Inventory) {
         self.satchels.clear();
+        if std::mem::take(&mut self.latch_detonator) {
+            take_detonator(inv);
+        }
+    }
+
+    /// A satchel thrown at `at` from `origin` joins the latch; the first brings the
+    /// detonator into the inventory unless the player holds one already.
+    fn latch(&mut self, origin: Vec3, at: Duration, inv: &mut Inventory) {
+        self.satchels.push((origin, at));
+        if !inv.holds(DETONATOR) {
+            inv.held.set(usize::from(DETONATOR), true);
+            self.latch_detonator = true;
+        }
+    }
+
+    /// Whether a frame of the last [`ARMED_WINDOW`] before `now`, or the last frame
+    /// (`armed`), armed `weapon`.
+    pub fn is_armed(&self, armed: u8, weapon: u8, now: Duration) -> bool {
+        armed == weapon || self.armed_lately(weapon, now)
+    }
+}
+
+/// The detonator: it launches nothing and bursts its holder's satchels.
+pub const DETONATOR: u8 = 40;
+
+/// The detonator leaves the inventory (unarmed if it was armed).
+pub fn take_detonator(inv: &mut Inventory) {
+    inv.held.set(usize::from(DETONATOR), false);
+    if inv.armed == DETONATOR {
+        inv.armed = 0;
+        inv.clip = 0;
     }
 }
 
@@ -212,12 +245,14 @@ pub(super) fn note_armed(
 
 /// Clears the latch of a player who died or whose scope changed (weapons.md §3: the
 /// client removes its satchels on the same edges).
-pub(super) fn clear_latches(mut players: Query<(&Life, &Connection, &mut Launcher)>) {
-    for (life, conn, mut launcher) in &mut players {
+pub(super) fn clear_latches(
+    mut players: Query<(&Life, &Connection, &mut Launcher, &mut Inventory)>,
+) {
+    for (life, conn, mut launcher, mut inv) in &mut players {
         let barrier = conn.scope_barrier();
         if launcher.latch_barrier != barrier || !life.alive {
-            if !launcher.satchels.is_empty() {
-                launcher.clear_latch();
+            if !launcher.satchels.is_empty() || launcher.latch_detonator {
+                launcher.clear_latch(&mut inv);
             }
             launcher.latch_barrier = barrier;
         }
@@ -273,7 +308,7 @@ fn check(
         return Err(LaunchDrop::Seated);
     }
     let weapon = launcher_of(l.weapon);
-    if inv.armed != weapon && !launcher.armed_lately(weapon, now) {
+    if !launcher.is_armed(inv.armed, weapon, now) {
         return Err(LaunchDrop::NotArmed);
     }
     if !inv.holds(weapon) || inv.ammo[usize::from(weapon)] == 0 {
@@ -336,53 +371,55 @@ fn kept_target(
     }
 }
 
-/// Takes this tick's ProjectileCreates in arrival order, after the tick's frames; an
-/// accepted one spends its round now and is relayed in the streaming relay.
-pub(super) fn admit_launches(
-    time: Res<Time>,
-    vehicles: Res<Vehicles>,
-    mut received: MessageReader<Received>,
-    senders: Query<(&Player, Sender)>,
-    targets: Query<Target>,
-    mut own: Query<(&mut WeaponEvents, &mut Launcher, &mut Inventory)>,
-    mut stats: ResMut<LaunchStats>,
-    mut accepted: MessageWriter<LaunchAccepted>,
-) {
-    let now = time.elapsed();
-    for Received { player, packet, at } in received.read() {
-        let ClientPacket::ProjectileCreate(p) = packet else {
-            continue;
+/// What a launch's admission reads and writes besides the sender's own state.
+#[derive(bevy_ecs::system::SystemParam)]
+pub(super) struct LaunchIntake<'w, 's> {
+    vehicles: Res<'w, Vehicles>,
+    senders: Query<'w, 's, (&'static Player, Sender)>,
+    targets: Query<'w, 's, Target>,
+    stats: ResMut<'w, LaunchStats>,
+    accepted: MessageWriter<'w, LaunchAccepted>,
+}
+
+impl LaunchIntake<'_, '_> {
+    /// Judges one ProjectileCreate of `player` that arrived `at`, at `now`, its token
+    /// already taken (`within` the limit); an accepted one spends its round now and is
+    /// relayed in the streaming relay.
+    pub(super) fn take(
+        &mut self,
+        (player, p, at): (Entity, &ProjectileCreate, Duration),
+        within: bool,
+        (launcher, inv): (&mut Launcher, &mut Inventory),
+        now: Duration,
+    ) {
+        let Ok((me, parts)) = self.senders.get(player) else {
+            return;
         };
-        let (Ok((me, parts)), Ok((mut limit, mut launcher, mut inv))) =
-            (senders.get(*player), own.get_mut(*player))
-        else {
-            continue;
-        };
-        let verdict = if limit.take(now) {
-            check(p, parts, &inv, &launcher, (now, *at))
+        let verdict = if within {
+            check(p, parts, inv, launcher, (now, at))
         } else {
             Err(LaunchDrop::Limit)
         };
         if let Err(why) = verdict {
             debug!(?player, reason = why.name(), "ProjectileCreate dropped");
-            *stats.dropped.entry(why).or_default() += 1;
-            continue;
+            *self.stats.dropped.entry(why).or_default() += 1;
+            return;
         }
-        stats.accepted += 1;
+        self.stats.accepted += 1;
         let mut launch = p.launch;
         (launch.target_id, launch.target_epoch) =
-            kept_target(&launch, (me, parts.7), &vehicles, &targets);
+            kept_target(&launch, (me, parts.7), &self.vehicles, &self.targets);
         let weapon = usize::from(launcher_of(launch.weapon));
         inv.ammo[weapon] -= 1;
         if usize::from(inv.armed) == weapon {
             inv.clip = inv.clip.min(inv.ammo[weapon]);
         }
-        launcher.last.insert(launch.weapon, *at);
+        launcher.last.insert(launch.weapon, at);
         if launch.weapon == ProjectileWeapon::Satchel {
-            launcher.satchels.push((launch.origin, now));
+            launcher.latch(launch.origin, now, inv);
         }
-        accepted.write(LaunchAccepted {
-            launcher: *player,
+        self.accepted.write(LaunchAccepted {
+            launcher: player,
             launch,
         });
     }

@@ -3,18 +3,26 @@
 //! crate whose killer credit reads its action log).
 //!
 //! Done so far: CreateExplosion from `dlmp.create_explosion` ([`explosion`]), the weapon
-//! event limit ([`limit`]) and on-foot launches ([`launch`]).
+//! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
+//! detonations ([`satchel`]).
 
 pub mod explosion;
 pub mod launch;
 pub mod limit;
+pub mod satchel;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use dlmp_core::session::Received;
 use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_protocol::ClientPacket;
 use dlmp_script::ScriptApi;
 
+use crate::Inventory;
 use crate::frame::admit_frames;
+use crate::script::LuaPlayer;
+use mlua::UserDataMethods;
 
 /// The weapons feature: launches, their relay and the Lua API.
 pub struct WeaponsPlugin;
@@ -24,14 +32,16 @@ impl Plugin for WeaponsPlugin {
         let mut api = app.world_mut().get_resource_or_init::<ScriptApi>();
         register(&mut api);
         app.init_resource::<launch::LaunchStats>()
+            .init_resource::<satchel::DetonationStats>()
             .add_message::<launch::LaunchAccepted>()
+            .add_message::<satchel::DetonationAccepted>()
             .add_systems(
                 FixedUpdate,
                 (
                     limit::give,
                     launch::note_armed,
                     launch::clear_latches,
-                    launch::admit_launches,
+                    admit,
                 )
                     .chain()
                     .after(admit_frames)
@@ -39,14 +49,60 @@ impl Plugin for WeaponsPlugin {
             )
             .add_systems(
                 FixedUpdate,
-                launch::relay_launches.in_set(StreamingSystems::Relay),
+                (launch::relay_launches, satchel::relay_detonations)
+                    .chain()
+                    .in_set(StreamingSystems::Relay),
             );
+    }
+}
+
+/// Takes this tick's weapon events (ProjectileCreate, SatchelDetonate) of each connection
+/// in lane order, after the tick's frames: each takes its token of the shared limit first
+/// (weapons.md §7), then its own checks.
+fn admit(
+    time: Res<Time>,
+    mut received: MessageReader<Received>,
+    mut own: Query<(
+        &mut limit::WeaponEvents,
+        &mut launch::Launcher,
+        &mut Inventory,
+    )>,
+    mut launches: launch::LaunchIntake,
+    mut detonations: satchel::DetonationIntake,
+) {
+    let now = time.elapsed();
+    for Received { player, packet, at } in received.read() {
+        if !matches!(
+            packet,
+            ClientPacket::ProjectileCreate(_) | ClientPacket::SatchelDetonate(_)
+        ) {
+            continue;
+        }
+        let Ok((mut limit, mut launcher, mut inv)) = own.get_mut(*player) else {
+            continue;
+        };
+        let within = limit.take(now);
+        let state = (&mut *launcher, &mut *inv);
+        match packet {
+            ClientPacket::ProjectileCreate(p) => {
+                launches.take((*player, p, *at), within, state, now);
+            }
+            ClientPacket::SatchelDetonate(p) => {
+                detonations.take((*player, p), within, state, now);
+            }
+            _ => {}
+        }
     }
 }
 
 /// What the weapons feature adds to the Lua API.
 pub fn register(api: &mut ScriptApi) {
     api.functions(|lua, dlmp, _| explosion::install(lua, dlmp))
+        .methods::<LuaPlayer>(|methods| {
+            methods.add_method("satchels", |lua, this, ()| {
+                this.with(lua, "satchels", |p| p.satchels)
+            });
+        })
         .setup(|lua, _| {
             lua.set_app_data(explosion::TickBudget::default());
         });
