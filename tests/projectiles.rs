@@ -28,6 +28,10 @@ const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 const SETUP: &str = r#"
 dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
 dlmp.add_command("freeze", function(p) p:set_frozen(true) end)
+dlmp.add_command("drive", function(p, args)
+    local v = dlmp.create_vehicle(tonumber(args[1]), 103, 200, 10, 0)
+    dlmp.put_player_in_vehicle(p, v, 0)
+end)
 dlmp.add_command("satchels", function(p) dlmp.send_chat(tostring(p:satchels()), nil, { p }) end)
 "#;
 
@@ -396,17 +400,88 @@ fn a_heat_seeker_without_a_target_it_may_lock_on_flies_straight() {
     );
 }
 
+/// `a` drives a new vehicle of `model` at (103, 200, 10); its id.
+fn drive(h: &mut Harness, a: ClientId, model: u16) -> VehicleId {
+    h.advance(Duration::from_secs(1));
+    h.chat(a, &format!("/drive {model}"));
+    h.steps(20);
+    let seat = h.get::<dlmp_core::vehicle::Seated>(a);
+    assert_eq!(seat.seat, 0, "the driver");
+    h.clear(a);
+    seat.id
+}
+
+/// A rocket of `weapon` from vehicle `v`, at it, 2.0 faster than it.
+fn rocket(weapon: ProjectileWeapon, v: VehicleId) -> Launch {
+    Launch {
+        vehicle_id: v,
+        origin: Vec3::new(103.0, 205.0, 11.0),
+        velocity: Vec3::new(0.0, 2.0, 0.0),
+        ..launch(weapon)
+    }
+}
+
 #[test]
-fn a_launch_from_a_vehicle_is_not_yet_admitted() {
-    let (_s, mut h, a, b) = two("pj-vehicle");
-    arm(&mut h, a, 35, 2);
-    let mut l = launch(ProjectileWeapon::Rocket);
-    l.vehicle_id = VehicleId(1);
-    l.velocity = Vec3::new(2.0, 0.0, 0.0);
+fn a_hydras_driver_fires_rockets_and_heat_seekers_without_a_round_every_250_ms() {
+    let (_s, mut h, a, b) = two("pj-hydra");
+    let v = drive(&mut h, a, 520);
     h.clear(b);
-    send(&mut h, a, l);
-    assert_eq!(stats(&h).drops(LaunchDrop::Vehicle), 1);
-    assert_eq!(relayed(&h, b), []);
+    send(&mut h, a, rocket(ProjectileWeapon::HeatSeeker, v));
+    send(&mut h, a, rocket(ProjectileWeapon::Rocket, v));
+    let got = relayed(&h, b);
+    assert_eq!(got.len(), 2, "{:?}", stats(&h));
+    assert!(got.iter().all(|r| r.launch.vehicle_id == v));
+    assert_eq!(
+        [got[0].launch.weapon, got[1].launch.weapon],
+        [ProjectileWeapon::HeatSeeker, ProjectileWeapon::Rocket]
+    );
+    // 200 ms later the same weapon of the same vehicle is too early, 260 ms later not.
+    h.advance(Duration::from_millis(180));
+    let before = stats(&h).drops(LaunchDrop::Interval);
+    send(&mut h, a, rocket(ProjectileWeapon::Rocket, v));
+    assert_eq!(stats(&h).drops(LaunchDrop::Interval), before + 1);
+    h.advance(Duration::from_millis(40));
+    h.clear(b);
+    send(&mut h, a, rocket(ProjectileWeapon::Rocket, v));
+    assert_eq!(relayed(&h, b).len(), 1);
+}
+
+#[test]
+fn a_rocket_of_a_model_without_it_of_a_passenger_or_far_from_the_vehicle_is_refused() {
+    let (_s, mut h, a, b) = two("pj-models");
+    let hunter = drive(&mut h, a, 425);
+    h.clear(b);
+    send(&mut h, a, rocket(ProjectileWeapon::HeatSeeker, hunter));
+    assert_eq!(
+        stats(&h).drops(LaunchDrop::NoLauncher),
+        1,
+        "the Hunter has no heat-seeker"
+    );
+    send(&mut h, a, rocket(ProjectileWeapon::Rocket, hunter));
+    assert_eq!(relayed(&h, b).len(), 1, "but rockets");
+    let car = drive(&mut h, a, 411);
+    send(&mut h, a, rocket(ProjectileWeapon::Rocket, car));
+    assert_eq!(stats(&h).drops(LaunchDrop::NoLauncher), 2, "a car");
+    h.advance(Duration::from_secs(1));
+    send(&mut h, a, rocket(ProjectileWeapon::Rocket, hunter));
+    assert_eq!(
+        stats(&h).drops(LaunchDrop::NotDriver),
+        1,
+        "the Hunter it left"
+    );
+    let hydra = drive(&mut h, a, 520);
+    let mut far = rocket(ProjectileWeapon::Rocket, hydra);
+    far.origin = Vec3::new(103.0, 226.0, 10.0);
+    send(&mut h, a, far);
+    assert_eq!(
+        stats(&h).drops(LaunchDrop::Origin),
+        1,
+        "26 m from the Hydra"
+    );
+    let mut fast = rocket(ProjectileWeapon::Rocket, hydra);
+    fast.velocity = Vec3::new(0.0, 2.1, 0.0);
+    send(&mut h, a, fast);
+    assert_eq!(stats(&h).drops(LaunchDrop::Velocity), 1);
 }
 
 // Satchels.

@@ -42,6 +42,10 @@ pub const THROWN_SLACK: f32 = 1.0;
 pub const ROCKET_SLACK: f32 = 2.0;
 /// The game interval of an on-foot launch (weapons.md §1, Projectile weapons).
 pub const ON_FOOT_INTERVAL: Duration = Duration::from_millis(1000);
+/// The game interval of a vehicle's rocket (weapons.md §1).
+pub const VEHICLE_INTERVAL: Duration = Duration::from_millis(500);
+/// How far a vehicle's rocket may start from the vehicle (as VehicleShot's rays).
+pub const VEHICLE_REACH: f32 = 25.0;
 /// How far from the origin a heat-seeking rocket may lock on.
 pub const TARGET_REACH: f32 = 200.0;
 
@@ -52,6 +56,24 @@ pub fn launcher_of(projectile: ProjectileWeapon) -> u8 {
         ProjectileWeapon::Rocket => 35,
         ProjectileWeapon::HeatSeeker => 36,
         other => other.to_repr(),
+    }
+}
+
+/// The rockets a vehicle's own weapon launches, by its model (the vehicle feature inserts
+/// it on every vehicle: Hunter 425 rockets, Hydra 520 rockets and heat-seekers).
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RocketPods {
+    pub rocket: bool,
+    pub heat_seeker: bool,
+}
+
+impl RocketPods {
+    fn launches(self, weapon: ProjectileWeapon) -> bool {
+        match weapon {
+            ProjectileWeapon::Rocket => self.rocket,
+            ProjectileWeapon::HeatSeeker => self.heat_seeker,
+            _ => false,
+        }
     }
 }
 
@@ -78,12 +100,17 @@ pub enum LaunchDrop {
     Latch,
     /// Less than half the weapon's game interval since the previous launch.
     Interval,
-    /// From a vehicle's weapon: not admitted by this server yet.
-    Vehicle,
+    /// From a vehicle: the sender is not the player in its seat 0.
+    NotDriver,
+    /// From a vehicle that is a wreck.
+    Wrecked,
+    /// From a vehicle whose model does not launch this weapon (Hunter 425: 19; Hydra 520:
+    /// 19 and 20).
+    NoLauncher,
 }
 
 impl LaunchDrop {
-    pub const ALL: [LaunchDrop; 11] = [
+    pub const ALL: [LaunchDrop; 13] = [
         LaunchDrop::Limit,
         LaunchDrop::NotInControl,
         LaunchDrop::Scope,
@@ -94,7 +121,9 @@ impl LaunchDrop {
         LaunchDrop::Velocity,
         LaunchDrop::Latch,
         LaunchDrop::Interval,
-        LaunchDrop::Vehicle,
+        LaunchDrop::NotDriver,
+        LaunchDrop::Wrecked,
+        LaunchDrop::NoLauncher,
     ];
 
     /// The reason's word (console `stats`, logs).
@@ -110,7 +139,9 @@ impl LaunchDrop {
             LaunchDrop::Velocity => "velocity",
             LaunchDrop::Latch => "latch",
             LaunchDrop::Interval => "interval",
-            LaunchDrop::Vehicle => "vehicle",
+            LaunchDrop::NotDriver => "not_driver",
+            LaunchDrop::Wrecked => "wrecked",
+            LaunchDrop::NoLauncher => "no_launcher",
         }
     }
 }
@@ -150,7 +181,7 @@ pub struct Launcher {
     arms: VecDeque<(u8, Duration)>,
     /// When the last accepted launch of each projectile weapon on foot arrived (the
     /// interval is timed by arrival, as VehicleShot's, ADR 0120).
-    last: HashMap<ProjectileWeapon, Duration>,
+    last: HashMap<(ProjectileWeapon, VehicleId), Duration>,
     /// The satchels thrown and relayed that have not burst: origin and time of each.
     pub satchels: Vec<(Vec3, Duration)>,
     /// The scope barrier the latch belongs to: a newer ScopeChanged clears it.
@@ -271,8 +302,12 @@ type Sender = (
     Option<&'static Seated>,
 );
 
-/// What the heat-seeker's target check reads of a vehicle.
-type Target = (&'static VehicleLife, &'static Pose, &'static Viewers);
+/// What the heat-seeker's target check and a vehicle's launch read of a vehicle.
+type Target = (
+    &'static VehicleLife,
+    &'static Pose,
+    Option<&'static RocketPods>,
+);
 
 /// The sender's state checks, in the page's order.
 fn check(
@@ -289,6 +324,7 @@ fn check(
     ),
     inv: &Inventory,
     launcher: &Launcher,
+    vehicle: Option<(&VehicleLife, &Pose, Option<&RocketPods>)>,
     (now, arrived): (Duration, Duration),
 ) -> Result<(), LaunchDrop> {
     if !spawn.granted || !life.spawned || !life.alive || frame.frozen.is_some() || body.paused {
@@ -301,9 +337,36 @@ fn check(
         return Err(LaunchDrop::Scope);
     }
     let l = &p.launch;
-    if l.vehicle_id != VehicleId::NONE {
-        return Err(LaunchDrop::Vehicle);
+    let (interval, from) = if l.vehicle_id == VehicleId::NONE {
+        on_foot(l, (position, last, seated), inv, launcher, now)?;
+        (ON_FOOT_INTERVAL, VehicleId::NONE)
+    } else {
+        from_vehicle(l, seated, vehicle)?;
+        (VEHICLE_INTERVAL, l.vehicle_id)
+    };
+    if l.weapon == ProjectileWeapon::Satchel && launcher.satchels.len() >= usize::from(MAX_SATCHELS)
+    {
+        return Err(LaunchDrop::Latch);
     }
+    if launcher
+        .last
+        .get(&(l.weapon, from))
+        .is_some_and(|&at| arrived.saturating_sub(at) < interval / 2)
+    {
+        return Err(LaunchDrop::Interval);
+    }
+    Ok(())
+}
+
+/// The on-foot rules: no seat, the launcher armed and loaded, the origin near the body, the
+/// velocity near the body's.
+fn on_foot(
+    l: &Launch,
+    (position, last, seated): (&Position, &LastFrame, Option<&Seated>),
+    inv: &Inventory,
+    launcher: &Launcher,
+    now: Duration,
+) -> Result<(), LaunchDrop> {
     if seated.is_some() {
         return Err(LaunchDrop::Seated);
     }
@@ -326,23 +389,42 @@ fn check(
     if distance(l.velocity, body_vel) > slack {
         return Err(LaunchDrop::Velocity);
     }
-    if l.weapon == ProjectileWeapon::Satchel && launcher.satchels.len() >= usize::from(MAX_SATCHELS)
-    {
-        return Err(LaunchDrop::Latch);
+    Ok(())
+}
+
+/// The rules of a vehicle's rocket: the sender drives it, it is no wreck, its model
+/// launches the weapon, the origin is within 25 of it and the velocity within 2.0 of its
+/// move speed, by its last accepted frame.
+fn from_vehicle(
+    l: &Launch,
+    seated: Option<&Seated>,
+    vehicle: Option<(&VehicleLife, &Pose, Option<&RocketPods>)>,
+) -> Result<(), LaunchDrop> {
+    if !seated.is_some_and(|s| s.id == l.vehicle_id && s.seat == 0) {
+        return Err(LaunchDrop::NotDriver);
     }
-    if launcher
-        .last
-        .get(&l.weapon)
-        .is_some_and(|&at| arrived.saturating_sub(at) < ON_FOOT_INTERVAL / 2)
-    {
-        return Err(LaunchDrop::Interval);
+    let Some((life, pose, pods)) = vehicle else {
+        return Err(LaunchDrop::NotDriver);
+    };
+    if life.wrecked {
+        return Err(LaunchDrop::Wrecked);
+    }
+    if !pods.is_some_and(|p| p.launches(l.weapon)) {
+        return Err(LaunchDrop::NoLauncher);
+    }
+    if distance(pose.position, l.origin) > VEHICLE_REACH {
+        return Err(LaunchDrop::Origin);
+    }
+    if distance(l.velocity, pose.velocity) > ROCKET_SLACK {
+        return Err(LaunchDrop::Velocity);
     }
     Ok(())
 }
 
-/// The target a heat-seeking rocket keeps: a vehicle of that epoch, not wrecked, streamed
-/// to the sender (and so in its scope), not its own seat's, within 200 m of the origin.
-/// Any other target is cleared; the launch stands (weapons.md §2).
+/// The target a heat-seeking rocket keeps: a vehicle of that epoch, not wrecked, not its
+/// own seat's, within 200 m of the origin. Any other target is cleared; the launch stands
+/// (weapons.md §2). "Streamed to the sender, in its scope" is not checked yet: the vehicle
+/// streaming is the vehicle crate's (ADR 0131).
 fn kept_target(
     l: &Launch,
     sender: (&Player, Option<&Seated>),
@@ -353,14 +435,13 @@ fn kept_target(
     if l.target_id == VehicleId::NONE {
         return none;
     }
-    let (player, seated) = sender;
+    let (_, seated) = sender;
     let keep = vehicles
         .entity(l.target_id)
         .and_then(|e| targets.get(e).ok())
-        .is_some_and(|(life, pose, viewers)| {
+        .is_some_and(|(life, pose, _)| {
             life.epoch == l.target_epoch
                 && !life.wrecked
-                && viewers.contains(player.id)
                 && seated.is_none_or(|s| s.id != l.target_id)
                 && distance(pose.position, l.origin) <= TARGET_REACH
         });
@@ -396,7 +477,11 @@ impl LaunchIntake<'_, '_> {
             return;
         };
         let verdict = if within {
-            check(p, parts, inv, launcher, (now, at))
+            let vehicle = self
+                .vehicles
+                .entity(p.launch.vehicle_id)
+                .and_then(|e| self.targets.get(e).ok());
+            check(p, parts, inv, launcher, vehicle, (now, at))
         } else {
             Err(LaunchDrop::Limit)
         };
@@ -409,12 +494,14 @@ impl LaunchIntake<'_, '_> {
         let mut launch = p.launch;
         (launch.target_id, launch.target_epoch) =
             kept_target(&launch, (me, parts.7), &self.vehicles, &self.targets);
-        let weapon = usize::from(launcher_of(launch.weapon));
-        inv.ammo[weapon] -= 1;
-        if usize::from(inv.armed) == weapon {
-            inv.clip = inv.clip.min(inv.ammo[weapon]);
+        if launch.vehicle_id == VehicleId::NONE {
+            let weapon = usize::from(launcher_of(launch.weapon));
+            inv.ammo[weapon] -= 1;
+            if usize::from(inv.armed) == weapon {
+                inv.clip = inv.clip.min(inv.ammo[weapon]);
+            }
         }
-        launcher.last.insert(launch.weapon, at);
+        launcher.last.insert((launch.weapon, launch.vehicle_id), at);
         if launch.weapon == ProjectileWeapon::Satchel {
             launcher.latch(launch.origin, now, inv);
         }
