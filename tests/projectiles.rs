@@ -32,6 +32,11 @@ dlmp.add_command("drive", function(p, args)
     local v = dlmp.create_vehicle(tonumber(args[1]), 103, 200, 10, 0)
     dlmp.put_player_in_vehicle(p, v, 0)
 end)
+dlmp.add_command("refuse", function(p) REFUSE = true end)
+dlmp.on("player_satchel_detonate", function(p, n)
+    dlmp.send_chat("boom " .. n, nil, { p })
+    if REFUSE then return false end
+end)
 dlmp.add_command("satchels", function(p) dlmp.send_chat(tostring(p:satchels()), nil, { p }) end)
 "#;
 
@@ -616,4 +621,20 @@ fn a_scope_change_and_a_death_clear_the_latch() {
     assert_eq!(latch(&mut h, a), "1");
     h.die(a);
     assert_eq!(latch(&mut h, a), "0", "cleared at the death");
+}
+
+#[test]
+fn a_detonation_a_handler_refuses_is_not_relayed_but_the_latch_is_gone() {
+    let (_s, mut h, a, b) = two("st-refuse");
+    h.chat(a, "/refuse");
+    h.steps(2);
+    throw_satchels(&mut h, a, 1);
+    frame_arming(&mut h, a, 40, SPAWN);
+    h.clear(b);
+    h.take_chat_lines(a);
+    detonate(&mut h, a, &[SPAWN]);
+    h.steps(2);
+    assert_eq!(h.take_chat_lines(a), ["boom 1"]);
+    assert_eq!(h.packets::<RemoteSatchelDetonate>(b), []);
+    assert_eq!(latch(&mut h, a), "0");
 }

@@ -17,7 +17,7 @@ use bevy_time::Time;
 use dlmp_core::session::Received;
 use dlmp_core::tick::{ServerSystems, StreamingSystems};
 use dlmp_protocol::ClientPacket;
-use dlmp_script::ScriptApi;
+use dlmp_script::{ScriptApi, ScriptSystems};
 
 use crate::Inventory;
 use crate::frame::admit_frames;
@@ -34,7 +34,7 @@ impl Plugin for WeaponsPlugin {
         app.init_resource::<launch::LaunchStats>()
             .init_resource::<satchel::DetonationStats>()
             .add_message::<launch::LaunchAccepted>()
-            .add_message::<satchel::DetonationAccepted>()
+            .init_resource::<satchel::PendingDetonations>()
             .add_systems(
                 FixedUpdate,
                 (
@@ -46,6 +46,10 @@ impl Plugin for WeaponsPlugin {
                     .chain()
                     .after(admit_frames)
                     .in_set(ServerSystems::Validation),
+            )
+            .add_systems(
+                FixedUpdate,
+                satchel::emit_detonations.in_set(ScriptSystems::Ask),
             )
             .add_systems(
                 FixedUpdate,
@@ -98,6 +102,10 @@ fn admit(
 /// What the weapons feature adds to the Lua API.
 pub fn register(api: &mut ScriptApi) {
     api.functions(|lua, dlmp, _| explosion::install(lua, dlmp))
+        .events(&[
+            // (player, count): refusable
+            "player_satchel_detonate",
+        ])
         .methods::<LuaPlayer>(|methods| {
             methods.add_method("satchels", |lua, this, ()| {
                 this.with(lua, "satchels", |p| p.satchels)

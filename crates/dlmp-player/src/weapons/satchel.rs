@@ -19,8 +19,11 @@ use dlmp_protocol::ids::EventId;
 use dlmp_protocol::weapons::satchel::{MAX_SATCHELS, RemoteSatchelDetonate, SatchelDetonate};
 use tracing::debug;
 
+use dlmp_script::{ScriptEvent, ScriptHost};
+
 use super::launch::{DETONATOR, Launcher, take_detonator};
 use crate::frame::FrameState;
+use crate::script::LuaPlayer;
 use crate::{Body, Inventory, Life, SpawnState};
 
 /// A position of the detonation is kept within this distance of a thrown satchel's origin.
@@ -81,13 +84,21 @@ impl DetonationStats {
     }
 }
 
-/// A detonation accepted this tick, waiting for the relay.
-#[derive(Message, Debug, Clone, PartialEq)]
+/// A detonation accepted this tick, waiting for `player_satchel_detonate` and the relay.
+#[derive(Debug, Clone, PartialEq)]
 pub struct DetonationAccepted {
     pub thrower: Entity,
+    /// The satchels the latch held.
+    pub count: u8,
     /// The positions kept, in the packet's order.
     pub kept: Vec<Vec3>,
+    /// A handler of `player_satchel_detonate` returned false: no relay.
+    pub refused: bool,
 }
+
+/// This tick's accepted detonations, in acceptance order.
+#[derive(Resource, Debug, Default)]
+pub struct PendingDetonations(pub Vec<DetonationAccepted>);
 
 /// The positions of `p` within [`SATCHEL_REACH`] of a latched satchel's origin, at most as
 /// many as the latch held, in the packet's order.
@@ -118,7 +129,7 @@ type Thrower = (
 pub(super) struct DetonationIntake<'w, 's> {
     throwers: Query<'w, 's, Thrower>,
     stats: ResMut<'w, DetonationStats>,
-    accepted: MessageWriter<'w, DetonationAccepted>,
+    accepted: ResMut<'w, PendingDetonations>,
 }
 
 impl DetonationIntake<'_, '_> {
@@ -157,25 +168,49 @@ impl DetonationIntake<'_, '_> {
         }
         self.stats.accepted += 1;
         let kept = kept_positions(p, &launcher.satchels);
+        let count = u8::try_from(launcher.satchels.len()).unwrap_or(MAX_SATCHELS);
         launcher.clear_latch(inv);
         take_detonator(inv);
-        self.accepted.write(DetonationAccepted {
+        self.accepted.0.push(DetonationAccepted {
             thrower: player,
+            count,
             kept,
+            refused: false,
         });
     }
 }
 
-/// Sends this tick's accepted detonations to the players their throwers are shown to, on
-/// their reliable lanes (a normal event).
+/// Raises `player_satchel_detonate(player, count)` for each detonation of this tick; a
+/// handler returning false refuses its relay (the latch stays cleared: the thrower's game
+/// has burst its satchels).
+pub(super) fn emit_detonations(
+    mut host: NonSendMut<ScriptHost>,
+    mut pending: ResMut<PendingDetonations>,
+    players: Query<&Player>,
+) {
+    for d in &mut pending.0 {
+        let Ok(p) = players.get(d.thrower) else {
+            continue;
+        };
+        let player = LuaPlayer {
+            entity: d.thrower,
+            token: p.token,
+        };
+        let event = ScriptEvent::new("player_satchel_detonate", [player.into(), d.count.into()]);
+        d.refused |= host.emit(&event).refused;
+    }
+}
+
+/// Sends this tick's accepted detonations that no handler refused to the players their
+/// throwers are shown to, on their reliable lanes (a normal event).
 pub(super) fn relay_detonations(
     index: Res<PlayerIndex>,
-    mut accepted: MessageReader<DetonationAccepted>,
+    mut accepted: ResMut<PendingDetonations>,
     throwers: Query<(&Player, &Viewers)>,
     mut connections: Query<&mut Connection>,
     mut stats: ResMut<DetonationStats>,
 ) {
-    for a in accepted.read() {
+    for a in accepted.0.drain(..).filter(|a| !a.refused) {
         let Ok((me, viewers)) = throwers.get(a.thrower) else {
             continue;
         };
