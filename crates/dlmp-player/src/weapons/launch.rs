@@ -19,7 +19,6 @@ use dlmp_core::position::Position;
 use dlmp_core::session::{Connection, Player, PlayerIndex};
 use dlmp_core::vehicle::{Life as VehicleLife, Pose, Seated, Vehicles};
 use dlmp_core::viewers::Viewers;
-use dlmp_net::lane::Delivery;
 use dlmp_protocol::geometry::{Vec3, distance};
 use dlmp_protocol::ids::{EventId, VehicleEpoch, VehicleId};
 use dlmp_protocol::serial::Serial;
@@ -327,7 +326,7 @@ fn check(
     vehicle: Option<(&VehicleLife, &Pose, Option<&RocketPods>)>,
     (now, arrived): (Duration, Duration),
 ) -> Result<(), LaunchDrop> {
-    if !spawn.granted || !life.spawned || !life.alive || frame.frozen.is_some() || body.paused {
+    if !super::in_control(spawn, life, body, frame) {
         return Err(LaunchDrop::NotInControl);
     }
     let too_old = conn
@@ -532,16 +531,12 @@ pub(super) fn relay_launches(
             event_id: EventId(0),
             launch: a.launch,
         };
-        for recipient in viewers.iter().filter_map(|id| index.get(id)) {
-            if recipient == a.launcher {
-                continue;
-            }
-            if let Ok(mut conn) = connections.get_mut(recipient)
-                && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
-            {
-                debug!(?recipient, ?e, "RemoteProjectileCreate not queued");
-                stats.relay_refused += 1;
-            }
-        }
+        stats.relay_refused += super::tell_viewers_once(
+            a.launcher,
+            viewers,
+            &index,
+            &mut connections,
+            &packet.into(),
+        );
     }
 }

@@ -14,14 +14,18 @@ pub mod satchel;
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use dlmp_core::session::Received;
+use dlmp_core::session::{Connection, PlayerIndex, Received};
 use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::viewers::Viewers;
+use dlmp_net::lane::Delivery;
 use dlmp_protocol::ClientPacket;
+use dlmp_protocol::ServerPacket;
 use dlmp_script::{ScriptApi, ScriptSystems};
 
-use crate::Inventory;
+use crate::frame::FrameState;
 use crate::frame::admit_frames;
 use crate::script::LuaPlayer;
+use crate::{Body, Inventory, Life, SpawnState};
 use mlua::UserDataMethods;
 
 /// The weapons feature: launches, their relay and the Lua API.
@@ -58,6 +62,38 @@ impl Plugin for WeaponsPlugin {
                     .in_set(StreamingSystems::Relay),
             );
     }
+}
+
+/// Whether the player may act with a weapon: spawned (granted), alive, not frozen and
+/// not paused (weapons.md §2, §3, §4; connection.md WeaponShot).
+pub fn in_control(spawn: &SpawnState, life: &Life, body: &Body, frame: &FrameState) -> bool {
+    spawn.granted && life.spawned && life.alive && frame.frozen.is_none() && !body.paused
+}
+
+/// Queues `packet` on the reliable lane of every player `subject` is shown to, the subject
+/// excepted, as a normal event (neither critical nor droppable: a full lane refuses it and
+/// nothing repeats it, and no reshow follows, since a show carries no projectile). The
+/// number of viewers whose lane refused it.
+pub(crate) fn tell_viewers_once(
+    subject: Entity,
+    viewers: &Viewers,
+    index: &PlayerIndex,
+    connections: &mut Query<&mut Connection>,
+    packet: &ServerPacket,
+) -> u64 {
+    let mut refused = 0;
+    for recipient in viewers.iter().filter_map(|id| index.get(id)) {
+        if recipient == subject {
+            continue;
+        }
+        if let Ok(mut conn) = connections.get_mut(recipient)
+            && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
+        {
+            tracing::debug!(?recipient, ?e, packet = packet.name(), "not queued");
+            refused += 1;
+        }
+    }
+    refused
 }
 
 /// Takes this tick's weapon events (ProjectileCreate, SatchelDetonate) of each connection

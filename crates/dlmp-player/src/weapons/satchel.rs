@@ -13,7 +13,6 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 use dlmp_core::session::{Connection, Player, PlayerIndex};
 use dlmp_core::viewers::Viewers;
-use dlmp_net::lane::Delivery;
 use dlmp_protocol::geometry::{Vec3, distance};
 use dlmp_protocol::ids::EventId;
 use dlmp_protocol::weapons::satchel::{MAX_SATCHELS, RemoteSatchelDetonate, SatchelDetonate};
@@ -147,12 +146,7 @@ impl DetonationIntake<'_, '_> {
         };
         let verdict = if !within {
             Err(DetonationDrop::Limit)
-        } else if !spawn.granted
-            || !life.spawned
-            || !life.alive
-            || frame.frozen.is_some()
-            || body.paused
-        {
+        } else if !super::in_control(spawn, life, body, frame) {
             Err(DetonationDrop::NotInControl)
         } else if launcher.satchels.is_empty() {
             Err(DetonationDrop::NoLatch)
@@ -225,17 +219,8 @@ pub(super) fn relay_detonations(
             count: u8::try_from(a.kept.len()).unwrap_or(MAX_SATCHELS),
             pos,
         };
-        for recipient in viewers.iter().filter_map(|id| index.get(id)) {
-            if recipient == a.thrower {
-                continue;
-            }
-            if let Ok(mut conn) = connections.get_mut(recipient)
-                && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
-            {
-                debug!(?recipient, ?e, "RemoteSatchelDetonate not queued");
-                stats.relay_refused += 1;
-            }
-        }
+        stats.relay_refused +=
+            super::tell_viewers_once(a.thrower, viewers, &index, &mut connections, &packet.into());
     }
 }
 
