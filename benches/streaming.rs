@@ -260,6 +260,7 @@ fn add_labels(world: &mut World, n: u32, half: f32) {
                 viewer: None,
             },
             attached: (AttachKind::None, 0),
+            rev: EntityRev(0),
         });
     }
 }

@@ -640,7 +640,7 @@ fn lua_refuses_bad_cameras_with_clear_errors() {
         ),
         (
             "p:set_camera_free()",
-            "error set_camera_free: a free camera exists only in a map editing session, and none is open",
+            "error set_camera_free: a free camera exists only in a map editing session (dlmp.start_edit with camera = \"free\")",
         ),
         (
             "p:set_frozen(1)",

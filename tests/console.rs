@@ -351,6 +351,7 @@ fn stats_lists_the_gameplay_drops() {
         "previous life",
         "animations",
         "waypoint reports",
+        "edits dropped",
         "vehicle frames",
         "vehicle parameters",
         "vehicle keys",

@@ -8,6 +8,7 @@ use super::connection::handshake::*;
 use super::connection::lane::*;
 use super::connection::roster::*;
 use super::connection::weapons::*;
+use super::edit::*;
 use super::error::{DecodeError, EncodeError, Rule};
 use super::ids::{EventId, SessionToken};
 use super::packet::{Direction, Packet};
@@ -249,6 +250,8 @@ dispatch! {
         ProjectileCreate [reliable],
         SatchelDetonate [reliable],
         StealthKillRequest [reliable],
+        EntityEdit [reliable],
+        EditCamera,
     }
 }
 
@@ -328,6 +331,7 @@ dispatch! {
         RemoteSatchelDetonate [reliable],
         RemoteStealthKill [reliable],
         CreateExplosion [reliable],
+        EditState [reliable],
     }
 }
 
@@ -362,6 +366,8 @@ impl ClientPacket {
             ClientPacket::ProjectileCreate(p) => Some(p.session_token),
             ClientPacket::SatchelDetonate(p) => Some(p.session_token),
             ClientPacket::StealthKillRequest(p) => Some(p.session_token),
+            ClientPacket::EntityEdit(p) => Some(p.session_token),
+            ClientPacket::EditCamera(p) => Some(p.session_token),
         }
     }
 }

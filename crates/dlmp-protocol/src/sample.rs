@@ -122,6 +122,7 @@ pub fn all() -> Vec<Box<dyn Sample>> {
         super::world::samples::all(),
         super::vehicle::samples::all(),
         super::weapons::samples::all(),
+        super::edit::samples::all(),
         super::query::samples::all(),
     ]
     .into_iter()

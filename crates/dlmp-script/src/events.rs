@@ -30,6 +30,8 @@ pub enum Arg {
     Texts(Vec<String>),
     /// A Lua table of counts by name (`{ movement = 3 }`).
     Counts(Vec<(&'static str, u32)>),
+    /// A Lua table of numbers by name (an edited pose: `{ x = 1.5, y = 2, z = 3 }`).
+    Numbers(Vec<(&'static str, f64)>),
     Handle(Handle),
 }
 
@@ -140,6 +142,7 @@ impl IntoLua for &Arg {
                 Value::Table(lua.create_sequence_from(list.iter().map(String::as_str))?)
             }
             Arg::Counts(counts) => Value::Table(lua.create_table_from(counts.iter().copied())?),
+            Arg::Numbers(numbers) => Value::Table(lua.create_table_from(numbers.iter().copied())?),
             Arg::Handle(h) => (h.make)(h.bits, lua)?,
         })
     }

@@ -693,11 +693,17 @@ impl ScriptHost {
         Ok(())
     }
 
-    /// Starts `names`, or every resource on disk when empty; failures are logged.
+    /// Starts `names`, or every resource on disk that starts by default
+    /// ([`Manifest::autostart`](crate::manifest::Manifest::autostart)) when empty; failures
+    /// are logged.
     pub fn start_all(&mut self, names: &[String]) {
         let names: Vec<String> = if names.is_empty() {
             let (found, _) = discover(&self.scripts);
-            found.into_keys().collect()
+            found
+                .into_iter()
+                .filter(|(_, r)| r.manifest.autostart)
+                .map(|(name, _)| name)
+                .collect()
         } else {
             names.to_vec()
         };

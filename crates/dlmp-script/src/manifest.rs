@@ -23,10 +23,19 @@ pub struct Manifest {
     /// Resources started before this one.
     #[serde(default)]
     pub depends: Vec<String>,
+    /// Started at boot when no resource is named (`--resource`); `false` leaves a resource
+    /// off by default, for the console's `start` or a `--resource` that names it or a
+    /// resource depending on it (docs/decisions/0114-the-editor-gamemode.md).
+    #[serde(default = "autostart")]
+    pub autostart: bool,
 }
 
 fn default_main() -> String {
     "main.lua".to_owned()
+}
+
+fn autostart() -> bool {
+    true
 }
 
 /// A resource found on disk.
@@ -91,6 +100,9 @@ mod tests {
         let m: Manifest = toml::from_str("name = \"race\"\ndepends = [\"maps\"]").expect("valid");
         assert_eq!((m.name.as_str(), m.main.as_str()), ("race", "main.lua"));
         assert_eq!(m.depends, ["maps"]);
+        assert!(m.autostart);
+        let off: Manifest = toml::from_str("name = \"editor\"\nautostart = false").expect("valid");
+        assert!(!off.autostart);
         assert!(toml::from_str::<Manifest>("description = \"x\"").is_err());
         assert!(toml::from_str::<Manifest>("name = \"x\"\nmian = \"y\"").is_err());
     }

@@ -1,5 +1,6 @@
 //! The world on the DLMP server (world.md): pickups, objects, the clock and weather, garage
-//! doors, 3D labels, checkpoints, blips, gang zones, colshapes and waypoints. One plugin per
+//! doors, 3D labels, checkpoints, blips, gang zones, colshapes and waypoints, and
+//! the map-editing session of editing.md ([`edit`]). One plugin per
 //! kind, each in its own module; [`WorldPlugin`] adds them all, with their Lua API
 //! ([`script`]).
 //!
@@ -13,6 +14,7 @@ pub mod check;
 pub mod checkpoint;
 pub mod clock;
 pub mod colshape;
+pub mod edit;
 pub mod gang_zone;
 pub mod label;
 pub mod locality;
@@ -46,6 +48,7 @@ impl Plugin for WorldPlugin {
                 blip::BlipPlugin,
                 object::ObjectPlugin,
                 script::WorldScriptPlugin,
+                edit::EditPlugin,
             ));
     }
 }

@@ -642,6 +642,12 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
         }),
     );
     row(
+        "edits dropped",
+        world
+            .get_resource::<dlmp_world::edit::EditDrops>()
+            .map(|d| d.counts()),
+    );
+    row(
         "world commands refused",
         world
             .get_resource::<dlmp_world::check::WorldRefusals>()

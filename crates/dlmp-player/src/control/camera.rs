@@ -14,8 +14,7 @@ use dlmp_protocol::player::control::{
     CameraMode, MAX_CAMERA_COORD, MAX_CAMERA_TRANSITION_MS, MIN_CAMERA_LOOK, SetCamera,
 };
 
-/// The camera the gamemode gave a player. A free camera (mode 3) exists only in a map
-/// editing session, which the server does not have yet, so it is not a setting.
+/// The camera the gamemode gave a player, or the free camera of its map-editing session.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum CameraSetting {
     /// The player's own camera: control returns, the stream center is the body.
@@ -36,6 +35,10 @@ pub enum CameraSetting {
         prev_action: u32,
         next_action: u32,
     },
+    /// Flown by the client inside a map-editing session (editing.md §2, SetCamera mode
+    /// 3): given and taken back only by the session ([`super::hold_for_session`]); the
+    /// stream center is the session's camera point.
+    Free,
 }
 
 /// Why a camera setting is refused (player.md, SetCamera: "The server allows ...").
@@ -118,6 +121,7 @@ impl CameraSetting {
             CameraSetting::Own => "own",
             CameraSetting::Fixed { .. } => "fixed",
             CameraSetting::Spectate { .. } => "spectate",
+            CameraSetting::Free => "free",
         }
     }
 
@@ -161,6 +165,7 @@ impl CameraSetting {
                 p.prev_action = prev_action;
                 p.next_action = next_action;
             }
+            CameraSetting::Free => p.mode = CameraMode::Free,
         }
         p
     }
@@ -294,6 +299,7 @@ mod tests {
                 prev_action: 1,
                 next_action: 2,
             },
+            CameraSetting::Free,
         ];
         for s in settings {
             assert_eq!(s.packet().validate(), Ok(()), "{s:?}");

@@ -14,6 +14,9 @@
 //!   room for all of them the command is refused and nothing changes ("queue full" in
 //!   Lua). What the server sends on its own (the spawn grant, the respawn grant's
 //!   clearing, a lost spectate target) is critical.
+//! - A map-editing session (editing.md §3, the crate above) holds the camera while it
+//!   lasts ([`hold_for_session`], [`release_from_session`]): it gives the free camera or
+//!   the own one, and the gamemode's camera commands are refused until it ends.
 
 pub mod camera;
 
@@ -82,6 +85,9 @@ pub struct Control {
     transition: Option<Transition>,
     /// A SetOnFire went out in the current life.
     fire_sent: bool,
+    /// An edit session holds the camera (editing.md §3: "The camera belongs to the
+    /// session").
+    held: bool,
     /// The owner's last frame seq seen, and when it was first seen.
     last_seq: Option<Seq>,
     last_frame_at: Option<Duration>,
@@ -96,6 +102,11 @@ impl Control {
     /// Whether the owner was told (SetFrozen(1)) that control is taken.
     pub fn told_frozen(&self) -> bool {
         self.told
+    }
+
+    /// Whether an edit session holds the camera: the gamemode cannot set another one.
+    pub fn camera_held(&self) -> bool {
+        self.held
     }
 
     /// The stream center's transition toward a fixed camera, while one runs.
@@ -241,7 +252,7 @@ impl<'a> Owner<'a> {
             }),
             _ => None,
         };
-        place_center(&self.control, &mut self.center, target);
+        place_center(&self.control, &mut self.center, target, self.body);
     }
 
     /// Control first for a foreign camera, the own camera before control returns
@@ -256,8 +267,10 @@ impl<'a> Owner<'a> {
 
 /// The stream center for the current setting: the body for the own camera, the camera's
 /// way along its transition for a fixed one, the target for spectating (`target`: its
-/// position now; `None` keeps the last one).
-fn place_center(control: &Control, center: &mut StreamCenter, target: Option<Vec3>) {
+/// position now; `None` keeps the last one), and for the free camera the session's camera
+/// point, which starts where the center was (editing.md §2: "the body, or the previous
+/// camera's point") and which the session moves.
+fn place_center(control: &Control, center: &mut StreamCenter, target: Option<Vec3>, body: Vec3) {
     let new = match control.camera {
         CameraSetting::Own => StreamCenter::default(),
         CameraSetting::Fixed { pos, .. } => StreamCenter {
@@ -267,6 +280,10 @@ fn place_center(control: &Control, center: &mut StreamCenter, target: Option<Vec
         CameraSetting::Spectate { id, .. } => StreamCenter {
             camera: target.or(center.camera),
             spectating: Some(id),
+        },
+        CameraSetting::Free => StreamCenter {
+            camera: Some(center.camera.unwrap_or(body)),
+            spectating: None,
         },
     };
     if *center != new {
@@ -337,6 +354,10 @@ fn spectate_target(camera: &CameraSetting, positions: &Query<&Position>) -> Opti
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Refusal {
     Camera(camera::CameraError),
+    /// An edit session holds the camera.
+    CameraHeld,
+    /// The free camera is an edit session's, never a command's.
+    FreeCamera,
     PlayerGone,
     TargetGone,
     TargetNotSpawned,
@@ -388,6 +409,11 @@ fn apply_commands(
         let (mut owner, life) = Owner::new(item, Sender::Gamemode);
         let result = match command {
             ControlCommand::Freeze { frozen, .. } => freeze(&mut owner, life, frozen),
+            ControlCommand::Camera { .. } if owner.control.held => Err(Refusal::CameraHeld),
+            ControlCommand::Camera {
+                camera: CameraSetting::Free,
+                ..
+            } => Err(Refusal::FreeCamera),
             ControlCommand::Camera { camera, .. } => check_camera(player, &camera, &others)
                 .and_then(|target| set_camera(&mut owner, life, camera, target)),
             // player.md, SetOnFire: "sets fire only to a player on foot".
@@ -584,6 +610,7 @@ fn move_center(owner: &mut Owner, now: Duration, dt: Duration, target_at: Option
         control,
         conn,
         center,
+        body,
         ..
     } = owner;
     if let Some(t) = control.transition.as_mut()
@@ -593,5 +620,50 @@ fn move_center(owner: &mut Owner, now: Duration, dt: Duration, target_at: Option
     {
         control.transition = None;
     }
-    place_center(control, center, target_at);
+    place_center(control, center, target_at, *body);
+}
+
+/// What an edit session reads and changes of its player's control: the parts
+/// [`hold_for_session`] and [`release_from_session`] take, as one query's item.
+pub type ControlParts = Owned;
+
+/// The camera a map-editing session gives its player (editing.md §3, "Start").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionCamera {
+    /// The player keeps control and its own camera.
+    Own,
+    /// SetCamera mode 3: the client flies the camera; the player has no control.
+    Free,
+}
+
+/// An edit session takes the camera (editing.md §3, "Start"), after its EditState: with
+/// the free camera, SetFrozen(1) unless control is taken already, then SetCamera mode 3
+/// with zero fields, the stream center starting where it was; with the own camera,
+/// SetCamera mode 0 if the camera was not its own, then SetFrozen(0) if that returns
+/// control. A spectated target is let go without `spectate_lost`: the gamemode chose to
+/// edit. The packets are critical, as everything the server sends on its own here.
+pub fn hold_for_session(
+    item: bevy_ecs::query::QueryItem<'_, '_, ControlParts>,
+    camera: SessionCamera,
+) {
+    let (mut owner, _) = Owner::new(item, Sender::Server);
+    owner.control.held = true;
+    let to = match camera {
+        SessionCamera::Own => CameraSetting::Own,
+        SessionCamera::Free => CameraSetting::Free,
+    };
+    if owner.control.camera != to {
+        owner.change_camera(to, None);
+    }
+}
+
+/// The session's end gives the camera back (editing.md §3, "End"): SetCamera mode 0 if it
+/// was the free camera, then SetFrozen(0) if that returns control, before the session's
+/// last EditState. The gamemode may set a camera again.
+pub fn release_from_session(item: bevy_ecs::query::QueryItem<'_, '_, ControlParts>) {
+    let (mut owner, _) = Owner::new(item, Sender::Server);
+    owner.control.held = false;
+    if owner.control.camera == CameraSetting::Free {
+        owner.change_camera(CameraSetting::Own, None);
+    }
 }

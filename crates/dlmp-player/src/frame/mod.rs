@@ -643,6 +643,10 @@ type WatchedPlayer = (
 /// Computes state and interior changes from the server's own state, at most 20 times a
 /// second: a change and its reversal between two passes raise nothing. The same pass
 /// releases the keys of a dead or frozen player.
+#[allow(
+    clippy::type_complexity,
+    reason = "the player parts the state watch reads, in one query"
+)]
 fn watch_state(
     time: Res<Time>,
     mut last_pass: Local<Option<Duration>>,

@@ -2,7 +2,9 @@
 //! SetCamera, SetOnFire). Each refuses in the call what the view can answer and queues a
 //! [`ControlCommand`]; the control feature applies it in the same tick. A spawned
 //! player's packets are normal events: each call takes their places in the lane's room or
-//! raises "queue full" and changes nothing (connection.md §3, ADR 0016).
+//! raises "queue full" and changes nothing (connection.md §3, ADR 0016). While a
+//! map-editing session holds the camera, every camera setter fails with "camera held by an
+//! edit session" (editing.md §3).
 
 use mlua::{Error, IntoLuaMulti, Lua, Result, UserDataMethods, Value, Variadic};
 
@@ -35,8 +37,13 @@ fn update(
     })
 }
 
-/// Sets the camera in the view and queues it.
+/// Sets the camera in the view and queues it; refused while an edit session holds it.
 fn set_camera(lua: &Lua, this: &LuaPlayer, method: &str, camera: CameraSetting) -> Result<()> {
+    if this.with(lua, method, |v| v.camera_held)? {
+        return Err(Error::runtime(format!(
+            "{method}: camera held by an edit session"
+        )));
+    }
     update(lua, this, method, |v| (v.frozen, camera))?;
     queue_message(
         lua,
@@ -140,10 +147,15 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         },
     );
     methods.add_method("set_camera_free", |lua, this, ()| -> Result<()> {
-        this.present(lua, "set_camera_free")?;
-        Err(Error::runtime(
-            "set_camera_free: a free camera exists only in a map editing session, and none is open",
-        ))
+        const F: &str = "set_camera_free";
+        if this.with_mut(lua, F, |v| Ok(v.camera_held))? {
+            return Err(Error::runtime(format!(
+                "{F}: camera held by an edit session"
+            )));
+        }
+        Err(Error::runtime(format!(
+            "{F}: a free camera exists only in a map editing session (dlmp.start_edit with camera = \"free\")"
+        )))
     });
     methods.add_method("reset_camera", |lua, this, ()| {
         set_camera(lua, this, "reset_camera", CameraSetting::Own)
@@ -152,7 +164,7 @@ pub(super) fn add_methods<M: UserDataMethods<LuaPlayer>>(methods: &mut M) {
         let camera = this.with(lua, "camera", |p| p.camera)?;
         let mode = camera.mode_name();
         match camera {
-            CameraSetting::Own => mode.into_lua_multi(lua),
+            CameraSetting::Own | CameraSetting::Free => mode.into_lua_multi(lua),
             CameraSetting::Fixed {
                 pos,
                 look_at,

@@ -80,8 +80,11 @@ pub struct PlayerView {
     pub lane_room: usize,
     /// The gamemode's freeze (a set in this call shows at once).
     pub frozen: bool,
-    /// The gamemode's camera (a set in this call shows at once).
+    /// The gamemode's camera (a set in this call shows at once), or an edit session's.
     pub camera: CameraSetting,
+    /// An edit session holds the camera: the camera setters fail (editing.md §3; a
+    /// session started or ended in this call shows at once).
+    pub camera_held: bool,
     /// The animation playing (a command in this call shows at once).
     pub animation: Option<Animation>,
     /// The server's special action (a set in this call shows at once).
@@ -282,6 +285,7 @@ fn player_view(
             .launchers
             .get(entity)
             .map_or(0, |l| l.satchels.len()),
+        camera_held: control.is_some_and(Control::camera_held),
         ..PlayerView::default()
     };
     super::movement::fill_view(

@@ -13,12 +13,13 @@ use bevy_ecs::prelude::*;
 use tracing::debug;
 
 use dlmp_core::position::Scope;
-use dlmp_core::session::PlayerDisconnected;
+use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_player::{Life, ReportedPosition, SpawnState};
 
 use crate::checkpoint::living_at;
 use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::serial::Serial;
 use dlmp_protocol::world::markers::{ColshapeId, ColshapeShape, Shape};
 use dlmp_protocol::world::shared::EntityRev;
 use dlmp_script::{Owned, ResourceId};
@@ -84,6 +85,10 @@ pub enum ColshapeCommand {
         player: Entity,
         shown: bool,
     },
+    /// A new form of the same kind (an edit session's commit, editing.md §2), checked by
+    /// its sender with ColshapeShape's rules: one change with a new revision, shown at once
+    /// to everyone its outline is shown to, as critical.
+    SetShape { id: ColshapeId, shape: Shape },
 }
 
 impl ColshapeCommand {
@@ -93,6 +98,9 @@ impl ColshapeCommand {
     pub fn check(&self) -> Result<(), WorldError> {
         match self {
             ColshapeCommand::Create { id, shape, .. } => {
+                check::shows(&ColshapeShape::show(EventId(0), *id, *shape, EntityRev(0)))
+            }
+            ColshapeCommand::SetShape { id, shape } => {
                 check::shows(&ColshapeShape::show(EventId(0), *id, *shape, EntityRev(0)))
             }
             ColshapeCommand::Destroy { .. } | ColshapeCommand::Outline { .. } => Ok(()),
@@ -137,6 +145,9 @@ fn apply_commands(
     mut commands: Commands,
     mut orders: MessageReader<ColshapeCommand>,
     mut colshapes: Query<(Entity, &mut Colshape)>,
+    outlines: Res<OutlineStream>,
+    index: Res<PlayerIndex>,
+    mut connections: Query<&mut Connection>,
     mut refusals: ResMut<WorldRefusals>,
 ) {
     // Made by this pass's orders: spawned at the end, so a show or destroy in the same
@@ -191,6 +202,18 @@ fn apply_commands(
                 if shown {
                     c.shown_to.push(player);
                 }
+            }
+            ColshapeCommand::SetShape { id, shape } => {
+                let Some(mut c) = colshapes.iter_mut().map(|(_, c)| c).find(|c| c.id == id) else {
+                    debug!(?id, "a new form of a colshape that is gone");
+                    continue;
+                };
+                c.shape = shape;
+                c.rev = c.rev.next();
+                let packet = ColshapeShape::show(EventId(0), id, shape, c.rev).into();
+                outlines
+                    .shown()
+                    .tell_viewers(id.0, &packet, &index, &mut connections);
             }
         }
     }

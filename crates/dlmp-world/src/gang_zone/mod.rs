@@ -114,6 +114,13 @@ pub enum GangZoneCommand {
         color: u32,
         alpha: u8,
     },
+    /// A new rectangle (an edit session's commit, editing.md §2); its sender checked it
+    /// (within world bounds, max above min).
+    SetRect {
+        id: MarkerId,
+        min: [f32; 2],
+        max: [f32; 2],
+    },
     Destroy {
         id: MarkerId,
     },
@@ -129,6 +136,18 @@ impl GangZoneCommand {
                 color.map_or(Ok(()), |c| check::rgb("flash_color", c))
             }
             GangZoneCommand::SetColor { color, .. } => check::rgb("color", *color),
+            GangZoneCommand::SetRect { min, max, .. } => {
+                let probe = GangZoneSpec {
+                    min: *min,
+                    max: *max,
+                    color: 0,
+                    alpha: 0,
+                    flash: None,
+                    scope: Scope::default(),
+                    viewer: None,
+                };
+                probe.check()
+            }
             GangZoneCommand::Destroy { .. } => Ok(()),
         }
     }
@@ -205,7 +224,9 @@ fn apply(
                 }
                 continue;
             }
-            GangZoneCommand::Flash { id, .. } | GangZoneCommand::SetColor { id, .. } => id,
+            GangZoneCommand::Flash { id, .. }
+            | GangZoneCommand::SetColor { id, .. }
+            | GangZoneCommand::SetRect { id, .. } => id,
         };
         let Some(mut zone) = registry.entity(id).and_then(|e| zones.get_mut(e).ok()) else {
             debug!(id = id.0, "a change of a gang zone that is gone");
@@ -216,6 +237,10 @@ fn apply(
             GangZoneCommand::SetColor { color, alpha, .. } => {
                 zone.spec.color = color;
                 zone.spec.alpha = alpha;
+            }
+            GangZoneCommand::SetRect { min, max, .. } => {
+                zone.spec.min = min;
+                zone.spec.max = max;
             }
             GangZoneCommand::Create { .. } | GangZoneCommand::Destroy { .. } => {}
         }

@@ -22,9 +22,10 @@ use dlmp_core::position::Scope;
 use dlmp_core::session::{Connection, PlayerDisconnected, PlayerIndex};
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_protocol::geometry::Vec3;
+use dlmp_protocol::serial::Serial;
 use dlmp_protocol::text::FixedText;
 use dlmp_protocol::world::label::LABEL_TEXT;
-use dlmp_protocol::world::shared::{AttachKind, MarkerId};
+use dlmp_protocol::world::shared::{AttachKind, EntityRev, MarkerId};
 use dlmp_script::{Owned, ResourceId, ResourceStopped};
 
 use crate::check::{self, WorldError, WorldRefusals};
@@ -67,6 +68,7 @@ impl LabelSpec {
             id: MarkerId(1),
             spec: *self,
             attached: (AttachKind::None, 0),
+            rev: EntityRev(0),
         };
         check::shows(&stream::show_packet(&probe))
     }
@@ -79,6 +81,9 @@ pub struct Label {
     pub spec: LabelSpec,
     /// `attach_kind` and `attach_id` on the wire, fixed when it was made.
     pub attached: (AttachKind, u32),
+    /// Grows with every change; not on the wire (Label3D carries none): an edit session
+    /// hands it to its editor in EditState (editing.md §1).
+    pub rev: EntityRev,
 }
 
 /// The labels of this run by id.
@@ -178,7 +183,7 @@ impl Plugin for LabelPlugin {
 /// viewer that has not acknowledged the last change gets the label as it is once it has;
 /// ADR 0092); a destroyed label is hidden by the next reconcile like any that left a set.
 #[allow(clippy::too_many_arguments, reason = "a system's parameters")]
-fn apply(
+pub(crate) fn apply(
     mut commands: Commands,
     mut read: MessageReader<LabelCommand>,
     mut registry: ResMut<Labels>,
@@ -225,6 +230,7 @@ fn apply(
                     id: *id,
                     spec: *spec,
                     attached,
+                    rev: EntityRev(0),
                 });
                 if let Some(owner) = owner {
                     entity.insert(Owned(*owner));
@@ -252,6 +258,7 @@ fn apply(
             LabelCommand::SetPosition { position, .. } => label.spec.position = *position,
             LabelCommand::Create { .. } | LabelCommand::Destroy { .. } => {}
         }
+        label.rev = label.rev.next();
         let packet = stream::show_packet(&label).into();
         stream
             .shown_mut()

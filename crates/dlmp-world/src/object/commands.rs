@@ -52,6 +52,12 @@ pub enum ObjectCommand {
         id: ObjectId,
         rotation: dlmp_protocol::geometry::Vec3,
     },
+    /// A free object's position and rotation as one change with one new revision (an edit
+    /// session's commit, editing.md §2): a movement stops at the pose.
+    SetPose {
+        id: ObjectId,
+        pose: Pose,
+    },
     /// A movement from where it is now to `to`, taking `duration`.
     Move {
         id: ObjectId,
@@ -309,6 +315,7 @@ fn apply_one(command: &ObjectCommand, now: Duration, a: &mut Applying) -> Result
         }
         ObjectCommand::SetPosition { id, .. }
         | ObjectCommand::SetRotation { id, .. }
+        | ObjectCommand::SetPose { id, .. }
         | ObjectCommand::Move { id, .. }
         | ObjectCommand::Stop { id }
         | ObjectCommand::Attach { id, .. }
@@ -337,6 +344,15 @@ fn apply_one(command: &ObjectCommand, now: Duration, a: &mut Applying) -> Result
             check_rotation(rotation)?;
             next.pose = current.pose_at(now);
             next.pose.rotation = rotation;
+            next.motion = None;
+        }
+        ObjectCommand::SetPose { pose, .. } => {
+            if current.attachment.is_some() {
+                return Err(ObjectError::Attached);
+            }
+            check_position(pose.position)?;
+            check_rotation(pose.rotation)?;
+            next.pose = pose;
             next.motion = None;
         }
         ObjectCommand::Move { to, duration, .. } => {
@@ -484,7 +500,7 @@ pub(super) fn end_moves(
 /// Objects whose parent or viewer went (a destroyed or stopped object, a player who left)
 /// go too, with their chains (world.md: "When the parent goes, the object is deleted with
 /// its whole chain"); the ids of despawned objects leave the registry.
-pub(super) fn forget_gone(
+pub(crate) fn forget_gone(
     mut commands: Commands,
     mut left: MessageReader<PlayerDisconnected>,
     mut registry: ResMut<Objects>,

@@ -10,7 +10,7 @@ use dlmp_protocol::world::pickup::PickupId;
 use dlmp_protocol::world::shared::MarkerId;
 use dlmp_script::{EventGuard, EventPlace, ScriptEvent, ScriptEvents, id_event_handle};
 
-use super::{LuaCheckpoint, LuaColshape, LuaObject};
+use super::{LuaCheckpoint, LuaColshape, LuaGangZone, LuaLabel, LuaObject};
 use crate::object::ObjectMoveEnded;
 use crate::pickup::PickupInteracted;
 use crate::pickup::script::{LuaPickup, still_active};
@@ -21,6 +21,9 @@ id_event_handle!(LuaCheckpoint, "Checkpoint", MarkerId);
 id_event_handle!(LuaColshape, "Colshape", ColshapeId);
 id_event_handle!(LuaObject, "Object", ObjectId);
 id_event_handle!(LuaPickup, "Pickup", PickupId);
+// Handed to scripts by the edit session's events (editing.md §5).
+id_event_handle!(LuaLabel, "Label", MarkerId);
+id_event_handle!(LuaGangZone, "GangZone", MarkerId);
 
 /// Where the world's events stand among a tick's notifications.
 pub mod place {
@@ -45,6 +48,12 @@ pub const NAMES: &[&str] = &[
     "player_waypoint",
     // (object): a movement reached its target
     "object_move_end",
+    // (player, entity): the player picked an entity; false refuses (editing.md §5)
+    "edit_select",
+    // (player, entity, action, pose): "update", "commit" (false refuses) or "cancel"
+    "entity_edit",
+    // (player, session, reason): "gamemode", "player", "death", "scope" or "resource"
+    "edit_end",
 ];
 
 /// Queues the world's notifications of this tick.

@@ -78,6 +78,7 @@ fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<()> {
     blip::install(lua, dlmp, resource)?;
     object::install(lua, dlmp, resource)?;
     super::pickup::script::install(lua, dlmp, resource)?;
+    crate::edit::script::install(lua, dlmp, resource)?;
     Ok(())
 }
 
@@ -85,11 +86,13 @@ fn install(lua: &Lua, dlmp: &Table, resource: ResourceId) -> Result<()> {
 pub fn register(api: &mut ScriptApi) {
     api.functions(|lua, dlmp, resource| install(lua, dlmp, resource.id))
         .methods::<LuaPlayer>(waypoint::add_methods)
+        .methods::<LuaPlayer>(crate::edit::script::add_methods)
         .events(events::NAMES)
         .setup(|lua, world| {
             let marker_ids = world.get_resource_or_init::<MarkerIds>().clone();
             let colshape_ids = world.get_resource_or_init::<ColshapeIds>().clone();
             lua.set_app_data(WorldView::new(marker_ids, colshape_ids));
+            crate::edit::script::setup(lua, world);
             lua.set_app_data(FloorPlaces(|lua, player, at, scope| {
                 super::object::script::book(lua).map_or(0, |b| b.floor_places(player, at, scope))
             }));
@@ -107,7 +110,12 @@ impl Plugin for WorldScriptPlugin {
         register(&mut app.world_mut().get_resource_or_init::<ScriptApi>());
         app.add_systems(
             FixedUpdate,
-            (refresh_view, events::collect).in_set(ScriptSystems::Collect),
+            (
+                refresh_view,
+                crate::edit::script::refresh_view,
+                events::collect,
+            )
+                .in_set(ScriptSystems::Collect),
         );
     }
 }
