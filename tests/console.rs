@@ -363,12 +363,18 @@ fn stats_lists_the_gameplay_drops() {
         "vehicle shots",
         "RC vehicles",
         "vehicle explosions",
+        "projectile launches",
     ] {
         assert!(
             out.iter().any(|l| l.starts_with(counter)),
             "{counter}: {out:?}"
         );
     }
+    assert!(
+        out.iter().any(|l| l.starts_with("projectile launches")
+            && l.contains("accepted 0, limit 0, not_in_control 0")),
+        "{out:?}"
+    );
 }
 
 #[test]

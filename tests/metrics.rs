@@ -162,6 +162,21 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     h.with::<Connection>(bob, |c| {
         c.send_event(line.clone(), Delivery::Normal).expect("room");
     });
+    // Alice launches a grenade she does not hold: a drop by its reason.
+    let seen_event = h
+        .world()
+        .get::<Connection>(h.entity(alice))
+        .expect("connected")
+        .last_queued();
+    h.send_event(
+        alice,
+        dlmp::protocol::weapons::projectile::ProjectileCreate {
+            session_token: h.token(alice),
+            event_id: EventId(0),
+            seen_event,
+            launch: dlmp::protocol::weapons::samples::projectile::projectile_create().launch,
+        },
+    );
     h.steps(40);
     let resent = h.stats().lane_resend_count();
     assert!(resent > 0);
@@ -174,6 +189,14 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     assert_eq!(s["dlmp_streamed{kind=\"vehicles\"}"], 2.0, "{body}");
     assert_eq!(s["dlmp_streamed{kind=\"objects\"}"], 0.0, "{body}");
     assert_eq!(s["dlmp_streamed{kind=\"labels\"}"], 0.0, "{body}");
+    assert_eq!(
+        s["dlmp_projectile_launches_total{outcome=\"not_armed\"}"], 1.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_projectile_launches_total{outcome=\"accepted\"}"], 0.0,
+        "{body}"
+    );
     let script = s["dlmp_script_seconds_total{resource=\"gm\"}"];
     assert!(script > 0.0, "{body}");
     assert!(s["dlmp_db_query_seconds_count"] >= 2.0, "{body}");

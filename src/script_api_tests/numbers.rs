@@ -288,6 +288,27 @@ const NOT_F32: [&str; 5] = ["1e300", "-1e300", "0/0", "math.huge", "-math.huge"]
     "outside 0..=10",
     "1"
 )]
+#[case::explosion_x(
+    "dlmp.create_explosion(V, 0, 10, 0)",
+    "create_explosion: ",
+    "6000.5",
+    "position is outside the world",
+    "1"
+)]
+#[case::explosion_z(
+    "dlmp.create_explosion(0, 0, V, 0)",
+    "create_explosion: ",
+    "-200.5",
+    "position is outside the world",
+    "1"
+)]
+#[case::explosion_radius(
+    "dlmp.create_explosion(0, 0, 10, 0, { radius = V })",
+    "create_explosion: radius",
+    "50.5",
+    "outside 0.1..=50",
+    "0.1"
+)]
 fn a_number_for_an_f32_field_is_finite_as_an_f32_and_in_range(
     #[case] call: &str,
     #[case] names: &str,

@@ -87,6 +87,15 @@ pub fn assert_exact_length<P: Packet>(valid: &P) {
     );
 }
 
+/// `valid` changed by `mutate` still decodes to itself and encodes.
+#[track_caller]
+pub fn assert_accepts<P: Packet>(valid: &P, mutate: impl FnOnce(&mut P)) {
+    let mut p = valid.clone();
+    mutate(&mut p);
+    assert_eq!(P::decode(&raw(&p)).as_ref(), Ok(&p));
+    assert!(p.to_bytes().is_ok(), "encoding must succeed: {p:?}");
+}
+
 /// A float that is not finite, as raw bytes.
 pub const NAN: [u8; 4] = f32::NAN.to_le_bytes();
 pub const INF: [u8; 4] = f32::INFINITY.to_le_bytes();

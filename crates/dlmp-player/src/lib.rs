@@ -32,6 +32,7 @@ pub mod spawn;
 pub mod state;
 pub mod stream;
 pub mod teleport;
+pub mod weapons;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
@@ -80,6 +81,7 @@ impl Plugin for PlayerPlugin {
             animation::AnimationPlugin,
             history::HistoryPlugin,
             script::PlayerScriptPlugin,
+            weapons::WeaponsPlugin,
         ))
         .add_message::<admission::CheatSuspected>()
         .add_systems(

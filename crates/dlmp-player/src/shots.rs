@@ -165,7 +165,7 @@ fn check(
     order: ShotOrder,
     range: f32,
 ) -> Result<(), ShotDrop> {
-    if !spawn.granted || !life.spawned || !life.alive || frame.frozen.is_some() || body.paused {
+    if !crate::weapons::in_control(spawn, life, body, frame) {
         return Err(ShotDrop::NotInControl);
     }
     if NO_RAYS.contains(&shot.weapon) {

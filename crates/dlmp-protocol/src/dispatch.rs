@@ -32,6 +32,10 @@ use super::vehicle::towing::*;
 use super::vehicle::train::*;
 use super::vehicle::transform::*;
 use super::vehicle::tuning::*;
+use super::weapons::explosion::*;
+use super::weapons::projectile::*;
+use super::weapons::satchel::*;
+use super::weapons::stealth::*;
 use super::world::environment::*;
 use super::world::label::*;
 use super::world::markers::*;
@@ -243,6 +247,9 @@ dispatch! {
         VehicleRemoteEnter [reliable],
         VehicleWinch [reliable],
         PlayerWaypoint [reliable],
+        ProjectileCreate [reliable],
+        SatchelDetonate [reliable],
+        StealthKillRequest [reliable],
         EntityEdit [reliable],
         EditCamera,
     }
@@ -320,6 +327,10 @@ dispatch! {
         SetWorldBounds [reliable],
         ColshapeShape [reliable],
         SetWaypoint [reliable],
+        RemoteProjectileCreate [reliable],
+        RemoteSatchelDetonate [reliable],
+        RemoteStealthKill [reliable],
+        CreateExplosion [reliable],
         EditState [reliable],
     }
 }
@@ -352,6 +363,9 @@ impl ClientPacket {
             ClientPacket::VehicleRemoteEnter(p) => Some(p.session_token),
             ClientPacket::VehicleWinch(p) => Some(p.session_token),
             ClientPacket::PlayerWaypoint(p) => Some(p.session_token),
+            ClientPacket::ProjectileCreate(p) => Some(p.session_token),
+            ClientPacket::SatchelDetonate(p) => Some(p.session_token),
+            ClientPacket::StealthKillRequest(p) => Some(p.session_token),
             ClientPacket::EntityEdit(p) => Some(p.session_token),
             ClientPacket::EditCamera(p) => Some(p.session_token),
         }

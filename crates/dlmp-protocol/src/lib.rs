@@ -1,5 +1,5 @@
 //! The DLMP wire protocol: every packet of connection.md, player.md, world.md,
-//! vehicles.md, editing.md and query.md as a typed value with strict `decode` and validating `encode`,
+//! vehicles.md, weapons.md, editing.md and query.md as a typed value with strict `decode` and validating `encode`,
 //! bundles, ids and serial arithmetic, and the receiving half of a reliable lane ([`lane`]).
 //! No ECS, no Lua, no I/O: a client, a bot or a fuzzer uses this crate alone.
 //!
@@ -24,6 +24,7 @@ pub mod sample;
 pub mod serial;
 pub mod text;
 pub mod vehicle;
+pub mod weapons;
 pub mod wire;
 pub mod world;
 

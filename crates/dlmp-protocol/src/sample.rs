@@ -121,6 +121,7 @@ pub fn all() -> Vec<Box<dyn Sample>> {
         super::player::samples::all(),
         super::world::samples::all(),
         super::vehicle::samples::all(),
+        super::weapons::samples::all(),
         super::edit::samples::all(),
         super::query::samples::all(),
     ]

@@ -175,6 +175,7 @@ pub fn bundle(id: VehicleId, spec: &VehicleSpec, models: &VehicleModels) -> impl
         (
             super::life::bundle(),
             super::frame::motion::MotionBudget::default(),
+            super::weapon::rocket_pods(spec.model),
         ),
     )
 }

@@ -86,6 +86,9 @@ pub struct Connection {
     /// The connect spawn was granted (SpawnPlayer went out): the roster is fed
     /// [`ROSTER_WINDOW`] deep, not [`ROSTER_WINDOW_BEFORE_SPAWN`].
     spawn_granted: bool,
+    /// The event_id of the last ScopeChanged queued: the barrier of the client's
+    /// launches (player.md ScopeChanged, weapons.md ProjectileCreate).
+    scope_barrier: Option<EventId>,
 }
 
 impl fmt::Debug for Connection {
@@ -193,6 +196,7 @@ impl Connection {
             roster: VecDeque::new(),
             protocol: Protocol::default(),
             spawn_granted: false,
+            scope_barrier: None,
         }
     }
 
@@ -303,10 +307,22 @@ impl Connection {
             return Err(SendError::WrongLane);
         }
         let bytes = encode(&packet)?;
-        self.outbound.push(bytes, delivery).map_err(|e| match e {
+        let scope_changed = matches!(packet, ServerPacket::ScopeChanged(_));
+        let id = self.outbound.push(bytes, delivery).map_err(|e| match e {
             PushError::QueueFull => SendError::QueueFull,
             PushError::Overflowed(_) => SendError::Overflowed,
-        })
+        })?;
+        if scope_changed {
+            self.scope_barrier = Some(id);
+        }
+        Ok(id)
+    }
+
+    /// The event_id of the last ScopeChanged queued to this client; `None` before one.
+    /// A launch the client made before applying it belongs to a scope it has left
+    /// (weapons.md, ProjectileCreate).
+    pub fn scope_barrier(&self) -> Option<EventId> {
+        self.scope_barrier
     }
 
     /// Queues a roster event (PlayerJoin, PlayerLeave): delivered reliably and in order

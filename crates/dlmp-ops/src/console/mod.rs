@@ -575,6 +575,18 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
         }),
     );
     row(
+        "projectile launches",
+        world
+            .get_resource::<dlmp_player::weapons::launch::LaunchStats>()
+            .map(dlmp_player::weapons::launch::LaunchStats::counts),
+    );
+    row(
+        "satchel detonations",
+        world
+            .get_resource::<dlmp_player::weapons::satchel::DetonationStats>()
+            .map(dlmp_player::weapons::satchel::DetonationStats::counts),
+    );
+    row(
         "previous life",
         world
             .get_resource::<PreviousLifeDrops>()

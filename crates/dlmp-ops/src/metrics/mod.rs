@@ -39,6 +39,8 @@ pub struct ServerMetrics {
     pub script_seconds: Family<Vec<(String, String)>, Counter<f64, AtomicU64>>,
     /// Shown pairs (recipient, thing) by kind: players, pickups, gang_zones, checkpoints.
     pub streamed: Family<Vec<(String, String)>, Gauge>,
+    /// ProjectileCreates by outcome: `accepted` or the drop's reason (weapons.md §2).
+    pub launches: Family<Vec<(String, String)>, Counter>,
 }
 
 /// A metric's one label.
@@ -58,6 +60,7 @@ impl Default for ServerMetrics {
             db_queue_depth: Gauge::default(),
             script_seconds: Family::default(),
             streamed: Family::default(),
+            launches: Family::default(),
         }
     }
 }
@@ -96,6 +99,11 @@ impl ServerMetrics {
             "streamed",
             "Things shown to players now, recipient-thing pairs by kind",
             self.streamed.clone(),
+        );
+        registry.register(
+            "projectile_launches",
+            "ProjectileCreate packets by outcome: accepted, or the reason they were dropped",
+            self.launches.clone(),
         );
         registry.register_collector(Box::new(NetCollector(net)));
         registry
@@ -205,8 +213,15 @@ fn record(
     host: Option<NonSendMut<dlmp_script::ScriptHost>>,
     db: Option<Res<crate::db::Database>>,
     streamed: Streamed,
+    launches: Option<Res<dlmp_player::weapons::launch::LaunchStats>>,
     mut errors_seen: Local<u64>,
 ) {
+    if let Some(launches) = launches {
+        for (outcome, n) in launches.counts() {
+            let counter = metrics.0.launches.get_or_create(&label("outcome", outcome));
+            counter.inc_by(n.saturating_sub(counter.get()));
+        }
+    }
     for (kind, n) in streamed.sizes() {
         metrics
             .0

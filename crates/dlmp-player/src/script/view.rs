@@ -8,8 +8,9 @@ use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryItem;
 use bevy_time::Time;
-use dlmp_core::position::{Position, Scope};
+use dlmp_core::position::{Position, Scope, StreamCenter};
 use dlmp_core::session::{Connection, Name, NametagColor, Player, PlayerDisconnected};
+use dlmp_core::streaming::players::stream_center;
 use dlmp_core::viewers::Viewers;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{PlayerId, PlayerToken};
@@ -34,6 +35,9 @@ pub struct PlayerView {
     pub spawned: bool,
     pub alive: bool,
     pub position: Vec3,
+    /// Where its streaming distances are measured from: its body, or its camera while
+    /// the camera is not its own (player.md, Player streaming).
+    pub stream_center: Vec3,
     pub virtual_world: u32,
     pub interior: u8,
     /// Keys held by the last frame (bits 0..8), 0 while paused or frozen.
@@ -85,6 +89,8 @@ pub struct PlayerView {
     pub animation: Option<Animation>,
     /// The server's special action (a set in this call shows at once).
     pub special_action: SpecialAction,
+    /// The satchels in the player's latch (weapons.md §3).
+    pub satchels: usize,
 }
 
 /// Every player scripts see, by entity: everyone connected, plus those who left this tick
@@ -154,6 +160,8 @@ pub(crate) struct ViewSources<'w, 's> {
     connections: Query<'w, 's, &'static Connection>,
     controls: Query<'w, 's, &'static Control>,
     scores: Query<'w, 's, &'static Score>,
+    centers: Query<'w, 's, &'static StreamCenter>,
+    launchers: Query<'w, 's, &'static crate::weapons::launch::Launcher>,
 }
 
 /// The players who left this tick, whose views go once their `player_disconnect` ran
@@ -243,6 +251,12 @@ fn player_view(
         spawned: life.spawned,
         alive: life.alive,
         position: position.map(|p| p.0).unwrap_or_default(),
+        stream_center: position
+            .map(|p| {
+                let center = sources.centers.get(entity).copied().unwrap_or_default();
+                stream_center(p, &center)
+            })
+            .unwrap_or_default(),
         virtual_world: scope.virtual_world,
         interior: scope.interior,
         keys: body.keys.0,
@@ -267,6 +281,10 @@ fn player_view(
         score: sources.scores.get(entity).map_or(0, |s| s.0),
         frozen: control.is_some_and(|c| c.frozen),
         camera: control.map(|c| c.camera).unwrap_or_default(),
+        satchels: sources
+            .launchers
+            .get(entity)
+            .map_or(0, |l| l.satchels.len()),
         camera_held: control.is_some_and(Control::camera_held),
         ..PlayerView::default()
     };

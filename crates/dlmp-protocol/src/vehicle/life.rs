@@ -33,7 +33,7 @@ wire_enum! {
 }
 
 /// With `present` = false the player fields are zero (VehicleExplode, VehicleDeath).
-fn check_player(
+pub(crate) fn check_player(
     present: bool,
     id_field: &'static str,
     id: PlayerId,

@@ -14,7 +14,7 @@ fn check_some(field: &'static str, id: VehicleId) -> Result<(), FieldError> {
 }
 
 /// The epoch of an absent vehicle is a zero placeholder.
-fn check_epoch_placeholder(
+pub(crate) fn check_epoch_placeholder(
     field: &'static str,
     id: VehicleId,
     epoch: VehicleEpoch,

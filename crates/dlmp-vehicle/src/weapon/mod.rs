@@ -54,6 +54,20 @@ pub struct SalvoAccepted {
     pub frame_at: Option<Duration>,
 }
 
+/// The Hunter: its weapon launches rockets (19) too (weapons.md §1, Projectile weapons).
+pub const HUNTER: u16 = 425;
+/// The Hydra: its weapon launches rockets (19) and heat-seeking rockets (20).
+pub const HYDRA: u16 = 520;
+
+/// The rockets a model's own weapon launches, for ProjectileCreate's admission (the player
+/// crate's weapons feature reads it off every vehicle).
+pub fn rocket_pods(model: u16) -> dlmp_player::weapons::launch::RocketPods {
+    dlmp_player::weapons::launch::RocketPods {
+        rocket: matches!(model, HUNTER | HYDRA),
+        heat_seeker: model == HYDRA,
+    }
+}
+
 /// VehicleShots dropped, by reason, and accepted.
 #[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
 pub struct VehicleShotDrops {

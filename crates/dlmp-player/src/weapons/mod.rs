@@ -1,0 +1,153 @@
+//! weapons.md: thrown and launched projectiles, satchel charges, stealth kills and the
+//! gamemode's explosions (ADR 0130: a feature of the player crate, below the vehicle
+//! crate whose killer credit reads its action log).
+//!
+//! Done so far: CreateExplosion from `dlmp.create_explosion` ([`explosion`]), the weapon
+//! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
+//! detonations ([`satchel`]).
+
+pub mod explosion;
+pub mod launch;
+pub mod limit;
+pub mod satchel;
+
+use bevy_app::{App, FixedUpdate, Plugin};
+use bevy_ecs::prelude::*;
+use bevy_time::Time;
+use dlmp_core::session::{Connection, PlayerIndex, Received};
+use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::viewers::Viewers;
+use dlmp_net::lane::Delivery;
+use dlmp_protocol::ClientPacket;
+use dlmp_protocol::ServerPacket;
+use dlmp_script::{ScriptApi, ScriptSystems};
+
+use crate::frame::FrameState;
+use crate::frame::admit_frames;
+use crate::script::LuaPlayer;
+use crate::{Body, Inventory, Life, SpawnState};
+use mlua::UserDataMethods;
+
+/// The weapons feature: launches, their relay and the Lua API.
+pub struct WeaponsPlugin;
+
+impl Plugin for WeaponsPlugin {
+    fn build(&self, app: &mut App) {
+        let mut api = app.world_mut().get_resource_or_init::<ScriptApi>();
+        register(&mut api);
+        app.init_resource::<launch::LaunchStats>()
+            .init_resource::<satchel::DetonationStats>()
+            .add_message::<launch::LaunchAccepted>()
+            .init_resource::<satchel::PendingDetonations>()
+            .add_systems(
+                FixedUpdate,
+                (
+                    limit::give,
+                    launch::note_armed,
+                    launch::clear_latches,
+                    admit,
+                )
+                    .chain()
+                    .after(admit_frames)
+                    .in_set(ServerSystems::Validation),
+            )
+            .add_systems(
+                FixedUpdate,
+                satchel::emit_detonations.in_set(ScriptSystems::Ask),
+            )
+            .add_systems(
+                FixedUpdate,
+                (launch::relay_launches, satchel::relay_detonations)
+                    .chain()
+                    .in_set(StreamingSystems::Relay),
+            );
+    }
+}
+
+/// Whether the player may act with a weapon: spawned (granted), alive, not frozen and
+/// not paused (weapons.md §2, §3, §4; connection.md WeaponShot).
+pub fn in_control(spawn: &SpawnState, life: &Life, body: &Body, frame: &FrameState) -> bool {
+    spawn.granted && life.spawned && life.alive && frame.frozen.is_none() && !body.paused
+}
+
+/// Queues `packet` on the reliable lane of every player `subject` is shown to, the subject
+/// excepted, as a normal event (neither critical nor droppable: a full lane refuses it and
+/// nothing repeats it, and no reshow follows, since a show carries no projectile). The
+/// number of viewers whose lane refused it.
+pub(crate) fn tell_viewers_once(
+    subject: Entity,
+    viewers: &Viewers,
+    index: &PlayerIndex,
+    connections: &mut Query<&mut Connection>,
+    packet: &ServerPacket,
+) -> u64 {
+    let mut refused = 0;
+    for recipient in viewers.iter().filter_map(|id| index.get(id)) {
+        if recipient == subject {
+            continue;
+        }
+        if let Ok(mut conn) = connections.get_mut(recipient)
+            && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
+        {
+            tracing::debug!(?recipient, ?e, packet = packet.name(), "not queued");
+            refused += 1;
+        }
+    }
+    refused
+}
+
+/// Takes this tick's weapon events (ProjectileCreate, SatchelDetonate) of each connection
+/// in lane order, after the tick's frames: each takes its token of the shared limit first
+/// (weapons.md §7), then its own checks.
+fn admit(
+    time: Res<Time>,
+    mut received: MessageReader<Received>,
+    mut own: Query<(
+        &mut limit::WeaponEvents,
+        &mut launch::Launcher,
+        &mut Inventory,
+    )>,
+    mut launches: launch::LaunchIntake,
+    mut detonations: satchel::DetonationIntake,
+) {
+    let now = time.elapsed();
+    for Received { player, packet, at } in received.read() {
+        if !matches!(
+            packet,
+            ClientPacket::ProjectileCreate(_) | ClientPacket::SatchelDetonate(_)
+        ) {
+            continue;
+        }
+        let Ok((mut limit, mut launcher, mut inv)) = own.get_mut(*player) else {
+            continue;
+        };
+        let within = limit.take(now);
+        let state = (&mut *launcher, &mut *inv);
+        match packet {
+            ClientPacket::ProjectileCreate(p) => {
+                launches.take((*player, p, *at), within, state, now);
+            }
+            ClientPacket::SatchelDetonate(p) => {
+                detonations.take((*player, p), within, state, now);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What the weapons feature adds to the Lua API.
+pub fn register(api: &mut ScriptApi) {
+    api.functions(|lua, dlmp, _| explosion::install(lua, dlmp))
+        .events(&[
+            // (player, count): refusable
+            "player_satchel_detonate",
+        ])
+        .methods::<LuaPlayer>(|methods| {
+            methods.add_method("satchels", |lua, this, ()| {
+                this.with(lua, "satchels", |p| p.satchels)
+            });
+        })
+        .setup(|lua, _| {
+            lua.set_app_data(explosion::TickBudget::default());
+        });
+}
