@@ -51,7 +51,7 @@ packet! {
     /// EntityEdit (0x75), Client → Server, reliable (the ClientChat stream): a request of
     /// the edit session's player. The pose is by kind: object a = x, y, z, b = rx, ry, rz,
     /// 0; pickup and label a = x, y, z, b = 0; gang zone a = min_x, min_y, 0, b = max_x,
-    /// max_y, 0, 0; colshape a and b as ColshapeShape, b[3] = 0. Zeros with select,
+    /// max_y, 0, 0; colshape a and b as ColshapeShape, `b[3]` = 0. Zeros with select,
     /// cancel and leave.
     pub struct EntityEdit = 0x75, ClientToServer {
         pub session_token: SessionToken,
