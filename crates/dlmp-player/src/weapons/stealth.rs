@@ -1,6 +1,6 @@
 //! StealthKillRequest admission and RemoteStealthKill (weapons.md §4). A request is taken in
 //! the order of the sender's stream, its token of the weapon event limit first, then every
-//! check of the page ([`judge`]); a request that passes raises
+//! check of the page (`judge`); a request that passes raises
 //! `player_stealth_kill(killer, victim)` in the script pass, is judged again after it, and
 //! then, in the same tick: both participants are in a stealth kill for
 //! [`KILL_DURATION`], RemoteStealthKill goes to both (critical) and to the players the
