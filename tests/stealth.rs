@@ -496,3 +496,46 @@ fn a_flood_of_requests_is_limited_and_counted() {
     assert_eq!(s.drops(StealthDrop::Limit), 4, "{s:?}");
     assert_eq!(h.packets::<RemoteStealthKill>(b).len(), 1, "one kill");
 }
+
+#[test]
+fn refused_from_more_than_1_5_m_above() {
+    let (_s, mut h, a, b) = two("sk-above");
+    ready(&mut h, a, b, Vec3::new(BEHIND.x, BEHIND.y, SPAWN.z + 1.7));
+    ask(&mut h, a, b);
+    refused_for(&h, (a, b), StealthDrop::Distance);
+}
+
+#[test]
+fn refused_while_the_killer_is_paused() {
+    let (_s, mut h, a, b) = two("sk-paused");
+    frame(
+        &mut h,
+        b,
+        (SPAWN, VICTIM_YAW),
+        0,
+        (Vec3::new(-1.0, 0.0, 0.0), NO_AIM_TARGET),
+    );
+    let aim = aim_at(&h, b);
+    let inv = h.get::<Inventory>(a);
+    let seq = h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
+    let f = Frame {
+        death_epoch: h.get::<DeathEpoch>(a).0,
+        weapon: 4,
+        clip: 1,
+        total: inv.ammo[4],
+        weapon_rev: inv.weapon_rev,
+        yaw: VICTIM_YAW,
+        cam: aim.0,
+        aim_target: aim.1,
+        paused: true,
+        ..Frame::standing(BEHIND)
+    };
+    h.sync(a, seq, f);
+    assert!(
+        h.get::<dlmp::player::Body>(a).paused,
+        "the frame paused Alice"
+    );
+    h.clear(a);
+    ask(&mut h, a, b);
+    refused_for(&h, (a, b), StealthDrop::NotInControl);
+}
