@@ -364,6 +364,7 @@ fn stats_lists_the_gameplay_drops() {
         "RC vehicles",
         "vehicle explosions",
         "projectile launches",
+        "stealth kills",
     ] {
         assert!(
             out.iter().any(|l| l.starts_with(counter)),
@@ -373,6 +374,11 @@ fn stats_lists_the_gameplay_drops() {
     assert!(
         out.iter().any(|l| l.starts_with("projectile launches")
             && l.contains("accepted 0, limit 0, not_in_control 0")),
+        "{out:?}"
+    );
+    assert!(
+        out.iter().any(|l| l.starts_with("stealth kills")
+            && l.contains("accepted 0, limit 0, off 0, not_in_control 0")),
         "{out:?}"
     );
 }

@@ -177,6 +177,16 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
             launch: dlmp::protocol::weapons::samples::projectile::projectile_create().launch,
         },
     );
+    // Alice asks to stealth-kill Bob without the knife: a refusal by its reason.
+    h.send_event(
+        alice,
+        dlmp::protocol::weapons::stealth::StealthKillRequest {
+            session_token: h.token(alice),
+            event_id: EventId(0),
+            victim_id: h.player_id(bob),
+            victim_token: h.get::<dlmp::session::Player>(bob).token,
+        },
+    );
     h.steps(40);
     let resent = h.stats().lane_resend_count();
     assert!(resent > 0);
@@ -195,6 +205,14 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     );
     assert_eq!(
         s["dlmp_projectile_launches_total{outcome=\"accepted\"}"], 0.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_stealth_kills_total{outcome=\"not_armed\"}"], 1.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_stealth_kills_total{outcome=\"accepted\"}"], 0.0,
         "{body}"
     );
     let script = s["dlmp_script_seconds_total{resource=\"gm\"}"];

@@ -79,6 +79,18 @@ impl Ledger {
             .flatten()
     }
 
+    /// A lethal blow the server decided (weapons.md §4, a stealth kill): health to 0 as a
+    /// damage of `weapon` by `attacker`, armor unchanged, recorded as the last report so
+    /// rule 4 commits the death with that weapon and killer. The health it took.
+    pub fn take_lethal_blow(&mut self, weapon: u8, attacker: Entity, now: Duration) -> f32 {
+        let amount = self.health;
+        self.health = 0.0;
+        self.last_weapon = weapon;
+        self.last_attacker = Some(attacker);
+        self.last_report_at = Some(now);
+        amount
+    }
+
     /// A new life: no report describes its death yet.
     pub fn forget_last_report(&mut self) {
         self.last_weapon = 0;
@@ -223,6 +235,12 @@ pub struct PreviousLifeDrops {
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FrozenContactDrops(pub u64);
 
+/// The ledger's second commit of deaths, after the gamemode's commands: a feature that
+/// lowers health in [`GameplaySystems::Apply`] (a stealth kill, weapons.md §4) runs before
+/// it, so rule 4 commits that death in the same tick.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CommitGameplayDeaths;
+
 /// The ledger plugin.
 pub struct LedgerPlugin;
 
@@ -240,7 +258,12 @@ impl Plugin for LedgerPlugin {
                     .chain()
                     .in_set(ServerSystems::Ledger),
             )
-            .add_systems(FixedUpdate, commit_deaths.in_set(GameplaySystems::Apply));
+            .add_systems(
+                FixedUpdate,
+                commit_deaths
+                    .in_set(GameplaySystems::Apply)
+                    .in_set(CommitGameplayDeaths),
+            );
     }
 }
 

@@ -587,6 +587,12 @@ fn gameplay_counters(world: &World, out: &mut Vec<String>) {
             .map(dlmp_player::weapons::satchel::DetonationStats::counts),
     );
     row(
+        "stealth kills",
+        world
+            .get_resource::<dlmp_player::weapons::stealth::StealthStats>()
+            .map(dlmp_player::weapons::stealth::StealthStats::counts),
+    );
+    row(
         "previous life",
         world
             .get_resource::<PreviousLifeDrops>()

@@ -41,6 +41,8 @@ pub struct ServerMetrics {
     pub streamed: Family<Vec<(String, String)>, Gauge>,
     /// ProjectileCreates by outcome: `accepted` or the drop's reason (weapons.md §2).
     pub launches: Family<Vec<(String, String)>, Counter>,
+    /// StealthKillRequests by outcome: `accepted` or the refusal's reason (weapons.md §4).
+    pub stealth_kills: Family<Vec<(String, String)>, Counter>,
 }
 
 /// A metric's one label.
@@ -61,6 +63,7 @@ impl Default for ServerMetrics {
             script_seconds: Family::default(),
             streamed: Family::default(),
             launches: Family::default(),
+            stealth_kills: Family::default(),
         }
     }
 }
@@ -104,6 +107,11 @@ impl ServerMetrics {
             "projectile_launches",
             "ProjectileCreate packets by outcome: accepted, or the reason they were dropped",
             self.launches.clone(),
+        );
+        registry.register(
+            "stealth_kills",
+            "StealthKillRequest packets by outcome: accepted, or the reason they were refused",
+            self.stealth_kills.clone(),
         );
         registry.register_collector(Box::new(NetCollector(net)));
         registry
@@ -214,11 +222,21 @@ fn record(
     db: Option<Res<crate::db::Database>>,
     streamed: Streamed,
     launches: Option<Res<dlmp_player::weapons::launch::LaunchStats>>,
+    kills: Option<Res<dlmp_player::weapons::stealth::StealthStats>>,
     mut errors_seen: Local<u64>,
 ) {
     if let Some(launches) = launches {
         for (outcome, n) in launches.counts() {
             let counter = metrics.0.launches.get_or_create(&label("outcome", outcome));
+            counter.inc_by(n.saturating_sub(counter.get()));
+        }
+    }
+    if let Some(kills) = kills {
+        for (outcome, n) in kills.counts() {
+            let counter = metrics
+                .0
+                .stealth_kills
+                .get_or_create(&label("outcome", outcome));
             counter.inc_by(n.saturating_sub(counter.get()));
         }
     }

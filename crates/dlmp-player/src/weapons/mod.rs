@@ -4,18 +4,19 @@
 //!
 //! Done so far: CreateExplosion from `dlmp.create_explosion` ([`explosion`]), the weapon
 //! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
-//! detonations ([`satchel`]).
+//! detonations ([`satchel`]), stealth kills ([`stealth`]).
 
 pub mod explosion;
 pub mod launch;
 pub mod limit;
 pub mod satchel;
+pub mod stealth;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use dlmp_core::session::{Connection, PlayerIndex, Received};
-use dlmp_core::tick::{ServerSystems, StreamingSystems};
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
 use dlmp_protocol::ClientPacket;
@@ -39,6 +40,10 @@ impl Plugin for WeaponsPlugin {
             .init_resource::<satchel::DetonationStats>()
             .add_message::<launch::LaunchAccepted>()
             .init_resource::<satchel::PendingDetonations>()
+            .init_resource::<stealth::StealthStats>()
+            .init_resource::<stealth::StealthKills>()
+            .init_resource::<stealth::InStealthKill>()
+            .init_resource::<stealth::PendingKills>()
             .add_systems(
                 FixedUpdate,
                 (
@@ -53,7 +58,13 @@ impl Plugin for WeaponsPlugin {
             )
             .add_systems(
                 FixedUpdate,
-                satchel::emit_detonations.in_set(ScriptSystems::Ask),
+                (satchel::emit_detonations, stealth::ask_scripts).in_set(ScriptSystems::Ask),
+            )
+            .add_systems(
+                FixedUpdate,
+                stealth::carry_out
+                    .in_set(GameplaySystems::Apply)
+                    .before(crate::ledger::CommitGameplayDeaths),
             )
             .add_systems(
                 FixedUpdate,
@@ -96,7 +107,7 @@ pub(crate) fn tell_viewers_once(
     refused
 }
 
-/// Takes this tick's weapon events (ProjectileCreate, SatchelDetonate) of each connection
+/// Takes this tick's weapon events (ProjectileCreate, SatchelDetonate, StealthKillRequest) of each connection
 /// in lane order, after the tick's frames: each takes its token of the shared limit first
 /// (weapons.md §7), then its own checks.
 fn admit(
@@ -109,12 +120,15 @@ fn admit(
     )>,
     mut launches: launch::LaunchIntake,
     mut detonations: satchel::DetonationIntake,
+    mut kills: stealth::StealthIntake,
 ) {
     let now = time.elapsed();
     for Received { player, packet, at } in received.read() {
         if !matches!(
             packet,
-            ClientPacket::ProjectileCreate(_) | ClientPacket::SatchelDetonate(_)
+            ClientPacket::ProjectileCreate(_)
+                | ClientPacket::SatchelDetonate(_)
+                | ClientPacket::StealthKillRequest(_)
         ) {
             continue;
         }
@@ -130,6 +144,10 @@ fn admit(
             ClientPacket::SatchelDetonate(p) => {
                 detonations.take((*player, p), within, state, now);
             }
+            ClientPacket::StealthKillRequest(p) => {
+                let (launcher, inv) = state;
+                kills.take((*player, p), within, (&*launcher, &*inv), now);
+            }
             _ => {}
         }
     }
@@ -137,17 +155,22 @@ fn admit(
 
 /// What the weapons feature adds to the Lua API.
 pub fn register(api: &mut ScriptApi) {
-    api.functions(|lua, dlmp, _| explosion::install(lua, dlmp))
-        .events(&[
-            // (player, count): refusable
-            "player_satchel_detonate",
-        ])
-        .methods::<LuaPlayer>(|methods| {
-            methods.add_method("satchels", |lua, this, ()| {
-                this.with(lua, "satchels", |p| p.satchels)
-            });
-        })
-        .setup(|lua, _| {
-            lua.set_app_data(explosion::TickBudget::default());
+    api.functions(|lua, dlmp, _| {
+        explosion::install(lua, dlmp)?;
+        stealth::install(lua, dlmp)
+    })
+    .events(&[
+        // (player, count): refusable
+        "player_satchel_detonate",
+        // (killer, victim): refusable
+        "player_stealth_kill",
+    ])
+    .methods::<LuaPlayer>(|methods| {
+        methods.add_method("satchels", |lua, this, ()| {
+            this.with(lua, "satchels", |p| p.satchels)
         });
+    })
+    .setup(|lua, _| {
+        lua.set_app_data(explosion::TickBudget::default());
+    });
 }
