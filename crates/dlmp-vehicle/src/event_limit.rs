@@ -1,7 +1,7 @@
 //! The vehicle events of one connection, judged in lane order (vehicles.md VehicleControl,
 //! "Vehicle event rate limit"; ADR 0120): VehicleEnter, VehicleExit, VehicleControl,
 //! VehicleDamage, VehicleTow, VehicleWinch, VehicleRemoteExit and VehicleRemoteEnter share
-//! one bucket of 30 at once and 15 a second. [`judge`] reads the tick's events once, in the
+//! one bucket of 30 at once and 15 a second. `judge` reads the tick's events once, in the
 //! order the lane delivered them, before any feature takes its own kind: the bucket drops
 //! the later events whatever their kind, and an event after the sender's VehicleExit is
 //! judged as coming from outside that vehicle though the seat is freed later in the tick.
@@ -79,7 +79,7 @@ impl VehicleLane {
         self.exits.get(&player).copied()
     }
 
-    /// The verdict on `packet` from `player`; an event [`judge`] did not see (none in a
+    /// The verdict on `packet` from `player`; an event `judge` did not see (none in a
     /// running server) is taken as from the sender's current seat.
     pub fn judged(&self, player: Entity, packet: &ClientPacket) -> Judged {
         packet
