@@ -6,6 +6,7 @@
 //! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
 //! detonations ([`satchel`]), stealth kills ([`stealth`]).
 
+pub mod actions;
 pub mod explosion;
 pub mod launch;
 pub mod limit;
@@ -68,7 +69,11 @@ impl Plugin for WeaponsPlugin {
             )
             .add_systems(
                 FixedUpdate,
-                (launch::relay_launches, satchel::relay_detonations)
+                (
+                    launch::relay_launches,
+                    actions::log_actions,
+                    satchel::relay_detonations,
+                )
                     .chain()
                     .in_set(StreamingSystems::Relay),
             );

@@ -8,8 +8,9 @@
 //! VehicleShot: "the cannon's ray becomes the cause of the explosion"), both within
 //! [`BLAST_WINDOW`] and [`BLAST_DISTANCE`] of where they went off (`note_shells`), and the
 //! flamethrower (an accepted frame of weapon 37 with the fire key, `note_flames`) within
-//! the same window and distance of where the flamer stood. The projectile rows come with
-//! weapons.md (ADR 0059).
+//! the same window and distance of where the flamer stood. The projectile rows (grenade,
+//! satchel detonation, molotov, rocket) are read from the attacker's action log, which the
+//! player crate keeps ([`ActionLog::explains_vehicle`], weapons.md §6, ADR 0133).
 //!
 //! A shot is judged where the vehicle stood when the shot was accepted: `note_passes`
 //! reads the rays of each tick and remembers, per vehicle, the last pass of each shooter.
@@ -26,6 +27,7 @@ use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
 use dlmp_core::vehicle::{Pose, Seated};
 use dlmp_player::ledger::RecentShots;
+use dlmp_player::weapons::actions::{ActionLog, ExplodedVehicle};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::geometry::distance;
 
@@ -127,31 +129,27 @@ pub fn distance_to_ray(p: Vec3, a: Vec3, b: Vec3) -> f32 {
 /// What the credit reads of the vehicle that blew up.
 pub struct Exploded<'a> {
     pub entity: Entity,
-    pub position: Vec3,
-    pub scope: Scope,
+    /// Its id, epoch, position and scope, for the action log's rows.
+    pub vehicle: ExplodedVehicle,
     pub passes: &'a PassingShots,
 }
 
 /// Whether `attacker` (alive or not, the page only asks for its identity), whose current
-/// scope is `attacker_scope`, is credited with the explosion `sender` reported at `now`.
+/// scope is `attacker_scope` and whose action log is `log`, is credited with the explosion
+/// `sender` reported at `now`.
 pub fn credited(
-    attacker: Who,
-    attacker_scope: Scope,
+    (attacker, attacker_scope, log): (Who, Scope, Option<&ActionLog>),
     sender: Entity,
     vehicle: &Exploded,
     blasts: &Blasts,
     now: Duration,
 ) -> bool {
+    let v = &vehicle.vehicle;
     attacker.entity != sender
-        && attacker_scope == vehicle.scope
+        && attacker_scope == v.scope
         && (vehicle.passes.explains(attacker, now)
-            || blasts.explains(
-                attacker,
-                vehicle.entity,
-                vehicle.position,
-                vehicle.scope,
-                now,
-            ))
+            || blasts.explains(attacker, vehicle.entity, v.position, v.scope, now)
+            || log.is_some_and(|l| l.explains_vehicle(attacker.token, v, now)))
 }
 
 /// What [`note_passes`] reads of a shooter.

@@ -25,6 +25,7 @@ use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
 use dlmp_core::vehicle::{Life, Pose, Vehicles};
 use dlmp_player::credit::ExplosionKiller;
 use dlmp_player::frame::FrameState;
+use dlmp_player::weapons::actions::{ActionLog, ExplodedVehicle};
 use dlmp_player::{Body, Life as PlayerLife};
 use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
 use dlmp_protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
@@ -138,6 +139,7 @@ pub struct Effects<'w, 's> {
     stream: Res<'w, VehicleStream>,
     index: Res<'w, PlayerIndex>,
     blasts: ResMut<'w, Blasts>,
+    logs: Query<'w, 's, &'static ActionLog>,
     connections: Query<'w, 's, &'static mut Connection>,
     resets: MessageWriter<'w, VehicleReset>,
     died: MessageWriter<'w, VehicleDied>,
@@ -261,13 +263,16 @@ fn judge(
         .flatten()
         .filter(|(a, a_scope)| {
             credit::credited(
-                *a,
-                *a_scope,
+                (*a, *a_scope, effects.logs.get(a.entity).ok()),
                 sender,
                 &Exploded {
                     entity,
-                    position: pose.position,
-                    scope: scope.0,
+                    vehicle: ExplodedVehicle {
+                        id: vehicle.id,
+                        epoch: life.epoch,
+                        position: pose.position,
+                        scope: scope.0,
+                    },
                     passes,
                 },
                 &effects.blasts,
