@@ -39,6 +39,13 @@ pub enum ActionKind {
     },
     /// An accepted, relayed SatchelDetonate (it has no place).
     SatchelDetonation,
+    /// An accepted frame firing the flamethrower, at most one a second.
+    Flamethrower,
+    /// A vehicle whose explosion the server credited to this player.
+    VehicleExplosion { vehicle: VehicleId },
+    /// The end of a ray of an accepted cannon salvo of `cannon` (vehicles.md VehicleShot:
+    /// "the cannon's ray becomes the cause of the explosion").
+    TankShell { cannon: VehicleId },
 }
 
 /// One accepted action.
@@ -78,6 +85,11 @@ impl ActionLog {
         self.0.push_back(action);
     }
 
+    /// The latest action of `kind`.
+    pub fn last(&self, kind: ActionKind) -> Option<&Action> {
+        self.0.iter().rev().find(|a| a.kind == kind)
+    }
+
     pub fn len(&self) -> usize {
         self.0.len()
     }
@@ -88,7 +100,8 @@ impl ActionLog {
 
     /// Whether an action of the generation `token` explains the explosion of `vehicle` at
     /// `now` by weapons.md §6 "Credit of a vehicle's explosion": a grenade for 20 s within
-    /// 60 m, a satchel detonation for 20 s, a molotov for 85 s within 80 m, a rocket for
+    /// 60 m, a satchel detonation for 20 s, a molotov, a flame, another vehicle's credited
+    /// explosion or a tank shell of another vehicle for 85 s within 80 m, a rocket for
     /// 85 s within 200 m (700 m fired from a vehicle; a heat-seeker at any distance for
     /// its target of that epoch), each in the vehicle's scope.
     pub fn explains_vehicle(
@@ -112,6 +125,10 @@ fn explains(a: &Action, v: &ExplodedVehicle, now: Duration) -> bool {
     };
     match a.kind {
         ActionKind::SatchelDetonation => age <= Duration::from_secs(20),
+        ActionKind::Flamethrower => within(85, 80.0),
+        ActionKind::VehicleExplosion { vehicle } | ActionKind::TankShell { cannon: vehicle } => {
+            vehicle != v.id && within(85, 80.0)
+        }
         ActionKind::Launch {
             weapon,
             from_vehicle,
@@ -135,76 +152,46 @@ fn explains(a: &Action, v: &ExplodedVehicle, now: Duration) -> bool {
     }
 }
 
-/// Every player gets its log with its first launch or detonation.
-fn log_of<'a>(
-    commands: &mut Commands,
-    logs: &'a mut Query<&mut ActionLog>,
-    player: Entity,
-    action: Action,
-) {
-    match logs.get_mut(player) {
-        Ok(mut log) => log.push(action),
-        Err(_) => {
-            let mut log = ActionLog::default();
-            log.push(action);
-            if let Ok(mut e) = commands.get_entity(player) {
-                e.insert(log);
-            }
-        }
-    }
-}
-
-/// This tick's accepted launches enter their launchers' logs, and the detonations no
+/// This tick's accepted launches enter their launchers' logs (every player has one from
+/// its connection on), and the detonations no
 /// handler refused their throwers' (before the detonations' relay drains them).
 pub(super) fn log_actions(
     time: Res<Time>,
-    mut commands: Commands,
     mut launches: MessageReader<LaunchAccepted>,
     detonations: Res<PendingDetonations>,
-    players: Query<(&Player, &Scope)>,
-    mut logs: Query<&mut ActionLog>,
+    mut players: Query<(&Player, &Scope, &mut ActionLog)>,
 ) {
     let now = time.elapsed();
-    let mut pending: Vec<(Entity, Action)> = Vec::new();
     for a in launches.read() {
-        let Ok((p, scope)) = players.get(a.launcher) else {
+        let Ok((p, scope, mut log)) = players.get_mut(a.launcher) else {
             continue;
         };
         let l = &a.launch;
         let target = (l.weapon == ProjectileWeapon::HeatSeeker && l.target_id != VehicleId::NONE)
             .then_some((l.target_id, l.target_epoch));
-        pending.push((
-            a.launcher,
-            Action {
-                kind: ActionKind::Launch {
-                    weapon: l.weapon,
-                    from_vehicle: l.vehicle_id != VehicleId::NONE,
-                    target,
-                },
-                at: now,
-                place: Some(l.origin),
-                token: p.token,
-                scope: *scope,
+        log.push(Action {
+            kind: ActionKind::Launch {
+                weapon: l.weapon,
+                from_vehicle: l.vehicle_id != VehicleId::NONE,
+                target,
             },
-        ));
+            at: now,
+            place: Some(l.origin),
+            token: p.token,
+            scope: *scope,
+        });
     }
     for d in detonations.0.iter().filter(|d| !d.refused) {
-        let Ok((p, scope)) = players.get(d.thrower) else {
+        let Ok((p, scope, mut log)) = players.get_mut(d.thrower) else {
             continue;
         };
-        pending.push((
-            d.thrower,
-            Action {
-                kind: ActionKind::SatchelDetonation,
-                at: now,
-                place: None,
-                token: p.token,
-                scope: *scope,
-            },
-        ));
-    }
-    for (player, action) in pending {
-        log_of(&mut commands, &mut logs, player, action);
+        log.push(Action {
+            kind: ActionKind::SatchelDetonation,
+            at: now,
+            place: None,
+            token: p.token,
+            scope: *scope,
+        });
     }
 }
 
@@ -294,6 +281,37 @@ mod tests {
         };
         assert!(row(satchel, 20));
         assert!(!row(satchel, 21));
+        let of = |kind| Action {
+            kind,
+            ..launch(Molotov, 0, 80.0)
+        };
+        for kind in [
+            ActionKind::Flamethrower,
+            ActionKind::VehicleExplosion {
+                vehicle: VehicleId(8),
+            },
+            ActionKind::TankShell {
+                cannon: VehicleId(8),
+            },
+        ] {
+            assert!(row(of(kind), 85), "{kind:?}");
+            assert!(!row(of(kind), 86), "{kind:?}");
+            assert!(!row(
+                Action {
+                    place: Some(Vec3::new(80.5, 0.0, 0.0)),
+                    ..of(kind)
+                },
+                1
+            ));
+        }
+        let own = ActionKind::VehicleExplosion {
+            vehicle: VehicleId(7),
+        };
+        assert!(!row(of(own), 1), "its own explosion");
+        let own = ActionKind::TankShell {
+            cannon: VehicleId(7),
+        };
+        assert!(!row(of(own), 1), "its own shell");
     }
 
     #[test]
