@@ -1,7 +1,8 @@
 //! vehicles.md VehicleExplode, VehicleDeath and the life part of VehicleSync in the
 //! harness: the explosion's checks at each edge (burning 4 s, the 250 line, the aircraft
 //! rule, trains, epoch, controller, repeats), drowning, RC detonation, the wreck, kill
-//! credit by passing shots, by credited blasts and by cannon shells, the occupants' 5 s window, and a
+//! credit by passing shots, credited blasts, cannon shells, flames and the projectile rows of
+//! the action log (weapons.md §6), the occupants' 5 s window, and a
 //! respawn's full sequence on the wire. Everything goes through the decoder: frames,
 //! explosions, shots, exits and death reports are client packets; the gamemode logs its
 //! events to the chat and respawns by command.
@@ -1070,4 +1071,22 @@ fn a_satchel_detonation_explains_an_explosion_for_20_s_at_any_distance(
             [format!("vdeath {} explosion bob true", s.id.0)]
         );
     }
+}
+
+#[test]
+fn a_car_blown_up_by_a_grenade_names_its_killer_to_its_occupants_death() {
+    let mut s = scene("life_grenade_occupant", 400);
+    let c = s.h.connect("carol");
+    s.h.step();
+    s.h.spawn(c, HERE);
+    seat(&mut s.h, c, s.v, 1);
+    launch_at(&mut s, ProjectileWeapon::Grenade, 20.0);
+    assert!(explodes_credited(&mut s, Duration::ZERO));
+    s.h.step();
+    assert_eq!(
+        s.log(s.a, "vdeath"),
+        [format!("vdeath {} explosion bob true", s.id.0)]
+    );
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), ["death carol bob 51"]);
 }
