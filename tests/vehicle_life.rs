@@ -76,6 +76,9 @@ dlmp.add_command("respawn", function(p, args)
     dlmp.respawn_vehicle(v)
     dlmp.send_chat("respawned " .. v:epoch() .. " " .. tostring(v:is_wrecked()) .. " " .. v:health())
 end)
+dlmp.add_command("boom", function(p, args)
+    dlmp.create_explosion(130 - tonumber(args[1]), 200, 10, 0, { creator = p, harmless = args[2] == "harmless" })
+end)
 dlmp.add_command("put", function(p, args)
     local ok, err = pcall(dlmp.put_player_in_vehicle, p, dlmp.vehicles()[1], tonumber(args[1]))
     dlmp.send_chat(ok and "put" or tostring(err))
@@ -1089,4 +1092,18 @@ fn a_car_blown_up_by_a_grenade_names_its_killer_to_its_occupants_death() {
     );
     report_death(&mut s, c);
     assert_eq!(s.log(c, "death"), ["death carol bob 51"]);
+}
+
+#[rstest]
+#[case::at_80_m("79", true)]
+#[case::beyond_80_m("81", false)]
+#[case::harmless("5 harmless", false)]
+fn a_gamemode_explosion_explains_a_vehicles_explosion_within_80_m_of_its_center(
+    #[case] args: &str,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_gm_boom_{}", args.replace(' ', "_")), 411);
+    s.h.chat(s.b, &format!("/boom {args}"));
+    s.h.steps(2);
+    assert_eq!(explodes_credited(&mut s, Duration::ZERO), credited);
 }

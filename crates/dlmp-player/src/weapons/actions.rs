@@ -27,7 +27,7 @@ pub const LOG_CAP: usize = 64;
 pub const ROCKET_FLIGHT: f32 = 500.0;
 
 /// What the player did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ActionKind {
     /// An accepted, relayed ProjectileCreate.
     Launch {
@@ -41,6 +41,8 @@ pub enum ActionKind {
     SatchelDetonation,
     /// An accepted frame firing the flamethrower, at most one a second.
     Flamethrower,
+    /// A `dlmp.create_explosion` with this creator, not harmless.
+    GamemodeExplosion { radius: f32 },
     /// A vehicle whose explosion the server credited to this player.
     VehicleExplosion { vehicle: VehicleId },
     /// The end of a ray of an accepted cannon salvo of `cannon` (vehicles.md VehicleShot:
@@ -100,7 +102,7 @@ impl ActionLog {
 
     /// Whether an action of the generation `token` explains the explosion of `vehicle` at
     /// `now` by weapons.md §6 "Credit of a vehicle's explosion": a grenade for 20 s within
-    /// 60 m, a satchel detonation for 20 s, a molotov, a flame, another vehicle's credited
+    /// 60 m, a satchel detonation for 20 s, a molotov, a flame, a gamemode explosion, another vehicle's credited
     /// explosion or a tank shell of another vehicle for 85 s within 80 m, a rocket for
     /// 85 s within 200 m (700 m fired from a vehicle; a heat-seeker at any distance for
     /// its target of that epoch), each in the vehicle's scope.
@@ -125,7 +127,7 @@ fn explains(a: &Action, v: &ExplodedVehicle, now: Duration) -> bool {
     };
     match a.kind {
         ActionKind::SatchelDetonation => age <= Duration::from_secs(20),
-        ActionKind::Flamethrower => within(85, 80.0),
+        ActionKind::Flamethrower | ActionKind::GamemodeExplosion { .. } => within(85, 80.0),
         ActionKind::VehicleExplosion { vehicle } | ActionKind::TankShell { cannon: vehicle } => {
             vehicle != v.id && within(85, 80.0)
         }
@@ -287,6 +289,7 @@ mod tests {
         };
         for kind in [
             ActionKind::Flamethrower,
+            ActionKind::GamemodeExplosion { radius: 4.0 },
             ActionKind::VehicleExplosion {
                 vehicle: VehicleId(8),
             },
