@@ -4,7 +4,8 @@
 //!
 //! Done so far: CreateExplosion from `dlmp.create_explosion` ([`explosion`]), the weapon
 //! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
-//! detonations ([`satchel`]), stealth kills ([`stealth`]).
+//! detonations ([`satchel`]), stealth kills ([`stealth`]), the action log and the vehicle
+//! credit's rows ([`actions`]).
 
 pub mod actions;
 pub mod explosion;
