@@ -1,7 +1,8 @@
 //! vehicles.md VehicleExplode, VehicleDeath and the life part of VehicleSync in the
 //! harness: the explosion's checks at each edge (burning 4 s, the 250 line, the aircraft
 //! rule, trains, epoch, controller, repeats), drowning, RC detonation, the wreck, kill
-//! credit by passing shots, by credited blasts and by cannon shells, the occupants' 5 s window, and a
+//! credit by passing shots, credited blasts, cannon shells, flames and the projectile rows of
+//! the action log (weapons.md §6), the occupants' 5 s window, and a
 //! respawn's full sequence on the wire. Everything goes through the decoder: frames,
 //! explosions, shots, exits and death reports are client packets; the gamemode logs its
 //! events to the chat and respawns by command.
@@ -12,18 +13,25 @@ use std::time::Duration;
 
 use bevy_ecs::prelude::*;
 use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::player::weapons::launch::{LaunchStats, launcher_of};
+use dlmp::player::weapons::satchel::DetonationStats;
+use dlmp::player::{DeathEpoch, Inventory, LastFrame};
 use dlmp::protocol::ServerPacket;
 use dlmp::protocol::connection::damage::DamageReport;
 use dlmp::protocol::connection::weapons::{HitKind, WeaponShot};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, PlayerId, PlayerToken, Revision, Seq, VehicleEpoch, VehicleId};
 use dlmp::protocol::player::life::DeathPose;
+use dlmp::protocol::player::sync::Frame;
 use dlmp::protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
 use dlmp::protocol::vehicle::params::param;
 use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleEnter, VehicleExit, VehicleOccupancy};
 use dlmp::protocol::vehicle::shot::{Ray, VehicleShot};
 use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
+use dlmp::protocol::weapons::projectile::{Launch, ProjectileCreate, ProjectileWeapon};
+use dlmp::protocol::weapons::satchel::SatchelDetonate;
+use dlmp::session::Connection;
 use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
 use dlmp::vehicle::{Health, Occupant, Params, Remote, Seats, destroy_vehicle};
 use dlmp_core::vehicle::Life;
@@ -67,6 +75,9 @@ dlmp.add_command("respawn", function(p, args)
     local v = dlmp.vehicles()[1]
     dlmp.respawn_vehicle(v)
     dlmp.send_chat("respawned " .. v:epoch() .. " " .. tostring(v:is_wrecked()) .. " " .. v:health())
+end)
+dlmp.add_command("boom", function(p, args)
+    dlmp.create_explosion(130 - tonumber(args[1]), 200, 10, 0, { creator = p, harmless = args[2] == "harmless" })
 end)
 dlmp.add_command("put", function(p, args)
     local ok, err = pcall(dlmp.put_player_in_vehicle, p, dlmp.vehicles()[1], tonumber(args[1]))
@@ -919,4 +930,180 @@ fn the_rust_api_respawns_too_and_refuses_a_vehicle_that_is_gone() {
     s.h.step();
     assert_eq!(s.life().epoch, VehicleEpoch(1));
     assert!(respawn_vehicle(s.h.world_mut(), VehicleId(999)).is_err());
+}
+
+// The projectile rows of the vehicle's killer (weapons.md §6, "Credit of a vehicle's
+// explosion"), read from the attacker's action log.
+
+/// Bob stands `apart` m west of [`SPOT`], the gamemode gives him the launcher of `weapon`,
+/// his game arms it, and he launches it from beside his body, and one tick.
+fn launch_at(s: &mut Scene, weapon: ProjectileWeapon, apart: f32) {
+    let at = Vec3::new(SPOT.x - apart, SPOT.y, SPOT.z);
+    s.h.teleport(s.b, at);
+    let launcher = launcher_of(weapon);
+    s.h.chat(s.b, &format!("/give {launcher} 5"));
+    s.h.steps(2);
+    arm_frame(s, launcher, at);
+    let launch = Launch {
+        weapon,
+        vehicle_id: VehicleId::NONE,
+        origin: Vec3::new(at.x + 0.5, at.y, at.z + 1.0),
+        velocity: Vec3::new(0.5, 0.5, 0.25),
+        target_id: VehicleId::NONE,
+        target_epoch: VehicleEpoch(0),
+    };
+    let packet = ProjectileCreate {
+        session_token: s.h.token(s.b),
+        event_id: EventId(0),
+        seen_event: s
+            .h
+            .world()
+            .get::<Connection>(s.h.entity(s.b))
+            .expect("connected")
+            .last_queued(),
+        launch,
+    };
+    s.h.send_event(s.b, packet);
+    s.h.step();
+    assert_eq!(
+        s.h.world().resource::<LaunchStats>().accepted,
+        1,
+        "the launch is accepted"
+    );
+}
+
+/// Bob's next frame at `at` arming `weapon` by his inventory, and one tick.
+fn arm_frame(s: &mut Scene, weapon: u8, at: Vec3) {
+    let inv = s.h.get::<Inventory>(s.b);
+    let seq = s.h.get::<LastFrame>(s.b).seq.map_or(1, |q| q.0 + 1);
+    let total = inv.ammo[usize::from(weapon)];
+    let f = Frame {
+        death_epoch: s.h.get::<DeathEpoch>(s.b).0,
+        weapon,
+        clip: total.min(1),
+        total,
+        weapon_rev: inv.weapon_rev,
+        ..Frame::standing(at)
+    };
+    s.h.sync(s.b, seq, f);
+}
+
+/// The vehicle burns from the launch on and blows up `after` it, naming Bob; whether
+/// VehicleDeath names him.
+fn explodes_credited(s: &mut Scene, after: Duration) -> bool {
+    let launched = s.h.now();
+    s.drive(249.0, 0.0);
+    s.until(launched + after.max(Duration::from_secs(5)));
+    s.explode(Some(s.b));
+    let deaths = s.deaths(s.a);
+    assert_eq!(deaths.len(), 1, "the explosion is accepted");
+    deaths[0].1 == Some(s.h.player_id(s.b).0)
+}
+
+#[rstest]
+#[case::grenade_at_60_m(ProjectileWeapon::Grenade, 59.0, true)]
+#[case::grenade_beyond_60_m(ProjectileWeapon::Grenade, 61.0, false)]
+#[case::molotov_at_80_m(ProjectileWeapon::Molotov, 79.0, true)]
+#[case::molotov_beyond_80_m(ProjectileWeapon::Molotov, 81.0, false)]
+#[case::rocket_at_200_m(ProjectileWeapon::Rocket, 199.0, true)]
+#[case::rocket_beyond_200_m(ProjectileWeapon::Rocket, 201.0, false)]
+#[case::teargas_never(ProjectileWeapon::Teargas, 5.0, false)]
+fn a_launch_explains_an_explosion_within_its_rows_distance(
+    #[case] weapon: ProjectileWeapon,
+    #[case] apart: f32,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_launch_{}_{apart}", weapon as u8), 411);
+    launch_at(&mut s, weapon, apart);
+    assert_eq!(explodes_credited(&mut s, Duration::ZERO), credited);
+}
+
+#[rstest]
+#[case::grenade_at_20_s(ProjectileWeapon::Grenade, 20, Duration::ZERO, true)]
+#[case::grenade_after_20_s(ProjectileWeapon::Grenade, 20, Duration::from_millis(20), false)]
+#[case::molotov_at_85_s(ProjectileWeapon::Molotov, 85, Duration::ZERO, true)]
+#[case::molotov_after_85_s(ProjectileWeapon::Molotov, 85, Duration::from_millis(20), false)]
+#[case::rocket_at_85_s(ProjectileWeapon::Rocket, 85, Duration::ZERO, true)]
+#[case::rocket_after_85_s(ProjectileWeapon::Rocket, 85, Duration::from_millis(20), false)]
+fn a_launch_explains_an_explosion_for_its_rows_window(
+    #[case] weapon: ProjectileWeapon,
+    #[case] window: u64,
+    #[case] late: Duration,
+    #[case] credited: bool,
+) {
+    let test = format!("life_launch_w_{}_{}", weapon as u8, late.as_millis());
+    let mut s = scene(&test, 411);
+    launch_at(&mut s, weapon, 10.0);
+    let after = Duration::from_secs(window) + late;
+    assert_eq!(explodes_credited(&mut s, after), credited);
+}
+
+#[rstest]
+#[case::at_20_s(Duration::ZERO, true)]
+#[case::after_20_s(Duration::from_millis(20), false)]
+fn a_satchel_detonation_explains_an_explosion_for_20_s_at_any_distance(
+    #[case] late: Duration,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_satchel_{}", late.as_millis()), 411);
+    launch_at(&mut s, ProjectileWeapon::Satchel, 300.0);
+    s.h.advance(Duration::from_secs(1));
+    let far = Vec3::new(SPOT.x - 300.0, SPOT.y, SPOT.z);
+    arm_frame(&mut s, 40, far);
+    let mut pos = [Vec3::ZERO; 8];
+    pos[0] = Vec3::new(far.x + 0.5, far.y, far.z + 1.0);
+    let packet = SatchelDetonate {
+        session_token: s.h.token(s.b),
+        event_id: EventId(0),
+        count: 1,
+        pos,
+    };
+    s.h.send_event(s.b, packet);
+    s.h.step();
+    assert_eq!(
+        s.h.world().resource::<DetonationStats>().accepted,
+        1,
+        "the detonation is accepted"
+    );
+    let after = Duration::from_secs(20) + late;
+    assert_eq!(explodes_credited(&mut s, after), credited);
+    if credited {
+        s.h.step();
+        assert_eq!(
+            s.log(s.a, "vdeath"),
+            [format!("vdeath {} explosion bob true", s.id.0)]
+        );
+    }
+}
+
+#[test]
+fn a_car_blown_up_by_a_grenade_names_its_killer_to_its_occupants_death() {
+    let mut s = scene("life_grenade_occupant", 400);
+    let c = s.h.connect("carol");
+    s.h.step();
+    s.h.spawn(c, HERE);
+    seat(&mut s.h, c, s.v, 1);
+    launch_at(&mut s, ProjectileWeapon::Grenade, 20.0);
+    assert!(explodes_credited(&mut s, Duration::ZERO));
+    s.h.step();
+    assert_eq!(
+        s.log(s.a, "vdeath"),
+        [format!("vdeath {} explosion bob true", s.id.0)]
+    );
+    report_death(&mut s, c);
+    assert_eq!(s.log(c, "death"), ["death carol bob 51"]);
+}
+
+#[rstest]
+#[case::at_80_m("79", true)]
+#[case::beyond_80_m("81", false)]
+#[case::harmless("5 harmless", false)]
+fn a_gamemode_explosion_explains_a_vehicles_explosion_within_80_m_of_its_center(
+    #[case] args: &str,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_gm_boom_{}", args.replace(' ', "_")), 411);
+    s.h.chat(s.b, &format!("/boom {args}"));
+    s.h.steps(2);
+    assert_eq!(explodes_credited(&mut s, Duration::ZERO), credited);
 }

@@ -19,6 +19,7 @@ use dlmp_script::api::{args, queue};
 use mlua::{Error, Lua, Result, Table, Value};
 use tracing::debug;
 
+use super::actions::{Action, ActionKind, ActionLog};
 use crate::script::{PlayerViews, player_arg, views_mut};
 
 const F: &str = "create_explosion";
@@ -131,6 +132,8 @@ struct Request {
     radius: f32,
     harmless: bool,
     creator: Option<(PlayerId, PlayerToken)>,
+    /// The creator's entity, whose action log the explosion enters (weapons.md §6).
+    creator_entity: Option<Entity>,
     scope: Scope,
 }
 
@@ -158,6 +161,7 @@ fn request(
         0,
     )?;
     let interior = args::integer_or(F, "interior", &option(opts, "interior")?, 0..=255, 0)?;
+    let mut creator_entity = None;
     let creator = match option(opts, "creator")? {
         Value::Nil => None,
         v => {
@@ -167,6 +171,7 @@ fn request(
                 .player(p.entity, p.token)
                 .filter(|v| v.connected)
                 .ok_or_else(|| Error::runtime(format!("{F}: creator is not a connected player")))?;
+            creator_entity = Some(p.entity);
             Some((view.id, view.token))
         }
     };
@@ -176,6 +181,7 @@ fn request(
         radius,
         harmless,
         creator,
+        creator_entity,
         scope: Scope {
             virtual_world: u32::try_from(virtual_world).map_err(Error::external)?,
             interior: u8::try_from(interior).map_err(Error::external)?,
@@ -241,10 +247,40 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
                     creator_token,
                 };
                 queue(lua, send(packet, to))?;
+                if let (Some(entity), false) = (r.creator_entity, r.harmless) {
+                    let action = Action {
+                        kind: ActionKind::GamemodeExplosion { radius: r.radius },
+                        at: now,
+                        place: Some(r.center),
+                        token: creator_token,
+                        scope: r.scope,
+                    };
+                    queue(lua, log_creator(entity, action))?;
+                }
                 Ok(reached)
             },
         )?,
     )
+}
+
+/// An explosion with a creator, not harmless, enters the creator's action log (weapons.md
+/// §6, "gamemode explosion"), if the creator is still of that generation.
+fn log_creator(entity: Entity, mut action: Action) -> ScriptCommand {
+    ScriptCommand::new(move |world: &mut World| {
+        let Some(scope) = world.get::<Scope>(entity).copied() else {
+            return;
+        };
+        if world
+            .get::<dlmp_core::session::Player>(entity)
+            .is_none_or(|p| p.token != action.token)
+        {
+            return;
+        }
+        action.scope = scope;
+        if let Some(mut log) = world.get_mut::<ActionLog>(entity) {
+            log.push(action);
+        }
+    })
 }
 
 /// The explosion to the players in `to`, whose lane places the call took.

@@ -27,7 +27,7 @@ impl WeaponEvents {
     }
 }
 
-/// Every new connection gets its bucket.
+/// Every new connection gets its bucket, its launcher state and its action log.
 pub(super) fn give(
     mut commands: Commands,
     time: Res<Time>,
@@ -38,6 +38,7 @@ pub(super) fn give(
             e.insert((
                 WeaponEvents::new(time.elapsed()),
                 super::launch::Launcher::default(),
+                super::actions::ActionLog::default(),
             ));
         }
     }

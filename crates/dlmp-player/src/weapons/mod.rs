@@ -4,8 +4,10 @@
 //!
 //! Done so far: CreateExplosion from `dlmp.create_explosion` ([`explosion`]), the weapon
 //! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
-//! detonations ([`satchel`]), stealth kills ([`stealth`]).
+//! detonations ([`satchel`]), stealth kills ([`stealth`]), the action log and the vehicle
+//! credit's rows ([`actions`]).
 
+pub mod actions;
 pub mod explosion;
 pub mod launch;
 pub mod limit;
@@ -68,7 +70,11 @@ impl Plugin for WeaponsPlugin {
             )
             .add_systems(
                 FixedUpdate,
-                (launch::relay_launches, satchel::relay_detonations)
+                (
+                    launch::relay_launches,
+                    actions::log_actions,
+                    satchel::relay_detonations,
+                )
                     .chain()
                     .in_set(StreamingSystems::Relay),
             );

@@ -1,31 +1,30 @@
 //! The vehicle's killer (vehicles.md VehicleExplode, "The vehicle's killer"): the attacker
 //! a VehicleExplode names is credited only if it is not the sender, is the same player of
 //! the same generation, in the vehicle's scope, and an accepted action of it explains the
-//! explosion. The actions this server knows: a shot whose ray passed within
-//! [`PASS_DISTANCE`] of the vehicle's center in the last [`PASS_WINDOW`] (WeaponShot, and
-//! the machine-gun rays of vehicle weapons, both in [`RecentShots`]), a credited
-//! explosion of another vehicle, and the shell of a vehicle cannon (vehicles.md
-//! VehicleShot: "the cannon's ray becomes the cause of the explosion"), both within
-//! [`BLAST_WINDOW`] and [`BLAST_DISTANCE`] of where they went off (`note_shells`), and the
-//! flamethrower (an accepted frame of weapon 37 with the fire key, `note_flames`) within
-//! the same window and distance of where the flamer stood. The projectile rows come with
-//! weapons.md (ADR 0059).
+//! explosion: a shot whose ray passed within [`PASS_DISTANCE`] of the vehicle's center in
+//! the last [`PASS_WINDOW`] (WeaponShot, and the machine-gun rays of vehicle weapons, both
+//! in [`RecentShots`]), or an action of its action log (weapons.md §6, ADR 0133), the one
+//! source of the other rows: launches and satchel detonations (the weapons feature),
+//! credited explosions of other vehicles (`explode`), shells of a vehicle cannon
+//! (vehicles.md VehicleShot: "the cannon's ray becomes the cause of the explosion",
+//! `note_shells`) and the flamethrower (an accepted frame of weapon 37 with the fire key,
+//! `note_flames`), judged by [`ActionLog::explains_vehicle`].
 //!
 //! A shot is judged where the vehicle stood when the shot was accepted: `note_passes`
 //! reads the rays of each tick and remembers, per vehicle, the last pass of each shooter.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 
-use crate::VehicleScope;
 use crate::weapon::SalvoAccepted;
+use crate::{Vehicle, VehicleScope};
 use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
 use dlmp_core::vehicle::{Pose, Seated};
 use dlmp_player::ledger::RecentShots;
+use dlmp_player::weapons::actions::{Action, ActionKind, ActionLog, ExplodedVehicle};
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::geometry::distance;
 
@@ -33,10 +32,6 @@ use dlmp_protocol::geometry::distance;
 pub const PASS_DISTANCE: f32 = 8.0;
 /// ... for this long before the explosion.
 pub const PASS_WINDOW: Duration = Duration::from_secs(20);
-/// A credited explosion of another vehicle explains this one for this long ...
-pub const BLAST_WINDOW: Duration = Duration::from_secs(85);
-/// ... within this distance of it, m.
-pub const BLAST_DISTANCE: f32 = 80.0;
 
 pub use dlmp_player::credit::Who;
 
@@ -65,52 +60,6 @@ impl PassingShots {
     }
 }
 
-/// A credited vehicle explosion: it explains other vehicles' explosions nearby.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Blast {
-    pub killer: Who,
-    pub at: Duration,
-    pub position: Vec3,
-    pub scope: Scope,
-    pub vehicle: Entity,
-}
-
-/// The credited explosions of the last [`BLAST_WINDOW`], oldest first.
-#[derive(Resource, Debug, Clone, Default, PartialEq)]
-pub struct Blasts(VecDeque<Blast>);
-
-impl Blasts {
-    pub fn push(&mut self, blast: Blast) {
-        while self
-            .0
-            .front()
-            .is_some_and(|b| blast.at.saturating_sub(b.at) > BLAST_WINDOW)
-        {
-            self.0.pop_front();
-        }
-        self.0.push_back(blast);
-    }
-
-    /// Whether a credited explosion by `who` of another vehicle than `vehicle` explains
-    /// one at `position` in `scope` at `now`.
-    pub fn explains(
-        &self,
-        who: Who,
-        vehicle: Entity,
-        position: Vec3,
-        scope: Scope,
-        now: Duration,
-    ) -> bool {
-        self.0.iter().any(|b| {
-            b.killer == who
-                && b.vehicle != vehicle
-                && b.scope == scope
-                && now.saturating_sub(b.at) <= BLAST_WINDOW
-                && distance(b.position, position) <= BLAST_DISTANCE
-        })
-    }
-}
-
 /// The distance from `p` to the segment `a`..`b`.
 pub fn distance_to_ray(p: Vec3, a: Vec3, b: Vec3) -> f32 {
     let d = Vec3::new(b.x - a.x, b.y - a.y, b.z - a.z);
@@ -127,31 +76,25 @@ pub fn distance_to_ray(p: Vec3, a: Vec3, b: Vec3) -> f32 {
 /// What the credit reads of the vehicle that blew up.
 pub struct Exploded<'a> {
     pub entity: Entity,
-    pub position: Vec3,
-    pub scope: Scope,
+    /// Its id, epoch, position and scope, for the action log's rows.
+    pub vehicle: ExplodedVehicle,
     pub passes: &'a PassingShots,
 }
 
 /// Whether `attacker` (alive or not, the page only asks for its identity), whose current
-/// scope is `attacker_scope`, is credited with the explosion `sender` reported at `now`.
+/// scope is `attacker_scope` and whose action log is `log`, is credited with the explosion
+/// `sender` reported at `now`.
 pub fn credited(
-    attacker: Who,
-    attacker_scope: Scope,
+    (attacker, attacker_scope, log): (Who, Scope, Option<&ActionLog>),
     sender: Entity,
     vehicle: &Exploded,
-    blasts: &Blasts,
     now: Duration,
 ) -> bool {
+    let v = &vehicle.vehicle;
     attacker.entity != sender
-        && attacker_scope == vehicle.scope
+        && attacker_scope == v.scope
         && (vehicle.passes.explains(attacker, now)
-            || blasts.explains(
-                attacker,
-                vehicle.entity,
-                vehicle.position,
-                vehicle.scope,
-                now,
-            ))
+            || log.is_some_and(|l| l.explains_vehicle(attacker.token, v, now)))
 }
 
 /// What [`note_passes`] reads of a shooter.
@@ -192,36 +135,31 @@ pub(super) fn note_passes(
     }
 }
 
-/// Each accepted cannon salvo leaves a [`Blast`] by its shooter where its ray ends (the
-/// shell explodes on the aim ray, vehicles.md VehicleShot), in the cannon vehicle's scope;
-/// the vehicle that fired is `vehicle`, so the shell never explains its own explosion.
+/// Each accepted cannon salvo leaves a tank shell in its shooter's action log where each
+/// ray ends (the shell explodes on the aim ray, vehicles.md VehicleShot), in the cannon
+/// vehicle's scope; the shell never explains the explosion of the vehicle that fired it.
 /// Machine-gun rays go through [`RecentShots`] and [`note_passes`] instead.
 pub(super) fn note_shells(
     mut salvos: MessageReader<SalvoAccepted>,
-    shooters: Query<&Player>,
-    vehicles: Query<&VehicleScope>,
-    mut blasts: ResMut<Blasts>,
+    mut shooters: Query<(&Player, &mut ActionLog)>,
+    vehicles: Query<(&Vehicle, &VehicleScope)>,
 ) {
     for salvo in salvos.read() {
         if salvo.weapon.kind.fires_bullets() {
             continue;
         }
-        let (Ok(player), Ok(scope)) = (shooters.get(salvo.shooter), vehicles.get(salvo.vehicle))
+        let (Ok((player, mut log)), Ok((cannon, scope))) =
+            (shooters.get_mut(salvo.shooter), vehicles.get(salvo.vehicle))
         else {
             continue;
         };
-        let killer = Who {
-            entity: salvo.shooter,
-            id: player.id,
-            token: player.token,
-        };
         for ray in &salvo.shot.rays[..usize::from(salvo.shot.count)] {
-            blasts.push(Blast {
-                killer,
+            log.push(Action {
+                kind: ActionKind::TankShell { cannon: cannon.id },
                 at: salvo.at,
-                position: ray.end,
+                place: Some(ray.end),
+                token: player.token,
                 scope: scope.0,
-                vehicle: salvo.vehicle,
             });
         }
     }
@@ -231,20 +169,16 @@ pub(super) fn note_shells(
 /// "the flamethrower's flame is read from the frames").
 pub const FLAMETHROWER: u8 = 37;
 
-/// How often one player's flame is noted, and how far it must move to be noted sooner: a
-/// flamer's 30 frames a second become at most a few actions a second.
+/// How often one player's flame enters its action log (weapons.md §6: "at most one a
+/// second per player").
 const FLAME_NOTE_EVERY: Duration = Duration::from_secs(1);
-const FLAME_NOTE_MOVE: f32 = 5.0;
 
-/// An accepted frame with the flamethrower firing is the credit table's "flamethrower" row
-/// (85 s, 80 m: [`BLAST_WINDOW`], [`BLAST_DISTANCE`]): a [`Blast`] by the flamer where it
-/// stands, of no vehicle, so it explains any vehicle's explosion nearby.
+/// An accepted frame with the flamethrower firing enters the flamer's action log where it
+/// stands, at most once a [`FLAME_NOTE_EVERY`].
 pub(super) fn note_flames(
     time: Res<Time>,
     mut frames: MessageReader<dlmp_player::frame::FrameAccepted>,
-    players: Query<(&Player, &Scope)>,
-    mut last: Local<std::collections::HashMap<Entity, (Duration, Vec3)>>,
-    mut blasts: ResMut<Blasts>,
+    mut players: Query<(&Player, &Scope, &mut ActionLog)>,
 ) {
     let now = time.elapsed();
     for f in frames.read() {
@@ -255,29 +189,22 @@ pub(super) fn note_flames(
         if f.frame.weapon != FLAMETHROWER || !fire {
             continue;
         }
-        let Ok((player, scope)) = players.get(f.player) else {
+        let Ok((player, scope, mut log)) = players.get_mut(f.player) else {
             continue;
         };
-        if last.get(&f.player).is_some_and(|(at, p)| {
-            now.saturating_sub(*at) < FLAME_NOTE_EVERY && distance(*p, f.position) < FLAME_NOTE_MOVE
-        }) {
+        if log
+            .last(ActionKind::Flamethrower)
+            .is_some_and(|a| a.token == player.token && now.saturating_sub(a.at) < FLAME_NOTE_EVERY)
+        {
             continue;
         }
-        last.insert(f.player, (now, f.position));
-        blasts.push(Blast {
-            killer: Who {
-                entity: f.player,
-                id: player.id,
-                token: player.token,
-            },
+        log.push(Action {
+            kind: ActionKind::Flamethrower,
             at: now,
-            position: f.position,
+            place: Some(f.position),
+            token: player.token,
             scope: *scope,
-            vehicle: Entity::PLACEHOLDER,
         });
-    }
-    if last.len() > 4096 {
-        last.retain(|_, (at, _)| now.saturating_sub(*at) < FLAME_NOTE_EVERY);
     }
 }
 
@@ -323,40 +250,5 @@ mod tests {
         assert!(!p.explains(other_generation, S(11)));
         p.note(who(1), S(20));
         assert_eq!(p.0.len(), 1, "one entry per shooter");
-    }
-
-    #[test]
-    fn a_blast_explains_another_vehicle_within_85_s_and_80_m() {
-        let (a, b) = (who(1), who(2));
-        let (v1, v2) = (b.entity, a.entity);
-        let mut blasts = Blasts::default();
-        blasts.push(Blast {
-            killer: a,
-            at: S(100),
-            position: Vec3::ZERO,
-            scope: Scope::default(),
-            vehicle: v1,
-        });
-        let near = Vec3::new(80.0, 0.0, 0.0);
-        let s = Scope::default();
-        assert!(blasts.explains(a, v2, near, s, S(185)));
-        assert!(!blasts.explains(a, v2, near, s, S(186)), "85 s");
-        assert!(
-            !blasts.explains(a, v2, Vec3::new(80.5, 0.0, 0.0), s, S(101)),
-            "80 m"
-        );
-        assert!(
-            !blasts.explains(a, v1, near, s, S(101)),
-            "its own explosion"
-        );
-        assert!(!blasts.explains(b, v2, near, s, S(101)), "another killer");
-        let other = Scope {
-            virtual_world: 1,
-            interior: 0,
-        };
-        assert!(
-            !blasts.explains(a, v2, near, other, S(101)),
-            "another scope"
-        );
     }
 }

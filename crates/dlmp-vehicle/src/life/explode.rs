@@ -15,7 +15,7 @@ use bevy_time::Time;
 use tracing::debug;
 
 use super::burning::{BURN_TIME, BURNING_BELOW, Burning};
-use super::credit::{self, Blast, Blasts, Exploded, PassingShots, Who};
+use super::credit::{self, Exploded, PassingShots, Who};
 use crate::{
     Health, Remote, ResetKind, Seats, Syncer, Vehicle, VehicleClass, VehicleModels, VehicleReset,
     VehicleScope, VehicleStream,
@@ -25,6 +25,7 @@ use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
 use dlmp_core::vehicle::{Life, Pose, Vehicles};
 use dlmp_player::credit::ExplosionKiller;
 use dlmp_player::frame::FrameState;
+use dlmp_player::weapons::actions::{Action, ActionKind, ActionLog, ExplodedVehicle};
 use dlmp_player::{Body, Life as PlayerLife};
 use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
 use dlmp_protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
@@ -137,7 +138,7 @@ pub struct Effects<'w, 's> {
     commands: Commands<'w, 's>,
     stream: Res<'w, VehicleStream>,
     index: Res<'w, PlayerIndex>,
-    blasts: ResMut<'w, Blasts>,
+    logs: Query<'w, 's, &'static mut ActionLog>,
     connections: Query<'w, 's, &'static mut Connection>,
     resets: MessageWriter<'w, VehicleReset>,
     died: MessageWriter<'w, VehicleDied>,
@@ -261,16 +262,18 @@ fn judge(
         .flatten()
         .filter(|(a, a_scope)| {
             credit::credited(
-                *a,
-                *a_scope,
+                (*a, *a_scope, effects.logs.get(a.entity).ok()),
                 sender,
                 &Exploded {
                     entity,
-                    position: pose.position,
-                    scope: scope.0,
+                    vehicle: ExplodedVehicle {
+                        id: vehicle.id,
+                        epoch: life.epoch,
+                        position: pose.position,
+                        scope: scope.0,
+                    },
                     passes,
                 },
-                &effects.blasts,
                 now,
             )
         })
@@ -343,13 +346,17 @@ fn wreck(
         &mut effects.connections,
     );
     if let Some(k) = killer {
-        effects.blasts.push(Blast {
-            killer: k,
-            at: now,
-            position: pose.position,
-            scope: scope.0,
-            vehicle: entity,
-        });
+        if let Ok(mut log) = effects.logs.get_mut(k.entity) {
+            log.push(Action {
+                kind: ActionKind::VehicleExplosion {
+                    vehicle: vehicle.id,
+                },
+                at: now,
+                place: Some(pose.position),
+                token: k.token,
+                scope: scope.0,
+            });
+        }
         for (_, o) in seats.occupied() {
             if players
                 .get(o.entity)

@@ -4,8 +4,8 @@
 //! docs/decisions/0059-vehicle-explosion-and-credit.md, 0060-vehicle-respawn.md.
 //!
 //! - [`burning`]: since when the server's health is below 250.
-//! - [`credit`]: the shots passing by, the credited blasts and cannon shells, who is
-//!   credited.
+//! - [`credit`]: the shots passing by, cannon shells and flames into the action log, who
+//!   is credited.
 //! - [`explode`]: VehicleExplode intake and the wreck (VehicleDeath, `vehicle_death`).
 //! - [`window`]: the occupants' 5 s killer, read by the ledger on a DeathReport.
 //! - [`respawn`]: `dlmp.respawn_vehicle` / [`respawn_vehicle`].
@@ -22,7 +22,7 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 
 pub use burning::Burning;
-pub use credit::{Blasts, PassingShots, Who};
+pub use credit::{PassingShots, Who};
 pub use dlmp_player::credit::ExplosionKiller;
 pub use explode::{ExplodeDrop, ExplodeStats, VehicleDied};
 pub use respawn::{RespawnVehicle, respawn_vehicle};
@@ -41,7 +41,6 @@ pub struct VehicleLifePlugin;
 impl Plugin for VehicleLifePlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ExplodeStats>()
-            .init_resource::<Blasts>()
             .add_message::<VehicleDied>()
             .add_message::<RespawnVehicle>()
             .add_systems(
