@@ -102,8 +102,8 @@ impl ActionLog {
 
     /// Whether an action of the generation `token` explains the explosion of `vehicle` at
     /// `now` by weapons.md §6 "Credit of a vehicle's explosion": a grenade for 20 s within
-    /// 60 m, a satchel detonation for 20 s, a molotov, a flame, a gamemode explosion, another vehicle's credited
-    /// explosion or a tank shell of another vehicle for 85 s within 80 m, a rocket for
+    /// 60 m, a satchel detonation for 20 s, a molotov, a flame, a gamemode explosion or
+    /// another vehicle's credited explosion for 85 s within 80 m, a rocket for
     /// 85 s within 200 m (700 m fired from a vehicle; a heat-seeker at any distance for
     /// its target of that epoch), each in the vehicle's scope.
     pub fn explains_vehicle(
@@ -128,9 +128,10 @@ fn explains(a: &Action, v: &ExplodedVehicle, now: Duration) -> bool {
     match a.kind {
         ActionKind::SatchelDetonation => age <= Duration::from_secs(20),
         ActionKind::Flamethrower | ActionKind::GamemodeExplosion { .. } => within(85, 80.0),
-        ActionKind::VehicleExplosion { vehicle } | ActionKind::TankShell { cannon: vehicle } => {
-            vehicle != v.id && within(85, 80.0)
-        }
+        ActionKind::VehicleExplosion { vehicle } => vehicle != v.id && within(85, 80.0),
+        // weapons.md §6 and §9: the tank shell credits DamageReport 51 at the ray's end,
+        // no vehicle's explosion (ADR 0133).
+        ActionKind::TankShell { .. } => false,
         ActionKind::Launch {
             weapon,
             from_vehicle,
@@ -293,9 +294,6 @@ mod tests {
             ActionKind::VehicleExplosion {
                 vehicle: VehicleId(8),
             },
-            ActionKind::TankShell {
-                cannon: VehicleId(8),
-            },
         ] {
             assert!(row(of(kind), 85), "{kind:?}");
             assert!(!row(of(kind), 86), "{kind:?}");
@@ -311,10 +309,10 @@ mod tests {
             vehicle: VehicleId(7),
         };
         assert!(!row(of(own), 1), "its own explosion");
-        let own = ActionKind::TankShell {
-            cannon: VehicleId(7),
+        let shell = ActionKind::TankShell {
+            cannon: VehicleId(8),
         };
-        assert!(!row(of(own), 1), "its own shell");
+        assert!(!row(of(shell), 1), "a tank shell credits no vehicle");
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! in [`RecentShots`]), or an action of its action log (weapons.md §6, ADR 0133), the one
 //! source of the other rows: launches and satchel detonations (the weapons feature),
 //! credited explosions of other vehicles (`explode`), shells of a vehicle cannon
-//! (vehicles.md VehicleShot: "the cannon's ray becomes the cause of the explosion",
-//! `note_shells`) and the flamethrower (an accepted frame of weapon 37 with the fire key,
+//! (`note_shells`: logged for the players' credit, weapons.md §9; they explain no
+//! vehicle's explosion, §6) and the flamethrower (an accepted frame of weapon 37 with the fire key,
 //! `note_flames`), judged by [`ActionLog::explains_vehicle`].
 //!
 //! A shot is judged where the vehicle stood when the shot was accepted: `note_passes`
