@@ -40,8 +40,11 @@ impl Plugin for TowPlugin {
                         .in_set(ServerSystems::Validation)
                         .before(dlmp_player::frame::admit_frames),
                     // The scripts' views are taken after this tick's unhitches.
+                    // Judged in lane order with the exits (ADR 0120): before the seat
+                    // intake frees the seats of this tick's exits.
                     (flow::intake, script::refresh_book)
                         .chain()
+                        .before(super::seats::intake)
                         .before(super::script::refresh_view)
                         .in_set(GameplaySystems::Intake),
                     flow::apply
