@@ -422,6 +422,9 @@ fn a_flood_of_refused_salvos_costs_the_log_a_few_lines_a_second() {
     put(&mut h, a, v, 1);
     // 5 s of a passenger's salvos, 10 a tick: 2500 refusals of one reason.
     let mut order = 1;
+    // The log's limit runs on the wall clock: the bound below is per second of it, so a
+    // slow or busy machine takes the same test.
+    let started = std::time::Instant::now();
     let lines = log_lines(|| {
         for _ in 0..250 {
             for _ in 0..10 {
@@ -432,6 +435,7 @@ fn a_flood_of_refused_salvos_costs_the_log_a_few_lines_a_second() {
             h.step();
         }
     });
+    let wall_seconds = started.elapsed().as_secs() as usize + 1;
     assert_eq!(
         dropped(&h, SalvoDrop::NotInControl),
         2500,
@@ -441,10 +445,10 @@ fn a_flood_of_refused_salvos_costs_the_log_a_few_lines_a_second() {
         .iter()
         .filter(|l| l.contains("VehicleShot dropped: not_in_control"))
         .collect();
-    // At most 5 lines a second of one reason.
+    // At most 5 lines a second of one reason (and a burst of 5).
     assert!(
-        (5..=30).contains(&refused.len()),
-        "{} lines for 2500 refusals",
+        (1..=5 * wall_seconds + 5).contains(&refused.len()),
+        "{} lines for 2500 refusals in {wall_seconds} s",
         refused.len()
     );
     assert!(
