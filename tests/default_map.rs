@@ -3,40 +3,16 @@
 //! line (ADR 0094). Alone in its binary: tracing caches a log site's interest across
 //! threads, so a test running beside it could hide the very lines this one reads.
 
+mod support;
+
 use dlmp::harness::Harness;
 use dlmp::vehicle::components::Vehicle;
-
-/// The log lines written while `f` runs, at debug level, as the console shows them.
-fn log_lines(f: impl FnOnce()) -> Vec<String> {
-    use std::sync::{Arc, Mutex};
-    #[derive(Clone, Default)]
-    struct Sink(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Sink {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().expect("the sink").extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let sink = Sink::default();
-    let writer = sink.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .finish();
-    tracing::subscriber::with_default(subscriber, f);
-    let text = String::from_utf8(sink.0.lock().expect("the sink").clone()).expect("UTF-8");
-    text.lines().map(str::to_owned).collect()
-}
 
 #[test]
 fn the_default_gamemodes_map_loads_without_a_warning_and_applies_its_plates() {
     use dlmp::vehicle::tuning::{Plate, Tuning};
     let mut plates = Vec::new();
-    let lines = log_lines(|| {
+    let lines = support::log_lines(tracing::Level::DEBUG, || {
         let mut h = Harness::with_config(dlmp::config::Config {
             scripts: "scripts".into(),
             resources: vec!["freeroam".into()],

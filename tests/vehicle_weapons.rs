@@ -3,6 +3,8 @@
 //! with WeaponShot, the relay to the shooter's viewers only with the rewind, and the
 //! machine-gun rays attributing a DamageReport with the table's hit weapon.
 
+mod support;
+
 mod vehicle_support;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
@@ -390,32 +392,6 @@ fn rays_start_from_where_the_drivers_frame_put_the_vehicle() {
     assert_eq!(rw.shooter_pos, at(40.0), "the vehicle by its last frame");
 }
 
-/// The log lines written while `f` runs, as the server's console shows them.
-fn log_lines(f: impl FnOnce()) -> Vec<String> {
-    use std::sync::{Arc, Mutex};
-    #[derive(Clone, Default)]
-    struct Sink(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Sink {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().expect("the sink").extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let sink = Sink::default();
-    let writer = sink.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .with_writer(move || writer.clone())
-        .finish();
-    tracing::subscriber::with_default(subscriber, f);
-    let text = String::from_utf8(sink.0.lock().expect("the sink").clone()).expect("UTF-8");
-    text.lines().map(str::to_owned).collect()
-}
-
 #[test]
 fn a_flood_of_refused_salvos_costs_the_log_a_few_lines_a_second() {
     let (_s, mut h, [a, _, _], v) = scene("vw_log_flood", SEA_SPARROW);
@@ -425,7 +401,7 @@ fn a_flood_of_refused_salvos_costs_the_log_a_few_lines_a_second() {
     // The log's limit runs on the wall clock: the bound below is per second of it, so a
     // slow or busy machine takes the same test.
     let started = std::time::Instant::now();
-    let lines = log_lines(|| {
+    let lines = support::log_lines(tracing::Level::INFO, || {
         for _ in 0..250 {
             for _ in 0..10 {
                 let shot = at_bob(&h, a, order, v);

@@ -99,3 +99,29 @@ pub fn assert_accepts<P: Packet>(valid: &P, mutate: impl FnOnce(&mut P)) {
 /// A float that is not finite, as raw bytes.
 pub const NAN: [u8; 4] = f32::NAN.to_le_bytes();
 pub const INF: [u8; 4] = f32::INFINITY.to_le_bytes();
+
+/// The log lines written while `f` runs at `level` and above, as the console shows them.
+pub fn log_lines(level: tracing::Level, f: impl FnOnce()) -> Vec<String> {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("the sink").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let sink = Sink::default();
+    let writer = sink.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_max_level(level)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, f);
+    let text = String::from_utf8(sink.0.lock().expect("the sink").clone()).expect("UTF-8");
+    text.lines().map(str::to_owned).collect()
+}
