@@ -356,8 +356,7 @@ pub(super) async fn kick(
     admin: Admin,
     Form(f): Form<KickForm>,
 ) -> Result {
-    admin.require(Area::Players)?;
-    admin.check_csrf(&f.csrf)?;
+    admin.may_post(Area::Players, &f.csrf)?;
     let lines = ask(
         &st,
         &admin,
@@ -375,8 +374,7 @@ pub(super) async fn ban(
     admin: Admin,
     Form(f): Form<BanForm>,
 ) -> Result {
-    admin.require(Area::Bans)?;
-    admin.check_csrf(&f.csrf)?;
+    admin.may_post(Area::Bans, &f.csrf)?;
     let action = Action::Ban {
         id: f.id,
         minutes: minutes(&f.minutes)?,
@@ -391,12 +389,8 @@ pub(super) async fn ban_address(
     admin: Admin,
     Form(f): Form<AddressForm>,
 ) -> Result {
-    admin.require(Area::Bans)?;
-    admin.check_csrf(&f.csrf)?;
-    let ip: IpAddr =
-        f.ip.trim()
-            .parse()
-            .map_err(|_| bad(format!("{:?} is not an IPv4 or IPv6 address", f.ip)))?;
+    admin.may_post(Area::Bans, &f.csrf)?;
+    let ip = address(&f.ip)?;
     let action = Action::BanAddress {
         ip,
         minutes: minutes(&f.minutes)?,
@@ -411,12 +405,8 @@ pub(super) async fn lift(
     admin: Admin,
     Form(f): Form<AddressForm>,
 ) -> Result {
-    admin.require(Area::Bans)?;
-    admin.check_csrf(&f.csrf)?;
-    let ip: IpAddr =
-        f.ip.trim()
-            .parse()
-            .map_err(|_| bad(format!("{:?} is not an IPv4 or IPv6 address", f.ip)))?;
+    admin.may_post(Area::Bans, &f.csrf)?;
+    let ip = address(&f.ip)?;
     let lines = ask(&st, &admin, Action::Unban { ip }).await?;
     Ok(back("/bans", &lines))
 }
@@ -427,8 +417,7 @@ pub(super) async fn resource(
     Path(op): Path<String>,
     Form(f): Form<ResourceForm>,
 ) -> Result {
-    admin.require(Area::Resources)?;
-    admin.check_csrf(&f.csrf)?;
+    admin.may_post(Area::Resources, &f.csrf)?;
     let op = match op.as_str() {
         "start" => ResourceOp::Start,
         "stop" => ResourceOp::Stop,
@@ -456,8 +445,7 @@ pub(super) async fn command(
     admin: Admin,
     Form(f): Form<CommandForm>,
 ) -> Result {
-    admin.require(Area::Console)?;
-    admin.check_csrf(&f.csrf)?;
+    admin.may_post(Area::Console, &f.csrf)?;
     let line: String = f
         .line
         .lines()
@@ -475,8 +463,7 @@ pub(super) async fn set_restart(
     admin: Admin,
     Form(f): Form<RestartForm>,
 ) -> Result {
-    admin.require(Area::Settings)?;
-    admin.check_csrf(&f.csrf)?;
+    admin.may_post(Area::Settings, &f.csrf)?;
     let at = f.at.trim();
     let daily = if at.is_empty() {
         None
@@ -532,4 +519,11 @@ mod tests {
         assert!(minutes("0").is_err() && minutes("-5").is_err() && minutes("soon").is_err());
         assert_eq!(encode("a b&c"), "a%20b%26c");
     }
+}
+
+/// An address typed into a form.
+fn address(text: &str) -> std::result::Result<IpAddr, Response> {
+    text.trim()
+        .parse()
+        .map_err(|_| bad(format!("{text:?} is not an IPv4 or IPv6 address")))
 }

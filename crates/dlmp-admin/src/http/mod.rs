@@ -151,6 +151,13 @@ impl Admin {
     }
 
     /// Forbidden unless `token` is the session's CSRF token.
+    /// A state change: the role may use `area` and the form carries the session's CSRF
+    /// token (ADR 0102).
+    pub(crate) fn may_post(&self, area: Area, token: &str) -> Result<(), Response> {
+        self.require(area)?;
+        self.check_csrf(token)
+    }
+
     pub(crate) fn check_csrf(&self, token: &str) -> Result<(), Response> {
         if auth::same(token, &self.session.csrf) {
             Ok(())
