@@ -102,6 +102,13 @@ fn bad(text: impl Into<String>) -> Response {
     (StatusCode::BAD_REQUEST, format!("{}\n", text.into())).into_response()
 }
 
+/// An address typed into a form.
+fn address(text: &str) -> std::result::Result<IpAddr, Response> {
+    text.trim()
+        .parse()
+        .map_err(|_| bad(format!("{text:?} is not an IPv4 or IPv6 address")))
+}
+
 /// A reason as the logs and the players read it: one line, at most [`MAX_REASON`] chars.
 fn clean(reason: &str) -> String {
     reason
@@ -519,11 +526,4 @@ mod tests {
         assert!(minutes("0").is_err() && minutes("-5").is_err() && minutes("soon").is_err());
         assert_eq!(encode("a b&c"), "a%20b%26c");
     }
-}
-
-/// An address typed into a form.
-fn address(text: &str) -> std::result::Result<IpAddr, Response> {
-    text.trim()
-        .parse()
-        .map_err(|_| bad(format!("{text:?} is not an IPv4 or IPv6 address")))
 }
