@@ -66,10 +66,16 @@ pub(crate) fn drain(h: &mut Harness, max_ticks: usize) {
 /// players' PlayerJoins, paced through its lane, until every lane is drained. Idle clients
 /// send nothing, so their session timeout is raised for the whole run.
 pub(crate) fn full_house(players: u32) -> (Harness, Vec<ClientId>) {
+    full_house_with(players, Harness::config())
+}
+
+/// [`full_house`] on a server of `base` (a gamemode's scripts folder,
+/// [`dlmp::harness::TempScripts::config`]).
+pub(crate) fn full_house_with(players: u32, base: Config) -> (Harness, Vec<ClientId>) {
     let mut h = Harness::with_config(Config {
         max_players: u16::try_from(players).expect("fits u16"),
         session_timeout_ms: 24 * 3600 * 1000,
-        ..Harness::config()
+        ..base
     });
     let clients: Vec<ClientId> = (0..players).map(|_| h.add_client()).collect();
     // A chunk of hellos a tick, each proven at once: a server allows a quarter of its slots
