@@ -15,7 +15,7 @@
 //! Before the measurement the launchers launch for 70 s, so that every launcher's log has
 //! reached its cap of 64 actions (85 s of launches at one a second would be 85) and the
 //! log's search runs over full logs. The scenario without launches is the same crowd, the
-//! same gamemode and the same armed frames, without ProjectileCreate and DamageReport:
+//! same gamemode, the same 70 s of armed frames, without ProjectileCreate and DamageReport:
 //! the difference of the two is the cost of the launches, their relays, the reports, the
 //! action log and the credit. After the run every player's log is checked against the
 //! cap, and the actions held are printed with the bound.
@@ -179,8 +179,8 @@ fn timed_tick(h: &mut Harness) {
 }
 
 impl Crowd {
-    /// 1000 players at their homes, every tenth armed by the gamemode; with `launching`,
-    /// the launchers have launched for [`FILL_TICKS`].
+    /// 1000 players at their homes, every tenth armed by the gamemode, after
+    /// [`FILL_TICKS`] of walking (with `launching`, and launching).
     fn new(launching: bool) -> Self {
         let scripts = TempScripts::new("bench-weapons");
         scripts.resource("gm", GAMEMODE);
@@ -267,12 +267,10 @@ impl Crowd {
             crowd.after_tick();
         }
         crowd.launching = launching;
-        if launching {
-            for _ in 0..FILL_TICKS {
-                crowd.send_tick();
-                crowd.h.step_server_only();
-                crowd.after_tick();
-            }
+        for _ in 0..FILL_TICKS {
+            crowd.send_tick();
+            crowd.h.step_server_only();
+            crowd.after_tick();
         }
         crowd
     }
