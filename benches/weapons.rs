@@ -310,10 +310,9 @@ impl Crowd {
             return;
         }
         for n in 0..self.launchers.len() {
-            if (tick + self.launchers[n].phase) % TICKS_PER_SECOND != 0 {
-                continue;
+            if (tick + self.launchers[n].phase).is_multiple_of(TICKS_PER_SECOND) {
+                self.launch(n);
             }
-            self.launch(n);
         }
         if let Some(due) = self.bursts.remove(&tick) {
             for n in due {
