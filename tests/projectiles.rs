@@ -714,7 +714,11 @@ fn a_viewer_whose_lane_is_full_misses_the_projectile_counted_and_gets_the_next_o
     h.clear(b);
     h.clear(c);
     send(&mut h, a, launch(ProjectileWeapon::Grenade));
-    assert_eq!(relayed(&h, b).len(), 1, "the drained lane takes the next one");
+    assert_eq!(
+        relayed(&h, b).len(),
+        1,
+        "the drained lane takes the next one"
+    );
     assert_eq!(relayed(&h, c).len(), 1);
     assert_eq!(stats(&h).relay_refused, 1);
 }

@@ -1153,7 +1153,11 @@ fn fire(s: &mut Scene, p: &Pilot, weapon: ProjectileWeapon, target: Option<(Vehi
     s.h.send_event(s.b, packet);
     s.h.step();
     let stats = s.h.world().resource::<LaunchStats>();
-    assert_eq!(stats.accepted, before + 1, "the launch is accepted: {stats:?}");
+    assert_eq!(
+        stats.accepted,
+        before + 1,
+        "the launch is accepted: {stats:?}"
+    );
 }
 
 /// Runs ticks until the next one runs at `t`: Alice's car burns and drives along +x at
@@ -1205,9 +1209,13 @@ fn a_hydras_rocket_credits_a_car_within_700_m_and_its_drivers_death(
         [format!("vdeath {} explosion {name} true", s.id.0)]
     );
     s.h.advance(Duration::from_secs(2));
-    report_death(&mut s, s.a);
+    let alice = s.a;
+    report_death(&mut s, alice);
     let weapon = if credited { 51 } else { 0 };
-    assert_eq!(s.log(s.a, "death"), [format!("death alice {name} {weapon}")]);
+    assert_eq!(
+        s.log(s.a, "death"),
+        [format!("death alice {name} {weapon}")]
+    );
 }
 
 /// Carol drives a second car of `model` at `at`; its entity and id.
@@ -1229,7 +1237,8 @@ fn a_heat_seeker_credits_its_target_at_any_distance_and_not_another_car() {
     let (c, carol_car, carol_id) = second_car(&mut s, far);
     let mut p = pilot(&mut s, hydra_at);
     s.h.clear(s.a);
-    fire(&mut s, &p, ProjectileWeapon::HeatSeeker, Some((s.id, 0)));
+    let target = Some((s.id, 0));
+    fire(&mut s, &p, ProjectileWeapon::HeatSeeker, target);
     let relayed = s.h.packets::<RemoteProjectileCreate>(s.a);
     assert_eq!(relayed.len(), 1, "Alice is shown the Hydra");
     assert_eq!(
@@ -1270,12 +1279,11 @@ fn a_heat_seeker_credits_its_target_at_any_distance_and_not_another_car() {
         s.h.world().get::<Life>(carol_car).expect("a life").wrecked,
         "Carol's car blew up"
     );
-    let carol_deaths: Vec<_> = s
-        .h
-        .packets::<VehicleDeath>(c)
-        .iter()
-        .map(|d| (d.vehicle_id, d.has_killer))
-        .collect();
+    let carol_deaths: Vec<_> =
+        s.h.packets::<VehicleDeath>(c)
+            .iter()
+            .map(|d| (d.vehicle_id, d.has_killer))
+            .collect();
     assert_eq!(carol_deaths, [(carol_id, false)], "not the rocket's target");
     // Alice's car, the target, 1500 m away.
     s.explode(Some(s.b));
@@ -1292,7 +1300,8 @@ fn a_heat_seeker_locked_on_an_older_epoch_credits_nothing() {
     let mut s = scene("life_heat_seeker_epoch", 411);
     let hydra_at = Vec3::new(SPOT.x - 153.0, SPOT.y, SPOT.z);
     let mut p = pilot(&mut s, hydra_at);
-    fire(&mut s, &p, ProjectileWeapon::HeatSeeker, Some((s.id, 0)));
+    let target = Some((s.id, 0));
+    fire(&mut s, &p, ProjectileWeapon::HeatSeeker, target);
     // The gamemode respawns the car (epoch 1); Alice gets in again and drives it away.
     s.h.chat(s.a, "/respawn");
     s.h.steps(2);
