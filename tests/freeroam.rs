@@ -943,15 +943,18 @@ fn live_for(h: &mut Harness, live: &[ClientId], d: std::time::Duration) {
 }
 
 #[test]
-fn demolition_a_grenade_blows_up_a_parked_car_the_feed_tells_who_and_the_wreck_comes_back() {
+fn demolition_a_grenade_blows_up_a_parked_car_and_its_passenger_the_feed_tells_who_and_the_wreck_comes_back()
+ {
     use dlmp::player::weapons::launch::LaunchStats;
     use dlmp::player::{DeathEpoch, Inventory, LastFrame};
     use dlmp::protocol::ids::{EventId, Seq, VehicleEpoch, VehicleId};
+    use dlmp::protocol::player::life::DeathPose;
     use dlmp::protocol::player::sync::Frame;
     use dlmp::protocol::vehicle::frame::VehicleFrame;
     use dlmp::protocol::vehicle::life::{
         VehicleDeath, VehicleDeathCause, VehicleExplode, VehicleSyncer,
     };
+    use dlmp::protocol::vehicle::seats::VehicleEnter;
     use dlmp::protocol::vehicle::state::VehicleState;
     use dlmp::protocol::vehicle::sync::VehicleSync;
     use dlmp::protocol::weapons::projectile::{Launch, ProjectileCreate, ProjectileWeapon};
@@ -1004,6 +1007,23 @@ fn demolition_a_grenade_blows_up_a_parked_car_the_feed_tells_who_and_the_wreck_c
         syncs.last().map(|s| s.active),
         Some(true),
         "Bob, there first, syncs the car"
+    );
+    // Bob gets in beside the driver's seat: the first passenger syncs it.
+    h.send_event(
+        b,
+        VehicleEnter {
+            session_token: h.token(b),
+            event_id: EventId(0),
+            vehicle_id: car,
+            seat: 1,
+        },
+    );
+    h.steps(2);
+    assert_eq!(
+        h.world()
+            .get::<dlmp_core::vehicle::Seated>(h.entity(b))
+            .map(|s| (s.id, s.seat)),
+        Some((car, 1))
     );
 
     // Alice arms a grenade and throws it at the car.
@@ -1085,6 +1105,23 @@ fn demolition_a_grenade_blows_up_a_parked_car_the_feed_tells_who_and_the_wreck_c
     assert_eq!(
         h.chat_lines(c),
         ["alice blew up a Perennial (explosion)"],
+        "the kill feed"
+    );
+    // Bob dies in the blast: within 5 s of the credited explosion, Alice killed him.
+    h.report_death(
+        b,
+        DeathPose {
+            weapon: 51,
+            ..DeathPose::DEFAULT
+        },
+    );
+    h.steps(3);
+    assert_eq!(
+        h.chat_lines(c),
+        [
+            "alice blew up a Perennial (explosion)",
+            "alice killed bob (explosion)"
+        ],
         "the kill feed"
     );
     assert_eq!(h.chat_lines(d), Vec::<String>::new(), "Dave is far away");
