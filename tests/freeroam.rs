@@ -1061,12 +1061,11 @@ fn demolition_a_grenade_blows_up_a_parked_car_and_its_passenger_the_feed_tells_w
 
     // Bob's game: the car burns, and after 4 s of burning he reports its explosion, naming
     // Alice as the last to damage it.
-    let mut vseq = 1;
     let burning = VehicleState {
         health: 249.0,
         ..VehicleState::at_rest(at)
     };
-    for _ in 0..5 {
+    for vseq in 1..=5 {
         h.send(
             b,
             VehicleFrame {
@@ -1076,7 +1075,6 @@ fn demolition_a_grenade_blows_up_a_parked_car_and_its_passenger_the_feed_tells_w
                 state: burning,
             },
         );
-        vseq += 1;
         live_for(&mut h, &[a, c, d], std::time::Duration::from_secs(1));
     }
     for x in [a, b, c, d] {
@@ -1131,8 +1129,7 @@ fn demolition_a_grenade_blows_up_a_parked_car_and_its_passenger_the_feed_tells_w
     let back = h
         .packets::<VehicleSync>(c)
         .into_iter()
-        .filter(|s| s.vehicle_id == car && s.active)
-        .last()
+        .rfind(|s| s.vehicle_id == car && s.active)
         .expect("the car is shown again");
     assert_eq!((back.epoch, back.pos), (VehicleEpoch(1), at));
     assert_eq!(h.script_host().errors(), 0);
