@@ -444,12 +444,12 @@ impl Crowd {
                     }
                 }
             }
-            let (explosions, reported) =
-                credited.get(&WEAPON_EXPLOSION).copied().unwrap_or_default();
-            assert_eq!(
-                explosions, reported,
-                "every explosion's victim credited its launcher"
-            );
+            for (means, (yes, of)) in &credited {
+                assert_eq!(
+                    yes, of,
+                    "every victim's last report ({means}) credited: the launcher's log explains it"
+                );
+            }
         }
         let each = std::mem::size_of::<Action>();
         println!(
