@@ -34,7 +34,7 @@ use std::time::Duration;
 use bevy_ecs::entity::Entity;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dlmp::harness::{ClientId, Harness, TempScripts};
-use dlmp::player::weapons::actions::{Action, ActionLog, LOG_CAP};
+use dlmp::player::weapons::actions::{Action, ActionLog, LOG_CAP, NEAR_CAP, VehicleOfLife};
 use dlmp::player::weapons::launch::LaunchStats;
 use dlmp::player::{DeathEpoch, Inventory, Ledger, Life};
 use dlmp::protocol::connection::damage::{DamageReport, WEAPON_EXPLOSION, WEAPON_FIRE};
@@ -451,17 +451,21 @@ impl Crowd {
                 );
             }
         }
+        // An action's own size, and at most NEAR_CAP vehicles noted near its place.
         let each = std::mem::size_of::<Action>();
+        let bound = each + NEAR_CAP * std::mem::size_of::<VehicleOfLife>();
         println!(
             "action logs after {} ticks ({} launches, {} damage reports sent; the victims' last \
              reports credited, by means: {credited:?}): {total} actions in {} logs, the longest \
-             {} (cap {LOG_CAP}); {each} B an action, so at most {} KiB for {} players",
+             {} (cap {LOG_CAP}), {} KiB at {each} B an action; the bound: {LOG_CAP} actions of \
+             at most {bound} B a player, {} KiB for {} players",
             self.tick,
             self.sent.launches,
             self.sent.reports,
             lengths.len(),
             longest.copied().unwrap_or(0),
-            LOG_CAP * each * lengths.len() / 1024,
+            total * each / 1024,
+            LOG_CAP * bound * lengths.len() / 1024,
             lengths.len(),
         );
     }
