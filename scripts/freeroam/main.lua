@@ -601,6 +601,7 @@ local DEMOLITION_RESPAWN_MS = 3000
 local demolition_cars = {} -- vehicle id -> true
 for i, model in ipairs(DEMOLITION_ROW) do
     local car = dlmp.create_vehicle(model, DEMOLITION.x + (i - 3) * 6, DEMOLITION.y - 8, DEMOLITION.z, 0)
+    dlmp.set_vehicle_plate(car, "FREEROAM") -- the plate of the park's cars (its map file)
     demolition_cars[car:id()] = true
 end
 
