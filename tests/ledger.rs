@@ -335,8 +335,8 @@ fn contact_damage_from_a_frozen_attacker_is_refused() {
     h.sync(a, 1, f);
     assert_eq!(ledger(&h, a).health, 90.0);
 
-    // An explosion is not contact damage: the ordinary rules credit the attacker.
-    damage(&mut h, a, 5, Some(b), 51, 10.0);
+    // A spray can (41) is not contact damage: the ordinary rules credit the attacker.
+    damage(&mut h, a, 5, Some(b), 41, 10.0);
     h.step();
     let l = ledger(&h, a);
     assert_eq!((l.health, l.last_attacker), (80.0, Some(h.entity(b))));

@@ -34,7 +34,7 @@ use dlmp::protocol::weapons::satchel::SatchelDetonate;
 use dlmp::session::Connection;
 use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
 use dlmp::vehicle::{Health, Occupant, Params, Remote, Seats, destroy_vehicle};
-use dlmp_core::vehicle::Life;
+use dlmp_core::vehicle::{Life, Pose};
 use rstest::rstest;
 use vframe_support::{frame, make_syncer, seat, send_frame, state, vehicle};
 
@@ -82,6 +82,9 @@ end)
 dlmp.add_command("norockets", function() NO_ROCKETS = true end)
 dlmp.on("player_projectile", function(p, projectile)
     if NO_ROCKETS and projectile.weapon == 19 then return false end
+end)
+dlmp.add_command("carto", function(p, args)
+    dlmp.set_vehicle_position(dlmp.vehicles()[1], tonumber(args[1]), tonumber(args[2]), 10)
 end)
 dlmp.add_command("put", function(p, args)
     local ok, err = pcall(dlmp.put_player_in_vehicle, p, dlmp.vehicles()[1], tonumber(args[1]))
@@ -1120,4 +1123,38 @@ fn a_gamemode_explosion_explains_a_vehicles_explosion_within_80_m_of_its_center(
     s.h.chat(s.b, &format!("/boom {args}"));
     s.h.steps(2);
     assert_eq!(explodes_credited(&mut s, Duration::ZERO), credited);
+}
+
+/// weapons.md §6: the distance counts from the action's place to where the vehicle stood
+/// at the action or at the explosion, whichever is smaller. The car burns, Bob's molotov
+/// lands `apart` m from it, and the car is moved 400 m off before it blows up.
+#[rstest]
+#[case::near_at_the_throw(40.0, true)]
+#[case::never_near(120.0, false)]
+fn a_vehicle_near_an_action_is_explained_after_it_drove_away(
+    #[case] apart: f32,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_drove_away_{apart}"), 411);
+    s.drive(249.0, 0.0);
+    launch_at(&mut s, ProjectileWeapon::Molotov, apart);
+    let far = Vec3::new(SPOT.x + 400.0, SPOT.y, SPOT.z);
+    s.h.chat(s.a, &format!("/carto {} {}", far.x, far.y));
+    s.h.steps(2);
+    let until = s.h.now() + Duration::from_secs(5);
+    while s.h.now() < until {
+        let st = VehicleState {
+            health: 249.0,
+            ..state(far)
+        };
+        frame(&mut s.h, s.a, s.seq, s.id, st);
+        s.seq += 1;
+        s.h.steps(24);
+    }
+    let pose = *s.h.world().get::<Pose>(s.v).expect("a pose");
+    assert_eq!(pose.position, far, "the car stands 400 m off");
+    s.explode(Some(s.b));
+    let deaths = s.deaths(s.a);
+    assert_eq!(deaths.len(), 1, "the explosion is accepted");
+    assert_eq!(deaths[0].1 == Some(s.h.player_id(s.b).0), credited);
 }

@@ -16,10 +16,13 @@ use tracing::debug;
 use super::frame::FrameState;
 use super::{Ledger, Life, SpawnState, Team};
 use crate::credit::ExplosionKiller;
+use crate::weapons::actions::ActionLog;
+use crate::weapons::explains::{Cause, DamagedPlayer};
 use dlmp_core::position::{Position, Scope};
 use dlmp_core::session::{Connection, Player, PlayerConnected, PlayerIndex, Received};
 use dlmp_core::streaming::Reshows;
 use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::vehicle::{Life as VehicleLife, Seated};
 use dlmp_core::viewers::{Viewers, tell_viewers};
 use dlmp_protocol::ClientPacket;
 use dlmp_protocol::connection::damage::{
@@ -32,7 +35,9 @@ use dlmp_protocol::player::life::{DeathPose, PlayerWasted};
 use dlmp_protocol::player::sync::{Frame, MAX_VITAL};
 use dlmp_protocol::serial::Serial;
 
-/// Firearms (WeaponShot's weapons): credited only with a recent accepted shot.
+/// Firearms (WeaponShot's weapons): credited only with a recent accepted shot, but for
+/// the launchers and the flamethrower, whose damage the action log explains
+/// ([`crate::weapons::explains::Cause`]).
 pub fn is_firearm(weapon: u8) -> bool {
     (22..=38).contains(&weapon)
 }
@@ -329,7 +334,7 @@ fn settle(
     mut drops: ResMut<PreviousLifeDrops>,
     (frames, mut contact_drops): (Query<&FrameState>, ResMut<FrozenContactDrops>),
     (mut reshows, mut windows): (ResMut<Reshows>, Query<&mut ExplosionKiller>),
-    seated: Query<&dlmp_core::vehicle::Seated>,
+    (seated, vehicle_lives, logs): (Query<&Seated>, Query<&VehicleLife>, Query<&ActionLog>),
 ) {
     let now = time.elapsed();
     for Received { player, packet, .. } in received.read() {
@@ -344,9 +349,18 @@ fn settle(
                 }
                 let alive = life.alive;
                 let spawn_window = spawn.in_respawn_window();
-                let victim = (me.id, position.0, *scope, *team);
+                let seat = seated.get(*player).ok().and_then(|s| {
+                    let life = vehicle_lives.get(s.vehicle).ok()?;
+                    Some((s.id, life.epoch))
+                });
+                let damaged = DamagedPlayer {
+                    position: position.0,
+                    scope: *scope,
+                    seat,
+                };
+                let victim = (me.id, damaged, *team);
                 let attacker = alive
-                    .then(|| credit(report, victim, now, *settings, &index, &victims))
+                    .then(|| credit(report, victim, now, *settings, (&index, &victims, &logs)))
                     .flatten()
                     .filter(|&a| a != *player);
                 let refused = names_a_frozen_contact_attacker(report, &index, &victims, &frames);
@@ -482,19 +496,17 @@ fn commit_deaths(
     }
 }
 
-/// The attacker a report is credited to, if any (connection.md §6, DamageReport).
+/// The attacker a report is credited to, if any (connection.md §6, DamageReport): a living
+/// player of the named generation in the victim's scope who is shown to the victim, a
+/// teammate only with team damage; for a firearm with a recent shot that explains it, and
+/// for an explosion, fire or gas with an action of its log that explains it (weapons.md
+/// §6, "How explosion, fire and gas damage reaches the ledger", step 3).
 fn credit(
     report: &DamageReport,
-    (victim_id, victim_pos, victim_scope, victim_team): (
-        dlmp_protocol::ids::PlayerId,
-        Vec3,
-        Scope,
-        Team,
-    ),
+    (victim_id, victim, victim_team): (dlmp_protocol::ids::PlayerId, DamagedPlayer, Team),
     now: Duration,
     settings: LedgerSettings,
-    index: &PlayerIndex,
-    victims: &Query<Victim>,
+    (index, victims, logs): (&PlayerIndex, &Query<Victim>, &Query<&ActionLog>),
 ) -> Option<Entity> {
     if !report.has_attacker {
         return None;
@@ -503,11 +515,18 @@ fn credit(
     let (_, player, _, life, _, _, scope, team, viewers, shots) = victims.get(entity).ok()?;
     let credited = player.token == report.attacker_token
         && life.alive
-        && *scope == victim_scope
+        && *scope == victim.scope
         && viewers.contains(victim_id)
         && (settings.team_damage || !team.is_teammate_of(&victim_team))
-        && (!is_firearm(report.weapon)
-            || shots.is_some_and(|s| s.supports(now, report.weapon, victim_pos)));
+        && match Cause::of(report.weapon) {
+            Some(cause) => logs
+                .get(entity)
+                .is_ok_and(|log| log.explains_damage(player.token, cause, &victim, now)),
+            None => {
+                !is_firearm(report.weapon)
+                    || shots.is_some_and(|s| s.supports(now, report.weapon, victim.position))
+            }
+        };
     credited.then_some(entity)
 }
 

@@ -1,8 +1,9 @@
 //! The action log of weapons.md §6: per player, the weapon actions the server accepted in
 //! the last [`LOG_WINDOW`] (at most [`LOG_CAP`], the oldest leaving first), each with its
-//! kind, time, place, the player's generation and scope. The credit of a vehicle's
-//! explosion (vehicles.md "The vehicle's killer", filled by the vehicle crate above) reads
-//! it through [`ActionLog::explains_vehicle`] (ADR 0133).
+//! kind, time, place, the player's generation and scope, and the vehicles near its place
+//! then. The two credit tables of §6 read it ([`super::explains`]): a player's DamageReport
+//! 51 / 37 / 17 in the ledger, and a vehicle's explosion (vehicles.md "The vehicle's
+//! killer", judged by the vehicle crate above; ADR 0133).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -11,7 +12,7 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
-use dlmp_protocol::geometry::{Vec3, distance};
+use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{PlayerToken, VehicleEpoch, VehicleId};
 use dlmp_protocol::weapons::projectile::ProjectileWeapon;
 
@@ -25,6 +26,23 @@ pub const LOG_CAP: usize = 64;
 
 /// The flight path a rocket fired from a vehicle adds to its distance, m (weapons.md §6).
 pub const ROCKET_FLIGHT: f32 = 500.0;
+/// A grenade's reach for a vehicle and a player's explosion damage, m (§6).
+pub const GRENADE_REACH: f32 = 60.0;
+/// The reach of a molotov, a flame, a gamemode's or a vehicle's explosion for a vehicle,
+/// and of every fire for a player's fire damage, m (§6).
+pub const FIRE_REACH: f32 = 80.0;
+
+/// A rocket's reach: 200 m, fired from a vehicle plus the [`ROCKET_FLIGHT`] (§6).
+pub fn rocket_reach(from_vehicle: bool) -> f32 {
+    if from_vehicle {
+        200.0 + ROCKET_FLIGHT
+    } else {
+        200.0
+    }
+}
+
+/// A vehicle of one life.
+pub type VehicleOfLife = (VehicleId, VehicleEpoch);
 
 /// What the player did.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,7 +53,7 @@ pub enum ActionKind {
         /// A rocket 19 / 20 fired from a vehicle.
         from_vehicle: bool,
         /// A heat-seeker's target as relayed.
-        target: Option<(VehicleId, VehicleEpoch)>,
+        target: Option<VehicleOfLife>,
     },
     /// An accepted, relayed SatchelDetonate (it has no place).
     SatchelDetonation,
@@ -50,23 +68,73 @@ pub enum ActionKind {
     TankShell { cannon: VehicleId },
 }
 
+impl ActionKind {
+    /// How far from its place a vehicle may stand and be explained by it (its row's
+    /// distance in §6 "Credit of a vehicle's explosion"); `None` for an action without a
+    /// place or without a row there.
+    pub fn vehicle_reach(self) -> Option<f32> {
+        match self {
+            ActionKind::SatchelDetonation | ActionKind::TankShell { .. } => None,
+            ActionKind::Flamethrower
+            | ActionKind::GamemodeExplosion { .. }
+            | ActionKind::VehicleExplosion { .. } => Some(FIRE_REACH),
+            ActionKind::Launch {
+                weapon,
+                from_vehicle,
+                ..
+            } => match weapon {
+                ProjectileWeapon::Grenade => Some(GRENADE_REACH),
+                ProjectileWeapon::Molotov => Some(FIRE_REACH),
+                ProjectileWeapon::Rocket | ProjectileWeapon::HeatSeeker => {
+                    Some(rocket_reach(from_vehicle))
+                }
+                ProjectileWeapon::Teargas | ProjectileWeapon::Satchel => None,
+            },
+        }
+    }
+}
+
+/// How many vehicles an action notes near its place, the nearest first (ADR 0122: the
+/// log's memory stays bounded by its caps).
+pub const NEAR_CAP: usize = 16;
+
 /// One accepted action.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Action {
     pub kind: ActionKind,
     pub at: Duration,
     pub place: Option<Vec3>,
     pub token: PlayerToken,
     pub scope: Scope,
+    /// The vehicles of its scope within [`ActionKind::vehicle_reach`] of its place when it
+    /// was taken, nearest first, at most [`NEAR_CAP`]; `None` until the vehicle feature
+    /// notes them at the end of the tick (§6: "a vehicle set alight may drive away before
+    /// it blows up").
+    pub near: Option<Box<[VehicleOfLife]>>,
 }
 
-/// The vehicle whose explosion a credit asks about.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ExplodedVehicle {
-    pub id: VehicleId,
-    pub epoch: VehicleEpoch,
-    pub position: Vec3,
-    pub scope: Scope,
+impl Action {
+    /// An action of the generation `token` in `scope`, whose vehicles are not noted yet.
+    pub fn new(
+        kind: ActionKind,
+        at: Duration,
+        place: Option<Vec3>,
+        (token, scope): (PlayerToken, Scope),
+    ) -> Self {
+        Action {
+            kind,
+            at,
+            place,
+            token,
+            scope,
+            near: None,
+        }
+    }
+
+    /// Whether `vehicle` stood within its row's distance when the action was taken.
+    pub fn was_near(&self, vehicle: VehicleOfLife) -> bool {
+        self.near.as_deref().is_some_and(|n| n.contains(&vehicle))
+    }
 }
 
 /// On a player: its action log, oldest first.
@@ -92,66 +160,25 @@ impl ActionLog {
         self.0.iter().rev().find(|a| a.kind == kind)
     }
 
+    /// The actions of the generation `token` in `scope`, newest first.
+    pub fn of(&self, token: PlayerToken, scope: Scope) -> impl Iterator<Item = &Action> {
+        self.0
+            .iter()
+            .rev()
+            .filter(move |a| a.token == token && a.scope == scope)
+    }
+
+    /// The newest actions whose nearby vehicles are not noted yet.
+    pub fn unnoted(&mut self) -> impl Iterator<Item = &mut Action> {
+        self.0.iter_mut().rev().take_while(|a| a.near.is_none())
+    }
+
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-
-    /// Whether an action of the generation `token` explains the explosion of `vehicle` at
-    /// `now` by weapons.md §6 "Credit of a vehicle's explosion": a grenade for 20 s within
-    /// 60 m, a satchel detonation for 20 s, a molotov, a flame, a gamemode explosion or
-    /// another vehicle's credited explosion for 85 s within 80 m, a rocket for
-    /// 85 s within 200 m (700 m fired from a vehicle; a heat-seeker at any distance for
-    /// its target of that epoch), each in the vehicle's scope.
-    pub fn explains_vehicle(
-        &self,
-        token: PlayerToken,
-        vehicle: &ExplodedVehicle,
-        now: Duration,
-    ) -> bool {
-        self.0
-            .iter()
-            .any(|a| a.token == token && a.scope == vehicle.scope && explains(a, vehicle, now))
-    }
-}
-
-/// One row of the vehicle credit table.
-fn explains(a: &Action, v: &ExplodedVehicle, now: Duration) -> bool {
-    let age = now.saturating_sub(a.at);
-    let within = |window: u64, reach: f32| {
-        age <= Duration::from_secs(window)
-            && a.place.is_some_and(|p| distance(p, v.position) <= reach)
-    };
-    match a.kind {
-        ActionKind::SatchelDetonation => age <= Duration::from_secs(20),
-        ActionKind::Flamethrower | ActionKind::GamemodeExplosion { .. } => within(85, 80.0),
-        ActionKind::VehicleExplosion { vehicle } => vehicle != v.id && within(85, 80.0),
-        // weapons.md §6 and §9: the tank shell credits DamageReport 51 at the ray's end,
-        // no vehicle's explosion (ADR 0133).
-        ActionKind::TankShell { .. } => false,
-        ActionKind::Launch {
-            weapon,
-            from_vehicle,
-            target,
-        } => match weapon {
-            ProjectileWeapon::Grenade => within(20, 60.0),
-            ProjectileWeapon::Molotov => within(85, 80.0),
-            ProjectileWeapon::Rocket | ProjectileWeapon::HeatSeeker => {
-                let reach = if from_vehicle {
-                    200.0 + ROCKET_FLIGHT
-                } else {
-                    200.0
-                };
-                let locked = weapon == ProjectileWeapon::HeatSeeker
-                    && target == Some((v.id, v.epoch))
-                    && age <= Duration::from_secs(85);
-                locked || within(85, reach)
-            }
-            _ => false,
-        },
     }
 }
 
@@ -172,29 +199,19 @@ pub(super) fn log_actions(
         let l = &a.launch;
         let target = (l.weapon == ProjectileWeapon::HeatSeeker && l.target_id != VehicleId::NONE)
             .then_some((l.target_id, l.target_epoch));
-        log.push(Action {
-            kind: ActionKind::Launch {
-                weapon: l.weapon,
-                from_vehicle: l.vehicle_id != VehicleId::NONE,
-                target,
-            },
-            at: now,
-            place: Some(l.origin),
-            token: p.token,
-            scope: *scope,
-        });
+        let kind = ActionKind::Launch {
+            weapon: l.weapon,
+            from_vehicle: l.vehicle_id != VehicleId::NONE,
+            target,
+        };
+        log.push(Action::new(kind, now, Some(l.origin), (p.token, *scope)));
     }
     for d in detonations.0.iter().filter(|d| !d.refused) {
         let Ok((p, scope, mut log)) = players.get_mut(d.thrower) else {
             continue;
         };
-        log.push(Action {
-            kind: ActionKind::SatchelDetonation,
-            at: now,
-            place: None,
-            token: p.token,
-            scope: *scope,
-        });
+        let kind = ActionKind::SatchelDetonation;
+        log.push(Action::new(kind, now, None, (p.token, *scope)));
     }
 }
 
@@ -204,129 +221,37 @@ mod tests {
 
     const S: fn(u64) -> Duration = Duration::from_secs;
 
-    fn launch(weapon: ProjectileWeapon, at: u64, x: f32) -> Action {
-        Action {
-            kind: ActionKind::Launch {
-                weapon,
-                from_vehicle: false,
-                target: None,
-            },
-            at: S(at),
-            place: Some(Vec3::new(x, 0.0, 0.0)),
-            token: PlayerToken(1),
-            scope: Scope::default(),
-        }
-    }
-
-    fn car() -> ExplodedVehicle {
-        ExplodedVehicle {
-            id: VehicleId(7),
-            epoch: VehicleEpoch(2),
-            position: Vec3::ZERO,
-            scope: Scope::default(),
-        }
+    fn grenade(at: u64) -> Action {
+        let kind = ActionKind::Launch {
+            weapon: ProjectileWeapon::Grenade,
+            from_vehicle: false,
+            target: None,
+        };
+        let by = (PlayerToken(1), Scope::default());
+        Action::new(kind, S(at), Some(Vec3::ZERO), by)
     }
 
     #[test]
     fn the_log_holds_85_s_and_64_actions() {
         let mut log = ActionLog::default();
         for i in 0..100 {
-            log.push(launch(ProjectileWeapon::Grenade, i, 0.0));
+            log.push(grenade(i));
         }
         assert_eq!(log.len(), LOG_CAP);
-        log.push(launch(ProjectileWeapon::Grenade, 200, 0.0));
+        log.push(grenade(200));
         assert_eq!(log.len(), 1, "everything older than 85 s left");
     }
 
     #[test]
-    fn each_row_holds_inside_its_window_and_distance_only() {
-        let row = |a: Action, now: u64| {
-            let mut log = ActionLog::default();
-            log.push(a);
-            log.explains_vehicle(PlayerToken(1), &car(), S(now))
-        };
-        use ProjectileWeapon::*;
-        assert!(row(launch(Grenade, 0, 60.0), 20));
-        assert!(!row(launch(Grenade, 0, 60.5), 1));
-        assert!(!row(launch(Grenade, 0, 1.0), 21));
-        assert!(row(launch(Molotov, 0, 80.0), 85));
-        assert!(!row(launch(Molotov, 0, 80.5), 1));
-        assert!(row(launch(Rocket, 0, 200.0), 85));
-        assert!(!row(launch(Rocket, 0, 200.5), 1));
-        assert!(
-            !row(launch(Teargas, 0, 1.0), 1),
-            "teargas credits no vehicle"
-        );
-        let from_vehicle = |x| Action {
-            kind: ActionKind::Launch {
-                weapon: Rocket,
-                from_vehicle: true,
-                target: None,
-            },
-            ..launch(Rocket, 0, x)
-        };
-        assert!(row(from_vehicle(700.0), 1));
-        assert!(!row(from_vehicle(700.5), 1));
-        let locked = |epoch| Action {
-            kind: ActionKind::Launch {
-                weapon: HeatSeeker,
-                from_vehicle: false,
-                target: Some((VehicleId(7), VehicleEpoch(epoch))),
-            },
-            ..launch(HeatSeeker, 0, 5000.0)
-        };
-        assert!(row(locked(2), 85));
-        assert!(!row(locked(1), 1), "another epoch");
-        let satchel = Action {
-            kind: ActionKind::SatchelDetonation,
-            place: None,
-            ..launch(Satchel, 0, 0.0)
-        };
-        assert!(row(satchel, 20));
-        assert!(!row(satchel, 21));
-        let of = |kind| Action {
-            kind,
-            ..launch(Molotov, 0, 80.0)
-        };
-        for kind in [
-            ActionKind::Flamethrower,
-            ActionKind::GamemodeExplosion { radius: 4.0 },
-            ActionKind::VehicleExplosion {
-                vehicle: VehicleId(8),
-            },
-        ] {
-            assert!(row(of(kind), 85), "{kind:?}");
-            assert!(!row(of(kind), 86), "{kind:?}");
-            assert!(!row(
-                Action {
-                    place: Some(Vec3::new(80.5, 0.0, 0.0)),
-                    ..of(kind)
-                },
-                1
-            ));
-        }
-        let own = ActionKind::VehicleExplosion {
-            vehicle: VehicleId(7),
-        };
-        assert!(!row(of(own), 1), "its own explosion");
-        let shell = ActionKind::TankShell {
-            cannon: VehicleId(8),
-        };
-        assert!(!row(of(shell), 1), "a tank shell credits no vehicle");
-    }
-
-    #[test]
-    fn another_generation_or_scope_explains_nothing() {
+    fn only_the_newest_actions_wait_for_their_vehicles() {
         let mut log = ActionLog::default();
-        log.push(launch(ProjectileWeapon::Grenade, 0, 1.0));
-        assert!(!log.explains_vehicle(PlayerToken(2), &car(), S(1)));
-        let elsewhere = ExplodedVehicle {
-            scope: Scope {
-                virtual_world: 1,
-                interior: 0,
-            },
-            ..car()
-        };
-        assert!(!log.explains_vehicle(PlayerToken(1), &elsewhere, S(1)));
+        log.push(grenade(1));
+        for a in log.unnoted() {
+            a.near = Some(Box::new([]));
+        }
+        log.push(grenade(2));
+        log.push(grenade(3));
+        let waiting: Vec<_> = log.unnoted().map(|a| a.at).collect();
+        assert_eq!(waiting, [S(3), S(2)]);
     }
 }

@@ -248,13 +248,8 @@ pub(crate) fn install(lua: &Lua, dlmp: &Table) -> Result<()> {
                 };
                 queue(lua, send(packet, to))?;
                 if let (Some(entity), false) = (r.creator_entity, r.harmless) {
-                    let action = Action {
-                        kind: ActionKind::GamemodeExplosion { radius: r.radius },
-                        at: now,
-                        place: Some(r.center),
-                        token: creator_token,
-                        scope: r.scope,
-                    };
+                    let kind = ActionKind::GamemodeExplosion { radius: r.radius };
+                    let action = Action::new(kind, now, Some(r.center), (creator_token, r.scope));
                     queue(lua, log_creator(entity, action))?;
                 }
                 Ok(reached)

@@ -4,10 +4,12 @@
 //!
 //! Done so far: CreateExplosion from `dlmp.create_explosion` ([`explosion`]), the weapon
 //! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
-//! detonations ([`satchel`]), stealth kills ([`stealth`]), the action log and the vehicle
-//! credit's rows ([`actions`]).
+//! detonations ([`satchel`]), stealth kills ([`stealth`]), the action log ([`actions`])
+//! and the two credit tables that read it ([`explains`]: a player's DamageReport 51 / 37 /
+//! 17 and a vehicle's explosion; ADR 0122).
 
 pub mod actions;
+pub mod explains;
 pub mod explosion;
 pub mod launch;
 pub mod limit;

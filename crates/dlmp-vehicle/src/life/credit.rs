@@ -12,6 +12,8 @@
 //!
 //! A shot is judged where the vehicle stood when the shot was accepted: `note_passes`
 //! reads the rays of each tick and remembers, per vehicle, the last pass of each shooter.
+//! An action of the log likewise: `note_nearby` notes with each new action the vehicles
+//! within its row's distance then (weapons.md §6; ADR 0122).
 
 use std::time::Duration;
 
@@ -22,9 +24,10 @@ use crate::weapon::SalvoAccepted;
 use crate::{Vehicle, VehicleScope};
 use dlmp_core::position::Scope;
 use dlmp_core::session::Player;
-use dlmp_core::vehicle::{Pose, Seated};
+use dlmp_core::vehicle::{Life, Pose, Seated};
 use dlmp_player::ledger::RecentShots;
-use dlmp_player::weapons::actions::{Action, ActionKind, ActionLog, ExplodedVehicle};
+use dlmp_player::weapons::actions::{Action, ActionKind, ActionLog, NEAR_CAP, VehicleOfLife};
+use dlmp_player::weapons::explains::ExplodedVehicle;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::geometry::distance;
 
@@ -154,13 +157,13 @@ pub(super) fn note_shells(
             continue;
         };
         for ray in &salvo.shot.rays[..usize::from(salvo.shot.count)] {
-            log.push(Action {
-                kind: ActionKind::TankShell { cannon: cannon.id },
-                at: salvo.at,
-                place: Some(ray.end),
-                token: player.token,
-                scope: scope.0,
-            });
+            let kind = ActionKind::TankShell { cannon: cannon.id };
+            log.push(Action::new(
+                kind,
+                salvo.at,
+                Some(ray.end),
+                (player.token, scope.0),
+            ));
         }
     }
 }
@@ -198,13 +201,42 @@ pub(super) fn note_flames(
         {
             continue;
         }
-        log.push(Action {
-            kind: ActionKind::Flamethrower,
-            at: now,
-            place: Some(f.position),
-            token: player.token,
-            scope: *scope,
-        });
+        let kind = ActionKind::Flamethrower;
+        log.push(Action::new(
+            kind,
+            now,
+            Some(f.position),
+            (player.token, *scope),
+        ));
+    }
+}
+
+/// Each action taken this tick notes the vehicles of its scope, not wrecked, within its
+/// row's distance of its place ([`ActionKind::vehicle_reach`]), the nearest
+/// [`NEAR_CAP`] by their server pose now (weapons.md §6: "the vehicles of that scope
+/// within its row's distance of vehicles.md at that time"; ADR 0122).
+pub(super) fn note_nearby(
+    mut logs: Query<&mut ActionLog, Changed<ActionLog>>,
+    vehicles: Query<(&Vehicle, &VehicleScope, &Pose, &Life)>,
+    mut found: Local<Vec<(f32, VehicleOfLife)>>,
+) {
+    for mut log in &mut logs {
+        for action in log.bypass_change_detection().unnoted() {
+            found.clear();
+            if let (Some(reach), Some(place)) = (action.kind.vehicle_reach(), action.place) {
+                found.extend(
+                    vehicles
+                        .iter()
+                        .filter(|(_, scope, _, life)| scope.0 == action.scope && !life.wrecked)
+                        .map(|(v, _, pose, life)| {
+                            (distance(place, pose.position), (v.id, life.epoch))
+                        })
+                        .filter(|(d, _)| *d <= reach),
+                );
+                found.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            action.near = Some(found.iter().take(NEAR_CAP).map(|(_, v)| *v).collect());
+        }
     }
 }
 

@@ -25,7 +25,8 @@ use dlmp_core::session::{Connection, Player, PlayerIndex, Received};
 use dlmp_core::vehicle::{Life, Pose, Vehicles};
 use dlmp_player::credit::ExplosionKiller;
 use dlmp_player::frame::FrameState;
-use dlmp_player::weapons::actions::{Action, ActionKind, ActionLog, ExplodedVehicle};
+use dlmp_player::weapons::actions::{Action, ActionKind, ActionLog};
+use dlmp_player::weapons::explains::ExplodedVehicle;
 use dlmp_player::{Body, Life as PlayerLife};
 use dlmp_protocol::ids::{EventId, PlayerId, PlayerToken};
 use dlmp_protocol::vehicle::life::{VehicleDeath, VehicleDeathCause, VehicleExplode};
@@ -347,15 +348,15 @@ fn wreck(
     );
     if let Some(k) = killer {
         if let Ok(mut log) = effects.logs.get_mut(k.entity) {
-            log.push(Action {
-                kind: ActionKind::VehicleExplosion {
-                    vehicle: vehicle.id,
-                },
-                at: now,
-                place: Some(pose.position),
-                token: k.token,
-                scope: scope.0,
-            });
+            let kind = ActionKind::VehicleExplosion {
+                vehicle: vehicle.id,
+            };
+            log.push(Action::new(
+                kind,
+                now,
+                Some(pose.position),
+                (k.token, scope.0),
+            ));
         }
         for (_, o) in seats.occupied() {
             if players

@@ -28,7 +28,7 @@ pub use explode::{ExplodeDrop, ExplodeStats, VehicleDied};
 pub use respawn::{RespawnVehicle, respawn_vehicle};
 
 use super::VehicleSystems;
-use dlmp_core::tick::{GameplaySystems, ServerSystems};
+use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 
 /// The components a vehicle's life keeps (appended to the vehicle's bundle).
 pub fn bundle() -> impl Bundle {
@@ -63,6 +63,9 @@ impl Plugin for VehicleLifePlugin {
                     (burning::track, window::end_on_exit, window::forget)
                         .chain()
                         .in_set(ServerSystems::Streaming),
+                    credit::note_nearby
+                        .in_set(ServerSystems::Streaming)
+                        .after(StreamingSystems::Relay),
                 ),
             );
     }
