@@ -6,11 +6,11 @@
 //! origin within 5 m of the body, the velocity within 1.0 (thrown) or 2.0 (rocket) of the
 //! body's, a satchel only while the latch holds fewer than 8, and half the weapon's game
 //! interval after the previous launch of that weapon. An accepted launch, in the page's
-//! order: spends a round at admission; `player_projectile` runs ([`ask_launches`], after
+//! order: spends a round at admission; `player_projectile` runs (`ask_launches`, after
 //! the vehicle feature cleared a target the sender is not shown or that is not in its
 //! scope); unless a handler refused it, it joins the latch (a satchel), the action log,
 //! and goes to the players the launcher is shown to, on their reliable lanes after this
-//! tick's shows and hides ([`relay_launches`]). A refusal is a counted drop
+//! tick's shows and hides (`relay_launches`). A refusal is a counted drop
 //! ([`LaunchStats`]). ADR 0131, 0134.
 
 use std::collections::{HashMap, VecDeque};

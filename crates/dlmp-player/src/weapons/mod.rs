@@ -3,7 +3,7 @@
 //! crate whose killer credit reads its action log).
 //!
 //! Done so far: CreateExplosion from `dlmp.create_explosion` ([`explosion`]), the weapon
-//! event limit ([`limit`]), on-foot launches ([`launch`]), the satchel latch and
+//! event limit ([`limit`]), launches and `player_projectile` ([`launch`]), the satchel latch and
 //! detonations ([`satchel`]), stealth kills ([`stealth`]), the action log ([`actions`])
 //! and the two credit tables that read it ([`explains`]: a player's DamageReport 51 / 37 /
 //! 17 and a vehicle's explosion; ADR 0122).
