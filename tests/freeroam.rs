@@ -888,3 +888,249 @@ fn tap_the_log() {
         tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
     });
 }
+
+#[test]
+fn weapon_gives_the_projectile_weapons_by_name_or_id() {
+    use dlmp::player::Inventory;
+    let mut h = freeroam();
+    let a = h.connect("alice");
+    h.step();
+    for (line, answer, weapon, ammo) in [
+        ("/weapon grenade", "Weapon grenade with 10 ammo.", 16, 10),
+        ("/weapon teargas", "Weapon teargas with 10 ammo.", 17, 10),
+        ("/weapon molotov 3", "Weapon molotov with 3 ammo.", 18, 3),
+        ("/weapon rocket", "Weapon rocket with 10 ammo.", 35, 10),
+        (
+            "/weapon heatseeker",
+            "Weapon heatseeker with 10 ammo.",
+            36,
+            10,
+        ),
+        ("/weapon satchel", "Weapon satchel with 5 ammo.", 39, 5),
+        ("/weapon 24 7", "Weapon 24 with 7 ammo.", 24, 7),
+    ] {
+        assert_eq!(say(&mut h, a, line), [answer], "{line}");
+        let inv = h.get::<Inventory>(a);
+        assert!(inv.holds(weapon), "{line}");
+        assert_eq!(inv.ammo[usize::from(weapon)], ammo, "{line}");
+        h.advance(std::time::Duration::from_secs(1));
+    }
+    for line in [
+        "/weapon",
+        "/weapon bazooka",
+        "/weapon 47",
+        "/weapon grenade none",
+    ] {
+        assert_eq!(
+            say(&mut h, a, line),
+            ["Usage: /weapon grenade|teargas|molotov|rocket|heatseeker|satchel|ID [ammo]"],
+            "{line}"
+        );
+        h.advance(std::time::Duration::from_secs(1));
+    }
+    assert_eq!(h.script_host().errors(), 0);
+}
+
+/// Runs ticks for `d`, each client in `live` sending a living frame a second.
+fn live_for(h: &mut Harness, live: &[ClientId], d: std::time::Duration) {
+    let until = h.now() + d;
+    while h.now() < until {
+        for &c in live {
+            h.live(c);
+        }
+        h.advance(std::time::Duration::from_secs(1));
+    }
+}
+
+#[test]
+fn demolition_a_grenade_blows_up_a_parked_car_and_its_passenger_the_feed_tells_who_and_the_wreck_comes_back()
+ {
+    use dlmp::player::weapons::launch::LaunchStats;
+    use dlmp::player::{DeathEpoch, Inventory, LastFrame};
+    use dlmp::protocol::ids::{EventId, Seq, VehicleEpoch, VehicleId};
+    use dlmp::protocol::player::life::DeathPose;
+    use dlmp::protocol::player::sync::Frame;
+    use dlmp::protocol::vehicle::frame::VehicleFrame;
+    use dlmp::protocol::vehicle::life::{
+        VehicleDeath, VehicleDeathCause, VehicleExplode, VehicleSyncer,
+    };
+    use dlmp::protocol::vehicle::seats::VehicleEnter;
+    use dlmp::protocol::vehicle::state::VehicleState;
+    use dlmp::protocol::vehicle::sync::VehicleSync;
+    use dlmp::protocol::weapons::projectile::{Launch, ProjectileCreate, ProjectileWeapon};
+    use dlmp::session::Connection;
+
+    let mut h = freeroam();
+    let (a, b, c) = (h.connect("alice"), h.connect("bob"), h.connect("carol"));
+    let d = h.connect("dave");
+    h.steps(2);
+    for x in [a, b, c, d] {
+        request_spawn(&mut h, x);
+        h.live(x);
+    }
+    h.advance(std::time::Duration::from_secs(1));
+    // Bob goes to the corner first (the parked cars' syncer from then on), then Alice;
+    // Carol watches from 20 m.
+    say(&mut h, b, "/demolition");
+    h.live(b);
+    let told = say(&mut h, a, "/demolition");
+    assert!(
+        told.iter()
+            .any(|l| l.starts_with("The demolition corner: blow up the parked cars")),
+        "{told:?}"
+    );
+    let corner = h.get::<Position>(a).0;
+    let inv = h.get::<Inventory>(a);
+    assert!(inv.holds(39) && inv.holds(16) && inv.holds(35), "{inv:?}");
+    let first = h
+        .packets::<VehicleSync>(a)
+        .into_iter()
+        .find(|s| s.active && s.model == 404)
+        .expect("the row's Perennial is shown to Alice");
+    let (car, at) = (first.vehicle_id, first.pos);
+    assert!(
+        ((at.x - corner.x).powi(2) + (at.y - corner.y).powi(2)).sqrt() < 30.0,
+        "the row is by the corner: {at:?} {corner:?}"
+    );
+    say(
+        &mut h,
+        c,
+        &format!("/tp {} {} {}", corner.x + 20.0, corner.y, corner.z),
+    );
+    live_for(&mut h, &[a, b, c, d], std::time::Duration::from_secs(1));
+    let syncs: Vec<_> = h
+        .packets::<VehicleSyncer>(b)
+        .into_iter()
+        .filter(|s| s.vehicle_id == car)
+        .collect();
+    assert_eq!(
+        syncs.last().map(|s| s.active),
+        Some(true),
+        "Bob, there first, syncs the car"
+    );
+    // Bob gets in beside the driver's seat: the first passenger syncs it.
+    h.send_event(
+        b,
+        VehicleEnter {
+            session_token: h.token(b),
+            event_id: EventId(0),
+            vehicle_id: car,
+            seat: 1,
+        },
+    );
+    h.steps(2);
+    assert_eq!(
+        h.world()
+            .get::<dlmp_core::vehicle::Seated>(h.entity(b))
+            .map(|s| (s.id, s.seat)),
+        Some((car, 1))
+    );
+
+    // Alice arms a grenade and throws it at the car.
+    let inv = h.get::<Inventory>(a);
+    let seq = h.get::<LastFrame>(a).seq.map_or(1, |s| s.0 + 1);
+    let arming = Frame {
+        death_epoch: h.get::<DeathEpoch>(a).0,
+        weapon: 16,
+        clip: 1,
+        total: inv.ammo[16],
+        weapon_rev: inv.weapon_rev,
+        ..Frame::standing(corner)
+    };
+    h.sync(a, seq, arming);
+    let throw = ProjectileCreate {
+        session_token: h.token(a),
+        event_id: EventId(0),
+        seen_event: h
+            .world()
+            .get::<Connection>(h.entity(a))
+            .expect("connected")
+            .last_queued(),
+        launch: Launch {
+            weapon: ProjectileWeapon::Grenade,
+            vehicle_id: VehicleId::NONE,
+            origin: Vec3::new(corner.x, corner.y, corner.z + 1.0),
+            velocity: Vec3::new(-0.5, -0.3, 0.2),
+            target_id: VehicleId::NONE,
+            target_epoch: VehicleEpoch(0),
+        },
+    };
+    h.send_event(a, throw);
+    h.step();
+    assert_eq!(h.world().resource::<LaunchStats>().accepted, 1);
+
+    // Bob's game: the car burns, and after 4 s of burning he reports its explosion, naming
+    // Alice as the last to damage it.
+    let burning = VehicleState {
+        health: 249.0,
+        ..VehicleState::at_rest(at)
+    };
+    for vseq in 1..=5 {
+        h.send(
+            b,
+            VehicleFrame {
+                session_token: h.token(b),
+                seq: Seq(vseq),
+                vehicle_id: car,
+                state: burning,
+            },
+        );
+        live_for(&mut h, &[a, c, d], std::time::Duration::from_secs(1));
+    }
+    for x in [a, b, c, d] {
+        h.take_chat_lines(x);
+        h.clear(x);
+    }
+    let explode = VehicleExplode {
+        session_token: h.token(b),
+        event_id: EventId(0),
+        vehicle_id: car,
+        epoch: VehicleEpoch(0),
+        cause: VehicleDeathCause::Exploded,
+        has_attacker: true,
+        attacker_id: h.player_id(a),
+        attacker_token: h.hello(a).player_token,
+    };
+    h.send_event(b, explode);
+    h.steps(3);
+    let deaths = h.packets::<VehicleDeath>(c);
+    assert_eq!(deaths.len(), 1, "Carol saw it blow up");
+    assert_eq!(
+        (deaths[0].has_killer, deaths[0].killer_id),
+        (true, h.player_id(a)),
+        "credited to the grenade's thrower"
+    );
+    assert_eq!(
+        h.chat_lines(c),
+        ["alice blew up a Perennial (explosion)"],
+        "the kill feed"
+    );
+    // Bob dies in the blast: within 5 s of the credited explosion, Alice killed him.
+    h.report_death(
+        b,
+        DeathPose {
+            weapon: 51,
+            ..DeathPose::DEFAULT
+        },
+    );
+    h.steps(3);
+    assert_eq!(
+        h.chat_lines(c),
+        [
+            "alice blew up a Perennial (explosion)",
+            "alice killed bob (explosion)"
+        ],
+        "the kill feed"
+    );
+    assert_eq!(h.chat_lines(d), Vec::<String>::new(), "Dave is far away");
+
+    // The wreck comes back at its place within the corner's respawn time.
+    live_for(&mut h, &[a, b, c, d], std::time::Duration::from_secs(4));
+    let back = h
+        .packets::<VehicleSync>(c)
+        .into_iter()
+        .rfind(|s| s.vehicle_id == car && s.active)
+        .expect("the car is shown again");
+    assert_eq!((back.epoch, back.pos), (VehicleEpoch(1), at));
+    assert_eq!(h.script_host().errors(), 0);
+}

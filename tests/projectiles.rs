@@ -11,6 +11,7 @@
 use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
+use dlmp::lane::Delivery;
 use dlmp::player::weapons::actions::ActionLog;
 use dlmp::player::weapons::launch::{LaunchDrop, LaunchStats};
 use dlmp::player::weapons::satchel::{DetonationDrop, DetonationStats};
@@ -18,7 +19,8 @@ use dlmp::player::{DeathEpoch, Inventory, LastFrame};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, VehicleEpoch, VehicleId};
 use dlmp::protocol::player::life::DeathPose;
-use dlmp::protocol::player::sync::Frame;
+use dlmp::protocol::player::streaming::ScopeChanged;
+use dlmp::protocol::player::sync::{Frame, PlayerSync};
 use dlmp::protocol::weapons::projectile::{
     Launch, ProjectileCreate, ProjectileWeapon, RemoteProjectileCreate,
 };
@@ -55,6 +57,7 @@ dlmp.on("player_projectile", function(p, pr)
     end
     if NO_ROCKETS and pr.weapon ~= 16 then return false end
 end)
+dlmp.add_command("world", function(p, args) p:set_virtual_world(tonumber(args[1])) end)
 "#;
 
 /// Alice and Bob at [`SPAWN`], each shown to the other, with the gamemode's `/give`.
@@ -936,4 +939,174 @@ fn a_satchel_thrown_and_burst_in_one_tick_never_joins_the_latch() {
     );
     assert_eq!(latch(&mut h, a), "0");
     assert!(!h.get::<Inventory>(a).holds(40));
+}
+
+#[test]
+fn the_latch_ends_at_a_virtual_world_change_and_a_throw_of_the_new_scope_latches_again() {
+    let (_s, mut h, a, _b) = two("st-scope");
+    throw_satchels(&mut h, a, 2);
+    assert_eq!(latch(&mut h, a), "2");
+    h.clear(a);
+    h.chat(a, "/world 5");
+    h.steps(2);
+    let barrier = h
+        .packets::<ScopeChanged>(a)
+        .last()
+        .map(|s| s.event_id)
+        .expect("player:set_virtual_world sent ScopeChanged");
+    assert_eq!(latch(&mut h, a), "0", "cleared when ScopeChanged went out");
+    // The detonator left with the latch; the client fires it anyway.
+    frame_arming(&mut h, a, 40, SPAWN);
+    detonate(&mut h, a, &[SPAWN]);
+    assert_eq!(detonations(&h).drops(DetonationDrop::NoLatch), 1);
+    assert_eq!(detonations(&h).accepted, 0);
+    h.chat(a, "/give 39 2");
+    h.steps(2);
+    frame_arming(&mut h, a, 39, SPAWN);
+    h.advance(Duration::from_secs(1));
+    let throw = |h: &mut Harness, seen_event: EventId| {
+        h.send_event(
+            a,
+            ProjectileCreate {
+                session_token: h.token(a),
+                event_id: EventId(0),
+                seen_event,
+                launch: launch(ProjectileWeapon::Satchel),
+            },
+        );
+        h.step();
+    };
+    let scope_drops = stats(&h).drops(LaunchDrop::Scope);
+    throw(&mut h, EventId(barrier.0.wrapping_sub(1)));
+    assert_eq!(
+        stats(&h).drops(LaunchDrop::Scope),
+        scope_drops + 1,
+        "thrown in the world it left"
+    );
+    assert_eq!(ammo(&h, a, 39), 2, "no round spent");
+    assert_eq!(latch(&mut h, a), "0");
+    throw(&mut h, barrier);
+    assert_eq!(ammo(&h, a, 39), 1);
+    assert_eq!(latch(&mut h, a), "1", "thrown in the new world");
+    assert!(h.get::<Inventory>(a).holds(40), "the detonator is back");
+}
+
+#[test]
+fn a_viewer_whose_lane_is_full_misses_the_projectile_counted_and_gets_the_next_one() {
+    let (_s, mut h, a, b) = two("pj-full-lane");
+    let c = h.connect("carol");
+    h.step();
+    h.spawn(c, SPAWN);
+    assert!(h.is_shown(a, b) && h.is_shown(a, c));
+    arm(&mut h, a, 16, 3);
+    h.clear(b);
+    h.clear(c);
+    h.set_auto_ack(b, false);
+    h.fill_lane(b, Delivery::Normal, 0);
+    send(&mut h, a, launch(ProjectileWeapon::Grenade));
+    let s = stats(&h);
+    assert_eq!((s.accepted, s.relay_refused), (1, 1), "{s:?}");
+    assert_eq!(relayed(&h, c).len(), 1, "the other viewer has it");
+    h.release_lane(b);
+    assert_eq!(relayed(&h, b), [], "nothing repeats it");
+    assert!(h.is_shown(a, b), "still a viewer");
+    h.clear(b);
+    h.clear(c);
+    send(&mut h, a, launch(ProjectileWeapon::Grenade));
+    assert_eq!(
+        relayed(&h, b).len(),
+        1,
+        "the drained lane takes the next one"
+    );
+    assert_eq!(relayed(&h, c).len(), 1);
+    assert_eq!(stats(&h).relay_refused, 1);
+}
+
+#[test]
+fn a_flood_of_40_grenades_in_a_second_passes_8_then_4_a_second_and_leaves_another_player_alone() {
+    let (_s, mut h, a, b) = two("pj-flood-second");
+    arm(&mut h, a, 16, 100);
+    arm(&mut h, b, 16, 100);
+    h.clear(a);
+    h.clear(b);
+    let mut first_tick = None;
+    let mut sent = 0u32;
+    let mut b_seq = h.get::<LastFrame>(b).seq.map_or(1, |s| s.0 + 1);
+    let first_b_seq = b_seq;
+    // 50 ticks: Alice's 40 grenades spread over them, Bob's frame each tick and his own
+    // grenades at 0 and 600 ms.
+    for tick in 0..50u32 {
+        while sent < (tick + 1) * 40 / 50 {
+            let p = ProjectileCreate {
+                session_token: h.token(a),
+                event_id: EventId(0),
+                seen_event: seen(&h, a),
+                launch: launch(ProjectileWeapon::Grenade),
+            };
+            h.send_event(a, p);
+            sent += 1;
+        }
+        if tick == 0 || tick == 30 {
+            let p = ProjectileCreate {
+                session_token: h.token(b),
+                event_id: EventId(0),
+                seen_event: seen(&h, b),
+                launch: launch(ProjectileWeapon::Grenade),
+            };
+            h.send_event(b, p);
+        }
+        let inv = h.get::<Inventory>(b);
+        let frame = Frame {
+            death_epoch: h.get::<DeathEpoch>(b).0,
+            weapon: 16,
+            clip: 1,
+            total: inv.ammo[16],
+            weapon_rev: inv.weapon_rev,
+            ..Frame::standing(SPAWN)
+        };
+        h.send(
+            b,
+            PlayerSync {
+                session_token: h.token(b),
+                seq: dlmp::protocol::ids::Seq(b_seq),
+                frame,
+            },
+        );
+        b_seq += 1;
+        h.step();
+        first_tick.get_or_insert(h.now());
+    }
+    assert_eq!(sent, 40);
+    // From the tick of the first launch to that of the last.
+    let elapsed = (h.now() - first_tick.expect("50 ticks")).as_secs_f32();
+    assert!(elapsed < 1.0, "{elapsed}");
+    let s = stats(&h);
+    let from_bob = relayed(&h, a).len();
+    assert_eq!(from_bob, 2, "Bob's launches are his own: {s:?}");
+    let from_alice = relayed(&h, b).len();
+    // Alice's tokens: the 8 at once and the refill of 4 a second; every launch past them
+    // is a limit drop, every one within them is accepted or refused by the interval.
+    let tokens = 8 + (4.0 * elapsed).floor() as u64;
+    assert_eq!(s.drops(LaunchDrop::Limit), 40 - tokens, "{s:?}");
+    assert_eq!(
+        from_alice as u64 + s.drops(LaunchDrop::Interval),
+        tokens,
+        "{s:?}"
+    );
+    assert_eq!(from_alice, 2, "one grenade each half second: {s:?}");
+    assert_eq!(s.accepted, 4);
+    assert_eq!(ammo(&h, a, 16), 98);
+    assert_eq!(ammo(&h, b, 16), 98);
+    // Every frame of Bob's was taken, in order.
+    assert_eq!(h.get::<LastFrame>(b).seq.map(|s| s.0), Some(b_seq - 1));
+    let relays: Vec<u32> = h
+        .packets::<dlmp::protocol::player::sync::RemotePlayerSync>(a)
+        .iter()
+        .map(|r| r.seq.0)
+        .collect();
+    assert_eq!(
+        relays,
+        (first_b_seq..b_seq).collect::<Vec<_>>(),
+        "Alice saw each frame of Bob's"
+    );
 }

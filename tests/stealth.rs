@@ -35,6 +35,10 @@ dlmp.add_command("off", function(p)
     dlmp.send_chat("on " .. tostring(dlmp.stealth_kills()), nil, { p })
 end)
 dlmp.add_command("deny", function(p) DENY = true end)
+dlmp.add_command("sit", function(p)
+    local x, y, z = p:position()
+    dlmp.put_player_in_vehicle(p, dlmp.create_vehicle(411, x, y, z, 0), 0)
+end)
 dlmp.on("player_stealth_kill", function(k, v)
     for _, p in ipairs(dlmp.players()) do
         dlmp.send_chat("stealth " .. k:name() .. " " .. v:name(), nil, { p })
@@ -548,4 +552,76 @@ fn refused_while_the_killer_is_paused() {
     h.clear(a);
     ask(&mut h, a, b);
     refused_for(&h, (a, b), StealthDrop::NotInControl);
+}
+
+/// The gamemode seats `c` in a new car where it stands (`/sit`), and the seat is taken.
+fn sit(h: &mut Harness, c: ClientId) {
+    h.advance(Duration::from_secs(1));
+    h.chat(c, "/sit");
+    h.steps(20);
+    assert!(
+        h.world()
+            .get::<dlmp_core::vehicle::Seated>(h.entity(c))
+            .is_some(),
+        "seated"
+    );
+    h.clear(c);
+}
+
+#[test]
+fn refused_when_the_killer_sits_in_a_vehicle() {
+    let (_s, mut h, a, b) = two("sk-killer-seated");
+    ready(&mut h, a, b, BEHIND);
+    sit(&mut h, a);
+    ready(&mut h, a, b, BEHIND);
+    ask(&mut h, a, b);
+    refused_for(&h, (a, b), StealthDrop::Seated);
+}
+
+#[test]
+fn refused_when_the_victim_sits_in_a_vehicle() {
+    let (_s, mut h, a, b) = two("sk-victim-seated");
+    sit(&mut h, b);
+    let aim = aim_at(&h, b);
+    frame(&mut h, a, (BEHIND, VICTIM_YAW), 4, aim);
+    h.clear(a);
+    h.clear(b);
+    ask(&mut h, a, b);
+    refused_for(&h, (a, b), StealthDrop::Victim);
+}
+
+#[test]
+fn the_victims_frame_after_the_kill_neither_revives_it_nor_moves_its_death() {
+    // Bob's client sends a living frame of the same life, 1 m aside, in the tick after the
+    // kill (it has not applied RemoteStealthKill yet): Bob stays dead, the death is not
+    // committed or relayed again, and Alice's copy of him stays dead.
+    let (_s, mut h, a, b) = two("sk-order-after");
+    ready(&mut h, a, b, BEHIND);
+    let life = h.get::<DeathEpoch>(b).0;
+    ask(&mut h, a, b);
+    assert!(!alive(&h, b), "{:?}", stats(&h));
+    assert_eq!(kill_and_death(&h, a), ["kill", "wasted"]);
+    h.clear(a);
+    let seq = h.get::<LastFrame>(b).seq.map_or(1, |s| s.0 + 1);
+    let f = Frame {
+        death_epoch: life,
+        yaw: VICTIM_YAW,
+        ..Frame::standing(Vec3::new(SPAWN.x, SPAWN.y + 1.0, SPAWN.z))
+    };
+    h.sync(b, seq, f);
+    h.steps(2);
+    assert!(!alive(&h, b), "a frame cannot revive");
+    assert_eq!(h.get::<DeathEpoch>(b).0, life);
+    assert_eq!(kill_and_death(&h, a), Vec::<&str>::new(), "one death");
+    let relays = h.packets::<dlmp::protocol::player::sync::RemotePlayerSync>(a);
+    assert!(
+        !relays.is_empty() && relays.iter().all(|r| !r.frame.alive),
+        "the relay carries the server's alive: {relays:?}"
+    );
+    let deaths = h
+        .chat_lines(b)
+        .into_iter()
+        .filter(|l| l.starts_with("death "))
+        .collect::<Vec<_>>();
+    assert_eq!(deaths, ["death bob alice 4"]);
 }

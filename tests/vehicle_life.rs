@@ -29,7 +29,9 @@ use dlmp::protocol::vehicle::seats::{OccupancyKind, VehicleEnter, VehicleExit, V
 use dlmp::protocol::vehicle::shot::{Ray, VehicleShot};
 use dlmp::protocol::vehicle::state::VehicleState;
 use dlmp::protocol::vehicle::sync::{VehicleSync, flag};
-use dlmp::protocol::weapons::projectile::{Launch, ProjectileCreate, ProjectileWeapon};
+use dlmp::protocol::weapons::projectile::{
+    Launch, ProjectileCreate, ProjectileWeapon, RemoteProjectileCreate,
+};
 use dlmp::protocol::weapons::satchel::SatchelDetonate;
 use dlmp::session::Connection;
 use dlmp::vehicle::life::{ExplodeStats, respawn_vehicle};
@@ -958,12 +960,7 @@ fn launch_at(s: &mut Scene, weapon: ProjectileWeapon, apart: f32) {
     let packet = ProjectileCreate {
         session_token: s.h.token(s.b),
         event_id: EventId(0),
-        seen_event: s
-            .h
-            .world()
-            .get::<Connection>(s.h.entity(s.b))
-            .expect("connected")
-            .last_queued(),
+        seen_event: last_sent(&s.h, s.b),
         launch,
     };
     s.h.send_event(s.b, packet);
@@ -1157,4 +1154,225 @@ fn a_vehicle_near_an_action_is_explained_after_it_drove_away(
     let deaths = s.deaths(s.a);
     assert_eq!(deaths.len(), 1, "the explosion is accepted");
     assert_eq!(deaths[0].1 == Some(s.h.player_id(s.b).0), credited);
+}
+
+/// The last event the server queued to `c`: what its client has applied when it launches.
+fn last_sent(h: &Harness, c: ClientId) -> EventId {
+    h.world()
+        .get::<Connection>(h.entity(c))
+        .expect("connected")
+        .last_queued()
+}
+
+// A Hydra's rockets (weapons.md §2 and §6; vehicles.md "The vehicle's killer"): a rocket
+// fired from a vehicle explains a vehicle's explosion within 200 m plus its 500 m flight
+// path, a heat-seeker its target of that epoch at any distance.
+
+/// The jet whose weapon fires rockets (19) and heat-seekers (20).
+const HYDRA: u16 = 520;
+
+/// Bob in the pilot's seat of a Hydra.
+struct Pilot {
+    id: VehicleId,
+    at: Vec3,
+    /// Bob's next Hydra frame seq.
+    seq: u32,
+}
+
+/// Bob flies a new Hydra at `at`.
+fn pilot(s: &mut Scene, at: Vec3) -> Pilot {
+    let (hydra, id) = vehicle(&mut s.h, HYDRA, at);
+    seat(&mut s.h, s.b, hydra, 0);
+    s.h.clear(s.b);
+    Pilot { id, at, seq: 1 }
+}
+
+/// Bob fires `weapon` from his Hydra along +x, locked on `target` if any, and one tick;
+/// the launch is accepted.
+fn fire(s: &mut Scene, p: &Pilot, weapon: ProjectileWeapon, target: Option<(VehicleId, u8)>) {
+    let (target_id, epoch) = target.unwrap_or((VehicleId::NONE, 0));
+    let before = s.h.world().resource::<LaunchStats>().accepted;
+    let packet = ProjectileCreate {
+        session_token: s.h.token(s.b),
+        event_id: EventId(0),
+        seen_event: last_sent(&s.h, s.b),
+        launch: Launch {
+            weapon,
+            vehicle_id: p.id,
+            origin: Vec3::new(p.at.x + 3.0, p.at.y, p.at.z),
+            velocity: Vec3::new(2.0, 0.0, 0.0),
+            target_id,
+            target_epoch: VehicleEpoch(epoch),
+        },
+    };
+    s.h.send_event(s.b, packet);
+    s.h.step();
+    let stats = s.h.world().resource::<LaunchStats>();
+    assert_eq!(
+        stats.accepted,
+        before + 1,
+        "the launch is accepted: {stats:?}"
+    );
+}
+
+/// Runs ticks until the next one runs at `t`: Alice's car burns and drives along +x at
+/// `speed` m/s (a frame each 5 ticks), Bob's Hydra sends a frame a second.
+fn drive_burning(s: &mut Scene, p: &mut Pilot, t: Duration, speed: f32) {
+    let mut n = 0u32;
+    while s.h.now() + s.h.tick() < t {
+        if n.is_multiple_of(5) {
+            let from = s.h.world().get::<Pose>(s.v).expect("a pose").position;
+            let step = speed * 5.0 * s.h.tick().as_secs_f32();
+            let st = VehicleState {
+                health: 249.0,
+                move_speed: Vec3::new(speed / 50.0, 0.0, 0.0),
+                epoch: s.life().epoch,
+                ..state(Vec3::new(from.x + step, from.y, from.z))
+            };
+            send_frame(&mut s.h, s.a, s.seq, s.id, st);
+            s.seq += 1;
+        }
+        if n.is_multiple_of(50) {
+            send_frame(&mut s.h, s.b, p.seq, p.id, state(p.at));
+            p.seq += 1;
+        }
+        n += 1;
+        s.h.step();
+    }
+}
+
+#[rstest]
+#[case::at_600_m(600.0, true)]
+#[case::at_720_m(720.0, false)]
+fn a_hydras_rocket_credits_a_car_within_700_m_and_its_drivers_death(
+    #[case] apart: f32,
+    #[case] credited: bool,
+) {
+    let mut s = scene(&format!("life_hydra_{apart}"), 411);
+    let mut p = pilot(&mut s, Vec3::new(SPOT.x - 3.0 - apart, SPOT.y, SPOT.z));
+    fire(&mut s, &p, ProjectileWeapon::Rocket, None);
+    let t = s.h.now() + Duration::from_secs(5);
+    drive_burning(&mut s, &mut p, t, 0.0);
+    s.explode(Some(s.b));
+    let bob = s.h.player_id(s.b).0;
+    let killer = credited.then_some(bob);
+    assert_eq!(s.deaths(s.a), [(VehicleDeathCause::Exploded, killer)]);
+    s.h.step();
+    let name = if credited { "bob" } else { "nil" };
+    assert_eq!(
+        s.log(s.a, "vdeath"),
+        [format!("vdeath {} explosion {name} true", s.id.0)]
+    );
+    s.h.advance(Duration::from_secs(2));
+    let alice = s.a;
+    report_death(&mut s, alice);
+    let weapon = if credited { 51 } else { 0 };
+    assert_eq!(
+        s.log(s.a, "death"),
+        [format!("death alice {name} {weapon}")]
+    );
+}
+
+/// Carol drives a second car of `model` at `at`; its entity and id.
+fn second_car(s: &mut Scene, at: Vec3) -> (ClientId, Entity, VehicleId) {
+    let c = s.h.connect("carol");
+    s.h.step();
+    s.h.spawn(c, at);
+    let (v, id) = vehicle(&mut s.h, 411, at);
+    seat(&mut s.h, c, v, 0);
+    (c, v, id)
+}
+
+#[test]
+fn a_heat_seeker_credits_its_target_at_any_distance_and_not_another_car() {
+    let mut s = scene("life_heat_seeker", 411);
+    // Carol's car stands 1500 m from the Hydra, Alice's 150 m: the rocket locks on hers.
+    let hydra_at = Vec3::new(SPOT.x - 153.0, SPOT.y, SPOT.z);
+    let far = Vec3::new(hydra_at.x, SPOT.y + 1500.0, SPOT.z);
+    let (c, carol_car, carol_id) = second_car(&mut s, far);
+    let mut p = pilot(&mut s, hydra_at);
+    s.h.clear(s.a);
+    let target = Some((s.id, 0));
+    fire(&mut s, &p, ProjectileWeapon::HeatSeeker, target);
+    let relayed = s.h.packets::<RemoteProjectileCreate>(s.a);
+    assert_eq!(relayed.len(), 1, "Alice is shown the Hydra");
+    assert_eq!(
+        (relayed[0].launch.target_id, relayed[0].launch.target_epoch),
+        (s.id, VehicleEpoch(0)),
+        "the target is kept"
+    );
+    // Alice drives 1500 m away burning (40 m/s), Carol's car burns where it stands.
+    let mut carol_seq = 1;
+    let burning = |at| VehicleState {
+        health: 249.0,
+        ..state(at)
+    };
+    frame(&mut s.h, c, carol_seq, carol_id, burning(far));
+    let t = s.h.now() + Duration::from_millis(37_600);
+    while s.h.now() + s.h.tick() < t {
+        let next = (s.h.now() + Duration::from_secs(1)).min(t);
+        drive_burning(&mut s, &mut p, next, 40.0);
+        carol_seq += 1;
+        send_frame(&mut s.h, c, carol_seq, carol_id, burning(far));
+    }
+    let car = s.h.world().get::<Pose>(s.v).expect("a pose").position;
+    assert!(car.x - hydra_at.x > 1500.0, "{car:?}");
+    // Carol's car: 1500 m from the origin, not the target.
+    let packet = VehicleExplode {
+        session_token: s.h.token(c),
+        event_id: EventId(0),
+        vehicle_id: carol_id,
+        epoch: VehicleEpoch(0),
+        cause: VehicleDeathCause::Exploded,
+        has_attacker: true,
+        attacker_id: s.h.player_id(s.b),
+        attacker_token: s.token(s.b),
+    };
+    s.h.send_event(c, packet);
+    s.h.step();
+    assert!(
+        s.h.world().get::<Life>(carol_car).expect("a life").wrecked,
+        "Carol's car blew up"
+    );
+    let carol_deaths: Vec<_> =
+        s.h.packets::<VehicleDeath>(c)
+            .iter()
+            .map(|d| (d.vehicle_id, d.has_killer))
+            .collect();
+    assert_eq!(carol_deaths, [(carol_id, false)], "not the rocket's target");
+    // Alice's car, the target, 1500 m away.
+    s.explode(Some(s.b));
+    let bob = s.h.player_id(s.b).0;
+    assert_eq!(
+        s.deaths(s.a),
+        [(VehicleDeathCause::Exploded, Some(bob))],
+        "its target at any distance"
+    );
+}
+
+#[test]
+fn a_heat_seeker_locked_on_an_older_epoch_credits_nothing() {
+    let mut s = scene("life_heat_seeker_epoch", 411);
+    let hydra_at = Vec3::new(SPOT.x - 153.0, SPOT.y, SPOT.z);
+    let mut p = pilot(&mut s, hydra_at);
+    let target = Some((s.id, 0));
+    fire(&mut s, &p, ProjectileWeapon::HeatSeeker, target);
+    // The gamemode respawns the car (epoch 1); Alice gets in again and drives it away.
+    s.h.chat(s.a, "/respawn");
+    s.h.steps(2);
+    assert_eq!(s.life().epoch, VehicleEpoch(1));
+    seat(&mut s.h, s.a, s.v, 0);
+    let t = s.h.now() + Duration::from_millis(37_600);
+    drive_burning(&mut s, &mut p, t, 40.0);
+    s.explode_epoch(
+        s.a,
+        1,
+        VehicleDeathCause::Exploded,
+        Some((s.h.player_id(s.b), s.token(s.b))),
+    );
+    assert_eq!(
+        s.deaths(s.a),
+        [(VehicleDeathCause::Exploded, None)],
+        "the rocket was locked on the car's previous life"
+    );
 }

@@ -8,7 +8,9 @@
 -- /color, /nos, /tow and /vrespawn work on the one you sit in or drive; /train puts you in a
 -- train at a station; /rc [MODEL] gives you an RC vehicle driven remotely. /register and
 -- /login PASSWORD keep an account per player name (money, skin, last position) in the
--- server's database across reconnects: see "Accounts" at the end.
+-- server's database across reconnects: see "Accounts" at the end. /weapon gives the
+-- projectile weapons by name; /demolition takes you to a row of parked cars to blow up, and a
+-- kill feed tells the players nearby who blew up a vehicle and who killed whom.
 
 -- Chat colors (0xRRGGBB).
 local INFO = 0x9CC4E4
@@ -294,6 +296,38 @@ command("w", {
     end,
 })
 
+-- /weapon: the projectile weapons by name (weapons.md: thrown grenades, teargas, molotovs and
+-- satchel charges, the rocket and heat-seeking launchers), or any weapon by id as /w. A
+-- satchel's detonator comes with the first satchel thrown.
+local PROJECTILE_WEAPONS = {
+    grenade = { id = 16, ammo = 10 },
+    teargas = { id = 17, ammo = 10 },
+    molotov = { id = 18, ammo = 10 },
+    rocket = { id = 35, ammo = 10 },
+    heatseeker = { id = 36, ammo = 10 },
+    satchel = { id = 39, ammo = 5 },
+}
+
+command("weapon", {
+    usage = "/weapon grenade|teargas|molotov|rocket|heatseeker|satchel|ID [ammo]",
+    help = "a projectile weapon by name (satchels bring their detonator), or any weapon by id",
+    run = function(player, args)
+        local named = PROJECTILE_WEAPONS[args[1] or ""]
+        local weapon = named and named.id or whole(args[1], 1, 46)
+        local ammo = named and named.ammo or 500
+        if args[2] then
+            ammo = whole(args[2], 1, 65535)
+        end
+        if #args < 1 or #args > 2 or not weapon or not ammo then
+            return false
+        end
+        if try(player, player.give_weapon, player, weapon, ammo) then
+            tell(player, "Weapon " .. (named and args[1] or weapon) .. " with " .. ammo .. " ammo.")
+        end
+        return true
+    end,
+})
+
 command("skin", {
     usage = "/skin id [variant]",
     help = "change your look (model 0..311 except 74)",
@@ -555,6 +589,99 @@ dlmp.on("vehicle_death", function(vehicle)
             dlmp.respawn_vehicle(vehicle)
         end
     end)
+end)
+
+-- The demolition corner, on the lot south of the stunt park: a row of parked cars to blow
+-- up with /demolition's satchels, grenades and rocket launcher. A wreck of the row comes
+-- back after DEMOLITION_RESPAWN_MS, before the 10 s of every other wreck (that timer then
+-- finds a new epoch and leaves it alone).
+local DEMOLITION = { x = 420.0, y = -1705.0, z = 7.3 }
+local DEMOLITION_ROW = { 404, 410, 419, 445, 466 } -- Perennial, Manana, Esperanto, Admiral, Glendale
+local DEMOLITION_RESPAWN_MS = 3000
+local demolition_cars = {} -- vehicle id -> true
+for i, model in ipairs(DEMOLITION_ROW) do
+    local car = dlmp.create_vehicle(model, DEMOLITION.x + (i - 3) * 6, DEMOLITION.y - 8, DEMOLITION.z, 0)
+    demolition_cars[car:id()] = true
+end
+
+dlmp.on("vehicle_death", function(vehicle)
+    if not demolition_cars[vehicle:id()] then
+        return
+    end
+    local epoch = vehicle:epoch()
+    dlmp.set_timer(DEMOLITION_RESPAWN_MS, function()
+        if vehicle:exists() and vehicle:epoch() == epoch then
+            dlmp.respawn_vehicle(vehicle)
+        end
+    end)
+end)
+
+command("demolition", {
+    usage = "/demolition",
+    help = "go to the demolition corner with satchels, grenades and a rocket launcher",
+    run = function(player, args)
+        if #args ~= 0 then
+            return false
+        end
+        if not (player:is_spawned() and player:is_alive()) then
+            tell(player, "You are not alive.", ERROR)
+            return true
+        end
+        if not try(player, player.set_position, player, DEMOLITION.x, DEMOLITION.y, DEMOLITION.z) then
+            return true
+        end
+        for _, name in ipairs({ "satchel", "grenade", "rocket" }) do
+            local w = PROJECTILE_WEAPONS[name]
+            player:give_weapon(w.id, w.ammo)
+        end
+        tell(player, "The demolition corner: blow up the parked cars (satchels, grenades, a rocket launcher). Wrecks come back in "
+            .. DEMOLITION_RESPAWN_MS // 1000 .. " s.")
+        return true
+    end,
+})
+
+-- The kill feed: who blew up a vehicle and who killed whom, told to the players within
+-- FEED_RANGE of where it happened.
+local FEED_RANGE = 300
+local FEED = 0xF0C05A
+-- The means of death a DamageReport names (connection.md §6) and the weapons that kill.
+local MEANS = {
+    [0] = "fists", [4] = "knife", [16] = "grenade", [17] = "teargas", [18] = "molotov",
+    [22] = "pistol", [24] = "desert eagle", [25] = "shotgun", [29] = "MP5", [30] = "AK-47",
+    [31] = "M4", [34] = "sniper rifle", [35] = "rocket", [36] = "heat-seeker",
+    [37] = "fire", [38] = "minigun", [39] = "satchel", [49] = "vehicle", [50] = "rotor",
+    [51] = "explosion", [53] = "drowning", [54] = "fall",
+}
+
+local function feed(text, x, y, z)
+    local near = {}
+    for _, p in ipairs(dlmp.players()) do
+        local px, py, pz = p:position()
+        if p:is_spawned() and (px - x) ^ 2 + (py - y) ^ 2 + (pz - z) ^ 2 <= FEED_RANGE ^ 2 then
+            near[#near + 1] = p
+        end
+    end
+    dlmp.send_chat(text, FEED, near)
+end
+
+dlmp.on("vehicle_death", function(vehicle, cause, killer)
+    local what = dlmp.vehicle_model_name(vehicle:model()) or "vehicle"
+    local x, y, z = vehicle:position()
+    if killer then
+        feed(killer:name() .. " blew up a " .. what .. " (" .. cause .. ")", x, y, z)
+    else
+        feed("A " .. what .. (cause == "water" and " sank." or " blew up."), x, y, z)
+    end
+end)
+
+dlmp.on("player_death", function(player, killer, weapon)
+    local means = MEANS[weapon] or ("weapon " .. weapon)
+    local x, y, z = player:position()
+    if killer and killer ~= player then
+        feed(killer:name() .. " killed " .. player:name() .. " (" .. means .. ")", x, y, z)
+    else
+        feed(player:name() .. " died (" .. means .. ")", x, y, z)
+    end
 end)
 
 command("vrespawn", {
