@@ -81,6 +81,10 @@ end)
 dlmp.add_command("boom", function(p, args)
     dlmp.create_explosion(130 - tonumber(args[1]), 200, 10, 0, { creator = p, harmless = args[2] == "harmless" })
 end)
+dlmp.add_command("norockets", function() NO_ROCKETS = true end)
+dlmp.on("player_projectile", function(p, projectile)
+    if NO_ROCKETS and projectile.weapon == 19 then return false end
+end)
 dlmp.add_command("carto", function(p, args)
     dlmp.set_vehicle_position(dlmp.vehicles()[1], tonumber(args[1]), tonumber(args[2]), 10)
 end)
@@ -1070,6 +1074,20 @@ fn a_satchel_detonation_explains_an_explosion_for_20_s_at_any_distance(
             [format!("vdeath {} explosion bob true", s.id.0)]
         );
     }
+}
+
+#[test]
+fn a_rocket_the_gamemode_refused_explains_no_explosion() {
+    let mut s = scene("life_rocket_refused", 411);
+    s.h.chat(s.b, "/norockets");
+    s.h.steps(2);
+    launch_at(&mut s, ProjectileWeapon::Rocket, 10.0);
+    assert!(!explodes_credited(&mut s, Duration::ZERO));
+    s.h.step();
+    assert_eq!(
+        s.log(s.a, "vdeath"),
+        [format!("vdeath {} explosion nil true", s.id.0)]
+    );
 }
 
 #[test]
