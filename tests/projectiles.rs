@@ -825,7 +825,7 @@ fn grenade_packet(h: &Harness, a: ClientId) -> ProjectileCreate {
 }
 
 #[test]
-fn a_throw_before_the_death_report_in_one_tick_is_relayed() {
+fn a_throw_before_the_death_report_in_one_tick_is_relayed_before_playerwasted() {
     let (_s, mut h, a, b) = two("pj-death-before");
     arm(&mut h, a, 16, 3);
     h.clear(b);
@@ -840,6 +840,76 @@ fn a_throw_before_the_death_report_in_one_tick_is_relayed() {
     assert_eq!(stats(&h).accepted, 1);
     assert_eq!(relayed(&h, b).len(), 1);
     assert_eq!(ammo(&h, a, 16), 2);
+    // weapons.md §1: relays go in order with PlayerWasted, as the thrower's stream had them.
+    assert_eq!(
+        about_the_thrower(&h, b),
+        ["RemoteProjectileCreate", "PlayerWasted"]
+    );
+}
+
+/// The names of the launches, detonations and deaths `c` got, in order.
+fn about_the_thrower(h: &Harness, c: ClientId) -> Vec<&'static str> {
+    h.received(c)
+        .iter()
+        .map(|p| p.name())
+        .filter(|n| {
+            matches!(
+                *n,
+                "RemoteProjectileCreate" | "RemoteSatchelDetonate" | "PlayerWasted"
+            )
+        })
+        .collect()
+}
+
+/// A satchel thrown and the thrower's death in one tick's stream, then (another life) a
+/// detonation and the death: the viewer gets the throw and the detonation before
+/// PlayerWasted, so it never holds a satchel of a dead thrower (weapons.md §2: it removes
+/// them at PlayerWasted) and bursts them where the thrower's game did.
+#[test]
+fn a_satchel_or_a_detonation_before_the_death_in_one_tick_reaches_the_viewer_before_playerwasted() {
+    let (_s, mut h, a, b) = two("pj-death-satchel");
+    arm(&mut h, a, 39, 2);
+    h.clear(b);
+    h.send_event(
+        a,
+        ProjectileCreate {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            seen_event: seen(&h, a),
+            launch: launch(ProjectileWeapon::Satchel),
+        },
+    );
+    h.report_death(a, DeathPose::DEFAULT);
+    h.step();
+    assert!(!h.get::<dlmp::player::Life>(a).alive);
+    assert_eq!(
+        about_the_thrower(&h, b),
+        ["RemoteProjectileCreate", "PlayerWasted"]
+    );
+
+    h.respawn(a);
+    h.live(a);
+    throw_satchels(&mut h, a, 1);
+    frame_arming(&mut h, a, 40, SPAWN);
+    h.clear(b);
+    let mut pos = [Vec3::ZERO; 8];
+    pos[0] = SPAWN;
+    h.send_event(
+        a,
+        SatchelDetonate {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            count: 1,
+            pos,
+        },
+    );
+    h.report_death(a, DeathPose::DEFAULT);
+    h.step();
+    assert!(!h.get::<dlmp::player::Life>(a).alive);
+    assert_eq!(
+        about_the_thrower(&h, b),
+        ["RemoteSatchelDetonate", "PlayerWasted"]
+    );
 }
 
 #[test]

@@ -20,6 +20,7 @@ use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use dlmp_core::session::{Connection, PlayerIndex, Received};
+use dlmp_core::streaming::Reshows;
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
 use dlmp_core::viewers::Viewers;
 use dlmp_net::lane::Delivery;
@@ -29,6 +30,7 @@ use dlmp_script::{ScriptApi, ScriptSystems};
 
 use crate::frame::FrameState;
 use crate::frame::admit_frames;
+use crate::ledger::WastedHold;
 use crate::script::LuaPlayer;
 use crate::{Body, Inventory, Life, SpawnState};
 use mlua::UserDataMethods;
@@ -82,6 +84,7 @@ impl Plugin for WeaponsPlugin {
                     launch::relay_launches,
                     actions::log_actions,
                     satchel::relay_detonations,
+                    release_wasted,
                 )
                     .chain()
                     .in_set(StreamingSystems::Relay),
@@ -159,6 +162,7 @@ fn admit(
     mut detonations: satchel::DetonationIntake,
     mut kills: stealth::StealthIntake,
     mut died: Local<bevy_ecs::entity::EntityHashSet>,
+    mut hold: ResMut<WastedHold>,
 ) {
     let now = time.elapsed();
     died.clear();
@@ -191,6 +195,9 @@ fn admit(
         } else {
             Gate::Open
         };
+        if matches!(gate, Gate::Open) && !matches!(packet, ClientPacket::StealthKillRequest(_)) {
+            hold.awaiting.insert(*player);
+        }
         let state = (&mut *launcher, &mut *inv);
         match packet {
             ClientPacket::ProjectileCreate(p) => {
@@ -209,6 +216,16 @@ fn admit(
             _ => {}
         }
     }
+}
+
+/// The PlayerWasted the ledger held behind this tick's relays go out now (ADR 0136).
+fn release_wasted(
+    index: Res<PlayerIndex>,
+    mut hold: ResMut<WastedHold>,
+    mut connections: Query<&mut Connection>,
+    mut reshows: ResMut<Reshows>,
+) {
+    hold.release(&index, &mut connections, &mut reshows);
 }
 
 /// What the weapons feature adds to the Lua API.
