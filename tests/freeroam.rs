@@ -1102,7 +1102,7 @@ fn demolition_a_grenade_blows_up_a_parked_car_and_its_passenger_the_feed_tells_w
     );
     assert_eq!(
         h.chat_lines(c),
-        ["alice blew up a Perennial (explosion)"],
+        ["alice blew up a Perennial (grenade)"],
         "the kill feed"
     );
     // Bob dies in the blast: within 5 s of the credited explosion, Alice killed him.
@@ -1117,7 +1117,7 @@ fn demolition_a_grenade_blows_up_a_parked_car_and_its_passenger_the_feed_tells_w
     assert_eq!(
         h.chat_lines(c),
         [
-            "alice blew up a Perennial (explosion)",
+            "alice blew up a Perennial (grenade)",
             "alice killed bob (explosion)"
         ],
         "the kill feed"

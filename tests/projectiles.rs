@@ -12,11 +12,13 @@ use std::time::Duration;
 
 use dlmp::harness::{ClientId, Harness, TempScripts};
 use dlmp::lane::Delivery;
+use dlmp::player::weapons::actions::ActionLog;
 use dlmp::player::weapons::launch::{LaunchDrop, LaunchStats};
 use dlmp::player::weapons::satchel::{DetonationDrop, DetonationStats};
 use dlmp::player::{DeathEpoch, Inventory, LastFrame};
 use dlmp::protocol::geometry::Vec3;
 use dlmp::protocol::ids::{EventId, VehicleEpoch, VehicleId};
+use dlmp::protocol::player::life::DeathPose;
 use dlmp::protocol::player::streaming::ScopeChanged;
 use dlmp::protocol::player::sync::{Frame, PlayerSync};
 use dlmp::protocol::weapons::projectile::{
@@ -24,6 +26,7 @@ use dlmp::protocol::weapons::projectile::{
 };
 use dlmp::protocol::weapons::satchel::{RemoteSatchelDetonate, SatchelDetonate};
 use dlmp::session::Connection;
+use dlmp_core::vehicle::Vehicles;
 
 const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 
@@ -40,6 +43,20 @@ dlmp.on("player_satchel_detonate", function(p, n)
     if REFUSE then return false end
 end)
 dlmp.add_command("satchels", function(p) dlmp.send_chat(tostring(p:satchels()), nil, { p }) end)
+dlmp.add_command("watch", function(p) WATCH = true end)
+dlmp.add_command("norockets", function(p) NO_ROCKETS = true end)
+dlmp.add_command("car", function(p, args)
+    local v = dlmp.create_vehicle(411, tonumber(args[1]), tonumber(args[2]), 10, 0)
+end)
+dlmp.on("player_projectile", function(p, pr)
+    if WATCH then
+        local v = pr.vehicle and pr.vehicle:id() or "nil"
+        local t = pr.target and pr.target:id() or "nil"
+        dlmp.send_chat(string.format("launch %d %s %s %.1f %.1f %.1f %.1f", pr.weapon, v, t,
+            pr.x, pr.y, pr.vy, pr.vz), nil, { p })
+    end
+    if NO_ROCKETS and pr.weapon ~= 16 then return false end
+end)
 dlmp.add_command("world", function(p, args) p:set_virtual_world(tonumber(args[1])) end)
 "#;
 
@@ -640,6 +657,358 @@ fn a_detonation_a_handler_refuses_is_not_relayed_but_the_latch_is_gone() {
     assert_eq!(h.take_chat_lines(a), ["boom 1"]);
     assert_eq!(h.packets::<RemoteSatchelDetonate>(b), []);
     assert_eq!(latch(&mut h, a), "0");
+}
+
+// The gamemode's word on a launch (weapons.md §2 step 2, §8 `player_projectile`).
+
+/// The gamemode's `/watch` (each launch logged to the launcher) or `/norockets` (every
+/// launch but a grenade refused).
+fn gamemode(h: &mut Harness, a: ClientId, command: &str) {
+    h.chat(a, command);
+    h.steps(2);
+    h.take_chat_lines(a);
+}
+
+#[test]
+fn a_launch_the_gamemode_refuses_is_not_relayed_nor_logged_and_its_round_stays_spent() {
+    let (_s, mut h, a, b) = two("pj-gm-refuse");
+    gamemode(&mut h, a, "/norockets");
+    arm(&mut h, a, 35, 2);
+    h.clear(b);
+    let mut l = launch(ProjectileWeapon::Rocket);
+    l.velocity = Vec3::new(2.0, 0.0, 0.0);
+    send(&mut h, a, l);
+    let s = stats(&h);
+    assert_eq!((s.accepted, s.drops(LaunchDrop::Gamemode)), (1, 1));
+    assert_eq!(ammo(&h, a, 35), 1, "the round stays spent");
+    assert_eq!(relayed(&h, b), [], "no relay");
+    assert!(h.get::<ActionLog>(a).is_empty(), "no action");
+    // A refused satchel never joins the latch, and brings no detonator.
+    arm(&mut h, a, 39, 1);
+    h.clear(b);
+    send(&mut h, a, launch(ProjectileWeapon::Satchel));
+    assert_eq!(stats(&h).drops(LaunchDrop::Gamemode), 2);
+    assert_eq!(ammo(&h, a, 39), 0);
+    assert_eq!(relayed(&h, b), []);
+    assert_eq!(latch(&mut h, a), "0");
+    assert!(!h.get::<Inventory>(a).holds(40), "no detonator for it");
+    // The grenade it lets pass goes on as ever.
+    arm(&mut h, a, 16, 1);
+    h.clear(b);
+    send(&mut h, a, launch(ProjectileWeapon::Grenade));
+    assert_eq!(relayed(&h, b).len(), 1);
+    assert_eq!(h.get::<ActionLog>(a).len(), 1);
+}
+
+#[test]
+fn the_handler_gets_the_launch_in_metres_and_metres_a_second() {
+    let (_s, mut h, a, _b) = two("pj-gm-table");
+    gamemode(&mut h, a, "/watch");
+    arm(&mut h, a, 16, 1);
+    send(&mut h, a, launch(ProjectileWeapon::Grenade));
+    h.steps(2);
+    // origin (100.5, 200, 11), velocity (0.5, 0.5, 0.25) units a step = 25, 12.5 m/s.
+    assert_eq!(
+        h.take_chat_lines(a),
+        ["launch 16 nil nil 100.5 200.0 25.0 12.5"]
+    );
+}
+
+/// The car `/car x y` creates, after the streaming had a few ticks: its id and epoch.
+fn car_at(h: &mut Harness, a: ClientId, x: f32, y: f32) -> (VehicleId, VehicleEpoch) {
+    let before: Vec<VehicleId> = h
+        .world()
+        .resource::<Vehicles>()
+        .iter()
+        .map(|(id, _)| id)
+        .collect();
+    h.chat(a, &format!("/car {x} {y}"));
+    h.steps(5);
+    let vehicles = h.world().resource::<Vehicles>();
+    let (id, e) = vehicles
+        .iter()
+        .find(|(id, _)| !before.contains(id))
+        .expect("the car exists");
+    let epoch = h
+        .world()
+        .get::<dlmp_core::vehicle::Life>(e)
+        .expect("a life")
+        .epoch;
+    (id, epoch)
+}
+
+#[test]
+fn the_handler_reads_a_hydras_vehicle_and_the_target_of_its_heat_seeker() {
+    let (_s, mut h, a, b) = two("pj-gm-hydra");
+    gamemode(&mut h, a, "/watch");
+    let hydra = drive(&mut h, a, 520);
+    let (car, epoch) = car_at(&mut h, a, 103.0, 300.0);
+    h.take_chat_lines(a);
+    h.clear(b);
+    let mut l = rocket(ProjectileWeapon::HeatSeeker, hydra);
+    (l.target_id, l.target_epoch) = (car, epoch);
+    send(&mut h, a, l);
+    h.steps(2);
+    assert_eq!(
+        h.take_chat_lines(a),
+        [format!(
+            "launch 20 {} {} 103.0 205.0 100.0 0.0",
+            hydra.0, car.0
+        )]
+    );
+    let got = relayed(&h, b);
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        (got[0].launch.target_id, got[0].launch.target_epoch),
+        (car, epoch)
+    );
+}
+
+// The heat-seeker's target "is streamed to the sender, is in the sender's scope".
+
+/// `a`, armed with heat-seekers, launches one at `target` from beside its body toward +x;
+/// the target as relayed to `b`.
+fn heat_seeker_at(
+    h: &mut Harness,
+    a: ClientId,
+    b: ClientId,
+    target: (VehicleId, VehicleEpoch),
+) -> (VehicleId, VehicleEpoch) {
+    h.clear(b);
+    let mut l = launch(ProjectileWeapon::HeatSeeker);
+    l.origin = Vec3::new(SPAWN.x + 4.5, SPAWN.y, SPAWN.z);
+    l.velocity = Vec3::new(2.0, 0.0, 0.0);
+    (l.target_id, l.target_epoch) = target;
+    send(h, a, l);
+    let got = relayed(h, b);
+    assert_eq!(got.len(), 1, "the rocket flies anyway: {:?}", stats(h));
+    (got[0].launch.target_id, got[0].launch.target_epoch)
+}
+
+const NO_TARGET: (VehicleId, VehicleEpoch) = (VehicleId::NONE, VehicleEpoch(0));
+
+#[test]
+fn a_target_streamed_to_the_sender_is_kept_one_beyond_its_stream_distance_is_not() {
+    let (_s, mut h, a, b) = two("pj-target-stream");
+    // 199 m from the sender (streamed), 194.5 m from the origin.
+    let near = car_at(&mut h, a, SPAWN.x + 199.0, SPAWN.y);
+    // 204 m from the sender (not streamed to it: 200 m), 199.5 m from the origin.
+    let far = car_at(&mut h, a, SPAWN.x + 204.0, SPAWN.y);
+    arm(&mut h, a, 36, 2);
+    assert_eq!(heat_seeker_at(&mut h, a, b, near), near);
+    h.advance(Duration::from_secs(1));
+    frame_arming(&mut h, a, 36, SPAWN);
+    assert_eq!(heat_seeker_at(&mut h, a, b, far), NO_TARGET);
+}
+
+#[test]
+fn a_target_in_another_virtual_world_is_not_kept() {
+    let (_s, mut h, a, b) = two("pj-target-world");
+    let car = car_at(&mut h, a, SPAWN.x + 150.0, SPAWN.y);
+    // Bob goes along so that he still watches.
+    h.set_scope(a, Some(1), None);
+    h.set_scope(b, Some(1), None);
+    h.steps(3);
+    arm(&mut h, a, 36, 1);
+    assert_eq!(heat_seeker_at(&mut h, a, b, car), NO_TARGET);
+}
+
+// "alive on the server" in the order of the sender's reliable stream (weapons.md §2).
+
+fn grenade_packet(h: &Harness, a: ClientId) -> ProjectileCreate {
+    ProjectileCreate {
+        session_token: h.token(a),
+        event_id: EventId(0),
+        seen_event: seen(h, a),
+        launch: launch(ProjectileWeapon::Grenade),
+    }
+}
+
+#[test]
+fn a_throw_before_the_death_report_in_one_tick_is_relayed_before_playerwasted() {
+    let (_s, mut h, a, b) = two("pj-death-before");
+    arm(&mut h, a, 16, 3);
+    h.clear(b);
+    let p = grenade_packet(&h, a);
+    h.send_event(a, p);
+    h.report_death(a, DeathPose::DEFAULT);
+    h.step();
+    assert!(
+        !h.get::<dlmp::player::Life>(a).alive,
+        "the death is committed"
+    );
+    assert_eq!(stats(&h).accepted, 1);
+    assert_eq!(relayed(&h, b).len(), 1);
+    assert_eq!(ammo(&h, a, 16), 2);
+    // weapons.md §1: relays go in order with PlayerWasted, as the thrower's stream had them.
+    assert_eq!(
+        about_the_thrower(&h, b),
+        ["RemoteProjectileCreate", "PlayerWasted"]
+    );
+}
+
+/// The names of the launches, detonations and deaths `c` got, in order.
+fn about_the_thrower(h: &Harness, c: ClientId) -> Vec<&'static str> {
+    h.received(c)
+        .iter()
+        .map(|p| p.name())
+        .filter(|n| {
+            matches!(
+                *n,
+                "RemoteProjectileCreate" | "RemoteSatchelDetonate" | "PlayerWasted"
+            )
+        })
+        .collect()
+}
+
+/// A satchel thrown and the thrower's death in one tick's stream, then (another life) a
+/// detonation and the death: the viewer gets the throw and the detonation before
+/// PlayerWasted, so it never holds a satchel of a dead thrower (weapons.md §2: it removes
+/// them at PlayerWasted) and bursts them where the thrower's game did.
+#[test]
+fn a_satchel_or_a_detonation_before_the_death_in_one_tick_reaches_the_viewer_before_playerwasted() {
+    let (_s, mut h, a, b) = two("pj-death-satchel");
+    arm(&mut h, a, 39, 2);
+    h.clear(b);
+    h.send_event(
+        a,
+        ProjectileCreate {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            seen_event: seen(&h, a),
+            launch: launch(ProjectileWeapon::Satchel),
+        },
+    );
+    h.report_death(a, DeathPose::DEFAULT);
+    h.step();
+    assert!(!h.get::<dlmp::player::Life>(a).alive);
+    assert_eq!(
+        about_the_thrower(&h, b),
+        ["RemoteProjectileCreate", "PlayerWasted"]
+    );
+
+    h.respawn(a);
+    h.live(a);
+    throw_satchels(&mut h, a, 1);
+    frame_arming(&mut h, a, 40, SPAWN);
+    h.clear(b);
+    let mut pos = [Vec3::ZERO; 8];
+    pos[0] = SPAWN;
+    h.send_event(
+        a,
+        SatchelDetonate {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            count: 1,
+            pos,
+        },
+    );
+    h.report_death(a, DeathPose::DEFAULT);
+    h.step();
+    assert!(!h.get::<dlmp::player::Life>(a).alive);
+    assert_eq!(
+        about_the_thrower(&h, b),
+        ["RemoteSatchelDetonate", "PlayerWasted"]
+    );
+}
+
+#[test]
+fn a_throw_after_the_death_report_in_one_tick_is_refused_and_counted() {
+    let (_s, mut h, a, b) = two("pj-death-after");
+    arm(&mut h, a, 16, 3);
+    throw_satchels(&mut h, a, 1);
+    frame_arming(&mut h, a, 40, SPAWN);
+    h.advance(Duration::from_secs(1));
+    frame_arming(&mut h, a, 16, SPAWN);
+    h.clear(b);
+    let before = (stats(&h), detonations(&h));
+    h.report_death(a, DeathPose::DEFAULT);
+    let p = grenade_packet(&h, a);
+    h.send_event(a, p);
+    let mut pos = [Vec3::ZERO; 8];
+    pos[0] = SPAWN;
+    h.send_event(
+        a,
+        SatchelDetonate {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            count: 1,
+            pos,
+        },
+    );
+    h.step();
+    assert!(!h.get::<dlmp::player::Life>(a).alive);
+    let after = stats(&h);
+    assert_eq!(after.accepted, before.0.accepted);
+    assert_eq!(
+        after.drops(LaunchDrop::NotInControl),
+        before.0.drops(LaunchDrop::NotInControl) + 1
+    );
+    assert_eq!(
+        detonations(&h).drops(DetonationDrop::NotInControl),
+        before.1.drops(DetonationDrop::NotInControl) + 1
+    );
+    assert_eq!(ammo(&h, a, 16), 3, "no round spent");
+    assert_eq!(relayed(&h, b), []);
+    assert_eq!(h.packets::<RemoteSatchelDetonate>(b), []);
+}
+
+#[test]
+fn a_death_report_of_the_previous_life_does_not_refuse_the_new_lifes_throw() {
+    let (_s, mut h, a, _b) = two("pj-death-window");
+    arm(&mut h, a, 16, 3);
+    h.die(a);
+    // The respawn is granted; no living frame of the new life has come yet, so a
+    // DeathReport now is the previous life's, late (ADR 0012). The grenade stays armed.
+    h.respawn(a);
+    assert!(h.get::<dlmp::player::Life>(a).alive);
+    let before = stats(&h);
+    h.report_death(a, DeathPose::DEFAULT);
+    let p = grenade_packet(&h, a);
+    h.send_event(a, p);
+    h.step();
+    assert!(
+        h.get::<dlmp::player::Life>(a).alive,
+        "the old report was dropped"
+    );
+    let after = stats(&h);
+    assert_eq!(
+        after.drops(LaunchDrop::NotInControl),
+        before.drops(LaunchDrop::NotInControl)
+    );
+    assert_eq!(after.accepted, before.accepted + 1, "{after:?}");
+    assert_eq!(ammo(&h, a, 16), 2);
+}
+
+#[test]
+fn a_satchel_thrown_and_burst_in_one_tick_never_joins_the_latch() {
+    let (_s, mut h, a, b) = two("st-same-tick");
+    // A detonator the gamemode gave, then satchels; the game arms the satchel, then the
+    // detonator, and its throw and detonation reach the server in one tick.
+    arm(&mut h, a, 40, 1);
+    arm(&mut h, a, 39, 1);
+    frame_arming(&mut h, a, 40, SPAWN);
+    h.clear(b);
+    h.send_event(
+        a,
+        ProjectileCreate {
+            session_token: h.token(a),
+            event_id: EventId(0),
+            seen_event: seen(&h, a),
+            launch: launch(ProjectileWeapon::Satchel),
+        },
+    );
+    detonate(&mut h, a, &[SPAWN]);
+    assert_eq!(detonations(&h).accepted, 1, "{:?}", detonations(&h));
+    assert_eq!(relayed(&h, b).len(), 1, "{:?}", stats(&h));
+    let burst = h.packets::<RemoteSatchelDetonate>(b);
+    assert_eq!(
+        (burst.len(), burst[0].count),
+        (1, 1),
+        "its position is kept"
+    );
+    assert_eq!(latch(&mut h, a), "0");
+    assert!(!h.get::<Inventory>(a).holds(40));
 }
 
 #[test]

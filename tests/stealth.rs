@@ -318,6 +318,16 @@ fn refused_when_the_killer_is_frozen() {
 }
 
 #[test]
+fn refused_after_the_killers_own_death_report_in_the_same_tick() {
+    let (_s, mut h, a, b) = two("sk-dead-killer");
+    ready(&mut h, a, b, BEHIND);
+    h.report_death(a, DeathPose::DEFAULT);
+    ask(&mut h, a, b);
+    assert!(!alive(&h, a), "the killer's death is committed");
+    refused_for(&h, (a, b), StealthDrop::NotInControl);
+}
+
+#[test]
 fn refused_without_the_knife_armed() {
     let (_s, mut h, a, b) = two("sk-unarmed");
     frame(

@@ -2,7 +2,8 @@
 //! harness: the explosion's checks at each edge (burning 4 s, the 250 line, the aircraft
 //! rule, trains, epoch, controller, repeats), drowning, RC detonation, the wreck, kill
 //! credit by passing shots, credited blasts, cannon shells, flames and the projectile rows of
-//! the action log (weapons.md §6), the occupants' 5 s window, and a
+//! the action log (weapons.md §6), a bystander's blast and fire credited by a vehicle's
+//! explosion, a tank shell or a flame, the occupants' 5 s window, and a
 //! respawn's full sequence on the wire. Everything goes through the decoder: frames,
 //! explosions, shots, exits and death reports are client packets; the gamemode logs its
 //! events to the chat and respawns by command.
@@ -57,6 +58,9 @@ local function name(p) return p and p:name() or "nil" end
 dlmp.on("vehicle_death", function(v, cause, killer)
     dlmp.send_chat("vdeath " .. v:id() .. " " .. cause .. " " .. name(killer) .. " " .. tostring(v:is_wrecked()))
 end)
+dlmp.on("player_damage", function(v, attacker, weapon)
+    dlmp.send_chat("damage " .. name(v) .. " " .. name(attacker) .. " " .. weapon)
+end)
 dlmp.on("player_death", function(p, killer, weapon)
     dlmp.send_chat("death " .. p:name() .. " " .. name(killer) .. " " .. weapon)
 end)
@@ -80,6 +84,10 @@ dlmp.add_command("respawn", function(p, args)
 end)
 dlmp.add_command("boom", function(p, args)
     dlmp.create_explosion(130 - tonumber(args[1]), 200, 10, 0, { creator = p, harmless = args[2] == "harmless" })
+end)
+dlmp.add_command("norockets", function() NO_ROCKETS = true end)
+dlmp.on("player_projectile", function(p, projectile)
+    if NO_ROCKETS and projectile.weapon == 19 then return false end
 end)
 dlmp.add_command("carto", function(p, args)
     dlmp.set_vehicle_position(dlmp.vehicles()[1], tonumber(args[1]), tonumber(args[2]), 10)
@@ -1073,6 +1081,20 @@ fn a_satchel_detonation_explains_an_explosion_for_20_s_at_any_distance(
 }
 
 #[test]
+fn a_rocket_the_gamemode_refused_explains_no_explosion() {
+    let mut s = scene("life_rocket_refused", 411);
+    s.h.chat(s.b, "/norockets");
+    s.h.steps(2);
+    launch_at(&mut s, ProjectileWeapon::Rocket, 10.0);
+    assert!(!explodes_credited(&mut s, Duration::ZERO));
+    s.h.step();
+    assert_eq!(
+        s.log(s.a, "vdeath"),
+        [format!("vdeath {} explosion nil true", s.id.0)]
+    );
+}
+
+#[test]
 fn a_car_blown_up_by_a_grenade_names_its_killer_to_its_occupants_death() {
     let mut s = scene("life_grenade_occupant", 400);
     let c = s.h.connect("carol");
@@ -1357,4 +1379,100 @@ fn a_heat_seeker_locked_on_an_older_epoch_credits_nothing() {
         [(VehicleDeathCause::Exploded, None)],
         "the rocket was locked on the car's previous life"
     );
+}
+
+// The players' rows of a vehicle's explosion, a tank shell and a flame (weapons.md §6,
+// "Credit of a DamageReport"): Carol, a bystander, reports damage naming Bob.
+
+/// Carol, connected and spawned at `at`.
+fn bystander(s: &mut Scene, at: Vec3) -> ClientId {
+    let c = s.h.connect("carol");
+    s.h.step();
+    s.h.spawn(c, at);
+    assert!(s.h.is_shown(s.b, c), "Bob is shown to Carol");
+    c
+}
+
+/// Carol reports 1 hp of `weapon` damage naming Bob, and two ticks; the attacker
+/// `player_damage` names.
+fn carol_hurt(s: &mut Scene, c: ClientId, seq: u32, weapon: u8) -> String {
+    let report = DamageReport {
+        session_token: s.h.token(c),
+        event_id: EventId(0),
+        damage_seq: Seq(seq),
+        has_attacker: true,
+        attacker_id: s.h.player_id(s.b),
+        attacker_token: s.token(s.b),
+        weapon,
+        amount: 1.0,
+        bodypart: 3,
+    };
+    s.h.send_event(c, report);
+    s.h.steps(2);
+    let lines = s.log(c, "damage carol");
+    let last = lines.last().expect("player_damage ran");
+    last.split(' ').nth(2).expect("an attacker").to_owned()
+}
+
+#[rstest]
+#[case::blast_within_30_m(51, 29.5, "bob")]
+#[case::blast_beyond_30_m(51, 30.5, "nil")]
+#[case::fire_within_80_m(37, 79.5, "bob")]
+#[case::fire_beyond_80_m(37, 80.5, "nil")]
+fn a_credited_vehicle_explosion_explains_a_bystanders_blast_and_fire(
+    #[case] weapon: u8,
+    #[case] apart: f32,
+    #[case] attacker: &str,
+) {
+    let mut s = scene(&format!("life_bystander_{weapon}_{apart}"), 411);
+    s.arm(s.b);
+    s.shoot_past(s.b, 1, 1.0);
+    s.burnt();
+    s.explode(Some(s.b));
+    assert_eq!(
+        s.deaths(s.a),
+        [(VehicleDeathCause::Exploded, Some(s.h.player_id(s.b).0))]
+    );
+    let c = bystander(&mut s, Vec3::new(SPOT.x, SPOT.y + apart, SPOT.z));
+    assert_eq!(carol_hurt(&mut s, c, 1, weapon), attacker);
+}
+
+#[rstest]
+#[case::within_30_m(29.5, "bob")]
+#[case::beyond_30_m(30.5, "nil")]
+fn a_tank_shell_explains_a_blast_within_30_m_of_its_rays_end(
+    #[case] apart: f32,
+    #[case] attacker: &str,
+) {
+    let mut s = scene(&format!("life_shell_bystander_{apart}"), 411);
+    fire_at(&mut s, RHINO, 1, 5.0);
+    let end = Vec3::new(SPOT.x, SPOT.y + 5.0, SPOT.z);
+    let c = bystander(&mut s, Vec3::new(end.x + apart, end.y, end.z));
+    assert_eq!(carol_hurt(&mut s, c, 1, 51), attacker);
+    assert_eq!(
+        carol_hurt(&mut s, c, 2, 37),
+        "nil",
+        "a shell leaves no fire"
+    );
+}
+
+#[rstest]
+#[case::within_80_m(79.5, "bob")]
+#[case::beyond_80_m(80.5, "nil")]
+fn a_flame_explains_fire_within_80_m(#[case] apart: f32, #[case] attacker: &str) {
+    use dlmp::protocol::player::sync::Keys;
+    let mut s = scene(&format!("life_flame_bystander_{apart}"), 411);
+    s.h.chat(s.b, "/give 37 500");
+    s.h.steps(2);
+    let rev = s.h.get::<Inventory>(s.b).weapon_rev;
+    let flame = Frame {
+        weapon: 37,
+        weapon_rev: rev,
+        keys: Keys::FIRE,
+        ..Frame::standing(HERE)
+    };
+    s.h.sync(s.b, 900, flame);
+    let c = bystander(&mut s, Vec3::new(HERE.x, HERE.y - apart, HERE.z));
+    assert_eq!(carol_hurt(&mut s, c, 1, 37), attacker);
+    assert_eq!(carol_hurt(&mut s, c, 2, 51), "nil", "a flame is no blast");
 }

@@ -601,6 +601,7 @@ local DEMOLITION_RESPAWN_MS = 3000
 local demolition_cars = {} -- vehicle id -> true
 for i, model in ipairs(DEMOLITION_ROW) do
     local car = dlmp.create_vehicle(model, DEMOLITION.x + (i - 3) * 6, DEMOLITION.y - 8, DEMOLITION.z, 0)
+    dlmp.set_vehicle_plate(car, "FREEROAM") -- the plate of the park's cars (its map file)
     demolition_cars[car:id()] = true
 end
 
@@ -647,6 +648,7 @@ local FEED = 0xF0C05A
 -- The means of death a DamageReport names (connection.md §6) and the weapons that kill.
 local MEANS = {
     [0] = "fists", [4] = "knife", [16] = "grenade", [17] = "teargas", [18] = "molotov",
+    [19] = "rocket", [20] = "heat-seeker",
     [22] = "pistol", [24] = "desert eagle", [25] = "shotgun", [29] = "MP5", [30] = "AK-47",
     [31] = "M4", [34] = "sniper rifle", [35] = "rocket", [36] = "heat-seeker",
     [37] = "fire", [38] = "minigun", [39] = "satchel", [49] = "vehicle", [50] = "rotor",
@@ -664,11 +666,34 @@ local function feed(text, x, y, z)
     dlmp.send_chat(text, FEED, near)
 end
 
+-- Each player's last throw, launch or detonation, so the feed names what blew a vehicle up
+-- (the server credits the killer by the same actions, weapons.md §6; 85 s is its longest
+-- window).
+local LAUNCH_MEMORY_MS = 85000
+local last_launch = {} -- player id -> { weapon, at }
+dlmp.on("player_projectile", function(player, projectile)
+    last_launch[player:id()] = { weapon = projectile.weapon, at = dlmp.tick_count() }
+end)
+dlmp.on("player_satchel_detonate", function(player)
+    last_launch[player:id()] = { weapon = 39, at = dlmp.tick_count() }
+end)
+dlmp.on("player_disconnect", function(player)
+    last_launch[player:id()] = nil
+end)
+
+local function blown_by(killer, cause)
+    local last = last_launch[killer:id()]
+    if last and dlmp.tick_count() - last.at <= LAUNCH_MEMORY_MS then
+        return MEANS[last.weapon] or cause
+    end
+    return cause
+end
+
 dlmp.on("vehicle_death", function(vehicle, cause, killer)
     local what = dlmp.vehicle_model_name(vehicle:model()) or "vehicle"
     local x, y, z = vehicle:position()
     if killer then
-        feed(killer:name() .. " blew up a " .. what .. " (" .. cause .. ")", x, y, z)
+        feed(killer:name() .. " blew up a " .. what .. " (" .. blown_by(killer, cause) .. ")", x, y, z)
     else
         feed("A " .. what .. (cause == "water" and " sank." or " blew up."), x, y, z)
     end

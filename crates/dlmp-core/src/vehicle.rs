@@ -11,6 +11,11 @@ use bevy_ecs::prelude::*;
 use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{VehicleEpoch, VehicleId};
 
+/// The kind of the scripts' vehicle handle (`Vehicle` in lua-api.md): a crate below the
+/// vehicle feature names a vehicle to a handler by this kind and its id, and the vehicle
+/// feature, which registers the handle, makes it (ADR 0134).
+pub const VEHICLE_HANDLE: &str = "Vehicle";
+
 /// The server's pose: the last accepted frame's, or the gamemode's (VehicleTransform).
 /// It drives streaming, a show to a new recipient and the Lua reads.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]

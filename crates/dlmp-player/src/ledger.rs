@@ -246,12 +246,43 @@ pub struct FrozenContactDrops(pub u64);
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CommitGameplayDeaths;
 
+/// PlayerWasted held back behind the tick's weapon relays (weapons.md §1: launches and
+/// detonations reach a viewer "in order with ... PlayerWasted"; ADR 0136). A launch or a
+/// detonation accepted before its sender's death in the same tick is relayed only after
+/// `player_projectile` / `player_satchel_detonate` ran in the script pass, later than the
+/// ledger commits the death; so the weapons feature names the senders of the tick's weapon
+/// events here, the ledger holds the PlayerWasted of such a sender, and the weapons
+/// feature releases it after its relays, to the viewers of the moment of the death.
+#[derive(Resource, Debug, Default)]
+pub struct WastedHold {
+    /// Players with a launch or a detonation of this tick still to relay.
+    pub awaiting: bevy_ecs::entity::EntityHashSet,
+    held: Vec<(Entity, Viewers, PlayerWasted)>,
+}
+
+impl WastedHold {
+    /// Sends the held PlayerWasted, in the order of the deaths, and forgets the tick's
+    /// senders.
+    pub fn release(
+        &mut self,
+        index: &PlayerIndex,
+        connections: &mut Query<&mut Connection>,
+        reshows: &mut Reshows,
+    ) {
+        for (player, viewers, wasted) in self.held.drain(..) {
+            tell_viewers(player, &viewers, index, connections, reshows, wasted);
+        }
+        self.awaiting.clear();
+    }
+}
+
 /// The ledger plugin.
 pub struct LedgerPlugin;
 
 impl Plugin for LedgerPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<LedgerSettings>()
+            .init_resource::<WastedHold>()
             .init_resource::<WeaponRanges>()
             .init_resource::<PreviousLifeDrops>()
             .init_resource::<FrozenContactDrops>()
@@ -333,7 +364,11 @@ fn settle(
     mut events: MessageWriter<LedgerEvent>,
     mut drops: ResMut<PreviousLifeDrops>,
     (frames, mut contact_drops): (Query<&FrameState>, ResMut<FrozenContactDrops>),
-    (mut reshows, mut windows): (ResMut<Reshows>, Query<&mut ExplosionKiller>),
+    (mut reshows, mut windows, mut hold): (
+        ResMut<Reshows>,
+        Query<&mut ExplosionKiller>,
+        ResMut<WastedHold>,
+    ),
     (seated, vehicle_lives, logs): (Query<&Seated>, Query<&VehicleLife>, Query<&ActionLog>),
 ) {
     let now = time.elapsed();
@@ -411,7 +446,7 @@ fn settle(
                         Killer::LastReport,
                         &index,
                         &mut victims,
-                        (&mut connections, &mut reshows),
+                        (&mut connections, &mut reshows, &mut hold),
                         &mut events,
                     );
                 }
@@ -452,7 +487,7 @@ fn settle(
                     naming,
                     &index,
                     &mut victims,
-                    (&mut connections, &mut reshows),
+                    (&mut connections, &mut reshows, &mut hold),
                     &mut events,
                 );
             }
@@ -469,7 +504,7 @@ fn commit_deaths(
     mut victims: Query<Victim>,
     mut connections: Query<&mut Connection>,
     mut events: MessageWriter<LedgerEvent>,
-    mut reshows: ResMut<Reshows>,
+    (mut reshows, mut hold): (ResMut<Reshows>, ResMut<WastedHold>),
 ) {
     let dying: Vec<(Entity, u8)> = victims
         .iter()
@@ -490,7 +525,7 @@ fn commit_deaths(
             Killer::LastReport,
             &index,
             &mut victims,
-            (&mut connections, &mut reshows),
+            (&mut connections, &mut reshows, &mut hold),
             &mut events,
         );
     }
@@ -562,7 +597,7 @@ fn commit(
     naming: Killer,
     index: &PlayerIndex,
     victims: &mut Query<Victim>,
-    (connections, reshows): (&mut Query<&mut Connection>, &mut Reshows),
+    (connections, reshows, hold): (&mut Query<&mut Connection>, &mut Reshows, &mut WastedHold),
     events: &mut MessageWriter<LedgerEvent>,
 ) {
     let Ok((_, me, spawn, mut life, ledger, _, _, _, viewers, _)) = victims.get_mut(player) else {
@@ -589,7 +624,11 @@ fn commit(
         anim_group: pose.anim_group,
         anim: pose.anim,
     };
-    tell_viewers(player, viewers, index, connections, reshows, wasted);
+    if hold.awaiting.contains(&player) {
+        hold.held.push((player, viewers.clone(), wasted));
+    } else {
+        tell_viewers(player, viewers, index, connections, reshows, wasted);
+    }
     events.write(LedgerEvent::Death {
         player,
         killer,

@@ -32,15 +32,29 @@ pub enum Arg {
     Counts(Vec<(&'static str, u32)>),
     /// A Lua table of numbers by name (an edited pose: `{ x = 1.5, y = 2, z = 3 }`).
     Numbers(Vec<(&'static str, f64)>),
+    /// A Lua table of arguments by name, handles among them (a launch: `{ weapon = 20,
+    /// vehicle = Vehicle, target = nil }`); a nil value leaves its key out.
+    Record(Vec<(&'static str, Arg)>),
     Handle(Handle),
 }
+
+/// Makes the Lua value of a handle from its bits.
+type Make = fn([u64; 2], &Lua) -> Result<Value>;
+
+/// The makers of the handle kinds registered with [`ScriptApi::handle`](crate::ScriptApi::handle),
+/// by kind: a crate below names a handle of a crate above by kind and id
+/// ([`Handle::by_id`]), and the VM turns it into that crate's handle (ADR 0134).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct HandleMakers(pub(crate) std::collections::HashMap<&'static str, Make>);
 
 /// An [`EventHandle`] carried by an [`Arg`], converted when the handler runs.
 #[derive(Clone, Copy)]
 pub struct Handle {
     kind: &'static str,
     bits: [u64; 2],
-    make: fn([u64; 2], &Lua) -> Result<Value>,
+    /// `None` for a handle named by kind ([`Handle::by_id`]): the maker registered under
+    /// the kind makes it.
+    make: Option<Make>,
 }
 
 impl Handle {
@@ -48,6 +62,37 @@ impl Handle {
     pub fn get<H: EventHandle>(&self) -> Option<H> {
         (self.kind == H::KIND).then(|| H::from_bits(self.bits))
     }
+
+    /// The handle of kind `kind` to the entity numbered `id`, for a crate below the one
+    /// that defines the handle (the player crate naming a vehicle): equal to the handle
+    /// [`id_event_handle!`](crate::id_event_handle) makes of that id, and made into it by
+    /// the maker its crate registered (ADR 0134).
+    pub fn by_id(kind: &'static str, id: u32) -> Handle {
+        Handle {
+            kind,
+            bits: id_bits(id),
+            make: None,
+        }
+    }
+
+    fn to_lua(self, lua: &Lua) -> Result<Value> {
+        let make = match self.make {
+            Some(make) => make,
+            None => lua
+                .app_data_ref::<HandleMakers>()
+                .and_then(|makers| makers.0.get(self.kind).copied())
+                .ok_or_else(|| {
+                    mlua::Error::runtime(format!("no handle of kind {} is registered", self.kind))
+                })?,
+        };
+        make(self.bits, lua)
+    }
+}
+
+/// The bits of a handle to the entity numbered `id` ([`id_event_handle!`](crate::id_event_handle),
+/// [`Handle::by_id`]).
+pub fn id_bits(id: u32) -> [u64; 2] {
+    [u64::from(id), 0]
 }
 
 impl std::fmt::Debug for Handle {
@@ -62,7 +107,7 @@ impl PartialEq for Handle {
     }
 }
 
-fn make<H: EventHandle>(bits: [u64; 2], lua: &Lua) -> Result<Value> {
+pub(crate) fn make<H: EventHandle>(bits: [u64; 2], lua: &Lua) -> Result<Value> {
     H::from_bits(bits).into_lua(lua)
 }
 
@@ -71,8 +116,20 @@ impl<H: EventHandle> From<H> for Arg {
         Arg::Handle(Handle {
             kind: H::KIND,
             bits: h.to_bits(),
-            make: make::<H>,
+            make: Some(make::<H>),
         })
+    }
+}
+
+impl From<Handle> for Arg {
+    fn from(h: Handle) -> Arg {
+        Arg::Handle(h)
+    }
+}
+
+impl From<Option<Handle>> for Arg {
+    fn from(h: Option<Handle>) -> Arg {
+        h.map_or(Arg::Nil, Arg::Handle)
     }
 }
 
@@ -143,7 +200,14 @@ impl IntoLua for &Arg {
             }
             Arg::Counts(counts) => Value::Table(lua.create_table_from(counts.iter().copied())?),
             Arg::Numbers(numbers) => Value::Table(lua.create_table_from(numbers.iter().copied())?),
-            Arg::Handle(h) => (h.make)(h.bits, lua)?,
+            Arg::Record(fields) => {
+                let table = lua.create_table_with_capacity(0, fields.len())?;
+                for (name, value) in fields {
+                    table.raw_set(*name, value)?;
+                }
+                Value::Table(table)
+            }
+            Arg::Handle(h) => h.to_lua(lua)?,
         })
     }
 }
@@ -313,11 +377,11 @@ pub mod host_events {
 /// a `UserData`) an [`EventHandle`] named `kind`.
 #[macro_export]
 macro_rules! id_event_handle {
-    ($handle:ident, $kind:literal, $id:ident) => {
+    ($handle:ident, $kind:expr, $id:ident) => {
         impl $crate::EventHandle for $handle {
             const KIND: &'static str = $kind;
             fn to_bits(self) -> [u64; 2] {
-                [u64::from(self.id.0), 0]
+                $crate::events::id_bits(self.id.0)
             }
             fn from_bits(bits: [u64; 2]) -> Self {
                 $handle {
@@ -326,4 +390,70 @@ macro_rules! id_event_handle {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Thing(u32);
+
+    impl mlua::UserData for Thing {
+        fn add_methods<M: mlua::UserDataMethods<Self>>(methods: &mut M) {
+            methods.add_method("id", |_, this, ()| Ok(this.0));
+        }
+    }
+
+    impl EventHandle for Thing {
+        const KIND: &'static str = "Thing";
+        fn to_bits(self) -> [u64; 2] {
+            id_bits(self.0)
+        }
+        fn from_bits(bits: [u64; 2]) -> Self {
+            Thing(u32::try_from(bits[0]).unwrap_or(u32::MAX))
+        }
+    }
+
+    fn record() -> Arg {
+        Arg::Record(vec![
+            ("weapon", 20u8.into()),
+            ("x", 1.5.into()),
+            ("vehicle", Handle::by_id("Thing", 7).into()),
+            ("target", Option::<Handle>::None.into()),
+        ])
+    }
+
+    #[test]
+    fn a_record_is_a_table_and_a_handle_named_by_kind_is_made_by_its_registered_maker() {
+        let lua = Lua::new();
+        let mut api = crate::ScriptApi::default();
+        api.handle::<Thing>();
+        api.register_types(&lua).expect("registered");
+        let Arg::Record(fields) = record() else {
+            unreachable!()
+        };
+        let Arg::Handle(h) = &fields[2].1 else {
+            panic!("a handle");
+        };
+        assert_eq!(
+            h.get::<Thing>(),
+            Some(Thing(7)),
+            "equal to the typed handle"
+        );
+        assert_eq!(Arg::Handle(*h), Arg::from(Thing(7)));
+        let f: Function = lua
+            .load("return function(t) return t.weapon, t.x, t.vehicle:id(), t.target == nil end")
+            .eval()
+            .expect("a function");
+        let table = (&record()).into_lua(&lua).expect("a table");
+        let got: (i64, f64, u32, bool) = f.call(table).expect("the fields");
+        assert_eq!(got, (20, 1.5, 7, true));
+    }
+
+    #[test]
+    fn a_handle_of_a_kind_nobody_registered_is_a_lua_error() {
+        let lua = Lua::new();
+        assert!((&record()).into_lua(&lua).is_err());
+    }
 }

@@ -20,7 +20,9 @@ pub mod sandbox;
 pub mod state;
 mod systems;
 
-pub use events::{Arg, EventGuard, EventHandle, EventPlace, Outcome, ScriptEvent, ScriptEvents};
+pub use events::{
+    Arg, EventGuard, EventHandle, EventPlace, Handle, Outcome, ScriptEvent, ScriptEvents,
+};
 pub use host::{ResourceError, ScriptHost, ScriptLimits, ScriptStats};
 pub use ownership::{Owned, ReleaseOwned, ResourceStopped};
 pub use registry::{ResourceContext, ScriptApi};

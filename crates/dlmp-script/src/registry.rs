@@ -14,6 +14,7 @@ use bevy_ecs::resource::Resource;
 use bevy_ecs::world::World;
 use mlua::{Lua, Result, Table, UserDataRegistry};
 
+use crate::events::{EventHandle, HandleMakers, make};
 use crate::state::ResourceId;
 
 /// The resource a `dlmp` table is built for.
@@ -42,6 +43,7 @@ pub struct ScriptApi {
     events: Vec<&'static str>,
     setups: Vec<Setup>,
     forgets: Vec<Forget>,
+    makers: HandleMakers,
 }
 
 impl std::fmt::Debug for ScriptApi {
@@ -96,6 +98,14 @@ impl ScriptApi {
         self
     }
 
+    /// Lets a crate below name a handle of `H` by its kind and id
+    /// ([`Handle::by_id`](crate::events::Handle::by_id)): the VM makes it into an `H`
+    /// (ADR 0134).
+    pub fn handle<H: EventHandle>(&mut self) -> &mut Self {
+        self.makers.0.insert(H::KIND, make::<H>);
+        self
+    }
+
     /// Names events the crate raises, so that `dlmp.on` takes them (and refuses a typo
     /// of one, naming the nearest).
     pub fn events(&mut self, names: &[&'static str]) -> &mut Self {
@@ -130,6 +140,7 @@ impl ScriptApi {
 
     /// Registers every handle type's methods with `lua`.
     pub(crate) fn register_types(&self, lua: &Lua) -> Result<()> {
+        lua.set_app_data(self.makers.clone());
         for methods in self.methods.values() {
             (methods.register)(lua, methods.adders.as_ref())?;
         }

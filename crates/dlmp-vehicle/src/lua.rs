@@ -26,7 +26,7 @@ use dlmp_player::script::animation::SeatedInView;
 use dlmp_player::script::events::REFUSALS_PER_SECOND;
 use dlmp_player::script::{LuaPlayer, PlayerAsk};
 
-id_event_handle!(LuaVehicle, "Vehicle", VehicleId);
+id_event_handle!(LuaVehicle, dlmp_core::vehicle::VEHICLE_HANDLE, VehicleId);
 
 /// Where the vehicles' notifications stand among a tick's notifications.
 pub mod place {
@@ -89,6 +89,7 @@ pub fn register(api: &mut ScriptApi) {
         });
     })
     .events(NAMES)
+    .handle::<LuaVehicle>()
     .setup(|lua, _| {
         lua.set_app_data(SeatedInView(super::script::is_seated));
     });

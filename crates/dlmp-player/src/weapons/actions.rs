@@ -16,7 +16,7 @@ use dlmp_protocol::geometry::Vec3;
 use dlmp_protocol::ids::{PlayerToken, VehicleEpoch, VehicleId};
 use dlmp_protocol::weapons::projectile::ProjectileWeapon;
 
-use super::launch::LaunchAccepted;
+use super::launch::PendingLaunches;
 use super::satchel::PendingDetonations;
 
 /// How long an action stays in the log (the longest window of §6).
@@ -182,17 +182,17 @@ impl ActionLog {
     }
 }
 
-/// This tick's accepted launches enter their launchers' logs (every player has one from
-/// its connection on), and the detonations no handler refused their throwers' (before
-/// the detonations' relay drains them).
+/// This tick's accepted launches and detonations that no handler refused enter their
+/// launchers' logs (every player has one from its connection on), before the detonations'
+/// relay drains them.
 pub(super) fn log_actions(
     time: Res<Time>,
-    mut launches: MessageReader<LaunchAccepted>,
+    launches: Res<PendingLaunches>,
     detonations: Res<PendingDetonations>,
     mut players: Query<(&Player, &Scope, &mut ActionLog)>,
 ) {
     let now = time.elapsed();
-    for a in launches.read() {
+    for a in launches.0.iter().filter(|a| !a.refused) {
         let Ok((p, scope, mut log)) = players.get_mut(a.launcher) else {
             continue;
         };

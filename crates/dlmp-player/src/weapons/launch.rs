@@ -5,10 +5,13 @@
 //! (by the last frame or one of the last 500 ms) and loaded by the server's inventory, the
 //! origin within 5 m of the body, the velocity within 1.0 (thrown) or 2.0 (rocket) of the
 //! body's, a satchel only while the latch holds fewer than 8, and half the weapon's game
-//! interval after the previous launch of that weapon. An accepted launch spends a round,
-//! joins the latch (a satchel) and goes to the players the launcher is shown to, on their
-//! reliable lanes after this tick's shows and hides. A refusal is a counted drop
-//! ([`LaunchStats`]). ADR 0131.
+//! interval after the previous launch of that weapon. An accepted launch, in the page's
+//! order: spends a round at admission; `player_projectile` runs (`ask_launches`, after
+//! the vehicle feature cleared a target the sender is not shown or that is not in its
+//! scope); unless a handler refused it, it joins the latch (a satchel), the action log,
+//! and goes to the players the launcher is shown to, on their reliable lanes after this
+//! tick's shows and hides (`relay_launches`). A refusal is a counted drop
+//! ([`LaunchStats`]). ADR 0131, 0134.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -17,6 +20,7 @@ use bevy_ecs::prelude::*;
 use bevy_time::Time;
 use dlmp_core::position::Position;
 use dlmp_core::session::{Connection, Player, PlayerIndex};
+use dlmp_core::vehicle::VEHICLE_HANDLE;
 use dlmp_core::vehicle::{Life as VehicleLife, Pose, Seated, Vehicles};
 use dlmp_core::viewers::Viewers;
 use dlmp_protocol::geometry::{Vec3, distance};
@@ -26,9 +30,12 @@ use dlmp_protocol::weapons::projectile::{
     Launch, ProjectileCreate, ProjectileWeapon, RemoteProjectileCreate,
 };
 use dlmp_protocol::weapons::satchel::MAX_SATCHELS;
+use dlmp_script::{Arg, Handle, ScriptEvent, ScriptHost};
 use tracing::debug;
 
 use crate::frame::FrameState;
+use crate::frame::rules::STEPS_PER_SECOND;
+use crate::script::LuaPlayer;
 use crate::shots::ORIGIN_REACH;
 use crate::{Body, Inventory, LastFrame, Life, SpawnState};
 
@@ -106,10 +113,13 @@ pub enum LaunchDrop {
     /// From a vehicle whose model does not launch this weapon (Hunter 425: 19; Hydra 520:
     /// 19 and 20).
     NoLauncher,
+    /// Accepted, but a handler of `player_projectile` refused its relay (the round stays
+    /// spent: the sender's game launched it).
+    Gamemode,
 }
 
 impl LaunchDrop {
-    pub const ALL: [LaunchDrop; 13] = [
+    pub const ALL: [LaunchDrop; 14] = [
         LaunchDrop::Limit,
         LaunchDrop::NotInControl,
         LaunchDrop::Scope,
@@ -123,6 +133,7 @@ impl LaunchDrop {
         LaunchDrop::NotDriver,
         LaunchDrop::Wrecked,
         LaunchDrop::NoLauncher,
+        LaunchDrop::Gamemode,
     ];
 
     /// The reason's word (console `stats`, logs).
@@ -141,11 +152,14 @@ impl LaunchDrop {
             LaunchDrop::NotDriver => "not_driver",
             LaunchDrop::Wrecked => "wrecked",
             LaunchDrop::NoLauncher => "no_launcher",
+            LaunchDrop::Gamemode => "gamemode",
         }
     }
 }
 
-/// ProjectileCreates accepted and dropped by reason, and relays a full lane refused.
+/// ProjectileCreates accepted (by the admission) and dropped by reason (a launch the
+/// gamemode refused counts as accepted and as dropped for `gamemode`), and relays a full
+/// lane refused.
 #[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchStats {
     pub accepted: u64,
@@ -224,7 +238,7 @@ impl Launcher {
 
     /// A satchel thrown at `at` from `origin` joins the latch; the first brings the
     /// detonator into the inventory unless the player holds one already.
-    fn latch(&mut self, origin: Vec3, at: Duration, inv: &mut Inventory) {
+    pub(super) fn latch(&mut self, origin: Vec3, at: Duration, inv: &mut Inventory) {
         self.satchels.push((origin, at));
         if !inv.holds(DETONATOR) {
             inv.held.set(usize::from(DETONATOR), true);
@@ -251,13 +265,35 @@ pub fn take_detonator(inv: &mut Inventory) {
     }
 }
 
-/// A launch accepted this tick, waiting for the relay (after the reconcile, so it reaches
-/// exactly this tick's viewers), in acceptance order.
-#[derive(Message, Debug, Clone, PartialEq)]
-pub struct LaunchAccepted {
+/// A launch accepted this tick (weapons.md §2, "An accepted launch"), its round spent,
+/// waiting for `player_projectile`, then for the latch, the action log and the relay
+/// (after the reconcile, so it reaches exactly this tick's viewers).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingLaunch {
     pub launcher: Entity,
     /// As accepted, with the target the server kept.
     pub launch: Launch,
+    /// When it arrived.
+    pub at: Duration,
+    /// A handler of `player_projectile` returned false: nothing after the event happens.
+    pub refused: bool,
+    /// A satchel a SatchelDetonate later in the sender's stream of this tick burst: it
+    /// joins no latch.
+    pub burst: bool,
+}
+
+/// This tick's accepted launches, in acceptance order (ADR 0134: the vehicle feature
+/// clears the targets it does not let the sender keep before the event runs).
+#[derive(Resource, Debug, Default)]
+pub struct PendingLaunches(pub Vec<PendingLaunch>);
+
+impl PendingLaunches {
+    /// The satchels `player` threw this tick that no detonation burst yet.
+    fn satchels_of(&self, player: Entity) -> impl Iterator<Item = &PendingLaunch> {
+        self.0.iter().filter(move |l| {
+            l.launcher == player && l.launch.weapon == ProjectileWeapon::Satchel && !l.burst
+        })
+    }
 }
 
 /// Notes the weapon each frame accepted this tick armed (after the frames' reconcile).
@@ -321,8 +357,7 @@ fn check(
         &Connection,
         Option<&Seated>,
     ),
-    inv: &Inventory,
-    launcher: &Launcher,
+    (inv, launcher, latched): (&Inventory, &Launcher, usize),
     vehicle: Option<(&VehicleLife, &Pose, Option<&RocketPods>)>,
     (now, arrived): (Duration, Duration),
 ) -> Result<(), LaunchDrop> {
@@ -343,8 +378,7 @@ fn check(
         from_vehicle(l, seated, vehicle)?;
         (VEHICLE_INTERVAL, l.vehicle_id)
     };
-    if l.weapon == ProjectileWeapon::Satchel && launcher.satchels.len() >= usize::from(MAX_SATCHELS)
-    {
+    if l.weapon == ProjectileWeapon::Satchel && latched >= usize::from(MAX_SATCHELS) {
         return Err(LaunchDrop::Latch);
     }
     if launcher
@@ -420,10 +454,11 @@ fn from_vehicle(
     Ok(())
 }
 
-/// The target a heat-seeking rocket keeps: a vehicle of that epoch, not wrecked, not its
-/// own seat's, within 200 m of the origin. Any other target is cleared; the launch stands
-/// (weapons.md §2). "Streamed to the sender, in its scope" is not checked yet: the vehicle
-/// streaming is the vehicle crate's (ADR 0131).
+/// The target a heat-seeking rocket keeps by what the player side knows: a vehicle of that
+/// epoch, not wrecked, not its own seat's, within 200 m of the origin. Any other target is
+/// cleared; the launch stands (weapons.md §2). "Streamed to the sender, in its scope" is
+/// the vehicle feature's, which clears such a target of [`PendingLaunches`] before the
+/// event runs (ADR 0131, 0134).
 fn kept_target(
     l: &Launch,
     sender: (&Player, Option<&Seated>),
@@ -458,31 +493,56 @@ pub(super) struct LaunchIntake<'w, 's> {
     senders: Query<'w, 's, (&'static Player, Sender)>,
     targets: Query<'w, 's, Target>,
     stats: ResMut<'w, LaunchStats>,
-    accepted: MessageWriter<'w, LaunchAccepted>,
+    pending: ResMut<'w, PendingLaunches>,
 }
 
 impl LaunchIntake<'_, '_> {
-    /// Judges one ProjectileCreate of `player` that arrived `at`, at `now`, its token
-    /// already taken (`within` the limit); an accepted one spends its round now and is
-    /// relayed in the streaming relay.
+    /// Forgets the launches of the previous tick (each went through its event, the log and
+    /// the relay then).
+    pub(super) fn begin_tick(&mut self) {
+        self.pending.0.clear();
+    }
+
+    /// The origins of the satchels `player` threw this tick that no detonation burst yet.
+    pub(super) fn thrown_this_tick(&self, player: Entity) -> Vec<Vec3> {
+        self.pending
+            .satchels_of(player)
+            .map(|l| l.launch.origin)
+            .collect()
+    }
+
+    /// A detonation of `player` burst the satchels it threw this tick.
+    pub(super) fn burst_this_tick(&mut self, player: Entity) {
+        for l in &mut self.pending.0 {
+            if l.launcher == player && l.launch.weapon == ProjectileWeapon::Satchel {
+                l.burst = true;
+            }
+        }
+    }
+
+    /// Judges one ProjectileCreate of `player` that arrived `at`, at `now`, past its
+    /// `gate`; an accepted one spends its round now and waits in [`PendingLaunches`].
     pub(super) fn take(
         &mut self,
         (player, p, at): (Entity, &ProjectileCreate, Duration),
-        within: bool,
+        gate: super::Gate,
         (launcher, inv): (&mut Launcher, &mut Inventory),
         now: Duration,
     ) {
         let Ok((me, parts)) = self.senders.get(player) else {
             return;
         };
-        let verdict = if within {
-            let vehicle = self
-                .vehicles
-                .entity(p.launch.vehicle_id)
-                .and_then(|e| self.targets.get(e).ok());
-            check(p, parts, inv, launcher, vehicle, (now, at))
-        } else {
-            Err(LaunchDrop::Limit)
+        let verdict = match gate {
+            super::Gate::Limit => Err(LaunchDrop::Limit),
+            super::Gate::Died => Err(LaunchDrop::NotInControl),
+            super::Gate::Open => {
+                let vehicle = self
+                    .vehicles
+                    .entity(p.launch.vehicle_id)
+                    .and_then(|e| self.targets.get(e).ok());
+                let latched = launcher.satchels.len() + self.pending.satchels_of(player).count();
+                check(p, parts, (inv, launcher, latched), vehicle, (now, at))
+            }
         };
         if let Err(why) = verdict {
             debug!(?player, reason = why.name(), "ProjectileCreate dropped");
@@ -501,30 +561,78 @@ impl LaunchIntake<'_, '_> {
             }
         }
         launcher.last.insert((launch.weapon, launch.vehicle_id), at);
-        if launch.weapon == ProjectileWeapon::Satchel {
-            launcher.latch(launch.origin, now, inv);
-        }
-        self.accepted.write(LaunchAccepted {
+        self.pending.0.push(PendingLaunch {
             launcher: player,
             launch,
+            at: now,
+            refused: false,
+            burst: false,
         });
     }
 }
 
-/// Sends this tick's accepted launches, in acceptance order, on the reliable lanes of the
-/// players their launchers are shown to as reconciled this tick (a normal event: a full
-/// lane refuses it and that viewer never sees the projectile).
+/// Raises `player_projectile(player, projectile)` for each launch of this tick (weapons.md
+/// §8): `projectile` is `{weapon, x, y, z, vx, vy, vz, vehicle, target}`, the origin in
+/// metres, the velocity in m/s, the vehicles as the vehicle feature's handles (ADR 0134).
+/// A handler returning false refuses everything after the event; the round stays spent.
+pub(super) fn ask_launches(
+    mut host: NonSendMut<ScriptHost>,
+    mut pending: ResMut<PendingLaunches>,
+    players: Query<&Player>,
+    mut stats: ResMut<LaunchStats>,
+) {
+    for l in &mut pending.0 {
+        let Ok(p) = players.get(l.launcher) else {
+            continue;
+        };
+        let player = LuaPlayer {
+            entity: l.launcher,
+            token: p.token,
+        };
+        let event = ScriptEvent::new("player_projectile", [player.into(), projectile(&l.launch)]);
+        if host.emit(&event).refused {
+            l.refused = true;
+            *stats.dropped.entry(LaunchDrop::Gamemode).or_default() += 1;
+        }
+    }
+}
+
+/// The `projectile` table of `player_projectile`.
+fn projectile(l: &Launch) -> Arg {
+    let per_second = f64::from(STEPS_PER_SECOND);
+    let vehicle =
+        |id: VehicleId| (id != VehicleId::NONE).then(|| Handle::by_id(VEHICLE_HANDLE, id.0));
+    Arg::Record(vec![
+        ("weapon", l.weapon.to_repr().into()),
+        ("x", f64::from(l.origin.x).into()),
+        ("y", f64::from(l.origin.y).into()),
+        ("z", f64::from(l.origin.z).into()),
+        ("vx", (f64::from(l.velocity.x) * per_second).into()),
+        ("vy", (f64::from(l.velocity.y) * per_second).into()),
+        ("vz", (f64::from(l.velocity.z) * per_second).into()),
+        ("vehicle", vehicle(l.vehicle_id).into()),
+        ("target", vehicle(l.target_id).into()),
+    ])
+}
+
+/// Latches this tick's accepted satchels and sends this tick's accepted launches, in
+/// acceptance order, on the reliable lanes of the players their launchers are shown to as
+/// reconciled this tick (a normal event: a full lane refuses it and that viewer never sees
+/// the projectile); a launch a handler refused does neither (weapons.md §2, §3).
 pub(super) fn relay_launches(
     index: Res<PlayerIndex>,
-    mut accepted: MessageReader<LaunchAccepted>,
-    launchers: Query<(&Player, &Viewers)>,
+    pending: Res<PendingLaunches>,
+    mut launchers: Query<(&Player, &Viewers, &mut Launcher, &mut Inventory)>,
     mut connections: Query<&mut Connection>,
     mut stats: ResMut<LaunchStats>,
 ) {
-    for a in accepted.read() {
-        let Ok((me, viewers)) = launchers.get(a.launcher) else {
+    for a in pending.0.iter().filter(|a| !a.refused) {
+        let Ok((me, viewers, mut launcher, mut inv)) = launchers.get_mut(a.launcher) else {
             continue;
         };
+        if a.launch.weapon == ProjectileWeapon::Satchel && !a.burst {
+            launcher.latch(a.launch.origin, a.at, &mut inv);
+        }
         let packet = RemoteProjectileCreate {
             id: me.id,
             player_token: me.token,

@@ -101,14 +101,14 @@ pub struct PendingDetonations(pub Vec<DetonationAccepted>);
 
 /// The positions of `p` within [`SATCHEL_REACH`] of a latched satchel's origin, at most as
 /// many as the latch held, in the packet's order.
-fn kept_positions(p: &SatchelDetonate, latch: &[(Vec3, Duration)]) -> Vec<Vec3> {
+fn kept_positions(p: &SatchelDetonate, latch: &[Vec3]) -> Vec<Vec3> {
     p.pos
         .iter()
         .take(usize::from(p.count.min(MAX_SATCHELS)))
         .filter(|pos| {
             latch
                 .iter()
-                .any(|(origin, _)| distance(*origin, **pos) <= SATCHEL_REACH)
+                .any(|origin| distance(*origin, **pos) <= SATCHEL_REACH)
         })
         .take(latch.len())
         .copied()
@@ -132,37 +132,48 @@ pub(super) struct DetonationIntake<'w, 's> {
 }
 
 impl DetonationIntake<'_, '_> {
-    /// Judges one SatchelDetonate of `player` at `now`, its token already taken (`within`
-    /// the limit).
+    /// Judges one SatchelDetonate of `player` at `now`, past its `gate`. `thrown` are the
+    /// origins of the satchels the sender threw earlier this tick, admitted but not yet
+    /// latched (the latch takes them after `player_projectile`, weapons.md §2): in the
+    /// order of the sender's stream they are in the latch. Whether it was accepted (the
+    /// caller then bursts those satchels, so they never join the latch).
     pub(super) fn take(
         &mut self,
         (player, p): (Entity, &SatchelDetonate),
-        within: bool,
+        gate: super::Gate,
         (launcher, inv): (&mut Launcher, &mut Inventory),
+        thrown: &[Vec3],
         now: Duration,
-    ) {
+    ) -> bool {
         let Ok((spawn, life, body, frame)) = self.throwers.get(player) else {
-            return;
+            return false;
         };
-        let verdict = if !within {
-            Err(DetonationDrop::Limit)
-        } else if !super::in_control(spawn, life, body, frame) {
-            Err(DetonationDrop::NotInControl)
-        } else if launcher.satchels.is_empty() {
-            Err(DetonationDrop::NoLatch)
-        } else if !launcher.is_armed(inv.armed, DETONATOR, now) {
-            Err(DetonationDrop::NotArmed)
-        } else {
-            Ok(())
+        let latch: Vec<Vec3> = launcher
+            .satchels
+            .iter()
+            .map(|(origin, _)| *origin)
+            .chain(thrown.iter().copied())
+            .collect();
+        let verdict = match gate {
+            super::Gate::Limit => Err(DetonationDrop::Limit),
+            super::Gate::Died => Err(DetonationDrop::NotInControl),
+            super::Gate::Open if !super::in_control(spawn, life, body, frame) => {
+                Err(DetonationDrop::NotInControl)
+            }
+            super::Gate::Open if latch.is_empty() => Err(DetonationDrop::NoLatch),
+            super::Gate::Open if !launcher.is_armed(inv.armed, DETONATOR, now) => {
+                Err(DetonationDrop::NotArmed)
+            }
+            super::Gate::Open => Ok(()),
         };
         if let Err(why) = verdict {
             debug!(?player, reason = why.name(), "SatchelDetonate dropped");
             *self.stats.dropped.entry(why).or_default() += 1;
-            return;
+            return false;
         }
         self.stats.accepted += 1;
-        let kept = kept_positions(p, &launcher.satchels);
-        let count = u8::try_from(launcher.satchels.len()).unwrap_or(MAX_SATCHELS);
+        let kept = kept_positions(p, &latch);
+        let count = u8::try_from(latch.len()).unwrap_or(MAX_SATCHELS);
         launcher.clear_latch(inv);
         take_detonator(inv);
         self.accepted.0.push(DetonationAccepted {
@@ -171,6 +182,7 @@ impl DetonationIntake<'_, '_> {
             kept,
             refused: false,
         });
+        true
     }
 }
 
@@ -242,8 +254,7 @@ mod tests {
             count: 4,
             pos,
         };
-        let at = Duration::ZERO;
-        let latch = [(Vec3::ZERO, at), (Vec3::new(0.0, 1.0, 0.0), at)];
+        let latch = [Vec3::ZERO, Vec3::new(0.0, 1.0, 0.0)];
         assert_eq!(
             kept_positions(&p, &latch),
             [Vec3::new(60.0, 0.0, 0.0), Vec3::new(0.0, 10.0, 0.0)]

@@ -245,17 +245,19 @@ pub(super) struct StealthIntake<'w, 's> {
 }
 
 impl StealthIntake<'_, '_> {
-    /// Judges one StealthKillRequest of `killer` at `now`, its token already taken
-    /// (`within` the limit). One that passes holds both participants in a kill at once, so
-    /// a second request of this tick naming either is refused.
+    /// Judges one StealthKillRequest of `killer` at `now`, past its `gate`. One that
+    /// passes holds both participants in a kill at once, so a second request of this tick
+    /// naming either is refused.
     pub(super) fn take(
         &mut self,
         (killer, p): (Entity, &StealthKillRequest),
-        within: bool,
+        gate: super::Gate,
         (launcher, inv): (&Launcher, &Inventory),
         now: Duration,
     ) {
-        let verdict = if within {
+        let verdict = if gate == super::Gate::Died {
+            Err(StealthDrop::NotInControl)
+        } else if gate == super::Gate::Open {
             let judged = judge(
                 (killer, p),
                 (launcher, inv),

@@ -8,10 +8,12 @@
 //! in [`VehicleShotDrops`]. Decisions: docs/decisions/0070-vehicle-weapons.md.
 //!
 //! - [`table`]: the model table (`assets/vehicle_weapons.tsv`).
+//! - [`target`]: the heat-seeker's target kept only if shown to the sender, in its scope.
 
 pub mod admit;
 pub mod relay;
 pub mod table;
+pub mod target;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -116,6 +118,12 @@ impl Plugin for VehicleWeaponPlugin {
                 admit_salvos
                     .after(admit_shots)
                     .after(admit_vehicle_frames)
+                    .in_set(ServerSystems::Validation),
+            )
+            .add_systems(
+                FixedUpdate,
+                target::keep_shown_targets
+                    .after(dlmp_player::weapons::AdmitWeapons)
                     .in_set(ServerSystems::Validation),
             )
             .add_systems(
