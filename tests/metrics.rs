@@ -187,6 +187,18 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
             victim_token: h.get::<dlmp::session::Player>(bob).token,
         },
     );
+    // Alice fires a detonator with no satchel thrown: a drop by its reason.
+    let mut pos = [Vec3::ZERO; 8];
+    pos[0] = Vec3::new(1.0, 2.0, 3.0);
+    h.send_event(
+        alice,
+        dlmp::protocol::weapons::satchel::SatchelDetonate {
+            session_token: h.token(alice),
+            event_id: EventId(0),
+            count: 1,
+            pos,
+        },
+    );
     h.steps(40);
     let resent = h.stats().lane_resend_count();
     assert!(resent > 0);
@@ -213,6 +225,14 @@ fn a_scrape_shows_lane_resends_and_overflows_script_time_streamed_sets_and_query
     );
     assert_eq!(
         s["dlmp_stealth_kills_total{outcome=\"accepted\"}"], 0.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_satchel_detonations_total{outcome=\"no_latch\"}"], 1.0,
+        "{body}"
+    );
+    assert_eq!(
+        s["dlmp_satchel_detonations_total{outcome=\"accepted\"}"], 0.0,
         "{body}"
     );
     let script = s["dlmp_script_seconds_total{resource=\"gm\"}"];

@@ -33,6 +33,13 @@ const SPAWN: Vec3 = Vec3::new(100.0, 200.0, 10.0);
 const SETUP: &str = r#"
 dlmp.add_command("give", function(p, args) p:give_weapon(tonumber(args[1]), tonumber(args[2])) end)
 dlmp.add_command("freeze", function(p) p:set_frozen(true) end)
+dlmp.add_command("look_at_other", function(p)
+    for _, other in ipairs(dlmp.players()) do
+        if other:id() ~= p:id() then p:spectate(other) end
+    end
+end)
+dlmp.add_command("fixed", function(p) p:set_camera_fixed(100, 190, 20, 100, 200, 10) end)
+dlmp.add_command("own", function(p) p:reset_camera() end)
 dlmp.add_command("drive", function(p, args)
     local v = dlmp.create_vehicle(tonumber(args[1]), 103, 200, 10, 0)
     dlmp.put_player_in_vehicle(p, v, 0)
@@ -307,6 +314,34 @@ fn a_frozen_or_dead_launcher_is_refused() {
         launch(ProjectileWeapon::Grenade),
         LaunchDrop::NotInControl,
     );
+}
+
+/// player.md SetCamera: "While the camera is not its own, the player has no control
+/// (SetFrozen)"; weapons.md §2 drops a launch of a player without control.
+#[test]
+fn a_launcher_watching_through_another_camera_is_refused() {
+    let (_s, mut h, a, b) = two("pj-camera");
+    arm(&mut h, a, 16, 3);
+    for camera in ["/look_at_other", "/fixed"] {
+        // Commands a second apart, within the chat's rate.
+        h.advance(Duration::from_secs(1));
+        h.chat(a, camera);
+        h.steps(2);
+        assert_refused(
+            &mut h,
+            a,
+            b,
+            launch(ProjectileWeapon::Grenade),
+            LaunchDrop::NotInControl,
+        );
+        h.advance(Duration::from_secs(1));
+        h.chat(a, "/own");
+        h.steps(2);
+    }
+    h.advance(Duration::from_secs(1));
+    h.clear(b);
+    send(&mut h, a, launch(ProjectileWeapon::Grenade));
+    assert_eq!(relayed(&h, b).len(), 1, "its own camera again");
 }
 
 #[test]

@@ -43,6 +43,8 @@ pub struct ServerMetrics {
     pub launches: Family<Vec<(String, String)>, Counter>,
     /// StealthKillRequests by outcome: `accepted` or the refusal's reason (weapons.md §4).
     pub stealth_kills: Family<Vec<(String, String)>, Counter>,
+    /// SatchelDetonates by outcome: `accepted` or the drop's reason (weapons.md §3).
+    pub detonations: Family<Vec<(String, String)>, Counter>,
 }
 
 /// A metric's one label.
@@ -64,6 +66,7 @@ impl Default for ServerMetrics {
             streamed: Family::default(),
             launches: Family::default(),
             stealth_kills: Family::default(),
+            detonations: Family::default(),
         }
     }
 }
@@ -112,6 +115,11 @@ impl ServerMetrics {
             "stealth_kills",
             "StealthKillRequest packets by outcome: accepted, or the reason they were refused",
             self.stealth_kills.clone(),
+        );
+        registry.register(
+            "satchel_detonations",
+            "SatchelDetonate packets by outcome: accepted, or the reason they were dropped",
+            self.detonations.clone(),
         );
         registry.register_collector(Box::new(NetCollector(net)));
         registry
@@ -222,7 +230,10 @@ fn record(
     db: Option<Res<crate::db::Database>>,
     streamed: Streamed,
     launches: Option<Res<dlmp_player::weapons::launch::LaunchStats>>,
-    kills: Option<Res<dlmp_player::weapons::stealth::StealthStats>>,
+    (kills, detonations): (
+        Option<Res<dlmp_player::weapons::stealth::StealthStats>>,
+        Option<Res<dlmp_player::weapons::satchel::DetonationStats>>,
+    ),
     mut errors_seen: Local<u64>,
 ) {
     if let Some(launches) = launches {
@@ -236,6 +247,15 @@ fn record(
             let counter = metrics
                 .0
                 .stealth_kills
+                .get_or_create(&label("outcome", outcome));
+            counter.inc_by(n.saturating_sub(counter.get()));
+        }
+    }
+    if let Some(detonations) = detonations {
+        for (outcome, n) in detonations.counts() {
+            let counter = metrics
+                .0
+                .detonations
                 .get_or_create(&label("outcome", outcome));
             counter.inc_by(n.saturating_sub(counter.get()));
         }
