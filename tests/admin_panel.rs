@@ -1021,6 +1021,9 @@ fn drive_the_panel(browser: &webdriver::Browser, case: &BrowserCase) {
         browser.url().contains("/players?msg=").then_some(())
     });
 
+    // A fresh players page, loaded to the end before the next form is filled (the kick's
+    // answer page may still be loading when its address shows).
+    browser.go(&format!("{base}/players"));
     let banned = format!("#player-{} form.ban", case.banned);
     browser.type_into(&format!("{banned} input[name=reason]"), "speed hack");
     browser.type_into(&format!("{banned} input[name=minutes]"), "60");
