@@ -1,5 +1,5 @@
 //! Who sees a subject: the [`Viewers`] bit set every streamed kind keeps (player.md,
-//! routing), and the one way to tell them a change ([`tell_viewers`]).
+//! routing), and the ways to tell them a change ([`tell_viewers`], [`tell_viewers_once`]).
 
 use bevy_ecs::prelude::*;
 use bitvec::vec::BitVec;
@@ -24,8 +24,36 @@ pub fn tell_viewers(
     reshows: &mut Reshows,
     packet: impl Into<dlmp_protocol::ServerPacket>,
 ) -> u64 {
-    let packet = packet.into();
-    let mut missed = 0;
+    queue_for_viewers(subject, viewers, index, connections, packet.into(), |id| {
+        reshows.request(subject, id);
+    })
+}
+
+/// Queues `packet` as a normal event on the lane of every player `subject` is shown to,
+/// the subject excepted, for an event a show does not carry (a projectile, a detonation):
+/// a viewer whose lane is full misses it and nothing repeats it, no reshow either. The
+/// number of viewers that missed it, for the feature's counter.
+pub fn tell_viewers_once(
+    subject: Entity,
+    viewers: &Viewers,
+    index: &PlayerIndex,
+    connections: &mut Query<&mut Connection>,
+    packet: impl Into<dlmp_protocol::ServerPacket>,
+) -> u64 {
+    queue_for_viewers(subject, viewers, index, connections, packet.into(), |_| {})
+}
+
+/// The one loop of [`tell_viewers`] and [`tell_viewers_once`]: `missed` hears of each
+/// viewer whose lane refused the event.
+fn queue_for_viewers(
+    subject: Entity,
+    viewers: &Viewers,
+    index: &PlayerIndex,
+    connections: &mut Query<&mut Connection>,
+    packet: dlmp_protocol::ServerPacket,
+    mut missed: impl FnMut(PlayerId),
+) -> u64 {
+    let mut refused = 0;
     for (id, recipient) in viewers.iter().filter_map(|id| Some((id, index.get(id)?))) {
         if recipient == subject {
             continue;
@@ -33,12 +61,18 @@ pub fn tell_viewers(
         if let Ok(mut conn) = connections.get_mut(recipient)
             && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
         {
-            tracing::debug!(?subject, ?recipient, ?e, "event to a viewer not queued");
-            reshows.request(subject, id);
-            missed += 1;
+            tracing::debug!(
+                ?subject,
+                ?recipient,
+                ?e,
+                packet = packet.name(),
+                "event to a viewer not queued"
+            );
+            missed(id);
+            refused += 1;
         }
     }
-    missed
+    refused
 }
 
 /// Which recipients (by player slot) this subject is shown to: the one source of truth of

@@ -33,11 +33,13 @@ use dlmp_protocol::weapons::satchel::MAX_SATCHELS;
 use dlmp_script::{Arg, Handle, ScriptEvent, ScriptHost};
 use tracing::debug;
 
+use super::stats::{DropReason, EventStats};
 use crate::frame::FrameState;
 use crate::frame::rules::STEPS_PER_SECOND;
 use crate::script::LuaPlayer;
 use crate::shots::ORIGIN_REACH;
 use crate::{Body, Inventory, LastFrame, Life, SpawnState};
+use dlmp_core::viewers::tell_viewers_once;
 
 /// A frame of this long ago still shows which weapon the player armed: the reliable launch
 /// may overtake the unreliable frame that shows the switch.
@@ -118,6 +120,13 @@ pub enum LaunchDrop {
     Gamemode,
 }
 
+impl DropReason for LaunchDrop {
+    const ALL: &'static [Self] = &LaunchDrop::ALL;
+    fn name(self) -> &'static str {
+        LaunchDrop::name(self)
+    }
+}
+
 impl LaunchDrop {
     pub const ALL: [LaunchDrop; 14] = [
         LaunchDrop::Limit,
@@ -160,30 +169,7 @@ impl LaunchDrop {
 /// ProjectileCreates accepted (by the admission) and dropped by reason (a launch the
 /// gamemode refused counts as accepted and as dropped for `gamemode`), and relays a full
 /// lane refused.
-#[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
-pub struct LaunchStats {
-    pub accepted: u64,
-    pub dropped: HashMap<LaunchDrop, u64>,
-    /// RemoteProjectileCreates a viewer's full lane refused (that viewer never sees the
-    /// projectile; nothing repeats it).
-    pub relay_refused: u64,
-}
-
-impl LaunchStats {
-    /// Accepted, then each reason's drops, then the refused relays (console `stats`).
-    pub fn counts(&self) -> Vec<(&'static str, u64)> {
-        let mut out = vec![("accepted", self.accepted)];
-        for why in LaunchDrop::ALL {
-            out.push((why.name(), self.dropped.get(&why).copied().unwrap_or(0)));
-        }
-        out.push(("relay_refused", self.relay_refused));
-        out
-    }
-
-    pub fn drops(&self, why: LaunchDrop) -> u64 {
-        self.dropped.get(&why).copied().unwrap_or(0)
-    }
-}
+pub type LaunchStats = EventStats<LaunchDrop>;
 
 /// A player's launch state: the weapons its frames armed lately, its last launch of each
 /// weapon, and its satchel latch.
@@ -546,7 +532,7 @@ impl LaunchIntake<'_, '_> {
         };
         if let Err(why) = verdict {
             debug!(?player, reason = why.name(), "ProjectileCreate dropped");
-            *self.stats.dropped.entry(why).or_default() += 1;
+            self.stats.drop(why);
             return;
         }
         self.stats.accepted += 1;
@@ -592,7 +578,7 @@ pub(super) fn ask_launches(
         let event = ScriptEvent::new("player_projectile", [player.into(), projectile(&l.launch)]);
         if host.emit(&event).refused {
             l.refused = true;
-            *stats.dropped.entry(LaunchDrop::Gamemode).or_default() += 1;
+            stats.drop(LaunchDrop::Gamemode);
         }
     }
 }
@@ -639,12 +625,7 @@ pub(super) fn relay_launches(
             event_id: EventId(0),
             launch: a.launch,
         };
-        stats.relay_refused += super::tell_viewers_once(
-            a.launcher,
-            viewers,
-            &index,
-            &mut connections,
-            &packet.into(),
-        );
+        stats.relay_refused +=
+            tell_viewers_once(a.launcher, viewers, &index, &mut connections, packet);
     }
 }

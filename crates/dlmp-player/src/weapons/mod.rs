@@ -14,6 +14,7 @@ pub mod explosion;
 pub mod launch;
 pub mod limit;
 pub mod satchel;
+pub mod stats;
 pub mod stealth;
 
 use bevy_app::{App, FixedUpdate, Plugin};
@@ -22,10 +23,7 @@ use bevy_time::Time;
 use dlmp_core::session::{Connection, PlayerIndex, Received};
 use dlmp_core::streaming::Reshows;
 use dlmp_core::tick::{GameplaySystems, ServerSystems, StreamingSystems};
-use dlmp_core::viewers::Viewers;
-use dlmp_net::lane::Delivery;
 use dlmp_protocol::ClientPacket;
-use dlmp_protocol::ServerPacket;
 use dlmp_script::{ScriptApi, ScriptSystems};
 
 use crate::frame::FrameState;
@@ -101,32 +99,6 @@ pub struct AdmitWeapons;
 /// not paused (weapons.md §2, §3, §4; connection.md WeaponShot).
 pub fn in_control(spawn: &SpawnState, life: &Life, body: &Body, frame: &FrameState) -> bool {
     spawn.granted && life.spawned && life.alive && frame.frozen.is_none() && !body.paused
-}
-
-/// Queues `packet` on the reliable lane of every player `subject` is shown to, the subject
-/// excepted, as a normal event (neither critical nor droppable: a full lane refuses it and
-/// nothing repeats it, and no reshow follows, since a show carries no projectile). The
-/// number of viewers whose lane refused it.
-pub(crate) fn tell_viewers_once(
-    subject: Entity,
-    viewers: &Viewers,
-    index: &PlayerIndex,
-    connections: &mut Query<&mut Connection>,
-    packet: &ServerPacket,
-) -> u64 {
-    let mut refused = 0;
-    for recipient in viewers.iter().filter_map(|id| index.get(id)) {
-        if recipient == subject {
-            continue;
-        }
-        if let Ok(mut conn) = connections.get_mut(recipient)
-            && let Err(e) = conn.send_event(packet.clone(), Delivery::Normal)
-        {
-            tracing::debug!(?recipient, ?e, packet = packet.name(), "not queued");
-            refused += 1;
-        }
-    }
-    refused
 }
 
 /// What a weapon event's sender earned before the event's own checks: its token of the

@@ -7,7 +7,6 @@
 //! A refused detonation leaves the latch as it was; each refusal is counted
 //! ([`DetonationStats`]).
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use bevy_ecs::prelude::*;
@@ -21,9 +20,11 @@ use tracing::debug;
 use dlmp_script::{ScriptEvent, ScriptHost};
 
 use super::launch::{DETONATOR, Launcher, take_detonator};
+use super::stats::{DropReason, EventStats};
 use crate::frame::FrameState;
 use crate::script::LuaPlayer;
 use crate::{Body, Inventory, Life, SpawnState};
+use dlmp_core::viewers::tell_viewers_once;
 
 /// A position of the detonation is kept within this distance of a thrown satchel's origin.
 pub const SATCHEL_REACH: f32 = 60.0;
@@ -39,6 +40,13 @@ pub enum DetonationDrop {
     NoLatch,
     /// The detonator is not the armed weapon.
     NotArmed,
+}
+
+impl DropReason for DetonationDrop {
+    const ALL: &'static [Self] = &DetonationDrop::ALL;
+    fn name(self) -> &'static str {
+        DetonationDrop::name(self)
+    }
 }
 
 impl DetonationDrop {
@@ -60,28 +68,7 @@ impl DetonationDrop {
 }
 
 /// SatchelDetonates accepted and dropped by reason, and relays a full lane refused.
-#[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
-pub struct DetonationStats {
-    pub accepted: u64,
-    pub dropped: HashMap<DetonationDrop, u64>,
-    pub relay_refused: u64,
-}
-
-impl DetonationStats {
-    /// Accepted, then each reason's drops, then the refused relays (console `stats`).
-    pub fn counts(&self) -> Vec<(&'static str, u64)> {
-        let mut out = vec![("accepted", self.accepted)];
-        for why in DetonationDrop::ALL {
-            out.push((why.name(), self.drops(why)));
-        }
-        out.push(("relay_refused", self.relay_refused));
-        out
-    }
-
-    pub fn drops(&self, why: DetonationDrop) -> u64 {
-        self.dropped.get(&why).copied().unwrap_or(0)
-    }
-}
+pub type DetonationStats = EventStats<DetonationDrop>;
 
 /// A detonation accepted this tick, waiting for `player_satchel_detonate` and the relay.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,7 +155,7 @@ impl DetonationIntake<'_, '_> {
         };
         if let Err(why) = verdict {
             debug!(?player, reason = why.name(), "SatchelDetonate dropped");
-            *self.stats.dropped.entry(why).or_default() += 1;
+            self.stats.drop(why);
             return false;
         }
         self.stats.accepted += 1;
@@ -232,7 +219,7 @@ pub(super) fn relay_detonations(
             pos,
         };
         stats.relay_refused +=
-            super::tell_viewers_once(a.thrower, viewers, &index, &mut connections, &packet.into());
+            tell_viewers_once(a.thrower, viewers, &index, &mut connections, packet);
     }
 }
 

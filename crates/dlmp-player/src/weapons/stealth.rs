@@ -29,6 +29,7 @@ use mlua::{Lua, Table, Value};
 use tracing::debug;
 
 use super::launch::Launcher;
+use super::stats::{DropReason, EventStats};
 use crate::frame::FrameState;
 use crate::ledger::{LedgerEvent, LedgerSettings};
 use crate::script::LuaPlayer;
@@ -79,6 +80,13 @@ pub enum StealthDrop {
     Denied,
 }
 
+impl DropReason for StealthDrop {
+    const ALL: &'static [Self] = &StealthDrop::ALL;
+    fn name(self) -> &'static str {
+        StealthDrop::name(self)
+    }
+}
+
 impl StealthDrop {
     pub const ALL: [StealthDrop; 13] = [
         StealthDrop::Limit,
@@ -116,34 +124,14 @@ impl StealthDrop {
     }
 }
 
-/// StealthKillRequests accepted and refused by reason, and relays a full lane refused.
-#[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
-pub struct StealthStats {
-    pub accepted: u64,
-    pub dropped: HashMap<StealthDrop, u64>,
-    /// RemoteStealthKills an observer's full lane refused (the participants' are critical).
-    pub relay_refused: u64,
-}
+/// StealthKillRequests accepted and refused by reason, and relays a full lane refused
+/// (an observer's; the participants' are critical).
+pub type StealthStats = EventStats<StealthDrop>;
 
-impl StealthStats {
-    /// Accepted, then each reason's drops, then the refused relays (console `stats`).
-    pub fn counts(&self) -> Vec<(&'static str, u64)> {
-        let mut out = vec![("accepted", self.accepted)];
-        for why in StealthDrop::ALL {
-            out.push((why.name(), self.drops(why)));
-        }
-        out.push(("relay_refused", self.relay_refused));
-        out
-    }
-
-    pub fn drops(&self, why: StealthDrop) -> u64 {
-        self.dropped.get(&why).copied().unwrap_or(0)
-    }
-
-    fn drop(&mut self, who: Entity, why: StealthDrop) {
-        debug!(?who, reason = why.name(), "StealthKillRequest refused");
-        *self.dropped.entry(why).or_default() += 1;
-    }
+/// Counts a refused request of `who`.
+fn refused(stats: &mut StealthStats, who: Entity, why: StealthDrop) {
+    debug!(?who, reason = why.name(), "StealthKillRequest refused");
+    stats.drop(why);
 }
 
 /// Whether stealth kills are on (`dlmp.set_stealth_kills`, on by default).
@@ -285,7 +273,7 @@ impl StealthIntake<'_, '_> {
                     denied: false,
                 });
             }
-            Err(why) => self.stats.drop(killer, why),
+            Err(why) => refused(&mut self.stats, killer, why),
         }
     }
 }
@@ -435,7 +423,7 @@ pub(super) fn carry_out(
                 if let Some(v) = intake.index.get(k.request.victim_id) {
                     intake.busy.0.remove(&v);
                 }
-                intake.stats.drop(k.killer, why);
+                refused(&mut intake.stats, k.killer, why);
                 continue;
             }
         };
