@@ -277,25 +277,6 @@ dlmp.on("player_remote_exit", function(player, vehicle, how)
     end
 end)
 
-command("w", {
-    usage = "/w weapon [ammo]",
-    help = "a weapon (1..46), 500 ammo unless given",
-    run = function(player, args)
-        local weapon = whole(args[1], 1, 46)
-        local ammo = 500
-        if args[2] then
-            ammo = whole(args[2], 1, 65535)
-        end
-        if #args < 1 or #args > 2 or not weapon or not ammo then
-            return false
-        end
-        if try(player, player.give_weapon, player, weapon, ammo) then
-            tell(player, "Weapon " .. weapon .. " with " .. ammo .. " ammo.")
-        end
-        return true
-    end,
-})
-
 -- /weapon: the projectile weapons by name (weapons.md: thrown grenades, teargas, molotovs and
 -- satchel charges, the rocket and heat-seeking launchers), or any weapon by id as /w. A
 -- satchel's detonator comes with the first satchel thrown.
@@ -308,11 +289,11 @@ local PROJECTILE_WEAPONS = {
     satchel = { id = 39, ammo = 5 },
 }
 
-command("weapon", {
-    usage = "/weapon grenade|teargas|molotov|rocket|heatseeker|satchel|ID [ammo]",
-    help = "a projectile weapon by name (satchels bring their detonator), or any weapon by id",
-    run = function(player, args)
-        local named = PROJECTILE_WEAPONS[args[1] or ""]
+-- The run of `/w` (a weapon by id) and of `/weapon` (`by_name`: a projectile weapon by name
+-- too).
+local function weapon_giver(by_name)
+    return function(player, args)
+        local named = by_name and PROJECTILE_WEAPONS[args[1] or ""]
         local weapon = named and named.id or whole(args[1], 1, 46)
         local ammo = named and named.ammo or 500
         if args[2] then
@@ -325,7 +306,19 @@ command("weapon", {
             tell(player, "Weapon " .. (named and args[1] or weapon) .. " with " .. ammo .. " ammo.")
         end
         return true
-    end,
+    end
+end
+
+command("w", {
+    usage = "/w weapon [ammo]",
+    help = "a weapon (1..46), 500 ammo unless given",
+    run = weapon_giver(false),
+})
+
+command("weapon", {
+    usage = "/weapon grenade|teargas|molotov|rocket|heatseeker|satchel|ID [ammo]",
+    help = "a projectile weapon by name (satchels bring their detonator), or any weapon by id",
+    run = weapon_giver(true),
 })
 
 command("skin", {
