@@ -430,3 +430,27 @@ fn an_action_of_an_earlier_generation_explains_nothing() {
     assert!(s.h.is_shown(s.b, s.a));
     assert_eq!(s.hurt(51), "nil");
 }
+
+/// weapons.md §2: "Its own damage from the projectile counts without an attacker (a player
+/// is never shown to itself)": Bob's report of his own grenade names nobody.
+#[test]
+fn a_launchers_own_damage_from_its_projectile_has_no_attacker() {
+    let mut s = scene("dc-own");
+    s.launch(ProjectileWeapon::Grenade);
+    let (h, b) = (&mut s.h, s.b);
+    let report = DamageReport {
+        session_token: h.token(b),
+        event_id: EventId(0),
+        damage_seq: Seq(1),
+        has_attacker: true,
+        attacker_id: h.player_id(b),
+        attacker_token: h.get::<Player>(b).token,
+        weapon: 51,
+        amount: 1.0,
+        bodypart: 3,
+    };
+    h.take_chat_lines(b);
+    h.send_event(b, report);
+    h.steps(2);
+    assert_eq!(h.take_chat_lines(b), ["damage nil 51"]);
+}
